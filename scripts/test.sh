@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The whole test suite: type check, then every test on PGlite and on the PostgreSQL server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ -d node_modules ] || npm ci --no-audit --no-fund
+bash scripts/ensure-services.sh
+npx tsc -p tsconfig.json
+npx vitest run "$@"

@@ -1,0 +1,153 @@
+import crypto from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { DatabaseHandle } from './db/database.js';
+import { pingDatabase } from './db/database.js';
+import { InvalidationBus } from './cache/invalidation.js';
+import { Authenticator } from './auth/authenticator.js';
+import { UsageRecorder } from './auth/usage-recorder.js';
+import { keyEnvironmentFor } from './auth/keys.js';
+import { installAuthHooks } from './auth/plugin.js';
+import { ErrorResponse } from './http/errors.js';
+import { installErrorHandlers } from './http/error-handler.js';
+import { installMetrics } from './http/metrics.js';
+import { installValidators } from './http/validation.js';
+import { loggerOptions } from './http/logging.js';
+import type { Services } from './services.js';
+import { domainRoutes } from './routes.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export interface BuildAppOptions {
+  config: Config;
+  database: DatabaseHandle;
+  /** A pino-compatible destination for tests that read the logs. */
+  logStream?: NodeJS.WritableStream;
+}
+
+export type App = FastifyInstance;
+
+export async function buildApp(options: BuildAppOptions): Promise<App> {
+  const { config, database } = options;
+  const logger = loggerOptions(config.logLevel);
+  const app = Fastify({
+    logger: options.logStream && typeof logger === 'object' ? { ...logger, stream: options.logStream } : logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : crypto.randomUUID();
+    },
+    trustProxy: true,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Only JSON bodies are accepted; text/plain would otherwise slip past the Content-Type rule.
+  app.removeContentTypeParser('text/plain');
+  installValidators(app);
+
+  const bus = new InvalidationBus();
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  const usage = new UsageRecorder(database.db, app.log);
+  const services: Services = {
+    config,
+    db: database.db,
+    dbKind: database.kind,
+    bus,
+    auth: new Authenticator(database.db, keyEnvironmentFor(config.serviceEnv), bus, usage),
+    usage,
+    redis,
+  };
+  app.decorate('services', services);
+
+  if (redis) {
+    await redis.connect().catch((error) => app.log.warn({ err: error }, 'Redis is unreachable; using in-process fallbacks'));
+    const subscriber = redis.duplicate();
+    await subscriber.connect().catch(() => undefined);
+    await bus.connectRemote({ redis: { publisher: redis, subscriber } }, app.log).catch((error) =>
+      app.log.warn({ err: error }, 'could not subscribe to Redis invalidations'),
+    );
+    app.addHook('onClose', async () => {
+      subscriber.disconnect();
+    });
+  } else if (database.kind === 'postgres' && config.databaseUrl) {
+    await bus.connectRemote({ postgresUrl: config.databaseUrl }, app.log);
+  }
+  usage.start();
+  app.addHook('onClose', async () => {
+    await usage.close().catch((error) => app.log.warn({ err: error }, 'could not record final key usage'));
+    await bus.close();
+    redis?.disconnect();
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  const knownRoutes: Array<{ method: string; pattern: RegExp }> = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const pattern = new RegExp(
+      `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`,
+    );
+    for (const method of methods) if (method !== 'HEAD') knownRoutes.push({ method, pattern });
+  });
+  installErrorHandlers(app, () => knownRoutes);
+
+  app.addSchema(ErrorResponse);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Partner Collaboration Service API',
+        version: '1.0.0',
+        description:
+          'Brands promote each other\'s offers; tech platforms display them and are credited with views and orders. ' +
+          'Errors are JSON objects with `error` and `message`.',
+      },
+      servers: [{ url: config.baseUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Brand API key (svc_test_… / svc_live_…)' },
+          platformKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Platform key (svc_platform_test_… / svc_platform_live_…)' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'OAuth 2 access token' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'POST', 'OPTIONS'],
+    allowedHeaders: ['Content-Type', 'X-Api-Key', 'Authorization', 'X-Platform-Id', 'X-Request-Id'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    maxAge: 600,
+  });
+
+  installMetrics(app);
+  installAuthHooks(app);
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    try {
+      await pingDatabase(database.db);
+      return { status: 'ready', database: database.kind };
+    } catch (error) {
+      request.log.warn({ err: error }, 'readiness check failed');
+      return reply.status(503).send({ error: 'service_unavailable', message: 'database is not reachable', requestId: request.id });
+    }
+  });
+
+  for (const routes of domainRoutes) await app.register(routes);
+  return app;
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { BrandPrincipal, PlatformKeyPrincipal } from './authenticator.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** onRequest hook for brand routes: API key or OAuth token, else 401. */
+    requireBrand: onRequestAsyncHookHandler;
+    /** onRequest hook for the platform sync route: platform key only, else 401. */
+    requirePlatformKey: onRequestAsyncHookHandler;
+  }
+  interface FastifyRequest {
+    brand: BrandPrincipal | null;
+    platformKey: PlatformKeyPrincipal | null;
+  }
+}
+
+export function installAuthHooks(app: FastifyInstance): void {
+  const { auth } = app.services;
+  app.decorateRequest('brand', null);
+  app.decorateRequest('platformKey', null);
+  app.decorate('requireBrand', async function requireBrand(request: FastifyRequest) {
+    request.brand = await auth.authenticateBrand(request.headers, request.query);
+  });
+  app.decorate('requirePlatformKey', async function requirePlatformKey(request: FastifyRequest) {
+    request.platformKey = await auth.authenticatePlatformKey(request.headers, request.query);
+  });
+}
+
+/** The authenticated brand of a request that passed requireBrand. */
+export function brandOf(request: FastifyRequest): BrandPrincipal {
+  if (!request.brand) throw new Error('route is missing the requireBrand hook');
+  return request.brand;
+}

@@ -1,0 +1,122 @@
+import path from 'node:path';
+
+export type ServiceEnv = 'test' | 'dev' | 'prod';
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  serviceEnv: ServiceEnv;
+  servicePlatformId: string;
+  adminToken: string | undefined;
+  seedFile: string | undefined;
+  logLevel: string;
+  defaultRateLimitPerMinute: number;
+}
+
+/** The service's own platform: what a brand sends as X-Platform-Id when showing offers on its own site. */
+export const DEFAULT_SERVICE_PLATFORM_ID = '5e1f0a4c-0000-4000-8000-000000000001';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads and validates the environment; every bad value is reported at once, each with its own message. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const blankToUndefined = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  const integerIn = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = blankToUndefined(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+
+  const port = integerIn('PORT', 3000, 0, 65535);
+  const host = blankToUndefined('HOST') ?? '127.0.0.1';
+
+  const serviceEnvRaw = blankToUndefined('SERVICE_ENV') ?? 'test';
+  let serviceEnv: ServiceEnv = 'test';
+  if (serviceEnvRaw === 'test' || serviceEnvRaw === 'dev' || serviceEnvRaw === 'prod') {
+    serviceEnv = serviceEnvRaw;
+  } else {
+    problems.push(`SERVICE_ENV must be one of test, dev, prod (got "${serviceEnvRaw}")`);
+  }
+
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  let baseUrl = blankToUndefined('BASE_URL') ?? `http://${displayHost}:${port}`;
+  try {
+    const parsed = new URL(baseUrl);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      problems.push(`BASE_URL must be an http or https URL (got "${baseUrl}")`);
+    }
+    baseUrl = baseUrl.replace(/\/+$/, '');
+  } catch {
+    problems.push(`BASE_URL must be an absolute URL (got "${baseUrl}")`);
+  }
+
+  const databaseUrl = blankToUndefined('DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+
+  const redisUrl = blankToUndefined('REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    problems.push('REDIS_URL must start with redis:// or rediss://');
+  }
+
+  const servicePlatformId = blankToUndefined('SERVICE_PLATFORM_ID') ?? DEFAULT_SERVICE_PLATFORM_ID;
+  if (!isUuid(servicePlatformId)) {
+    problems.push(`SERVICE_PLATFORM_ID must be a UUID (got "${servicePlatformId}")`);
+  }
+
+  const adminToken = blankToUndefined('ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < 16) {
+    problems.push('ADMIN_TOKEN must be at least 16 characters long');
+  }
+
+  const logLevel = blankToUndefined('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
+
+  const defaultRateLimitPerMinute = integerIn('RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    port,
+    host,
+    baseUrl,
+    databaseUrl,
+    dataDir: path.resolve(blankToUndefined('DATA_DIR') ?? './data'),
+    redisUrl,
+    serviceEnv,
+    servicePlatformId: servicePlatformId.toLowerCase(),
+    adminToken,
+    seedFile: blankToUndefined('SEED_FILE'),
+    logLevel,
+    defaultRateLimitPerMinute,
+  };
+}

@@ -1,0 +1,56 @@
+import { PGlite } from '@electric-sql/pglite';
+
+/**
+ * Presents PGlite (one in-process connection) as the small pool interface Kysely's
+ * PostgresDialect expects. A connection is held exclusively from connect() to release(),
+ * so a transaction never interleaves with other queries.
+ */
+export class PGlitePool {
+  private queue: Array<() => void> = [];
+  private busy = false;
+
+  constructor(readonly pglite: PGlite) {}
+
+  async connect(): Promise<PGlitePoolClient> {
+    if (this.busy) {
+      await new Promise<void>((resolve) => this.queue.push(resolve));
+    }
+    this.busy = true;
+    return new PGlitePoolClient(this.pglite, () => this.releaseConnection());
+  }
+
+  private releaseConnection(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.busy = false;
+  }
+
+  async end(): Promise<void> {
+    await this.pglite.close();
+  }
+}
+
+class PGlitePoolClient {
+  private released = false;
+
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly onRelease: () => void,
+  ) {}
+
+  async query(sqlText: string, parameters: readonly unknown[]) {
+    const result = await this.pglite.query(sqlText, parameters as unknown[]);
+    const isWrite = /^(INSERT|UPDATE|DELETE|MERGE)/i.test(result.command ?? '');
+    return {
+      command: result.command ?? 'SELECT',
+      rowCount: isWrite ? (result.affectedRows ?? 0) : result.rows.length,
+      rows: result.rows,
+    };
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.onRelease();
+  }
+}

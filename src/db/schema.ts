@@ -1,0 +1,133 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null, Date | string | null>;
+
+export interface PlatformsTable {
+  id: string;
+  name: string;
+  active: Generated<boolean>;
+  offer_types: ColumnType<string[], string[] | undefined, string[]>;
+  approved_origins: ColumnType<string[], string[] | undefined, string[]>;
+  plugin_page_url: string | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface PlatformKeysTable {
+  id: Generated<string>;
+  platform_id: string;
+  key_hash: string;
+  key_last_four: string;
+  environment: 'test' | 'live';
+  expires_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+  created_at: CreatedAt;
+  last_used_at: NullableTimestamp;
+}
+
+export interface PlatformBrandsTable {
+  platform_id: string;
+  domain: string;
+  business_name: string | null;
+  status: 'active' | 'closed';
+  end_date: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface CompaniesTable {
+  id: string;
+  domain: string | null;
+  business_name: string | null;
+  logo_image_url: string | null;
+  description: string | null;
+  business_size: string | null;
+  country: string | null;
+  categories: ColumnType<string[], string[] | undefined, string[]>;
+  product_count: number | null;
+  commerce_platform: string | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface BrandApiKeysTable {
+  id: Generated<string>;
+  company_id: string;
+  name: string;
+  key_hash: string;
+  key_last_four: string;
+  environment: 'test' | 'live';
+  created_at: CreatedAt;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface PlatformCompaniesTable {
+  platform_id: string;
+  company_id: string;
+  first_seen_at: CreatedAt;
+  last_seen_at: CreatedAt;
+}
+
+export type PartnershipStatus = 'pending' | 'active' | 'declined' | 'removed';
+
+export interface PartnershipsTable {
+  id: Generated<string>;
+  requester_id: string;
+  recipient_id: string;
+  status: PartnershipStatus;
+  message: string | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+/** `scheduled` is stored only: it is reported as draft until its start date, then as active. */
+export type StoredCampaignStatus = 'draft' | 'scheduled' | 'active' | 'closed';
+
+export interface CampaignsTable {
+  id: string;
+  partnership_id: string | null;
+  owner_id: string;
+  partner_id: string;
+  name: string | null;
+  status: StoredCampaignStatus;
+  start_date: NullableTimestamp;
+  end_date: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface OffersTable {
+  company_id: string;
+  title: string;
+  subtitle: string | null;
+  image_url: string;
+  discount_percent: number | null;
+  discount_code: string | null;
+  live: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface OAuthClientsTable {
+  client_id: string;
+  name: string;
+  secret_hash: string | null;
+  redirect_uris: string[];
+  created_at: CreatedAt;
+}
+
+export interface Database {
+  platforms: PlatformsTable;
+  platform_keys: PlatformKeysTable;
+  platform_brands: PlatformBrandsTable;
+  companies: CompaniesTable;
+  brand_api_keys: BrandApiKeysTable;
+  platform_companies: PlatformCompaniesTable;
+  partnerships: PartnershipsTable;
+  campaigns: CampaignsTable;
+  offers: OffersTable;
+  oauth_clients: OAuthClientsTable;
+}
+

@@ -1,0 +1,134 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Error code used when request validation fails on this route (default invalid_request). */
+    validationErrorCode?: string;
+    /** Builds the ApiError for a failed validation when the route needs more than a code. */
+    validationError?: (error: FastifyError) => ApiError;
+  }
+}
+
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001']);
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  const candidate = error as { code?: string; message?: string } | undefined;
+  if (!candidate) return false;
+  if (candidate.code && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    candidate.message ?? '',
+  );
+}
+
+/** Names where a check failed: `brands[3].status`, `query parameter pageSize`, `header X-Platform-Id`. */
+function describeLocation(context: string, pathParts: string[]): string {
+  const path = pathParts.reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
+  switch (context) {
+    case 'body':
+      return path || 'body';
+    case 'querystring':
+      return `query parameter ${path}`;
+    case 'headers':
+      return `header ${path}`;
+    case 'params':
+      return `path parameter ${path}`;
+    default:
+      return path || context;
+  }
+}
+
+/** Turns a validation error into words naming the field, e.g. "brands[3].status must be one of active, closed". */
+export function describeValidationError(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return error.message;
+  const context = error.validationContext ?? 'request';
+  const pathParts = first.instancePath.split('/').filter(Boolean);
+  const params = first.params as Record<string, unknown>;
+  if (first.keyword === 'required' && typeof params.missingProperty === 'string') {
+    return `${describeLocation(context, [...pathParts, params.missingProperty])} is required`;
+  }
+  if (first.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+    return `${describeLocation(context, pathParts)} has unknown field ${params.additionalProperty}`;
+  }
+  const where = describeLocation(context, pathParts);
+  if (first.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+    return `${where} must be one of ${params.allowedValues.join(', ')}`;
+  }
+  if (first.keyword === 'maxItems') return `${where} must not have more than ${String(params.limit)} items`;
+  if (first.keyword === 'maxLength') return `${where} must not be longer than ${String(params.limit)} characters`;
+  return `${where} ${first.message ?? 'is invalid'}`;
+}
+
+function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.status(error.statusCode).send({
+    error: error.code,
+    message: error.message,
+    ...error.extra,
+    requestId: request.id,
+  });
+}
+
+function toApiError(error: FastifyError, request: FastifyRequest): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  const config = request.routeOptions?.config;
+  if (error.validation) {
+    if (config?.validationError) return config.validationError(error);
+    return new ApiError(400, config?.validationErrorCode ?? 'invalid_request', describeValidationError(error));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(400, 'invalid_request', 'request body is larger than the 1 MB limit');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError(400, 'invalid_request', `malformed JSON body: ${error.message}`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(400, 'invalid_request', 'Content-Type must be application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError(400, 'invalid_request', 'Content-Length does not match the body');
+    default:
+      break;
+  }
+  if (error.statusCode === 429) {
+    return new ApiError(429, 'rate_limited', error.message);
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError(error.statusCode, 'invalid_request', error.message);
+  }
+  return undefined;
+}
+
+export function installErrorHandlers(app: FastifyInstance, knownRoutes: () => Array<{ method: string; pattern: RegExp }>) {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error, request);
+    if (apiError) return sendError(reply, request, apiError);
+    if (isDatabaseUnavailable(error)) {
+      request.log.error({ err: error }, 'database unavailable');
+      reply.header('Retry-After', '5');
+      return sendError(reply, request, new ApiError(503, 'service_unavailable', 'the service is temporarily unavailable; retry shortly'));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(
+      reply,
+      request,
+      new ApiError(500, 'internal_error', 'the request could not be completed because of an error on our side'),
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = knownRoutes()
+      .filter((route) => route.pattern.test(path))
+      .map((route) => route.method);
+    if (allowed.length > 0) {
+      reply.header('Allow', [...new Set(allowed)].join(', '));
+      return sendError(
+        reply,
+        request,
+        new ApiError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; use ${[...new Set(allowed)].join(', ')}`),
+      );
+    }
+    return sendError(reply, request, new ApiError(404, 'not_found', `no route ${request.method} ${path}`));
+  });
+}

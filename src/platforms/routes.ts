@@ -1,0 +1,50 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { badRequest } from '../http/errors.js';
+import { upsertPlatformBrands } from './dal.js';
+import { SyncBrandsBody, SyncBrandsResponse } from './schemas.js';
+import { prepareSyncRows } from './sync.js';
+
+const errorRef = Type.Ref('ErrorResponse');
+
+export const platformRoutes: FastifyPluginAsync = async (plain) => {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.services;
+
+  app.post(
+    '/v1/platform/brands',
+    {
+      onRequest: app.requirePlatformKey,
+      preValidation: async (request) => {
+        if (request.headers['x-platform-id'] !== undefined) {
+          throw badRequest('X-Platform-Id must not be sent: the platform key selects the platform');
+        }
+        const contentType = request.headers['content-type'] ?? '';
+        if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+          throw badRequest('Content-Type must be application/json');
+        }
+      },
+      schema: {
+        summary: 'Upsert the brands that use this platform',
+        description:
+          'Upserts by normalized domain for the platform of the key; brands not in the request are unchanged. ' +
+          'Send status closed to stop a brand. At most 1000 brands and 1 MB per request.',
+        tags: ['platform'],
+        security: [{ platformKey: [] }],
+        body: SyncBrandsBody,
+        response: { 200: SyncBrandsResponse, 400: errorRef, 401: errorRef },
+      },
+    },
+    async (request) => {
+      const platformId = request.platformKey!.platformId;
+      const { brands, platformId: bodyPlatformId } = request.body;
+      if (bodyPlatformId !== undefined && bodyPlatformId.trim().toLowerCase() !== platformId) {
+        throw badRequest('platformId in the body does not match the platform of the key');
+      }
+      const rows = prepareSyncRows(brands);
+      const counts = await upsertPlatformBrands(db, platformId, rows, new Date());
+      return { received: brands.length, ...counts };
+    },
+  );
+};

@@ -1,0 +1,31 @@
+import { Type, type Static } from 'typebox';
+import { StringEnum } from '../http/schemas.js';
+
+export const MAX_SYNC_BRANDS = 1000;
+
+export const SyncBrand = Type.Object(
+  {
+    domain: Type.String({ description: 'Website of the brand; normalized before storing (SPEC 4.2)', maxLength: 2048 }),
+    businessName: Type.Optional(Type.String({ maxLength: 100, description: 'Stored as the brand name when sent' })),
+    status: Type.Optional(StringEnum(['active', 'closed'] as const, { description: 'Default active' })),
+  },
+  { title: 'SyncBrand' },
+);
+
+export const SyncBrandsBody = Type.Object(
+  {
+    brands: Type.Array(SyncBrand, { maxItems: MAX_SYNC_BRANDS }),
+    platformId: Type.Optional(Type.String({ description: 'If sent, must equal the platform of the key' })),
+  },
+  { title: 'SyncBrandsRequest' },
+);
+export type SyncBrandsBody = Static<typeof SyncBrandsBody>;
+
+export const SyncBrandsResponse = Type.Object(
+  {
+    received: Type.Integer({ description: 'Items in this request' }),
+    created: Type.Integer({ description: 'Records created by this request' }),
+    updated: Type.Integer({ description: 'Existing records updated by this request' }),
+  },
+  { title: 'SyncBrandsResponse' },
+);

@@ -1,0 +1,58 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrator.js';
+import { prepareStartupData } from './fixtures/startup.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrateToLatest(database.db);
+  const app = await buildApp({ config, database });
+  const startup = await prepareStartupData(app.services, app.log);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+    const forceExit = setTimeout(() => {
+      app.log.error('shutdown took longer than 20 s; exiting');
+      process.exit(1);
+    }, 20_000);
+    forceExit.unref();
+    try {
+      await app.close();
+      await database.close();
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  const where = database.kind === 'pglite' ? `PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)';
+  const lines = [
+    '',
+    `Partner collaboration service (${config.serviceEnv}) on ${where}`,
+    `  Base URL:        ${config.baseUrl}`,
+    `  API reference:   ${config.baseUrl}/docs   (OpenAPI: ${config.baseUrl}/v1/openapi.json)`,
+    `  Health:          ${config.baseUrl}/healthz  ${config.baseUrl}/readyz  ${config.baseUrl}/metrics`,
+    `  Admin API:       ${config.adminToken ? `${config.baseUrl}/admin (Authorization: Bearer $ADMIN_TOKEN)` : 'disabled (set ADMIN_TOKEN to enable)'}`,
+    ...startup.banner,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().catch((error) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,49 @@
+import crypto from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrator.js';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export const DATABASE_KINDS: DatabaseKind[] = ['pglite', 'postgres'];
+
+/** The PostgreSQL server the suite uses; each test file gets a database of its own on it. */
+export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestDatabase extends DatabaseHandle {
+  /** Set for PostgreSQL: the URL of this test's own database. */
+  url: string | undefined;
+}
+
+function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const handle = await openDatabase({});
+    await migrateToLatest(handle.db);
+    return { ...handle, url: undefined };
+  }
+  const name = `svc_test_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = withDatabaseName(TEST_POSTGRES_URL, name);
+  const handle = await openDatabase({ databaseUrl: url, poolSize: 5 });
+  await migrateToLatest(handle.db);
+  return {
+    ...handle,
+    url,
+    close: async () => {
+      await handle.close();
+      const cleanup = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
+    },
+  };
+}

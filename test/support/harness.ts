@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe } from 'vitest';
+import { buildApp, type App } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Db } from '../../src/db/database.js';
+import type { Services } from '../../src/services.js';
+import type { SupportContext } from '../../src/support/service.js';
+import { createTestDatabase, DATABASE_KINDS, type DatabaseKind, type TestDatabase } from './databases.js';
+
+export interface TestContext {
+  kind: DatabaseKind;
+  app: App;
+  db: Db;
+  services: Services;
+  config: Config;
+  database: TestDatabase;
+  support: SupportContext;
+}
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ SERVICE_ENV: 'test', LOG_LEVEL: 'silent', ADMIN_TOKEN, BASE_URL: 'http://svc.test', ...overrides });
+}
+
+export async function startTestApp(kind: DatabaseKind, env: Record<string, string> = {}): Promise<TestContext> {
+  const database = await createTestDatabase(kind);
+  const config = testConfig({ ...(database.url ? { DATABASE_URL: database.url } : {}), ...env });
+  const app = await buildApp({ config, database });
+  await app.ready();
+  const services = app.services;
+  return {
+    kind,
+    app,
+    db: database.db,
+    services,
+    config,
+    database,
+    support: { db: database.db, bus: services.bus, serviceEnv: config.serviceEnv },
+  };
+}
+
+export async function stopTestApp(context: TestContext): Promise<void> {
+  await context.app.close();
+  await context.database.close();
+}
+
+/**
+ * Runs a suite once on PGlite and once on the PostgreSQL server, each with its own fresh
+ * database and app. `use()` returns the context inside tests.
+ */
+export function describeEachDatabase(
+  name: string,
+  body: (use: () => TestContext) => void,
+  env: Record<string, string> = {},
+): void {
+  for (const kind of DATABASE_KINDS) {
+    describe(`${name} [${kind}]`, () => {
+      let context: TestContext | undefined;
+      beforeAll(async () => {
+        context = await startTestApp(kind, env);
+      });
+      afterAll(async () => {
+        if (context) await stopTestApp(context);
+      });
+      body(() => {
+        if (!context) throw new Error('test context not ready');
+        return context;
+      });
+    });
+  }
+}
