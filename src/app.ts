@@ -13,6 +13,7 @@ import { Authenticator } from './auth/authenticator.js';
 import { UsageRecorder } from './auth/usage-recorder.js';
 import { keyEnvironmentFor } from './auth/keys.js';
 import { installAuthHooks } from './auth/plugin.js';
+import { installAdminAuth } from './support/admin-auth.js';
 import { ErrorResponse } from './http/errors.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { installMetrics } from './http/metrics.js';
@@ -136,6 +137,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
 
   installMetrics(app);
   installAuthHooks(app);
+  installAdminAuth(app);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {

@@ -118,7 +118,8 @@ export interface OAuthClientsTable {
   created_at: CreatedAt;
 }
 
-export interface Database {
+/** Tables of migration 0001. Each later domain declares its own tables and Database extends them. */
+export interface FoundationTables {
   platforms: PlatformsTable;
   platform_keys: PlatformKeysTable;
   platform_brands: PlatformBrandsTable;
@@ -131,3 +132,6 @@ export interface Database {
   oauth_clients: OAuthClientsTable;
 }
 
+
+/** Every table the service has: the foundation's plus each domain's own. */
+export interface Database extends FoundationTables {}
