@@ -5,5 +5,6 @@ cd "$(dirname "$0")/.."
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
 bash scripts/ensure-services.sh
+bash scripts/ensure-chromium.sh
 npx tsc -p tsconfig.json
 npx vitest run "$@"

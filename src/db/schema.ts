@@ -133,5 +133,23 @@ export interface FoundationTables {
 }
 
 
+export interface RecommendationScoresTable {
+  company_id: string;
+  candidate_id: string;
+  match_rate: number;
+  scored_at: CreatedAt;
+}
+
+export interface ScoringQueueTable {
+  company_id: string;
+  queued_at: CreatedAt;
+}
+
+/** Tables of migration 0002. */
+export interface RecommendationTables {
+  recommendation_scores: RecommendationScoresTable;
+  scoring_queue: ScoringQueueTable;
+}
+
 /** Every table the service has: the foundation's plus each domain's own. */
-export interface Database extends FoundationTables {}
+export interface Database extends FoundationTables, RecommendationTables {}
