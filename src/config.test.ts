@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_SERVICE_PLATFORM_ID, loadConfig } from './config.js';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('has working defaults for a fresh machine', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      baseUrl: 'http://127.0.0.1:3000',
+      databaseUrl: undefined,
+      serviceEnv: 'test',
+      servicePlatformId: DEFAULT_SERVICE_PLATFORM_ID,
+      adminToken: undefined,
+      seedFile: undefined,
+    });
+    expect(config.dataDir).toMatch(/\/data$/);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      BASE_URL: 'https://api.example/',
+      DATABASE_URL: 'postgres://u@db/x',
+      DATA_DIR: '/tmp/svc',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      SERVICE_ENV: 'prod',
+      SERVICE_PLATFORM_ID: 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE',
+      ADMIN_TOKEN: 'a-long-admin-token-value',
+      SEED_FILE: 'fixtures/demo.json',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      baseUrl: 'https://api.example',
+      databaseUrl: 'postgres://u@db/x',
+      dataDir: '/tmp/svc',
+      redisUrl: 'redis://127.0.0.1:6379',
+      serviceEnv: 'prod',
+      servicePlatformId: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee',
+      adminToken: 'a-long-admin-token-value',
+      seedFile: 'fixtures/demo.json',
+    });
+  });
+
+  it('reports every bad value at once, each with its own message', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      BASE_URL: 'not a url',
+      DATABASE_URL: 'mysql://x',
+      REDIS_URL: 'http://x',
+      SERVICE_ENV: 'staging',
+      SERVICE_PLATFORM_ID: '42',
+      ADMIN_TOKEN: 'short',
+      LOG_LEVEL: 'loud',
+    });
+    expect(problems).toEqual([
+      'PORT must be an integer from 0 to 65535 (got "eighty")',
+      'SERVICE_ENV must be one of test, dev, prod (got "staging")',
+      'BASE_URL must be an absolute URL (got "not a url")',
+      'DATABASE_URL must start with postgres:// or postgresql://',
+      'REDIS_URL must start with redis:// or rediss://',
+      'SERVICE_PLATFORM_ID must be a UUID (got "42")',
+      'ADMIN_TOKEN must be at least 16 characters long',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
+    ]);
+  });
+
+  it('refuses a port out of range and a non-http base URL', () => {
+    expect(problemsOf({ PORT: '70000' })).toEqual(['PORT must be an integer from 0 to 65535 (got "70000")']);
+    expect(problemsOf({ BASE_URL: 'ftp://x.example' })).toEqual(['BASE_URL must be an http or https URL (got "ftp://x.example")']);
+  });
+});
