@@ -1,5 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { platformRoutes } from './platforms/routes.js';
+import { supportRoutes } from './support/routes.js';
+import { partnershipRoutes } from './partnerships/routes.js';
+import { attributionRoutes } from './attribution/routes.js';
+import { offersRoutes } from './offers/routes.js';
 
 /** Every domain's HTTP routes, registered in this order. */
-export const domainRoutes: FastifyPluginAsync[] = [platformRoutes];
+export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, attributionRoutes, offersRoutes];

@@ -1,0 +1,37 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { PartnershipStatus } from '../db/schema.js';
+
+/** Test data for the brand lists, written in bulk: there is no API that creates partnerships yet. */
+export async function insertCompanies(db: Db, companies: Array<{ id: string; businessName?: string | null; domain?: string | null; logoImageUrl?: string | null }>) {
+  if (companies.length === 0) return;
+  await sql`
+    insert into companies (id, business_name, domain, logo_image_url)
+    select * from unnest(${companies.map((c) => c.id)}::text[],
+                         ${companies.map((c) => (c.businessName === undefined ? `Brand ${c.id}` : c.businessName))}::text[],
+                         ${companies.map((c) => (c.domain === undefined ? `${c.id}.example` : c.domain))}::text[],
+                         ${companies.map((c) => c.logoImageUrl ?? null)}::text[])`.execute(db);
+}
+
+export interface PartnershipSeed {
+  requesterId: string;
+  recipientId: string;
+  status: PartnershipStatus;
+  createdAt: Date;
+}
+
+export async function insertPartnerships(db: Db, rows: PartnershipSeed[]): Promise<string[]> {
+  const result = await sql<{ id: string }>`
+    insert into partnerships (requester_id, recipient_id, status, created_at, updated_at)
+    select r, c, s, t, t from unnest(${rows.map((row) => row.requesterId)}::text[],
+                                    ${rows.map((row) => row.recipientId)}::text[],
+                                    ${rows.map((row) => row.status)}::text[],
+                                    ${rows.map((row) => row.createdAt)}::timestamptz[]) as x(r, c, s, t)
+    returning id`.execute(db);
+  return result.rows.map((row) => row.id);
+}
+
+/** Platform links of a brand: the only thing a list request can write. */
+export async function platformLinksOf(db: Db, companyId: string) {
+  return db.selectFrom('platform_companies').select(['platform_id']).where('company_id', '=', companyId).orderBy('platform_id').execute();
+}
