@@ -17,6 +17,7 @@ import { installAdminAuth } from './support/admin-auth.js';
 import { ErrorResponse } from './http/errors.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { installMetrics } from './http/metrics.js';
+import { installRateLimits } from './http/rate-limit.js';
 import { installValidators } from './http/validation.js';
 import { loggerOptions } from './http/logging.js';
 import type { Services } from './services.js';
@@ -88,8 +89,15 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     redis?.disconnect();
   });
 
+  // Responses finished while shutting down close their connection, so keep-alive clients do not
+  // hold the process open until their idle timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    if (closing) reply.header('Connection', 'close');
   });
 
   const knownRoutes: Array<{ method: string; pattern: RegExp }> = [];
@@ -138,6 +146,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   installMetrics(app);
   installAuthHooks(app);
   installAdminAuth(app);
+  await installRateLimits(app);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {

@@ -1,0 +1,89 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InvalidationBus } from '../../src/cache/invalidation.js';
+import { openDatabase } from '../../src/db/database.js';
+import { issuePlatformKey, savePlatform } from '../../src/support/service.js';
+import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { startService } from '../support/service-process.js';
+
+async function seedPlatform(database: { db: TestDatabase['db'] }) {
+  const bus = new InvalidationBus();
+  const support = { db: database.db, bus, serviceEnv: 'test' as const };
+  const platformId = crypto.randomUUID();
+  await savePlatform(support, { id: platformId, name: 'Lifecycle', active: true, offerTypes: ['post-purchase'], approvedOrigins: [], pluginPageUrl: null });
+  const { key } = await issuePlatformKey(support, platformId);
+  await bus.close();
+  return { platformId, key };
+}
+
+const syncRequest = (baseUrl: string, key: string, brands: unknown[]) =>
+  fetch(`${baseUrl}/v1/platform/brands`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ brands }),
+  });
+
+describe('the service process on PostgreSQL', () => {
+  let database: TestDatabase;
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('starts, prints where to look, and on SIGTERM finishes requests in flight before exiting 0', async () => {
+    database = await createTestDatabase('postgres');
+    const { platformId, key } = await seedPlatform(database);
+    const service = await startService({ DATABASE_URL: database.url! });
+    expect(service.output()).toContain(`Base URL:        ${service.baseUrl}`);
+    expect(service.output()).toContain(`${service.baseUrl}/docs`);
+
+    const batches = Array.from({ length: 4 }, (_, b) =>
+      Array.from({ length: 1000 }, (_, i) => ({ domain: `inflight-${b}-${i}.example` })),
+    );
+    const inFlight = batches.map((brands) => syncRequest(service.baseUrl, key, brands));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const exitCode = service.stop();
+    const responses = await Promise.all(inFlight);
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
+    expect(await exitCode).toBe(0);
+
+    const stored = await database.db
+      .selectFrom('platform_brands')
+      .select(({ fn }) => fn.countAll<number>().as('n'))
+      .where('platform_id', '=', platformId)
+      .executeTakeFirstOrThrow();
+    expect(stored.n).toBe(4000);
+    await expect(fetch(`${service.baseUrl}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe('the service process on PGlite', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-pglite-'));
+
+  afterAll(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps its data under DATA_DIR across restarts', async () => {
+    const first = await startService({ DATA_DIR: dataDir });
+    expect(await first.stop()).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'pglite'))).toBe(true);
+
+    const handle = await openDatabase({ dataDir });
+    const { platformId, key } = await seedPlatform(handle);
+    await handle.close();
+
+    const second = await startService({ DATA_DIR: dataDir });
+    const response = await syncRequest(second.baseUrl, key, [{ domain: 'https://www.persisted.example/', businessName: 'Persisted' }]);
+    expect(response.status).toBe(200);
+    expect(await second.stop()).toBe(0);
+
+    const reopened = await openDatabase({ dataDir });
+    const rows = await reopened.db.selectFrom('platform_brands').select(['domain', 'business_name']).where('platform_id', '=', platformId).execute();
+    await reopened.close();
+    expect(rows).toEqual([{ domain: 'persisted.example', business_name: 'Persisted' }]);
+  });
+});
