@@ -1,0 +1,149 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { badRequest } from '../http/errors.js';
+import * as support from './service.js';
+import {
+  Company,
+  CompanyDetail,
+  CompanyIdParams,
+  CreateCompanyBody,
+  CreatePlatformBody,
+  IssueBrandKeyBody,
+  IssuedBrandKey,
+  IssuedPlatformKey,
+  IssuePlatformKeyBody,
+  KeyIdParams,
+  Platform,
+  PlatformBrandList,
+  PlatformBrandsQuery,
+  PlatformCompanyList,
+  PlatformDetail,
+  PlatformIdParams,
+  PlatformList,
+  RevokedKey,
+  UpdateCompanyBody,
+  UpdatePlatformBody,
+} from './schemas.js';
+
+const errorRef = Type.Ref('ErrorResponse');
+const errors = { 400: errorRef, 401: errorRef, 404: errorRef };
+
+/**
+ * The support team's API under /admin (bearer ADMIN_TOKEN). Hidden from the public API reference;
+ * docs/support.md documents it.
+ */
+export const supportRoutes: FastifyPluginAsync = async (plain) => {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  const ctx: support.SupportContext = {
+    db: app.services.db,
+    bus: app.services.bus,
+    serviceEnv: app.services.config.serviceEnv,
+  };
+  const admin = { onRequest: app.requireAdmin };
+  const meta = { tags: ['admin'], hide: true };
+  // Issuing a key needs no options, so a bare POST without a body must validate as {}.
+  const emptyBodyAsObject = async (request: { body: unknown }) => {
+    request.body ??= {};
+  };
+
+  app.get('/admin/platforms', { ...admin, schema: { ...meta, response: { 200: PlatformList, ...errors } } }, async () =>
+    support.listPlatforms(ctx),
+  );
+
+  app.post(
+    '/admin/platforms',
+    { ...admin, schema: { ...meta, body: CreatePlatformBody, response: { 201: Platform, 409: errorRef, ...errors } } },
+    async (request, reply) => reply.status(201).send(await support.createPlatform(ctx, request.body)),
+  );
+
+  app.get(
+    '/admin/platforms/:platformId',
+    { ...admin, schema: { ...meta, params: PlatformIdParams, response: { 200: PlatformDetail, ...errors } } },
+    async (request) => support.getPlatform(ctx, request.params.platformId),
+  );
+
+  app.patch(
+    '/admin/platforms/:platformId',
+    { ...admin, schema: { ...meta, params: PlatformIdParams, body: UpdatePlatformBody, response: { 200: Platform, ...errors } } },
+    async (request) => support.updatePlatform(ctx, request.params.platformId, request.body),
+  );
+
+  for (const [action, active] of [['activate', true], ['deactivate', false]] as const) {
+    app.post(
+      `/admin/platforms/:platformId/${action}`,
+      { ...admin, schema: { ...meta, params: PlatformIdParams, response: { 200: Platform, ...errors } } },
+      async (request) => support.setPlatformActive(ctx, request.params.platformId, active),
+    );
+  }
+
+  app.post(
+    '/admin/platforms/:platformId/keys',
+    {
+      ...admin,
+      preValidation: emptyBodyAsObject,
+      schema: { ...meta, params: PlatformIdParams, body: IssuePlatformKeyBody, response: { 201: IssuedPlatformKey, ...errors } },
+    },
+    async (request, reply) => {
+      const expiresAt = request.body.expiresAt ? new Date(request.body.expiresAt) : null;
+      if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest('expiresAt must be in the future');
+      return reply.status(201).send(await support.issuePlatformKey(ctx, request.params.platformId, { expiresAt }));
+    },
+  );
+
+  app.post(
+    '/admin/platform-keys/:keyId/revoke',
+    { ...admin, schema: { ...meta, params: KeyIdParams, response: { 200: RevokedKey, ...errors } } },
+    async (request) => support.revokeKey(ctx, 'platform', request.params.keyId),
+  );
+
+  app.get(
+    '/admin/platforms/:platformId/brands',
+    { ...admin, schema: { ...meta, params: PlatformIdParams, querystring: PlatformBrandsQuery, response: { 200: PlatformBrandList, ...errors } } },
+    async (request) => support.listPlatformBrands(ctx, request.params.platformId, request.query.domain),
+  );
+
+  app.get(
+    '/admin/platforms/:platformId/companies',
+    { ...admin, schema: { ...meta, params: PlatformIdParams, response: { 200: PlatformCompanyList, ...errors } } },
+    async (request) => support.listPlatformCompanies(ctx, request.params.platformId),
+  );
+
+  app.post(
+    '/admin/companies',
+    { ...admin, schema: { ...meta, body: CreateCompanyBody, response: { 201: Company, 409: errorRef, ...errors } } },
+    async (request, reply) => reply.status(201).send(await support.createCompany(ctx, request.body)),
+  );
+
+  app.get(
+    '/admin/companies/:companyId',
+    { ...admin, schema: { ...meta, params: CompanyIdParams, response: { 200: CompanyDetail, ...errors } } },
+    async (request) => support.getCompany(ctx, request.params.companyId),
+  );
+
+  app.patch(
+    '/admin/companies/:companyId',
+    {
+      ...admin,
+      schema: { ...meta, params: CompanyIdParams, body: UpdateCompanyBody, response: { 200: Company, 409: errorRef, ...errors } },
+    },
+    async (request) => support.updateCompany(ctx, request.params.companyId, request.body),
+  );
+
+  app.post(
+    '/admin/companies/:companyId/keys',
+    {
+      ...admin,
+      preValidation: emptyBodyAsObject,
+      schema: { ...meta, params: CompanyIdParams, body: IssueBrandKeyBody, response: { 201: IssuedBrandKey, ...errors } },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await support.issueBrandKey(ctx, request.params.companyId, { name: request.body.name })),
+  );
+
+  app.post(
+    '/admin/brand-keys/:keyId/revoke',
+    { ...admin, schema: { ...meta, params: KeyIdParams, response: { 200: RevokedKey, ...errors } } },
+    async (request) => support.revokeKey(ctx, 'brand', request.params.keyId),
+  );
+};
