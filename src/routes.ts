@@ -2,8 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { platformRoutes } from './platforms/routes.js';
 import { supportRoutes } from './support/routes.js';
 import { partnershipRoutes } from './partnerships/routes.js';
+import { campaignRoutes } from './campaigns/routes.js';
 import { attributionRoutes } from './attribution/routes.js';
 import { offersRoutes } from './offers/routes.js';
 
 /** Every domain's HTTP routes, registered in this order. */
-export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, attributionRoutes, offersRoutes];
+export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, attributionRoutes, offersRoutes];

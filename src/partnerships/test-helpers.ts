@@ -35,3 +35,27 @@ export async function insertPartnerships(db: Db, rows: PartnershipSeed[]): Promi
 export async function platformLinksOf(db: Db, companyId: string) {
   return db.selectFrom('platform_companies').select(['platform_id']).where('company_id', '=', companyId).orderBy('platform_id').execute();
 }
+
+export interface CampaignSeed {
+  id: string;
+  ownerId: string;
+  partnerId: string;
+  name: string | null;
+  status: 'draft' | 'scheduled' | 'active' | 'closed';
+  startDate: Date | null;
+  endDate: Date | null;
+  createdAt: Date;
+}
+
+export async function insertCampaigns(db: Db, rows: CampaignSeed[]): Promise<void> {
+  await sql`
+    insert into campaigns (id, owner_id, partner_id, name, status, start_date, end_date, created_at, updated_at)
+    select i, o, p, n, s, sd, ed, t, t from unnest(${rows.map((row) => row.id)}::text[],
+                                                  ${rows.map((row) => row.ownerId)}::text[],
+                                                  ${rows.map((row) => row.partnerId)}::text[],
+                                                  ${rows.map((row) => row.name)}::text[],
+                                                  ${rows.map((row) => row.status)}::text[],
+                                                  ${rows.map((row) => row.startDate)}::timestamptz[],
+                                                  ${rows.map((row) => row.endDate)}::timestamptz[],
+                                                  ${rows.map((row) => row.createdAt)}::timestamptz[]) as x(i, o, p, n, s, sd, ed, t)`.execute(db);
+}
