@@ -15,6 +15,8 @@ export interface Config {
   seedFile: string | undefined;
   logLevel: string;
   defaultRateLimitPerMinute: number;
+  /** Offers requests per minute per brand (SPEC 8: 3,000). */
+  offersRateLimitPerMinute: number;
 }
 
 /** The service's own platform: what a brand sends as X-Platform-Id when showing offers on its own site. */
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   const defaultRateLimitPerMinute = integerIn('RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000);
+  const offersRateLimitPerMinute = integerIn('OFFERS_RATE_LIMIT_PER_MINUTE', 3000, 1, 1_000_000);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -118,5 +121,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedFile: blankToUndefined('SEED_FILE'),
     logLevel,
     defaultRateLimitPerMinute,
+    offersRateLimitPerMinute,
   };
 }

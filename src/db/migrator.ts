@@ -2,12 +2,14 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.js';
 import * as foundation from './migrations/0001_foundation.js';
 import * as recommendationScores from './migrations/0002_recommendation_scores.js';
+import * as attribution from './migrations/0003_attribution.js';
 import * as listIndexes from './migrations/0006_list_indexes.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_recommendation_scores': recommendationScores,
+  '0003_attribution': attribution,
   '0006_list_indexes': listIndexes,
 };
 

@@ -151,5 +151,34 @@ export interface RecommendationTables {
   scoring_queue: ScoringQueueTable;
 }
 
+export interface ReferralLinksTable {
+  token: string;
+  platform_id: string;
+  campaign_id: string;
+  brand_id: string;
+  partner_id: string;
+  created_at: CreatedAt;
+}
+
+type Counter = ColumnType<number, number | undefined, number>;
+
+/** Views, clicks and orders credited to a platform, per campaign, showing brand, partner and UTC day. */
+export interface AttributionCountersTable {
+  platform_id: string;
+  day: ColumnType<Date, string, string>;
+  campaign_id: string;
+  brand_id: string;
+  partner_id: string;
+  views: Counter;
+  clicks: Counter;
+  orders: Counter;
+}
+
+/** Tables of migration 0003. */
+export interface AttributionTables {
+  referral_links: ReferralLinksTable;
+  attribution_counters: AttributionCountersTable;
+}
+
 /** Every table the service has: the foundation's plus each domain's own. */
-export interface Database extends FoundationTables, RecommendationTables {}
+export interface Database extends FoundationTables, RecommendationTables, AttributionTables {}

@@ -1,0 +1,80 @@
+import crypto from 'node:crypto';
+import type { Db } from '../db/database.js';
+import { addCounters, findReferralLink, platformTotals, upsertReferralLinks, type LinkKey, type PlatformTotals, type ResolvedLink } from './dal.js';
+import { CounterCommitter, type CounterDelta } from './group-commit.js';
+
+/** 128 random bits, URL-safe: a link cannot be guessed or derived from the ids it stands for. */
+const TOKEN_BYTES = 16;
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+/** Bounds the token cache; past it the oldest entries go and are read back on demand. */
+const MAX_CACHED_TOKENS = 100_000;
+
+export function newReferralToken(): string {
+  return crypto.randomBytes(TOKEN_BYTES).toString('base64url');
+}
+
+function linkCacheKey(link: LinkKey): string {
+  return `${link.platformId}\u0000${link.campaignId}\u0000${link.brandId}\u0000${link.partnerId}`;
+}
+
+/**
+ * Credits platforms with what their offers did: referral links (one per platform, campaign,
+ * showing brand and partner), views and clicks, written by group commit.
+ */
+export class Attribution {
+  readonly counters: CounterCommitter;
+  private readonly tokens = new Map<string, string>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly baseUrl: string,
+  ) {
+    this.counters = new CounterCommitter((rows) => addCounters(db, rows));
+  }
+
+  /** The referral token of each link, in order; links never issued before are created in one statement. */
+  async referralTokens(links: LinkKey[]): Promise<string[]> {
+    const missing = links.filter((link) => !this.tokens.has(linkCacheKey(link)));
+    if (missing.length > 0) {
+      const stored = await upsertReferralLinks(this.db, missing.map((link) => ({ ...link, token: newReferralToken() })));
+      for (const link of stored) this.remember(linkCacheKey(link), link.token);
+    }
+    return links.map((link) => {
+      const token = this.tokens.get(linkCacheKey(link));
+      if (token === undefined) throw new Error(`referral link was not stored for campaign ${link.campaignId}`);
+      return token;
+    });
+  }
+
+  referralUrl(token: string): string {
+    return `${this.baseUrl}/r/${token}`;
+  }
+
+  /** Undefined for anything that is not a token the service issued. */
+  async resolveToken(token: string): Promise<ResolvedLink | undefined> {
+    if (!TOKEN_PATTERN.test(token)) return undefined;
+    return findReferralLink(this.db, token);
+  }
+
+  /** Settles once the views are durable; rejects when they could not be written. */
+  recordViews(links: LinkKey[], at: Date): Promise<void> {
+    const deltas: CounterDelta[] = links.map((link) => ({ ...link, views: 1, clicks: 0 }));
+    return this.counters.record(deltas, at);
+  }
+
+  recordClick(link: LinkKey, at: Date): Promise<void> {
+    return this.counters.record([{ ...link, views: 0, clicks: 1 }], at);
+  }
+
+  platformTotals(platformId: string): Promise<PlatformTotals> {
+    return platformTotals(this.db, platformId);
+  }
+
+  private remember(key: string, token: string): void {
+    if (this.tokens.size >= MAX_CACHED_TOKENS) {
+      const oldest = this.tokens.keys().next();
+      if (!oldest.done) this.tokens.delete(oldest.value);
+    }
+    this.tokens.set(key, token);
+  }
+}

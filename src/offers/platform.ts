@@ -1,0 +1,41 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Authenticator, BrandPrincipal } from '../auth/authenticator.js';
+import type { PlatformRecord } from '../auth/credentials-dal.js';
+import type { UsageRecorder } from '../auth/usage-recorder.js';
+import { ApiError } from '../http/errors.js';
+
+/**
+ * The platform the offers are shown on (SPEC 4.1): X-Platform-Id, or the platform an OAuth token
+ * was authorized for; when both are present they must agree. The offers endpoint always needs one.
+ */
+export async function platformForOffers(
+  auth: Authenticator,
+  usage: UsageRecorder,
+  headers: IncomingHttpHeaders,
+  brand: BrandPrincipal,
+  offerType: string,
+): Promise<PlatformRecord> {
+  const fromHeader = await auth.resolvePlatformHeader(headers, brand, 'invalid_platform');
+  const tokenPlatformId = brand.tokenPlatformId?.toLowerCase();
+  let platform: PlatformRecord;
+  if (fromHeader) {
+    if (tokenPlatformId && fromHeader.id !== tokenPlatformId) {
+      throw new ApiError(400, 'platform_mismatch', 'X-Platform-Id differs from the platform the access token was authorized for');
+    }
+    platform = fromHeader;
+  } else if (tokenPlatformId) {
+    const carried = await auth.findPlatform(tokenPlatformId);
+    if (!carried || !carried.active) {
+      throw new ApiError(400, 'invalid_platform', 'the platform the access token was authorized for is not an active platform');
+    }
+    await usage.platformSeen(carried.id, brand.companyId);
+    platform = carried;
+  } else {
+    const hint = brand.via === 'api_key' ? 'requests with an API key must send X-Platform-Id' : 'send X-Platform-Id';
+    throw new ApiError(400, 'platform_required', `no platform given: ${hint} (the service's own platform id for a brand's own site)`);
+  }
+  if (!platform.offerTypes.includes(offerType)) {
+    throw new ApiError(400, 'unsupported_platform', `platform ${platform.id} is not set up to show ${offerType} offers`);
+  }
+  return platform;
+}

@@ -1,0 +1,103 @@
+import { sql } from 'kysely';
+import type { Db } from '../../src/db/database.js';
+import type { StoredCampaignStatus } from '../../src/db/schema.js';
+import type { SupportContext } from '../../src/support/service.js';
+import { createBrand, uniqueId } from '../support/factories.js';
+
+export interface PartnerOfferOptions {
+  title?: string;
+  /** null stores no subtitle. */
+  subtitle?: string | null;
+  live?: boolean;
+  discountCode?: string | null;
+  campaignStatus?: StoredCampaignStatus;
+  startDate?: Date | null;
+  endDate?: Date | null;
+  partnershipStatus?: 'pending' | 'active' | 'declined' | 'removed';
+  /** The partner's match score for the brand; omitted means not scored. */
+  matchRate?: number;
+  /** The partner owns the campaign and the brand is its partner. */
+  partnerOwnsCampaign?: boolean;
+}
+
+export interface SeededPartner {
+  partnerId: string;
+  domain: string;
+  campaignId: string;
+  partnershipId: string;
+  title: string;
+  discountCode: string | null;
+}
+
+/** A partner of `brandId` with its offer, a partnership and a campaign between the two. */
+export async function seedPartnerOffer(support: SupportContext, brandId: string, options: PartnerOfferOptions = {}): Promise<SeededPartner> {
+  const { companyId: partnerId } = await createBrand(support);
+  const domain = `${partnerId}.example`;
+  const title = options.title ?? `Offer of ${partnerId}`;
+  const discountCode = options.discountCode === undefined ? `CODE-${partnerId.toUpperCase()}` : options.discountCode;
+  await support.db
+    .insertInto('offers')
+    .values({
+      company_id: partnerId,
+      title,
+      subtitle: options.subtitle === undefined ? `Subtitle of ${partnerId}` : options.subtitle,
+      image_url: `https://img.example/${partnerId}.png`,
+      discount_percent: 15,
+      discount_code: discountCode,
+      live: options.live ?? true,
+    })
+    .execute();
+  const campaign = await addCampaign(support.db, brandId, partnerId, options);
+  if (options.matchRate !== undefined) {
+    await support.db
+      .insertInto('recommendation_scores')
+      .values({ company_id: brandId, candidate_id: partnerId, match_rate: options.matchRate })
+      .execute();
+  }
+  return { partnerId, domain, title, discountCode, ...campaign };
+}
+
+/** Another partnership and campaign between the same two brands. */
+export async function addCampaign(
+  db: Db,
+  brandId: string,
+  partnerId: string,
+  options: PartnerOfferOptions = {},
+): Promise<{ campaignId: string; partnershipId: string }> {
+  const [requester, recipient] = options.partnerOwnsCampaign ? [partnerId, brandId] : [brandId, partnerId];
+  const status = options.partnershipStatus ?? 'active';
+  // Only one open partnership may exist per pair; a second campaign reuses it.
+  const existing = await db
+    .selectFrom('partnerships')
+    .select('id')
+    .where(sql<boolean>`least(requester_id, recipient_id) = least(${brandId}, ${partnerId}) and greatest(requester_id, recipient_id) = greatest(${brandId}, ${partnerId})`)
+    .where('status', '=', status)
+    .executeTakeFirst();
+  const partnershipId =
+    existing?.id ??
+    (await db.insertInto('partnerships').values({ requester_id: requester, recipient_id: recipient, status }).returning('id').executeTakeFirstOrThrow()).id;
+  const campaignId = uniqueId('campaign');
+  await db
+    .insertInto('campaigns')
+    .values({
+      id: campaignId,
+      partnership_id: partnershipId,
+      owner_id: requester,
+      partner_id: recipient,
+      name: `Campaign ${campaignId}`,
+      status: options.campaignStatus ?? 'active',
+      start_date: options.startDate === undefined ? new Date(Date.now() - 86_400_000) : options.startDate,
+      end_date: options.endDate ?? null,
+    })
+    .execute();
+  return { campaignId, partnershipId };
+}
+
+/** Views recorded across all platforms; a test compares it before and after a refused request. */
+export async function totalViews(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('attribution_counters')
+    .select(sql<number>`coalesce(sum(views), 0)::int8`.as('views'))
+    .executeTakeFirstOrThrow();
+  return Number(row.views);
+}
