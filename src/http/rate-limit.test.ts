@@ -1,0 +1,130 @@
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type App } from '../app.js';
+import { describeEachDatabase, testConfig } from '../../test/support/harness.js';
+import { createTestDatabase, type TestDatabase } from '../../test/support/databases.js';
+import { createBrand, createPlatform } from '../../test/support/factories.js';
+import { seedPartnerOffer, totalViews } from '../../test/durability/seed.js';
+
+const LIMITS = { OFFERS_RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_MINUTE: '4' };
+
+const offers = (app: App, key: string, platformId: string) =>
+  app.inject({
+    method: 'GET',
+    url: '/v1/campaigns/offers?type=post-purchase',
+    headers: { 'x-api-key': key, 'x-platform-id': platformId, origin: 'https://shop.example' },
+  });
+
+describeEachDatabase(
+  'rate limits',
+  (use) => {
+    let platformId: string;
+
+    beforeAll(async () => {
+      ({ platformId } = await createPlatform(use().support));
+    });
+
+    it('limits offers per brand: RateLimit headers on every response, then 429 rate_limited with Retry-After and no view', async () => {
+      const brand = await createBrand(use().support);
+      await seedPartnerOffer(use().support, brand.companyId);
+      for (const remaining of ['2', '1', '0']) {
+        const response = await offers(use().app, brand.key, platformId);
+        expect(response.statusCode).toBe(200);
+        expect(response.headers['ratelimit-limit']).toBe('3');
+        expect(response.headers['ratelimit-remaining']).toBe(remaining);
+        expect(Number(response.headers['ratelimit-reset'])).toBeGreaterThan(0);
+        expect(response.headers['access-control-expose-headers']).toMatch(/RateLimit-Remaining/);
+      }
+      const before = await totalViews(use().db);
+      const refused = await offers(use().app, brand.key, platformId);
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json()).toMatchObject({ error: 'rate_limited', message: expect.stringMatching(/3 requests per minute/) });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect(refused.headers['ratelimit-limit']).toBe('3');
+      expect(refused.headers['ratelimit-remaining']).toBe('0');
+      expect(await totalViews(use().db)).toBe(before);
+
+      const other = await createBrand(use().support);
+      expect((await offers(use().app, other.key, platformId)).statusCode).toBe(200);
+    });
+
+    it('applies the configurable default to other routes, per address when there is no brand', async () => {
+      const remoteAddress = `10.9.${crypto.randomInt(255)}.${crypto.randomInt(255)}`;
+      const visit = () => use().app.inject({ method: 'GET', url: '/r/AAAAAAAAAAAAAAAAAAAAAA', remoteAddress });
+      for (let i = 0; i < 4; i += 1) {
+        const response = await visit();
+        expect(response.statusCode).toBe(404);
+        expect(response.headers['ratelimit-limit']).toBe('4');
+      }
+      const refused = await visit();
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json()).toMatchObject({ error: 'rate_limited' });
+      const elsewhere = await use().app.inject({ method: 'GET', url: '/r/AAAAAAAAAAAAAAAAAAAAAA', remoteAddress: '10.8.0.1' });
+      expect(elsewhere.statusCode).toBe(404);
+    });
+
+    it('never limits /healthz, /readyz or /metrics', async () => {
+      for (const url of ['/healthz', '/readyz', '/metrics']) {
+        for (let i = 0; i < 6; i += 1) {
+          const response = await use().app.inject({ method: 'GET', url, remoteAddress: '10.7.0.1' });
+          expect(response.statusCode).toBe(200);
+          expect(response.headers['ratelimit-limit']).toBeUndefined();
+        }
+      }
+    });
+  },
+  LIMITS,
+);
+
+describe('rate limits with REDIS_URL', () => {
+  let database: TestDatabase;
+  const apps: App[] = [];
+
+  const start = async (redisUrl: string) => {
+    const app = await buildApp({
+      config: testConfig({ ...LIMITS, REDIS_URL: redisUrl, DATABASE_URL: database.url! }),
+      database,
+    });
+    await app.ready();
+    apps.push(app);
+    return app;
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+  });
+
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await database.close();
+  });
+
+  it('shares the counters between instances through Redis', async () => {
+    const first = await start('redis://127.0.0.1:6379');
+    const second = await start('redis://127.0.0.1:6379');
+    const support = { db: database.db, bus: first.services.bus, serviceEnv: first.services.config.serviceEnv };
+    const { platformId } = await createPlatform(support);
+    const brand = await createBrand(support);
+    expect((await offers(first, brand.key, platformId)).statusCode).toBe(200);
+    expect((await offers(first, brand.key, platformId)).statusCode).toBe(200);
+    const third = await offers(second, brand.key, platformId);
+    expect(third.statusCode).toBe(200);
+    expect(third.headers['ratelimit-remaining']).toBe('0');
+    expect((await offers(second, brand.key, platformId)).statusCode).toBe(429);
+    expect((await offers(first, brand.key, platformId)).statusCode).toBe(429);
+  });
+
+  it('falls back to counting in process when Redis cannot be reached, instead of failing requests', async () => {
+    const app = await start('redis://127.0.0.1:1');
+    const support = { db: database.db, bus: app.services.bus, serviceEnv: app.services.config.serviceEnv };
+    const { platformId } = await createPlatform(support);
+    const brand = await createBrand(support);
+    for (const remaining of ['2', '1', '0']) {
+      const response = await offers(app, brand.key, platformId);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['ratelimit-remaining']).toBe(remaining);
+    }
+    expect((await offers(app, brand.key, platformId)).statusCode).toBe(429);
+  });
+});
