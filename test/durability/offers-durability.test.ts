@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidationBus } from '../../src/cache/invalidation.js';
+import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { createBrand, createPlatform } from '../support/factories.js';
+import { ADMIN_TOKEN } from '../support/harness.js';
+import { startService, type ServiceProcess } from '../support/service-process.js';
+import { seedPartnerOffer, totalViews } from './seed.js';
+
+const BURST = 300;
+
+interface Outcome {
+  status: number;
+  offers: number;
+  at: number;
+}
+
+/**
+ * The real server as its own process on PostgreSQL: every offer in a 200 response must be a
+ * recorded view even when the process dies the instant the last response is out.
+ */
+describe('offer views are durable once the response is sent', () => {
+  let database: TestDatabase;
+  let platformId: string;
+  let key: string;
+  let env: Record<string, string>;
+  const running: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    const support = { db: database.db, bus: new InvalidationBus(), serviceEnv: 'test' as const };
+    ({ platformId } = await createPlatform(support));
+    const brand = await createBrand(support);
+    key = brand.key;
+    for (let i = 0; i < 3; i += 1) await seedPartnerOffer(support, brand.companyId);
+    env = { DATABASE_URL: database.url!, SERVICE_ENV: 'test', LOG_LEVEL: 'silent', ADMIN_TOKEN };
+  });
+
+  afterAll(async () => {
+    for (const service of running) await service.kill();
+    await database.close();
+  });
+
+  const start = async () => {
+    const service = await startService(env);
+    running.push(service);
+    return service;
+  };
+
+  const burst = (service: ServiceProcess): Array<Promise<Outcome>> =>
+    Array.from({ length: BURST }, async () => {
+      try {
+        const response = await fetch(`${service.baseUrl}/v1/campaigns/offers?type=post-purchase`, {
+          headers: { 'x-api-key': key, 'x-platform-id': platformId },
+        });
+        const body = (await response.json()) as { offers?: unknown[] };
+        return { status: response.status, offers: response.status === 200 ? body.offers!.length : 0, at: performance.now() };
+      } catch {
+        // Refused or cut off by the shutdown: no response, no view owed.
+        return { status: 0, offers: 0, at: performance.now() };
+      }
+    });
+
+  const offersIn200s = (outcomes: Outcome[]) => outcomes.filter((o) => o.status === 200).reduce((sum, o) => sum + o.offers, 0);
+
+  it('SIGKILL right after the last response of a burst loses no view', async () => {
+    const before = await totalViews(database.db);
+    const service = await start();
+    const outcomes = await Promise.all(burst(service));
+    await service.kill();
+
+    expect(outcomes.every((o) => o.status === 200 && o.offers === 3)).toBe(true);
+    const restarted = await start();
+    const stats = await fetch(`${restarted.baseUrl}/admin/platforms/${platformId}/stats`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect((await stats.json()) as unknown).toMatchObject({ views: before + offersIn200s(outcomes) });
+    expect(await restarted.stop()).toBe(0);
+  });
+
+  it('SIGTERM finishes the requests in flight and writes their views before exiting', async () => {
+    const before = await totalViews(database.db);
+    const service = await start();
+    const pending = burst(service);
+    await Promise.race(pending);
+    const signalledAt = performance.now();
+    service.process.kill('SIGTERM');
+    const outcomes = await Promise.all(pending);
+    expect(await service.stop()).toBe(0);
+
+    const answeredAfterSignal = outcomes.filter((o) => o.status === 200 && o.at > signalledAt);
+    expect(answeredAfterSignal.length).toBeGreaterThan(0);
+    expect(outcomes.every((o) => o.status === 200 || o.status === 503 || o.status === 0)).toBe(true);
+    expect(await totalViews(database.db)).toBe(before + offersIn200s(outcomes));
+  });
+});
