@@ -5,6 +5,9 @@ import { partnershipRoutes } from './partnerships/routes.js';
 import { campaignRoutes } from './campaigns/routes.js';
 import { attributionRoutes } from './attribution/routes.js';
 import { offersRoutes } from './offers/routes.js';
+import { accountRoutes } from './accounts/routes.js';
+import { oauthRoutes } from './oauth/routes.js';
+import { oauthAdminRoutes } from './oauth/admin-routes.js';
 
 /** Every domain's HTTP routes, registered in this order. */
-export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, attributionRoutes, offersRoutes];
+export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes];

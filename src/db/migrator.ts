@@ -3,6 +3,7 @@ import type { Db } from './database.js';
 import * as foundation from './migrations/0001_foundation.js';
 import * as recommendationScores from './migrations/0002_recommendation_scores.js';
 import * as attribution from './migrations/0003_attribution.js';
+import * as accountsOAuth from './migrations/0005_accounts_oauth.js';
 import * as listIndexes from './migrations/0006_list_indexes.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_recommendation_scores': recommendationScores,
   '0003_attribution': attribution,
+  '0005_accounts_oauth': accountsOAuth,
   '0006_list_indexes': listIndexes,
 };
 

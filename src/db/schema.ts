@@ -116,6 +116,8 @@ export interface OAuthClientsTable {
   secret_hash: string | null;
   redirect_uris: string[];
   created_at: CreatedAt;
+  /** Added by migration 0005: the brand a confidential client's client_credentials tokens act for. */
+  company_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Tables of migration 0001. Each later domain declares its own tables and Database extends them. */
@@ -180,5 +182,84 @@ export interface AttributionTables {
   attribution_counters: AttributionCountersTable;
 }
 
+export interface BrandUsersTable {
+  id: Generated<string>;
+  company_id: string;
+  email: string;
+  display_name: string | null;
+  password_hash: string;
+  created_at: CreatedAt;
+  last_sign_in_at: NullableTimestamp;
+}
+
+export interface UserSessionsTable {
+  id: Generated<string>;
+  user_id: string;
+  token_hash: string;
+  created_at: CreatedAt;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  revoked_at: NullableTimestamp;
+}
+
+export interface SignInFailuresTable {
+  id: Generated<number>;
+  email: string;
+  ip: string;
+  failed_at: CreatedAt;
+}
+
+export interface OAuthGrantsTable {
+  id: Generated<string>;
+  client_id: string;
+  company_id: string;
+  user_id: string | null;
+  platform_id: string | null;
+  scope: string[];
+  created_at: CreatedAt;
+  revoked_at: NullableTimestamp;
+  revoked_reason: string | null;
+}
+
+export interface OAuthAuthorizationCodesTable {
+  code_hash: string;
+  grant_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  code_challenge_method: 'S256';
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  used_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+export interface OAuthAccessTokensTable {
+  id: Generated<string>;
+  token_hash: string;
+  grant_id: string;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  revoked_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+export interface OAuthRefreshTokensTable {
+  id: Generated<string>;
+  token_hash: string;
+  grant_id: string;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  rotated_at: NullableTimestamp;
+  successor_sealed: string | null;
+  created_at: CreatedAt;
+}
+
+/** Tables of migration 0005: brand staff accounts and the OAuth server. */
+export interface AccountsOAuthTables {
+  brand_users: BrandUsersTable;
+  user_sessions: UserSessionsTable;
+  sign_in_failures: SignInFailuresTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_authorization_codes: OAuthAuthorizationCodesTable;
+  oauth_access_tokens: OAuthAccessTokensTable;
+  oauth_refresh_tokens: OAuthRefreshTokensTable;
+}
+
 /** Every table the service has: the foundation's plus each domain's own. */
-export interface Database extends FoundationTables, RecommendationTables, AttributionTables {}
+export interface Database extends FoundationTables, RecommendationTables, AttributionTables, AccountsOAuthTables {}

@@ -1,0 +1,114 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import * as dal from './dal.js';
+import { escapeHtml, hiddenField, messagePage, sendPage, signInPage } from './pages.js';
+import { CompanyParams, CreatedUser, CreateUserBody, formField, UserList } from './schemas.js';
+import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser, endSession, startSession } from './sessions.js';
+import { checkSignIn, createBrandUser } from './users.js';
+import { notFound } from '../http/errors.js';
+
+const errorRef = Type.Ref('ErrorResponse');
+
+const DEFAULT_RETURN_TO = '/account';
+
+/** Only paths of this service's own sign-in flows: anything else would make sign-in an open redirect. */
+export function safeReturnTo(value: string | undefined): string {
+  if (value === undefined) return DEFAULT_RETURN_TO;
+  if (!/^\/(v1\/oauth\/authorize(\?|$)|account(\?|$))/.test(value)) return DEFAULT_RETURN_TO;
+  return value;
+}
+
+export const accountRoutes: FastifyPluginAsync = async (plain) => {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config } = app.services;
+  const policy = cookiePolicyFor(config.baseUrl);
+  const serviceOrigin = new URL(config.baseUrl).origin;
+  await app.register(cookie);
+  await app.register(formbody);
+
+  app.get('/account/sign-in', { schema: { hide: true } }, async (request, reply) => {
+    const returnTo = safeReturnTo(formField(request.query, 'return_to'));
+    if (await currentUser(db, request)) return reply.redirect(returnTo, 303);
+    return sendPage(reply, 200, signInPage({ csrfToken: csrfTokenFor(request, reply, policy), returnTo }));
+  });
+
+  app.post('/account/sign-in', { schema: { hide: true } }, async (request, reply) => {
+    const returnTo = safeReturnTo(formField(request.body, 'return_to'));
+    if (!csrfValid(request, formField(request.body, 'csrf_token'), serviceOrigin)) {
+      return sendPage(reply, 403, messagePage('Please try again', 'This form has expired. Go back, reload the page and sign in again.'));
+    }
+    const email = formField(request.body, 'email') ?? '';
+    const password = formField(request.body, 'password') ?? '';
+    const again = (status: number, error: string) =>
+      sendPage(reply, status, signInPage({ csrfToken: csrfTokenFor(request, reply, policy), returnTo, email, error }));
+    if (email.trim() === '' || password === '') return again(400, 'Enter your email and your password.');
+
+    const result = await checkSignIn(db, email, password, request.ip);
+    if (result.outcome === 'rate_limited') {
+      reply.header('Retry-After', String(result.retryAfterSeconds));
+      const minutes = Math.ceil(result.retryAfterSeconds / 60);
+      return again(429, `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+    }
+    if (result.outcome === 'rejected') return again(401, 'The email or password is not correct.');
+    await startSession(db, reply, policy, result.userId);
+    return reply.redirect(returnTo, 303);
+  });
+
+  app.post('/account/sign-out', { schema: { hide: true } }, async (request, reply) => {
+    if (!csrfValid(request, formField(request.body, 'csrf_token'), serviceOrigin)) {
+      return sendPage(reply, 403, messagePage('Please try again', 'This form has expired. Reload the page and try again.'));
+    }
+    await endSession(db, request, reply, policy);
+    const returnTo = safeReturnTo(formField(request.body, 'return_to'));
+    return reply.redirect(returnTo === DEFAULT_RETURN_TO ? '/account/sign-in' : returnTo, 303);
+  });
+
+  app.get('/account', { schema: { hide: true } }, async (request, reply) => {
+    const user = await currentUser(db, request);
+    if (!user) return reply.redirect('/account/sign-in', 303);
+    return sendPage(reply, 200, {
+      title: 'You are signed in',
+      body: `<dl><dt>Signed in as</dt><dd>${escapeHtml(user.email)}</dd><dt>Brand</dt><dd>${escapeHtml(user.brandName ?? user.companyId)}</dd></dl>
+<form method="post" action="/account/sign-out">${hiddenField('csrf_token', csrfTokenFor(request, reply, policy))}<button type="submit" class="secondary">Sign out</button></form>`,
+    });
+  });
+
+  app.post(
+    '/admin/companies/:companyId/users',
+    {
+      onRequest: app.requireAdmin,
+      schema: {
+        summary: 'Create a staff account for a brand',
+        description: 'The password is stored as an Argon2id hash only. Emails are unique across the service.',
+        tags: ['admin'],
+        params: CompanyParams,
+        body: CreateUserBody,
+        response: { 201: CreatedUser, 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef },
+      },
+    },
+    async (request, reply) => {
+      const created = await createBrandUser({ db }, request.params.companyId, request.body);
+      return reply.status(201).send(created);
+    },
+  );
+
+  app.get(
+    '/admin/companies/:companyId/users',
+    {
+      onRequest: app.requireAdmin,
+      schema: {
+        summary: "List a brand's staff accounts",
+        tags: ['admin'],
+        params: CompanyParams,
+        response: { 200: UserList, 401: errorRef, 404: errorRef },
+      },
+    },
+    async (request) => {
+      if (!(await dal.companyExists(db, request.params.companyId))) throw notFound(`no company ${request.params.companyId}`);
+      return { data: await dal.listUsers(db, request.params.companyId) };
+    },
+  );
+};

@@ -1,0 +1,71 @@
+import type { Db } from '../db/database.js';
+import { ApiError, badRequest, notFound } from '../http/errors.js';
+import * as dal from './dal.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
+
+export interface NewBrandUser {
+  email: string;
+  password: string;
+  displayName?: string | null;
+}
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * Creates a staff account for a brand. The admin API calls it, and so can the support CLI
+ * (`createBrandUser({ db }, companyId, { email, password })`). Throws ApiError 404 for an
+ * unknown company, 400 for a bad email or password, 409 `email_taken` for a used email.
+ */
+export async function createBrandUser(
+  ctx: { db: Db },
+  companyId: string,
+  input: NewBrandUser,
+): Promise<{ userId: string; companyId: string; email: string }> {
+  const email = normalizeEmail(input.email);
+  if (!EMAIL_PATTERN.test(email) || email.length > 254) throw badRequest('email must be an email address of at most 254 characters');
+  if (input.password.length < MIN_PASSWORD_LENGTH || input.password.length > MAX_PASSWORD_LENGTH) {
+    throw badRequest(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`);
+  }
+  if (!(await dal.companyExists(ctx.db, companyId))) throw notFound(`no company ${companyId}`);
+  const passwordHash = await hashPassword(input.password);
+  const userId = await dal.insertUser(ctx.db, { companyId, email, displayName: input.displayName ?? null, passwordHash });
+  if (!userId) throw new ApiError(409, 'email_taken', `a user with email ${email} already exists`);
+  return { userId, companyId, email };
+}
+
+/** Failed sign-ins allowed per window, per email and per client address. */
+export const SIGN_IN_LIMITS = { windowMs: 15 * 60_000, perEmail: 5, perIp: 50 };
+
+export type SignInResult =
+  | { outcome: 'signed_in'; userId: string }
+  | { outcome: 'rejected' }
+  | { outcome: 'rate_limited'; retryAfterSeconds: number };
+
+/**
+ * Checks an email and password. Failures are counted in the database, so the limit holds across
+ * instances; a success clears the email's count. The limit is checked before the password, so a
+ * locked-out guesser learns nothing even with the right password.
+ */
+export async function checkSignIn(db: Db, emailInput: string, password: string, ip: string, now = new Date()): Promise<SignInResult> {
+  const email = normalizeEmail(emailInput);
+  const since = new Date(now.getTime() - SIGN_IN_LIMITS.windowMs);
+  const failures = await dal.countRecentFailures(db, email, ip, since);
+  const blockedSince =
+    failures.byEmail >= SIGN_IN_LIMITS.perEmail ? failures.oldestByEmail : failures.byIp >= SIGN_IN_LIMITS.perIp ? failures.oldestByIp : null;
+  if (blockedSince) {
+    const retryAfterMs = blockedSince.getTime() + SIGN_IN_LIMITS.windowMs - now.getTime();
+    return { outcome: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
+  }
+  const user = password.length <= MAX_PASSWORD_LENGTH ? await dal.findUserByEmail(db, email) : undefined;
+  const valid = await verifyPassword(user?.passwordHash, password.slice(0, MAX_PASSWORD_LENGTH));
+  if (!user || !valid) {
+    await dal.recordFailure(db, email, ip, now);
+    return { outcome: 'rejected' };
+  }
+  await dal.clearFailures(db, email);
+  return { outcome: 'signed_in', userId: user.userId };
+}

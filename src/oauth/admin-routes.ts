@@ -1,0 +1,37 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { registerOAuthClient } from './clients.js';
+import { listClients } from './dal.js';
+import { ClientList, RegisterClientBody, RegisteredClientResponse } from './schemas.js';
+
+const errorRef = Type.Ref('ErrorResponse');
+
+/** Support's OAuth client registry. */
+export const oauthAdminRoutes: FastifyPluginAsync = async (plain) => {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config } = app.services;
+
+  app.post(
+    '/admin/oauth-clients',
+    {
+      onRequest: app.requireAdmin,
+      schema: {
+        summary: 'Register an OAuth client',
+        tags: ['admin'],
+        body: RegisterClientBody,
+        response: { 201: RegisteredClientResponse, 400: errorRef, 401: errorRef, 404: errorRef, 409: errorRef },
+      },
+    },
+    async (request, reply) => {
+      const registered = await registerOAuthClient({ db, serviceEnv: config.serviceEnv }, request.body);
+      return reply.status(201).send(registered);
+    },
+  );
+
+  app.get(
+    '/admin/oauth-clients',
+    { onRequest: app.requireAdmin, schema: { summary: 'List OAuth clients (never their secrets)', tags: ['admin'], response: { 200: ClientList, 401: errorRef } } },
+    async () => ({ data: await listClients(db) }),
+  );
+};

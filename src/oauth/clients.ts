@@ -1,0 +1,92 @@
+import type { Db } from '../db/database.js';
+import type { ServiceEnv } from '../config.js';
+import { hashSecret, randomToken } from '../auth/keys.js';
+import { ApiError, badRequest, notFound } from '../http/errors.js';
+import * as dal from './dal.js';
+
+export interface NewOAuthClient {
+  /** Generated when omitted. */
+  clientId?: string;
+  name: string;
+  redirectUris: string[];
+  /** Confidential clients get a secret (returned once, stored hashed); public clients use PKCE alone. */
+  confidential: boolean;
+  /** For a confidential client: the brand its client_credentials tokens act for. */
+  companyId?: string | null;
+  /** A given secret (fixtures), refused when SERVICE_ENV=prod. */
+  clientSecret?: string;
+}
+
+export interface RegisteredClient {
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  confidential: boolean;
+  companyId: string | null;
+  /** Present once, at registration, for confidential clients. */
+  clientSecret?: string;
+}
+
+const CLIENT_ID_PATTERN = /^[A-Za-z0-9._-]{3,100}$/;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+export const MAX_REDIRECT_URIS = 20;
+
+/** The failed check for a redirect URI, or null: absolute, no fragment, https unless loopback. */
+export function redirectUriProblem(uri: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(uri);
+  } catch {
+    return `redirect URI ${uri} is not an absolute URL`;
+  }
+  if (parsed.hash !== '' || uri.includes('#')) return `redirect URI ${uri} must not have a fragment`;
+  if (parsed.protocol === 'https:') return null;
+  if (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)) return null;
+  return `redirect URI ${uri} must use https (http is allowed only for 127.0.0.1, localhost and [::1])`;
+}
+
+/**
+ * Registers an OAuth client. Used by the admin API and the support CLI
+ * (`registerOAuthClient({ db, serviceEnv }, { name, redirectUris, confidential })`).
+ * Throws ApiError: 400 for a bad field, 404 for an unknown company, 409 `client_exists`.
+ */
+export async function registerOAuthClient(ctx: { db: Db; serviceEnv: ServiceEnv }, input: NewOAuthClient): Promise<RegisteredClient> {
+  const clientId = input.clientId ?? `oc_${randomToken(24)}`;
+  if (!CLIENT_ID_PATTERN.test(clientId)) throw badRequest('clientId must be 3 to 100 letters, digits, dots, dashes or underscores');
+  if (input.name.trim() === '' || input.name.length > 100) throw badRequest('name must be 1 to 100 characters');
+  if (input.redirectUris.length === 0 || input.redirectUris.length > MAX_REDIRECT_URIS) {
+    throw badRequest(`redirectUris must list 1 to ${MAX_REDIRECT_URIS} URIs`);
+  }
+  for (const uri of input.redirectUris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw badRequest(problem);
+  }
+  const companyId = input.companyId ?? null;
+  if (companyId !== null && !input.confidential) {
+    throw badRequest('companyId is only for confidential clients (client_credentials needs a secret)');
+  }
+  if (input.clientSecret !== undefined) {
+    if (!input.confidential) throw badRequest('a public client has no secret');
+    if (ctx.serviceEnv === 'prod') throw badRequest('clients with a given secret are refused when SERVICE_ENV=prod');
+    if (input.clientSecret.length < 32) throw badRequest('clientSecret must be at least 32 characters');
+  }
+  if (companyId !== null && !(await dal.companyName(ctx.db, companyId))) throw notFound(`no company ${companyId}`);
+
+  const clientSecret = input.confidential ? (input.clientSecret ?? `svc_cs_${randomToken(43)}`) : undefined;
+  const inserted = await dal.insertClient(ctx.db, {
+    clientId,
+    name: input.name.trim(),
+    secretHash: clientSecret === undefined ? null : hashSecret(clientSecret),
+    redirectUris: [...new Set(input.redirectUris)],
+    companyId,
+  });
+  if (!inserted) throw new ApiError(409, 'client_exists', `an OAuth client ${clientId} already exists`);
+  return {
+    clientId,
+    name: input.name.trim(),
+    redirectUris: [...new Set(input.redirectUris)],
+    confidential: input.confidential,
+    companyId,
+    ...(clientSecret === undefined ? {} : { clientSecret }),
+  };
+}

@@ -1,0 +1,389 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { describeEachDatabase, type TestContext } from '../../test/support/harness.js';
+import {
+  authorizeFields,
+  consent,
+  csrfOf,
+  form,
+  issueTokens,
+  oauthWorld,
+  pkce,
+  REDIRECT_URI,
+  signIn,
+  tokenRequest,
+} from '../../test/support/oauth-flow.js';
+
+type World = Awaited<ReturnType<typeof oauthWorld>>;
+
+async function counts(context: TestContext) {
+  const count = async (table: 'oauth_grants' | 'oauth_authorization_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens') =>
+    Number((await context.db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  return {
+    grants: await count('oauth_grants'),
+    codes: await count('oauth_authorization_codes'),
+    access: await count('oauth_access_tokens'),
+    refresh: await count('oauth_refresh_tokens'),
+  };
+}
+
+describeEachDatabase('OAuth endpoints', (use) => {
+  let world: World;
+  let cookies: string;
+
+  beforeAll(async () => {
+    world = await oauthWorld(use());
+    cookies = await signIn(use().app, world.email);
+  });
+
+  const authorizeUrl = (fields: Record<string, string>) => `/v1/oauth/authorize?${form(fields)}`;
+
+  describe('metadata (RFC 8414)', () => {
+    it('describes the endpoints with the configured base URL as issuer', async () => {
+      const response = await use().app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({
+        issuer: 'http://svc.test',
+        authorization_endpoint: 'http://svc.test/v1/oauth/authorize',
+        token_endpoint: 'http://svc.test/v1/oauth/token',
+        revocation_endpoint: 'http://svc.test/v1/oauth/revoke',
+        code_challenge_methods_supported: ['S256'],
+        response_types_supported: ['code'],
+      });
+    });
+  });
+
+  describe('authorize', () => {
+    it('shows a sign-in page, then a consent page naming the app, the brand and the platform, unframeable', async () => {
+      const { challenge } = pkce();
+      const url = authorizeUrl(authorizeFields({ clientId: world.publicClient.clientId, challenge, platformId: world.platform.platformId }));
+      const anonymous = await use().app.inject({ method: 'GET', url });
+      expect(anonymous.statusCode).toBe(200);
+      expect(anonymous.body).toContain('Sign in to let Checkout App access your brand.');
+      expect(anonymous.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(anonymous.headers['x-frame-options']).toBe('DENY');
+
+      const page = await use().app.inject({ method: 'GET', url, headers: { cookie: cookies } });
+      expect(page.statusCode).toBe(200);
+      const platformName = (await use().db.selectFrom('platforms').select('name').where('id', '=', world.platform.platformId).executeTakeFirstOrThrow()).name;
+      expect(page.body).toContain('Checkout App');
+      expect(page.body).toContain(`Brand ${world.brand.companyId}`);
+      expect(page.body).toContain(platformName);
+      expect(page.headers['content-security-policy']).toContain('form-action \'self\' https://app.example');
+    });
+
+    it('redirects with a single-use code and the state on approval, and with access_denied on denial', async () => {
+      const { challenge } = pkce();
+      const before = await counts(use());
+      const approved = await consent(use().app, cookies, { clientId: world.publicClient.clientId, challenge, state: 'xyz' });
+      expect(approved.origin + approved.pathname).toBe(REDIRECT_URI);
+      expect(approved.searchParams.get('code')).toMatch(/^[A-Za-z0-9]{43}$/);
+      expect(approved.searchParams.get('state')).toBe('xyz');
+      expect(approved.searchParams.get('iss')).toBe('http://svc.test');
+      expect((await counts(use())).codes).toBe(before.codes + 1);
+
+      const denied = await consent(use().app, cookies, { clientId: world.publicClient.clientId, challenge, state: 'abc', decision: 'deny' });
+      expect(denied.searchParams.get('error')).toBe('access_denied');
+      expect(denied.searchParams.get('state')).toBe('abc');
+      expect(denied.searchParams.get('code')).toBeNull();
+      expect((await counts(use())).codes).toBe(before.codes + 1);
+    });
+
+    const pageErrors: Array<[string, (w: World) => Record<string, string>, RegExp]> = [
+      ['unknown client', () => ({ ...authorizeFields({ clientId: 'no-such-client', challenge: pkce().challenge }) }), /not registered/],
+      ['missing client_id', (w) => { const { client_id: _c, ...rest } = authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }); return rest; }, /client_id is missing/],
+      ['wrong redirect URI', (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, redirectUri: 'https://evil.example/cb' }), /redirect_uri does not match/],
+      ['redirect URI differing only by a trailing slash', (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, redirectUri: `${REDIRECT_URI}/` }), /redirect_uri does not match/],
+      ['missing redirect URI', (w) => { const { redirect_uri: _r, ...rest } = authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }); return rest; }, /redirect_uri is missing/],
+    ];
+    for (const [check, fields, message] of pageErrors) {
+      it(`shows an error page and does not redirect for ${check}`, async () => {
+        const before = await counts(use());
+        const response = await use().app.inject({ method: 'GET', url: authorizeUrl(fields(world)), headers: { cookie: cookies } });
+        expect(response.statusCode).toBe(400);
+        expect(response.headers.location).toBeUndefined();
+        expect(response.headers['content-type']).toMatch(/text\/html/);
+        expect(response.body).toMatch(message);
+        expect(await counts(use())).toEqual(before);
+      });
+    }
+
+    const redirectErrors: Array<[string, (w: World) => Record<string, string>, string, RegExp]> = [
+      ['unsupported response type', (w) => ({ ...authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }), response_type: 'token' }), 'unsupported_response_type', /response_type=code/],
+      ['missing code_challenge', (w) => { const { code_challenge: _c, ...rest } = authorizeFields({ clientId: w.publicClient.clientId, challenge: 'x' }); return rest; }, 'invalid_request', /PKCE is required/],
+      ['plain PKCE', (w) => ({ ...authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }), code_challenge_method: 'plain' }), 'invalid_request', /S256/],
+      ['unknown scope', (w) => ({ ...authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }), scope: 'admin' }), 'invalid_scope', /brand/],
+      ['inactive platform_id', (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, platformId: w.inactivePlatform.platformId }), 'invalid_request', /not an active platform/],
+      ['unknown platform_id', (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, platformId: '00000000-0000-4000-8000-000000000000' }), 'invalid_request', /not an active platform/],
+      ['platform_id not a UUID', (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, platformId: '42' }), 'invalid_request', /UUID/],
+    ];
+    for (const [check, fields, error, description] of redirectErrors) {
+      it(`redirects back with ${error} for ${check}, on the page and on the consent form`, async () => {
+        const before = await counts(use());
+        const shown = await use().app.inject({ method: 'GET', url: authorizeUrl(fields(world)), headers: { cookie: cookies } });
+        const submitted = await use().app.inject({
+          method: 'POST',
+          url: '/v1/oauth/authorize',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies },
+          payload: form({ ...fields(world), csrf_token: csrfOf(cookies), decision: 'approve' }),
+        });
+        for (const response of [shown, submitted]) {
+          expect(response.statusCode).toBe(303);
+          const location = new URL(response.headers.location as string);
+          expect(location.origin + location.pathname).toBe(REDIRECT_URI);
+          expect(location.searchParams.get('error')).toBe(error);
+          expect(location.searchParams.get('error_description')).toMatch(description);
+          expect(location.searchParams.get('state')).toBe('state-123');
+        }
+        expect(await counts(use())).toEqual(before);
+      });
+    }
+
+    it('refuses a consent form without the CSRF token, writing nothing', async () => {
+      const before = await counts(use());
+      const response = await use().app.inject({
+        method: 'POST',
+        url: '/v1/oauth/authorize',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies },
+        payload: form({ ...authorizeFields({ clientId: world.publicClient.clientId, challenge: pkce().challenge }), csrf_token: 'forged', decision: 'approve' }),
+      });
+      expect(response.statusCode).toBe(403);
+      expect(response.headers.location).toBeUndefined();
+      expect(await counts(use())).toEqual(before);
+    });
+  });
+
+  describe('token', () => {
+    async function freshCode(options: { platformId?: string } = {}) {
+      const { verifier, challenge } = pkce();
+      const redirect = await consent(use().app, cookies, { clientId: world.publicClient.clientId, challenge, ...options });
+      return { code: redirect.searchParams.get('code')!, verifier };
+    }
+    const exchange = (code: string, verifier: string | undefined, extra: Record<string, string> = {}) =>
+      tokenRequest(use().app, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT_URI,
+        client_id: world.publicClient.clientId,
+        ...(verifier === undefined ? {} : { code_verifier: verifier }),
+        ...extra,
+      });
+
+    it('exchanges a code for a Bearer pair that works on brand routes', async () => {
+      const { code, verifier } = await freshCode();
+      const response = await exchange(code, verifier);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['cache-control']).toBe('no-store');
+      const body = response.json();
+      expect(body).toEqual({
+        access_token: expect.stringMatching(/^svc_at_/),
+        token_type: 'Bearer',
+        expires_in: 3600,
+        refresh_token: expect.stringMatching(/^svc_rt_/),
+        scope: 'brand',
+      });
+      const stored = await use().db.selectFrom('oauth_access_tokens').select('token_hash').execute();
+      expect(stored.map((row) => row.token_hash)).not.toContain(body.access_token);
+      const partners = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${body.access_token}` } });
+      expect(partners.statusCode).toBe(200);
+    });
+
+    const expectGrantError = async (response: Awaited<ReturnType<typeof exchange>>, status: number, error: string, description: RegExp) => {
+      expect(response.statusCode).toBe(status);
+      expect(response.json()).toEqual({ error, error_description: expect.stringMatching(description) });
+    };
+
+    it('refuses a wrong code_verifier and consumes the code', async () => {
+      const { code, verifier } = await freshCode();
+      const before = await counts(use());
+      await expectGrantError(await exchange(code, pkce().verifier), 400, 'invalid_grant', /code verifier is invalid/);
+      await expectGrantError(await exchange(code, verifier), 400, 'invalid_grant', /already used/);
+      const after = await counts(use());
+      expect([after.access, after.refresh]).toEqual([before.access, before.refresh]);
+    });
+
+    it('refuses a missing code_verifier', async () => {
+      const { code } = await freshCode();
+      const before = await counts(use());
+      await expectGrantError(await exchange(code, undefined), 400, 'invalid_grant', /code_verifier/);
+      expect((await counts(use())).access).toBe(before.access);
+    });
+
+    it('refuses a replayed code and revokes the tokens it bought', async () => {
+      const { code, verifier } = await freshCode();
+      const first = (await exchange(code, verifier)).json();
+      const before = await counts(use());
+      await expectGrantError(await exchange(code, verifier), 400, 'invalid_grant', /already used/);
+      expect((await counts(use())).access).toBe(before.access);
+      const partners = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${first.access_token}` } });
+      expect(partners.statusCode).toBe(401);
+      expect(partners.json().error).toBe('unauthorized');
+    });
+
+    it('refuses an expired code', async () => {
+      const { code, verifier } = await freshCode();
+      await use().db.updateTable('oauth_authorization_codes').set({ expires_at: new Date(Date.now() - 1000) }).where('used_at', 'is', null).execute();
+      const before = await counts(use());
+      await expectGrantError(await exchange(code, verifier), 400, 'invalid_grant', /expired/);
+      expect((await counts(use())).access).toBe(before.access);
+    });
+
+    it('refuses a code sent with another redirect URI', async () => {
+      const { code, verifier } = await freshCode();
+      const before = await counts(use());
+      const response = await exchange(code, verifier, { redirect_uri: 'https://app.example/other' });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toBe('invalid_request');
+      expect((await counts(use())).access).toBe(before.access);
+    });
+
+    it('refuses an unknown client, a wrong client secret and a confidential client without its secret', async () => {
+      const { code, verifier } = await freshCode();
+      const before = await counts(use());
+      await expectGrantError(await exchange(code, verifier, { client_id: 'no-such-client' }), 400, 'invalid_client', /client is invalid/);
+      const confidential = world.confidentialClient;
+      await expectGrantError(
+        await tokenRequest(use().app, { grant_type: 'client_credentials', client_id: confidential.clientId, client_secret: 'svc_cs_wrong' }),
+        400,
+        'invalid_client',
+        /client is invalid/,
+      );
+      const basic = Buffer.from(`${confidential.clientId}:wrong-secret`).toString('base64');
+      const viaBasic = await tokenRequest(use().app, { grant_type: 'client_credentials' }, { authorization: `Basic ${basic}` });
+      await expectGrantError(viaBasic, 401, 'invalid_client', /client is invalid/);
+      expect(viaBasic.headers['www-authenticate']).toMatch(/^Basic/);
+      await expectGrantError(
+        await tokenRequest(use().app, { grant_type: 'refresh_token', refresh_token: 'svc_rt_x', client_id: confidential.clientId }),
+        400,
+        'invalid_client',
+        /client is invalid/,
+      );
+      expect(await counts(use())).toEqual(before);
+    });
+
+    it('refuses unsupported grant types, client credentials for public clients, and non-form bodies', async () => {
+      const before = await counts(use());
+      await expectGrantError(
+        await tokenRequest(use().app, { grant_type: 'password', username: 'a', password: 'b', client_id: world.publicClient.clientId }),
+        400,
+        'unsupported_grant_type',
+        /grant_type/,
+      );
+      await expectGrantError(
+        await tokenRequest(use().app, { grant_type: 'urn:example:custom', client_id: world.publicClient.clientId }),
+        400,
+        'unsupported_grant_type',
+        /grant_type/,
+      );
+      await expectGrantError(
+        await tokenRequest(use().app, { grant_type: 'client_credentials', client_id: world.publicClient.clientId }),
+        400,
+        'invalid_client',
+        /credentials/,
+      );
+      const json = await use().app.inject({
+        method: 'POST',
+        url: '/v1/oauth/token',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ grant_type: 'client_credentials' }),
+      });
+      await expectGrantError(json, 400, 'invalid_request', /x-www-form-urlencoded/);
+      const repeated = await use().app.inject({
+        method: 'POST',
+        url: '/v1/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'grant_type=authorization_code&grant_type=refresh_token',
+      });
+      await expectGrantError(repeated, 400, 'invalid_request', /grant_type must be sent once/);
+      expect(await counts(use())).toEqual(before);
+    });
+
+    it('issues client-credentials tokens to a confidential client bound to a brand, with Basic credentials form-encoded', async () => {
+      const { clientId, clientSecret } = world.confidentialClient;
+      const encode = (value: string) => encodeURIComponent(value).replace(/[-_.!~*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+      const basic = Buffer.from(`${encode(clientId)}:${encode(clientSecret!)}`).toString('base64');
+      const response = await tokenRequest(use().app, { grant_type: 'client_credentials' }, { authorization: `Basic ${basic}` });
+      expect(response.statusCode).toBe(200);
+      const body = response.json();
+      expect(body.refresh_token).toBeUndefined();
+      const partners = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${body.access_token}` } });
+      expect(partners.statusCode).toBe(200);
+    });
+  });
+
+  describe('refresh, reuse and revocation', () => {
+    const refresh = (refreshToken: string) =>
+      tokenRequest(use().app, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: world.publicClient.clientId });
+    const partnersWith = (token: string) => use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${token}` } });
+
+    it('rotates, answers concurrent refreshes with one pair, and revokes the family when a rotated token comes back later', async () => {
+      const first = await issueTokens(use().app, world);
+      const [a, b] = await Promise.all([refresh(first.refresh_token), refresh(first.refresh_token)]);
+      expect(a.statusCode).toBe(200);
+      expect(b.statusCode).toBe(200);
+      expect(a.json().refresh_token).toBe(b.json().refresh_token);
+      expect(a.json().access_token).toBe(b.json().access_token);
+      const second = a.json();
+      expect(second.refresh_token).not.toBe(first.refresh_token);
+
+      // Past the grace window the rotated token is a stolen one.
+      await use().db.updateTable('oauth_refresh_tokens').set({ rotated_at: new Date(Date.now() - 31_000) }).where('rotated_at', 'is not', null).execute();
+      const reused = await refresh(first.refresh_token);
+      expect(reused.statusCode).toBe(400);
+      expect(reused.json()).toEqual({ error: 'invalid_grant', error_description: expect.stringMatching(/already used/) });
+      expect((await partnersWith(second.access_token)).statusCode).toBe(401);
+      expect((await refresh(second.refresh_token)).json().error).toBe('invalid_grant');
+    });
+
+    it('revokes an access token alone, and a refresh token with its whole grant (RFC 7009)', async () => {
+      const pair = await issueTokens(use().app, world);
+      expect((await partnersWith(pair.access_token)).statusCode).toBe(200);
+      const revoke = (token: string, clientId = world.publicClient.clientId) =>
+        use().app.inject({ method: 'POST', url: '/v1/oauth/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ token, client_id: clientId }) });
+
+      const byOther = await use().app.inject({
+        method: 'POST',
+        url: '/v1/oauth/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: form({ token: pair.access_token, client_id: world.confidentialClient.clientId, client_secret: world.confidentialClient.clientSecret! }),
+      });
+      expect(byOther.statusCode).toBe(200);
+      expect((await partnersWith(pair.access_token)).statusCode).toBe(200);
+
+      expect((await revoke(pair.access_token)).statusCode).toBe(200);
+      expect((await partnersWith(pair.access_token)).statusCode).toBe(401);
+      const rotated = (await refresh(pair.refresh_token)).json();
+      expect((await partnersWith(rotated.access_token)).statusCode).toBe(200);
+
+      expect((await revoke(rotated.refresh_token)).statusCode).toBe(200);
+      expect((await partnersWith(rotated.access_token)).statusCode).toBe(401);
+      expect((await refresh(rotated.refresh_token)).json().error).toBe('invalid_grant');
+      expect((await revoke('svc_rt_unknown')).statusCode).toBe(200);
+      const unauthenticated = await revoke(pair.access_token, 'no-such-client');
+      expect(unauthenticated.statusCode).toBe(401);
+      expect(unauthenticated.json().error).toBe('invalid_client');
+    });
+  });
+
+  describe('bearer tokens on brand routes', () => {
+    it('gives 401 for unknown, malformed and expired tokens, and on the sync endpoint', async () => {
+      const pair = await issueTokens(use().app, world);
+      for (const token of ['svc_at_' + 'A'.repeat(43), 'nonsense']) {
+        const response = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${token}` } });
+        expect(response.statusCode).toBe(401);
+        expect(response.json().error).toBe('unauthorized');
+      }
+      const sync = await use().app.inject({
+        method: 'POST',
+        url: '/v1/platform/brands',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${pair.access_token}` },
+        payload: JSON.stringify({ brands: [] }),
+      });
+      expect(sync.statusCode).toBe(401);
+
+      const fresh = await issueTokens(use().app, world);
+      await use().db.updateTable('oauth_access_tokens').set({ expires_at: new Date(Date.now() - 1000) }).execute();
+      const expired = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${fresh.access_token}` } });
+      expect(expired.statusCode).toBe(401);
+    });
+  });
+});

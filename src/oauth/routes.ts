@@ -1,0 +1,252 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import OAuth2Server from '@node-oauth/oauth2-server';
+import { sendPage, signInPage } from '../accounts/pages.js';
+import { formField } from '../accounts/schemas.js';
+import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser } from '../accounts/sessions.js';
+import { checkAuthorizeRequest, redirectTo, type AuthorizeLookups } from './authorize-request.js';
+import { OAuthBearerVerifier } from './bearer.js';
+import * as dal from './dal.js';
+import { authenticateClient, createOAuthModel, toServiceClient, type Grantee } from './model.js';
+import { authorizeErrorPage, authorizeParams, consentPage } from './pages.js';
+import { basicCredentials, revokePresentedToken } from './revocation.js';
+import { SUPPORTED_SCOPES } from './scopes.js';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, AUTHORIZATION_CODE_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS } from './tokens.js';
+
+const { OAuthError, ServerError, Request: OAuthRequest, Response: OAuthResponse } = OAuth2Server;
+
+const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
+
+/** RFC 6749 5.2 error body. */
+function sendOAuthError(reply: FastifyReply, status: number, error: string, description: string): FastifyReply {
+  return reply
+    .status(status)
+    .header('Cache-Control', 'no-store')
+    .header('Pragma', 'no-cache')
+    .send({ error, error_description: description });
+}
+
+export const oauthRoutes: FastifyPluginAsync = async (plain) => {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config, bus, auth } = app.services;
+  const policy = cookiePolicyFor(config.baseUrl);
+  const serviceOrigin = new URL(config.baseUrl).origin;
+  const issuer = config.baseUrl;
+  await app.register(cookie);
+  await app.register(formbody);
+
+  const model = createOAuthModel({ db, onRevoked: () => bus.publish('credentials') });
+  const lookups: AuthorizeLookups = {
+    findClient: async (clientId) => {
+      const record = await dal.findClient(db, clientId);
+      return record && toServiceClient(record);
+    },
+    findActivePlatform: async (platformId) => {
+      const platform = await auth.findPlatform(platformId);
+      if (!platform?.active) return undefined;
+      return { id: platform.id, name: (await dal.platformName(db, platform.id)) ?? platform.id };
+    },
+  };
+  const tokenServer = new OAuth2Server({
+    model,
+    accessTokenLifetime: ACCESS_TOKEN_LIFETIME_SECONDS,
+    refreshTokenLifetime: REFRESH_TOKEN_LIFETIME_SECONDS,
+    alwaysIssueNewRefreshToken: true,
+    // Public clients prove possession with PKCE (codes) or hold the refresh token; the model
+    // still demands the secret of every confidential client, whatever the grant.
+    requireClientAuthentication: { authorization_code: false, refresh_token: false },
+  });
+  // At authorization the client is only identified (the browser holds no secret).
+  const authorizeServer = new OAuth2Server({
+    model: { ...model, getClient: async (clientId: string) => (await lookups.findClient(clientId)) ?? false },
+    authorizationCodeLifetime: AUTHORIZATION_CODE_LIFETIME_SECONDS,
+    allowEmptyState: true,
+  });
+  auth.bearerVerifier = new OAuthBearerVerifier(model, bus);
+
+  app.get('/.well-known/oauth-authorization-server', { schema: { summary: 'OAuth 2 authorization server metadata (RFC 8414)', tags: ['oauth'] } }, async (_request, reply) => {
+    reply.header('Cache-Control', 'public, max-age=3600');
+    return {
+      issuer,
+      authorization_endpoint: `${issuer}/v1/oauth/authorize`,
+      token_endpoint: `${issuer}/v1/oauth/token`,
+      revocation_endpoint: `${issuer}/v1/oauth/revoke`,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: GRANT_TYPES,
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      scopes_supported: [...SUPPORTED_SCOPES],
+      authorization_response_iss_parameter_supported: true,
+      service_documentation: `${issuer}/docs`,
+    };
+  });
+
+  app.get('/v1/oauth/authorize', { schema: { hide: true } }, async (request, reply) => {
+    const check = await checkAuthorizeRequest(lookups, request.query);
+    if (check.kind === 'page') return sendPage(reply, 400, authorizeErrorPage(check.message));
+    if (check.kind === 'redirect') {
+      const { redirectUri, error, description, state } = check;
+      return reply.redirect(redirectTo(redirectUri, { error, error_description: description, state, iss: issuer }), 303);
+    }
+    const csrfToken = csrfTokenFor(request, reply, policy);
+    const user = await currentUser(db, request);
+    if (!user) {
+      const intro = `Sign in to let ${check.request.client.name} access your brand.`;
+      return sendPage(reply, 200, signInPage({ csrfToken, returnTo: request.url, intro }));
+    }
+    return sendPage(
+      reply,
+      200,
+      consentPage({ request: check.request, brandName: user.brandName ?? user.companyId, email: user.email, csrfToken, authorizeUrl: request.url }),
+    );
+  });
+
+  app.post('/v1/oauth/authorize', { schema: { hide: true } }, async (request, reply) => {
+    if (!csrfValid(request, formField(request.body, 'csrf_token'), serviceOrigin)) {
+      return sendPage(reply, 403, authorizeErrorPage('This form has expired. Go back to the app and start again.'));
+    }
+    const check = await checkAuthorizeRequest(lookups, request.body);
+    if (check.kind === 'page') return sendPage(reply, 400, authorizeErrorPage(check.message));
+    if (check.kind === 'redirect') {
+      const { redirectUri, error, description, state } = check;
+      return reply.redirect(redirectTo(redirectUri, { error, error_description: description, state, iss: issuer }), 303);
+    }
+    const params = authorizeParams(check.request);
+    const user = await currentUser(db, request);
+    if (!user) return reply.redirect(`/v1/oauth/authorize?${new URLSearchParams(params).toString()}`, 303);
+    const decision = formField(request.body, 'decision');
+    if (decision !== 'approve' && decision !== 'deny') {
+      return sendPage(reply, 400, authorizeErrorPage('Choose Allow or Deny.'));
+    }
+
+    const grantee: Grantee = { userId: user.userId, companyId: user.companyId, platformId: check.request.platform?.id ?? null };
+    const oauthRequest = new OAuthRequest({
+      method: 'POST',
+      headers: {},
+      query: {},
+      body: { ...params, allowed: decision === 'approve' ? 'true' : 'false' },
+    });
+    const oauthResponse = new OAuthResponse();
+    try {
+      await authorizeServer.authorize(oauthRequest, oauthResponse, { authenticateHandler: { handle: async () => grantee } });
+    } catch (error) {
+      if (!(error instanceof OAuthError) || error instanceof ServerError) throw error;
+      const description = error.message;
+      return reply.redirect(
+        redirectTo(check.request.redirectUri, { error: error.name, error_description: description, state: check.request.state, iss: issuer }),
+        303,
+      );
+    }
+    return reply.redirect(redirectTo(String(oauthResponse.get('Location')), { iss: issuer }), 303);
+  });
+
+  await app.register(async (scope) => {
+    // Everything these endpoints answer, errors included, is RFC 6749 shaped.
+    scope.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
+      if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+        return sendOAuthError(reply, 400, 'invalid_request', error.message);
+      }
+      request.log.error({ err: error }, 'OAuth endpoint failed');
+      return sendOAuthError(reply, 500, 'server_error', 'the request could not be completed because of an error on our side');
+    });
+
+    /** The form body's text fields, and the first field sent more than once (RFC 6749 3.2 forbids it). */
+    const formBody = (body: unknown): { fields: Record<string, string>; repeated: string | undefined } => {
+      const fields: Record<string, string> = {};
+      let repeated: string | undefined;
+      for (const [name, value] of Object.entries((body && typeof body === 'object' ? body : {}) as Record<string, unknown>)) {
+        if (Array.isArray(value)) repeated ??= name;
+        else if (typeof value === 'string') fields[name] = value;
+      }
+      return { fields, repeated };
+    };
+
+    scope.post(
+      '/v1/oauth/token',
+      {
+        schema: {
+          summary: 'Obtain tokens',
+          description:
+            'Form-encoded (RFC 6749). Grants: authorization_code (PKCE S256 required), refresh_token (rotates; reuse of a ' +
+            'rotated token revokes the grant), client_credentials (confidential clients bound to a brand). Clients authenticate ' +
+            'with HTTP Basic or client_id/client_secret in the body; public clients send client_id only.',
+          tags: ['oauth'],
+        },
+      },
+      async (request, reply) => {
+        const { fields: body, repeated } = formBody(request.body);
+        if (repeated) return sendOAuthError(reply, 400, 'invalid_request', `${repeated} must be sent once`);
+        // Said before client authentication, which the library would otherwise demand for grants it does not know.
+        if (body.grant_type !== undefined && !GRANT_TYPES.includes(body.grant_type)) {
+          return sendOAuthError(reply, 400, 'unsupported_grant_type', `grant_type must be one of ${GRANT_TYPES.join(', ')}`);
+        }
+        const basic = basicCredentials(request.headers.authorization);
+        if (basic === 'malformed') return sendOAuthError(reply, 401, 'invalid_client', 'the Authorization header is not valid HTTP Basic');
+        if (basic && (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== basic.clientId))) {
+          return sendOAuthError(reply, 400, 'invalid_request', 'authenticate with one method: HTTP Basic or client_secret in the body, not both');
+        }
+        const { authorization: _authorization, ...headers } = request.headers;
+        // Basic credentials are decoded here (the library would not undo their form encoding) and passed as body fields.
+        const oauthRequest = new OAuthRequest({
+          method: 'POST',
+          headers: headers as Record<string, string>,
+          query: {},
+          body: basic ? { ...body, client_id: basic.clientId, client_secret: basic.clientSecret } : body,
+        });
+        let token: OAuth2Server.Token;
+        try {
+          token = await tokenServer.token(oauthRequest, new OAuthResponse());
+        } catch (error) {
+          if (!(error instanceof OAuthError) || error instanceof ServerError) throw error;
+          if (error.name === 'invalid_client' && basic) {
+            reply.header('WWW-Authenticate', 'Basic realm="oauth"');
+            return sendOAuthError(reply, 401, error.name, error.message);
+          }
+          return sendOAuthError(reply, error.code, error.name, error.message);
+        }
+        const expiresIn = Math.max(0, Math.round((token.accessTokenExpiresAt!.getTime() - Date.now()) / 1000));
+        return reply
+          .header('Cache-Control', 'no-store')
+          .header('Pragma', 'no-cache')
+          .send({
+            access_token: token.accessToken,
+            token_type: 'Bearer',
+            expires_in: expiresIn,
+            ...(token.refreshToken ? { refresh_token: token.refreshToken } : {}),
+            scope: (token.scope ?? []).join(' '),
+          });
+      },
+    );
+
+    scope.post(
+      '/v1/oauth/revoke',
+      {
+        schema: {
+          summary: 'Revoke a token (RFC 7009)',
+          description: 'Form-encoded `token` (and optional `token_type_hint`). A refresh token revokes its whole grant. Answers 200 for unknown tokens too.',
+          tags: ['oauth'],
+        },
+      },
+      async (request, reply) => {
+        const { fields: body, repeated } = formBody(request.body);
+        if (repeated) return sendOAuthError(reply, 400, 'invalid_request', `${repeated} must be sent once`);
+        const basic = basicCredentials(request.headers.authorization);
+        if (basic === 'malformed') return sendOAuthError(reply, 401, 'invalid_client', 'the Authorization header is not valid HTTP Basic');
+        const clientId = basic?.clientId ?? body.client_id;
+        if (!clientId) return sendOAuthError(reply, 401, 'invalid_client', 'client authentication is required');
+        const client = await authenticateClient(db, clientId, basic?.clientSecret ?? body.client_secret);
+        if (!client) {
+          if (basic) reply.header('WWW-Authenticate', 'Basic realm="oauth"');
+          return sendOAuthError(reply, 401, 'invalid_client', 'client authentication failed');
+        }
+        if (!body.token) return sendOAuthError(reply, 400, 'invalid_request', 'token is required');
+        if (await revokePresentedToken(db, client.id, body.token)) await bus.publish('credentials');
+        return reply.header('Cache-Control', 'no-store').status(200).send();
+      },
+    );
+  });
+};
