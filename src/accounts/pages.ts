@@ -50,7 +50,7 @@ export function renderPage(page: Page): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${escapeHtml(page.title)} · Partner Collaboration</title>
 <style>${CSS}</style>
 </head>
@@ -66,7 +66,9 @@ ${page.body}
 
 /**
  * Sends a server-rendered page that no other site can frame, that loads nothing from elsewhere
- * and that no cache keeps (it may show who is signed in).
+ * and that no cache keeps (it may show who is signed in). The referrer policy is same-origin, not
+ * no-referrer: under no-referrer browsers send `Origin: null` on form posts, which the CSRF check
+ * refuses.
  */
 export function sendPage(reply: FastifyReply, status: number, page: Page): FastifyReply {
   const formAction = ["'self'", ...(page.formTargets ?? [])].join(' ');
@@ -79,7 +81,7 @@ export function sendPage(reply: FastifyReply, status: number, page: Page): Fasti
     )
     .header('X-Frame-Options', 'DENY')
     .header('X-Content-Type-Options', 'nosniff')
-    .header('Referrer-Policy', 'no-referrer')
+    .header('Referrer-Policy', 'same-origin')
     .header('Cache-Control', 'no-store')
     .send(renderPage(page));
 }
