@@ -11,6 +11,7 @@ import { pingDatabase } from './db/database.js';
 import { InvalidationBus } from './cache/invalidation.js';
 import { Authenticator } from './auth/authenticator.js';
 import { UsageRecorder } from './auth/usage-recorder.js';
+import { ScoringLoop } from './recommendations/scorer.js';
 import { keyEnvironmentFor } from './auth/keys.js';
 import { installAuthHooks } from './auth/plugin.js';
 import { installAdminAuth } from './support/admin-auth.js';
@@ -83,6 +84,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     await bus.connectRemote({ postgresUrl: config.databaseUrl }, app.log);
   }
   usage.start();
+  const scoring = new ScoringLoop(database.db, app.log);
+  scoring.start();
+  app.addHook('onClose', () => scoring.stop());
   app.addHook('onClose', async () => {
     await usage.close().catch((error) => app.log.warn({ err: error }, 'could not record final key usage'));
     await bus.close();

@@ -3,6 +3,7 @@ import { platformRoutes } from './platforms/routes.js';
 import { supportRoutes } from './support/routes.js';
 import { partnershipRoutes } from './partnerships/routes.js';
 import { campaignRoutes } from './campaigns/routes.js';
+import { recommendationRoutes } from './recommendations/routes.js';
 import { attributionRoutes } from './attribution/routes.js';
 import { offersRoutes } from './offers/routes.js';
 import { accountRoutes } from './accounts/routes.js';
@@ -10,4 +11,4 @@ import { oauthRoutes } from './oauth/routes.js';
 import { oauthAdminRoutes } from './oauth/admin-routes.js';
 
 /** Every domain's HTTP routes, registered in this order. */
-export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes];
+export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, recommendationRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes];

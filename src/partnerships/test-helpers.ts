@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { PartnershipStatus } from '../db/schema.js';
+import { drainScoringQueue } from '../recommendations/scorer.js';
 
 /** Test data for the brand lists, written in bulk: there is no API that creates partnerships yet. */
 export async function insertCompanies(db: Db, companies: Array<{ id: string; businessName?: string | null; domain?: string | null; logoImageUrl?: string | null }>) {
@@ -58,4 +59,19 @@ export async function insertCampaigns(db: Db, rows: CampaignSeed[]): Promise<voi
                                                   ${rows.map((row) => row.startDate)}::timestamptz[],
                                                   ${rows.map((row) => row.endDate)}::timestamptz[],
                                                   ${rows.map((row) => row.createdAt)}::timestamptz[]) as x(i, o, p, n, s, sd, ed, t)`.execute(db);
+}
+
+/**
+ * Scores everything queued and waits until the queue is empty as committed: the app's own scorer
+ * may hold a batch, which a drain skips, so an empty drain alone does not mean scores are written.
+ */
+export async function settleScores(db: Db): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    await drainScoringQueue(db);
+    const row = await db.selectFrom('scoring_queue').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    if (Number(row.n) === 0) return;
+    if (Date.now() > deadline) throw new Error('scoring queue did not empty within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -1,0 +1,105 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { BrandProfile, ScoredPair } from './scoring.js';
+
+/**
+ * Takes queued brands off the scoring queue. The rows are deleted (not just locked) at once, so a
+ * profile change made while the batch is scored waits on this transaction and queues the brand
+ * again after it commits; skip locked lets several workers share the queue.
+ */
+export async function claimQueuedBrands(db: Db, limit: number): Promise<string[]> {
+  const result = await sql<{ company_id: string }>`
+    delete from scoring_queue
+    where company_id in (
+      select company_id from scoring_queue order by queued_at, company_id limit ${limit} for update skip locked
+    )
+    returning company_id`.execute(db);
+  return result.rows.map((row) => row.company_id);
+}
+
+export async function countCompanies(db: Db): Promise<number> {
+  const row = await db.selectFrom('companies').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function loadProfiles(db: Db): Promise<Map<string, BrandProfile>> {
+  const rows = await db
+    .selectFrom('companies')
+    .select(['id', 'categories', 'country', 'business_size', 'product_count', 'commerce_platform'])
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        categories: row.categories,
+        country: row.country,
+        businessSize: row.business_size,
+        productCount: row.product_count,
+        commercePlatform: row.commerce_platform,
+      },
+    ]),
+  );
+}
+
+export async function upsertScores(db: Db, pairs: ScoredPair[], scoredAt: Date): Promise<void> {
+  if (pairs.length === 0) return;
+  await sql`
+    insert into recommendation_scores as s (company_id, candidate_id, match_rate, scored_at)
+    select company_id, candidate_id, match_rate, ${scoredAt}::timestamptz
+    from unnest(${pairs.map((pair) => pair.companyId)}::text[],
+                ${pairs.map((pair) => pair.candidateId)}::text[],
+                ${pairs.map((pair) => pair.matchRate)}::int[]) as item(company_id, candidate_id, match_rate)
+    on conflict (company_id, candidate_id) do update set
+      match_rate = excluded.match_rate,
+      scored_at = excluded.scored_at`.execute(db);
+}
+
+export interface RecommendationRow {
+  domain: string | null;
+  business_name: string | null;
+  logo_image_url: string | null;
+  description: string | null;
+  business_size: string | null;
+  country: string | null;
+  categories: string[];
+  product_count: number | null;
+  commerce_platform: string | null;
+  match_rate: number | null;
+}
+
+const profileColumns = sql`c.domain, c.business_name, c.logo_image_url, c.description, c.business_size, c.country,
+  c.categories, c.product_count, c.commerce_platform`;
+
+/** No pending or active partnership between the two brands, looked up in partnerships_open_pair_idx. */
+function notOpenPartners(companyId: string, candidate: RawBuilder<unknown>) {
+  return sql`not exists (
+    select 1 from partnerships p
+    where p.status in ('pending', 'active')
+      and least(p.requester_id, p.recipient_id) = least(${companyId}::text, ${candidate})
+      and greatest(p.requester_id, p.recipient_id) = greatest(${companyId}::text, ${candidate}))`;
+}
+
+/** The best scored candidates, walked in recommendation_scores_rank_idx order. */
+export async function bestScoredCandidates(db: Db, companyId: string, limit: number): Promise<RecommendationRow[]> {
+  const result = await sql<RecommendationRow>`
+    select ${profileColumns}, s.match_rate
+    from recommendation_scores s
+    join companies c on c.id = s.candidate_id
+    where s.company_id = ${companyId} and ${notOpenPartners(companyId, sql`s.candidate_id`)}
+    order by s.match_rate desc, s.candidate_id
+    limit ${limit}`.execute(db);
+  return result.rows;
+}
+
+/** Candidates the engine has not scored for this brand yet, newest brands first. */
+export async function newestUnscoredCandidates(db: Db, companyId: string, limit: number): Promise<RecommendationRow[]> {
+  const result = await sql<RecommendationRow>`
+    select ${profileColumns}, null::int as match_rate
+    from companies c
+    where c.id <> ${companyId}
+      and not exists (select 1 from recommendation_scores s where s.company_id = ${companyId} and s.candidate_id = c.id)
+      and ${notOpenPartners(companyId, sql`c.id`)}
+    order by c.created_at desc, c.id desc
+    limit ${limit}`.execute(db);
+  return result.rows;
+}

@@ -1,0 +1,188 @@
+import { sql } from 'kysely';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { describeEachDatabase } from '../../test/support/harness.js';
+import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
+import { insertCompanies, insertPartnerships, platformLinksOf, settleScores } from '../partnerships/test-helpers.js';
+import { matchRate, type BrandProfile } from './scoring.js';
+
+const coffee: BrandProfile = { categories: ['Coffee', 'Tea'], country: 'Germany', businessSize: 'Medium', productCount: 120, commercePlatform: 'Shopify' };
+const partial: BrandProfile = { categories: ['Tea', 'Snacks'], country: 'Germany', businessSize: 'Large', productCount: 1200, commercePlatform: 'WooCommerce' };
+const far: BrandProfile = { categories: ['Pets'], country: 'France', businessSize: 'Small', productCount: 10, commercePlatform: 'Shopify' };
+
+const asFactoryProfile = (profile: BrandProfile) => ({
+  categories: [...profile.categories],
+  country: profile.country ?? undefined,
+  businessSize: profile.businessSize ?? undefined,
+  productCount: profile.productCount ?? undefined,
+  commercePlatform: profile.commercePlatform ?? undefined,
+});
+
+describeEachDatabase('GET /v1/discover/partner/recommendations', (use) => {
+  let me: { companyId: string; key: string };
+  const domains: Record<string, string> = {};
+
+  beforeAll(async () => {
+    me = await createBrand(use().support, asFactoryProfile(coffee));
+    const add = async (label: string, profile: BrandProfile, extra: { description?: string; logoImageUrl?: string } = {}) => {
+      const brand = await createBrand(use().support, { ...asFactoryProfile(profile), ...extra, domain: `${label}-${uniqueId('d')}.example` });
+      domains[label] = (await use().db.selectFrom('companies').select('domain').where('id', '=', brand.companyId).executeTakeFirstOrThrow()).domain!;
+      return brand.companyId;
+    };
+    await add('twin', coffee, { description: 'Roasts beans', logoImageUrl: 'https://cdn.example/twin.png' });
+    await add('partial', partial);
+    const pending = await add('pending', coffee);
+    const active = await add('active', coffee);
+    const declined = await add('declined', far);
+    const removed = await add('removed', far);
+    await insertPartnerships(use().db, [
+      { requesterId: me.companyId, recipientId: pending, status: 'pending', createdAt: new Date() },
+      { requesterId: active, recipientId: me.companyId, status: 'active', createdAt: new Date() },
+      { requesterId: declined, recipientId: me.companyId, status: 'declined', createdAt: new Date() },
+      { requesterId: me.companyId, recipientId: removed, status: 'removed', createdAt: new Date() },
+    ]);
+    await settleScores(use().db);
+  });
+
+  const recommendations = (query = '', headers: Record<string, string> = {}, key: string | null = me.key) =>
+    use().app.inject({
+      method: 'GET',
+      url: `/v1/discover/partner/recommendations${query}`,
+      headers: { ...(key === null ? {} : { 'x-api-key': key }), ...headers },
+    });
+
+  it('recommends brands without an open partnership, best first, with optional fields omitted when unknown', async () => {
+    const response = await recommendations();
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.totalRows).toBe(body.data.length);
+    expect(matchRate(coffee, partial)).toBeGreaterThan(matchRate(coffee, far));
+    expect(body.data.slice(0, 2).map((item: { domain: string }) => item.domain)).toEqual([domains.twin, domains.partial]);
+    expect(body.data).toHaveLength(4);
+    expect(body.data[0]).toEqual({
+      domain: domains.twin,
+      businessName: expect.any(String),
+      logoImageUrl: 'https://cdn.example/twin.png',
+      description: 'Roasts beans',
+      matchRate: 100,
+      businessSize: 'Medium',
+      country: 'Germany',
+      categories: ['Coffee', 'Tea'],
+      productCount: 120,
+      platform: 'Shopify',
+    });
+    expect(body.data[1]).toMatchObject({ domain: domains.partial, matchRate: matchRate(coffee, partial) });
+    expect(new Set(body.data.slice(2).map((item: { domain: string }) => item.domain))).toEqual(new Set([domains.declined, domains.removed]));
+    for (const item of body.data.slice(2)) expect(item.matchRate).toBe(matchRate(coffee, far));
+  });
+
+  it('always sends categories, and omits every unknown field', async () => {
+    const bare = uniqueId('bare');
+    await insertCompanies(use().db, [{ id: bare, businessName: null, domain: null }]);
+    await settleScores(use().db);
+    const body = (await recommendations()).json();
+    expect(body.data).toContainEqual({ categories: [], matchRate: 50 });
+  });
+
+  it('lists a brand not scored yet after the scored ones, without matchRate', async () => {
+    const fresh = uniqueId('fresh');
+    await insertCompanies(use().db, [{ id: fresh, domain: `${fresh}.example` }]);
+    await settleScores(use().db);
+    await sql`delete from recommendation_scores where company_id = ${me.companyId} and candidate_id = ${fresh}`.execute(use().db);
+    const body = (await recommendations()).json();
+    const last = body.data.at(-1);
+    expect(last).toEqual({ domain: `${fresh}.example`, businessName: `Brand ${fresh}`, categories: [] });
+    expect(body.data.slice(0, -1).every((item: { matchRate?: number }) => typeof item.matchRate === 'number')).toBe(true);
+  });
+
+  it('re-scores when a profile changes and drops a brand as soon as a request is open', async () => {
+    const { companyId: changing } = await createBrand(use().support, { ...asFactoryProfile(far), domain: `${uniqueId('changing')}.example` });
+    await settleScores(use().db);
+    const rateOf = async () => {
+      const body = (await recommendations()).json();
+      const domain = (await use().db.selectFrom('companies').select('domain').where('id', '=', changing).executeTakeFirstOrThrow()).domain;
+      return body.data.find((item: { domain: string }) => item.domain === domain)?.matchRate;
+    };
+    expect(await rateOf()).toBe(matchRate(coffee, far));
+    await use().db.updateTable('companies').set({ categories: ['Coffee', 'Tea'], country: 'Germany' }).where('id', '=', changing).execute();
+    await settleScores(use().db);
+    expect(await rateOf()).toBe(matchRate(coffee, { ...far, categories: ['Coffee', 'Tea'], country: 'Germany' }));
+
+    const [partnershipId] = await insertPartnerships(use().db, [{ requesterId: changing, recipientId: me.companyId, status: 'pending', createdAt: new Date() }]);
+    expect(await rateOf()).toBeUndefined();
+    await use().db.updateTable('partnerships').set({ status: 'declined' }).where('id', '=', partnershipId!).execute();
+    expect(await rateOf()).toBeGreaterThan(0);
+  });
+
+  it('returns at most 50, best first', async () => {
+    const many = Array.from({ length: 60 }, (_, i) => ({ id: uniqueId(`many${i}`) }));
+    await insertCompanies(use().db, many);
+    await sql`update companies set categories = ${['Coffee']}::text[], product_count = ${5}
+              where id = any(${many.slice(0, 30).map((c) => c.id)}::text[])`.execute(use().db);
+    await settleScores(use().db);
+    const body = (await recommendations()).json();
+    expect(body.totalRows).toBe(50);
+    expect(body.data).toHaveLength(50);
+    const rates = body.data.map((item: { matchRate: number }) => item.matchRate);
+    expect(rates).toEqual([...rates].sort((a, b) => b - a));
+  });
+
+  describe('rejects bad input with 400 invalid_request, writing nothing', () => {
+    let activePlatformId: string;
+    let inactivePlatformId: string;
+    beforeAll(async () => {
+      activePlatformId = (await createPlatform(use().support)).platformId;
+      inactivePlatformId = (await createPlatform(use().support, { active: false })).platformId;
+    });
+
+    const cases: Array<[string, string, Record<string, string> | 'inactive', RegExp]> = [
+      ['pageIndex sent', '?pageIndex=1', {}, /query parameter pageIndex is not supported/],
+      ['pageSize sent', '?pageSize=10', {}, /query parameter pageSize is not supported/],
+      ['empty X-Platform-Id', '', { 'x-platform-id': '' }, /X-Platform-Id must be a platform id \(UUID\)/],
+      ['integer X-Platform-Id', '', { 'x-platform-id': '12' }, /X-Platform-Id must be a platform id \(UUID\)/],
+      ['word X-Platform-Id', '', { 'x-platform-id': 'loyalty' }, /X-Platform-Id must be a platform id \(UUID\)/],
+      ['an inactive platform\'s id', '', 'inactive', /X-Platform-Id is not an active platform/],
+    ];
+    for (const [check, query, headers, message] of cases) {
+      it(check, async () => {
+        const before = await platformLinksOf(use().db, me.companyId);
+        const sent = headers === 'inactive' ? { 'x-platform-id': inactivePlatformId } : Object.keys(headers).length ? headers : { 'x-platform-id': activePlatformId };
+        const response = await recommendations(query, sent);
+        expect(response.statusCode).toBe(400);
+        expect(response.json()).toMatchObject({ error: 'invalid_request', message: expect.stringMatching(message) });
+        expect(await platformLinksOf(use().db, me.companyId)).toEqual(before);
+      });
+    }
+
+    it('accepts an active platform and records the link', async () => {
+      const response = await recommendations('', { 'x-platform-id': activePlatformId });
+      expect(response.statusCode).toBe(200);
+      expect(await platformLinksOf(use().db, me.companyId)).toEqual([{ platform_id: activePlatformId }]);
+    });
+  });
+
+  describe('refuses callers without a brand credential with 401', () => {
+    it('no key', async () => {
+      const response = await recommendations('', {}, null);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toMatchObject({ error: 'unauthorized' });
+    });
+    it('a platform key', async () => {
+      const { key } = await createPlatform(use().support);
+      const response = await recommendations('', {}, key);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/platform keys are only for/) });
+    });
+  });
+
+  it('answers 500 internal_error in the spec shape when recommendations cannot be loaded', async () => {
+    const { db } = use();
+    await sql`alter table recommendation_scores rename to recommendation_scores_unavailable`.execute(db);
+    try {
+      const response = await recommendations();
+      expect(response.statusCode).toBe(500);
+      expect(response.json()).toEqual({ error: 'internal_error', message: expect.any(String), requestId: response.headers['x-request-id'] });
+    } finally {
+      await sql`alter table recommendation_scores_unavailable rename to recommendation_scores`.execute(db);
+    }
+  });
+});

@@ -1,0 +1,45 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { brandOf } from '../auth/plugin.js';
+import { badRequest } from '../http/errors.js';
+import { platformHeader } from '../http/paging.js';
+import { MAX_RECOMMENDATIONS, RecommendationsResponse } from './schemas.js';
+import { listRecommendations } from './service.js';
+
+const errorRef = Type.Ref('ErrorResponse');
+
+export const recommendationRoutes: FastifyPluginAsync = async (plain) => {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, auth } = app.services;
+
+  app.get(
+    '/v1/discover/partner/recommendations',
+    {
+      onRequest: app.requireBrand,
+      preValidation: async (request) => {
+        // Refused rather than ignored: a client sending them would believe it is paging.
+        const query = request.query as Record<string, unknown>;
+        for (const name of ['pageIndex', 'pageSize']) {
+          if (name in query) {
+            throw badRequest(`query parameter ${name} is not supported: recommendations are not paged (at most ${MAX_RECOMMENDATIONS}, best first)`);
+          }
+        }
+      },
+      preHandler: async (request) => {
+        await auth.resolvePlatformHeader(request.headers, brandOf(request), 'invalid_request');
+      },
+      schema: {
+        summary: 'Recommended partner brands',
+        description:
+          `At most ${MAX_RECOMMENDATIONS} brands the caller has no pending or active partnership with: scored ones best ` +
+          'first, then brands not scored yet (without matchRate), newest first. Not paged.',
+        tags: ['brand'],
+        security: [{ apiKey: [] }, { bearer: [] }],
+        headers: platformHeader,
+        response: { 200: RecommendationsResponse, 400: errorRef, 401: errorRef, 500: errorRef },
+      },
+    },
+    async (request) => listRecommendations(db, brandOf(request).companyId),
+  );
+};

@@ -1,0 +1,78 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/database.js';
+import { claimQueuedBrands, countCompanies, loadProfiles, upsertScores } from './dal.js';
+import { scoresToRefresh } from './scoring.js';
+
+export const SCORING_INTERVAL_MS = 1_000;
+/** Rows written by one upsert: keeps a batch's statement and transaction short however many brands exist. */
+const MAX_SCORES_PER_BATCH = 50_000;
+const MAX_BRANDS_PER_BATCH = 100;
+
+/**
+ * Scores one batch of queued brands in one transaction (claim, score, one bulk upsert) and
+ * returns how many brands it took; 0 means the queue was empty.
+ */
+export async function scoreNextBatch(db: Db): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    // Each queued brand rewrites its score against every brand, in both directions.
+    const scoresPerBrand = 2 * Math.max(1, await countCompanies(trx));
+    const limit = Math.min(MAX_BRANDS_PER_BATCH, Math.max(1, Math.floor(MAX_SCORES_PER_BATCH / scoresPerBrand)));
+    const claimed = await claimQueuedBrands(trx, limit);
+    if (claimed.length === 0) return 0;
+    // Read after claiming: a queued brand's profile is committed together with its queue row.
+    const profiles = await loadProfiles(trx);
+    await upsertScores(trx, scoresToRefresh(claimed, profiles), new Date());
+    return claimed.length;
+  });
+}
+
+/** Scores batches until the queue is empty or `stopped` says so; returns the brands scored. */
+export async function drainScoringQueue(db: Db, stopped: () => boolean = () => false): Promise<number> {
+  let total = 0;
+  while (!stopped()) {
+    const scored = await scoreNextBatch(db);
+    if (scored === 0) break;
+    total += scored;
+  }
+  return total;
+}
+
+/**
+ * The background scorer: drains the queue on a timer. The API process runs one; a worker process
+ * can run more (src/recommendations/worker.ts), since batches are claimed with skip locked.
+ */
+export class ScoringLoop {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: FastifyBaseLogger,
+    private readonly intervalMs = SCORING_INTERVAL_MS,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    if (this.running || this.stopped) return;
+    this.running = drainScoringQueue(this.db, () => this.stopped)
+      .then((scored) => {
+        if (scored > 0) this.log.debug({ scored }, 'recommendation scores refreshed');
+      })
+      .catch((error) => this.log.warn({ err: error }, 'recommendation scoring failed; will retry'))
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  /** Stops the timer and waits for the batch in flight, so the database can be closed after. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+}

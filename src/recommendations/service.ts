@@ -1,0 +1,29 @@
+import type { Db } from '../db/database.js';
+import { bestScoredCandidates, newestUnscoredCandidates, type RecommendationRow } from './dal.js';
+import { MAX_RECOMMENDATIONS, type Recommendation } from './schemas.js';
+
+/**
+ * The current recommendations: scored candidates best first, then (when fewer than the maximum
+ * are scored) brands the engine has not reached yet, newest first and without matchRate.
+ */
+export async function listRecommendations(db: Db, companyId: string): Promise<{ data: Recommendation[]; totalRows: number }> {
+  const scored = await bestScoredCandidates(db, companyId, MAX_RECOMMENDATIONS);
+  const unscored = scored.length < MAX_RECOMMENDATIONS ? await newestUnscoredCandidates(db, companyId, MAX_RECOMMENDATIONS - scored.length) : [];
+  const data = [...scored, ...unscored].map(toRecommendation);
+  return { data, totalRows: data.length };
+}
+
+/** Unknown fields are left out rather than sent as null (SPEC 2.4); categories is always an array. */
+function toRecommendation(row: RecommendationRow): Recommendation {
+  const item: Recommendation = { categories: row.categories };
+  if (row.domain !== null) item.domain = row.domain;
+  if (row.business_name !== null) item.businessName = row.business_name;
+  if (row.logo_image_url !== null) item.logoImageUrl = row.logo_image_url;
+  if (row.description !== null) item.description = row.description;
+  if (row.match_rate !== null) item.matchRate = row.match_rate;
+  if (row.business_size !== null) item.businessSize = row.business_size;
+  if (row.country !== null) item.country = row.country;
+  if (row.product_count !== null) item.productCount = row.product_count;
+  if (row.commerce_platform !== null) item.platform = row.commerce_platform;
+  return item;
+}
