@@ -52,9 +52,10 @@ export class ScoringLoop {
     private readonly intervalMs = SCORING_INTERVAL_MS,
   ) {}
 
-  start(): void {
+  /** In the API the timer must not keep a closing process alive; a worker process lives for it. */
+  start(options: { keepProcessAlive?: boolean } = {}): void {
     this.timer = setInterval(() => this.tick(), this.intervalMs);
-    this.timer.unref();
+    if (!options.keepProcessAlive) this.timer.unref();
   }
 
   private tick(): void {
