@@ -15,6 +15,19 @@ export interface Config {
   seedFile: string | undefined;
   logLevel: string;
   defaultRateLimitPerMinute: number;
+  /** The embedded plugin and merchant onboarding (DESIGN 4). */
+  plugin: {
+    /** Setup running longer than this shows the delayed stage. */
+    setupDelayedAfterSeconds: number;
+    /** Orders a store needs before it is eligible. */
+    storeMinOrders: number;
+    /** How often the setup worker looks for due jobs. */
+    setupPollMs: number;
+    /** First retry delay of a failed setup step; doubles per attempt, capped at a minute. */
+    setupRetryMs: number;
+    /** Port of the demo host page (a pretend tech platform on a second origin); 0 disables it. */
+    demoPort: number;
+  };
   /** Offers requests per minute per brand (SPEC 8: 3,000). */
   offersRateLimitPerMinute: number;
 }
@@ -104,6 +117,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   const defaultRateLimitPerMinute = integerIn('RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000);
+  const plugin = {
+    setupDelayedAfterSeconds: integerIn('SETUP_DELAYED_AFTER_SECONDS', 120, 1, 86_400),
+    storeMinOrders: integerIn('STORE_MIN_ORDERS', 10, 0, 1_000_000),
+    setupPollMs: integerIn('SETUP_POLL_MS', 1000, 10, 60_000),
+    setupRetryMs: integerIn('SETUP_RETRY_MS', 5000, 10, 600_000),
+    demoPort: integerIn('DEMO_PORT', port === 0 ? 0 : port + 1, 0, 65535),
+  };
   const offersRateLimitPerMinute = integerIn('OFFERS_RATE_LIMIT_PER_MINUTE', 3000, 1, 1_000_000);
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -121,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedFile: blankToUndefined('SEED_FILE'),
     logLevel,
     defaultRateLimitPerMinute,
+    plugin,
     offersRateLimitPerMinute,
   };
 }

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { prepareStartupData } from './fixtures/startup.js';
+import { startDemoHost } from './plugin/demo-host.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -11,6 +12,7 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, database });
   const startup = await prepareStartupData(app.services, app.log);
 
+  let closeDemo = async () => {};
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
     }, 20_000);
     forceExit.unref();
     try {
+      await closeDemo();
       await app.close();
       await database.close();
       process.exit(0);
@@ -34,6 +37,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  const demo = await startDemoHost(app.services);
+  closeDemo = demo.close;
   const where = database.kind === 'pglite' ? `PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)';
   const lines = [
     '',
@@ -43,6 +48,7 @@ async function main(): Promise<void> {
     `  Health:          ${config.baseUrl}/healthz  ${config.baseUrl}/readyz  ${config.baseUrl}/metrics`,
     `  Admin API:       ${config.adminToken ? `${config.baseUrl}/admin (Authorization: Bearer $ADMIN_TOKEN)` : 'disabled (set ADMIN_TOKEN to enable)'}`,
     ...startup.banner,
+    ...demo.banner,
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -3,6 +3,7 @@ import type { Db } from './database.js';
 import * as foundation from './migrations/0001_foundation.js';
 import * as recommendationScores from './migrations/0002_recommendation_scores.js';
 import * as attribution from './migrations/0003_attribution.js';
+import * as pluginCommerce from './migrations/0004_plugin_commerce.js';
 import * as accountsOAuth from './migrations/0005_accounts_oauth.js';
 import * as listIndexes from './migrations/0006_list_indexes.js';
 
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_recommendation_scores': recommendationScores,
   '0003_attribution': attribution,
+  '0004_plugin_commerce': pluginCommerce,
   '0005_accounts_oauth': accountsOAuth,
   '0006_list_indexes': listIndexes,
 };

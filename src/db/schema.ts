@@ -261,5 +261,80 @@ export interface AccountsOAuthTables {
   oauth_refresh_tokens: OAuthRefreshTokensTable;
 }
 
+export interface SandboxStoresTable {
+  domain: string;
+  business_name: string;
+  tagline: string | null;
+  logo_image_url: string | null;
+  category: string | null;
+  country: string | null;
+  app_status: Generated<'not_installed' | 'installed' | 'uninstalled'>;
+  plan_approved_at: NullableTimestamp;
+  welcome_discount_percent: number | null;
+  import_failures_left: Generated<number>;
+  created_at: CreatedAt;
+}
+
+export interface SandboxProductsTable {
+  store_domain: string;
+  id: string;
+  title: string;
+  image_url: string | null;
+  price_cents: number;
+  status: 'active' | 'draft';
+}
+
+export interface SandboxOrdersTable {
+  store_domain: string;
+  id: string;
+  product_id: string;
+  quantity: number;
+  total_cents: number;
+  placed_at: ColumnType<Date, Date | string, Date | string>;
+}
+
+export interface SandboxDiscountCodesTable {
+  store_domain: string;
+  code: string;
+  percent: number;
+  once_per_customer: boolean;
+  created_at: CreatedAt;
+}
+
+export interface SetupJobsTable {
+  domain: string;
+  status: Generated<'pending' | 'done'>;
+  step: Generated<'import' | 'offer' | 'match' | 'done'>;
+  attempts: Generated<number>;
+  started_at: CreatedAt;
+  next_attempt_at: CreatedAt;
+  locked_until: NullableTimestamp;
+  last_error: string | null;
+  completed_at: NullableTimestamp;
+}
+
+export interface MerchantStoresTable {
+  domain: string;
+  company_id: string | null;
+  best_sellers: ColumnType<unknown, string | undefined, string>;
+  existing_discount_percent: number | null;
+  consented_at: NullableTimestamp;
+  discount_percent: number | null;
+  discount_code: string | null;
+  turned_off_at: NullableTimestamp;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+/** Tables of migration 0004: the sandbox commerce platform and merchants onboarding through the plugin. */
+export interface PluginCommerceTables {
+  sandbox_stores: SandboxStoresTable;
+  sandbox_products: SandboxProductsTable;
+  sandbox_orders: SandboxOrdersTable;
+  sandbox_discount_codes: SandboxDiscountCodesTable;
+  setup_jobs: SetupJobsTable;
+  merchant_stores: MerchantStoresTable;
+}
+
 /** Every table the service has: the foundation's plus each domain's own. */
-export interface Database extends FoundationTables, RecommendationTables, AttributionTables, AccountsOAuthTables {}
+export interface Database extends FoundationTables, RecommendationTables, AttributionTables, AccountsOAuthTables, PluginCommerceTables {}

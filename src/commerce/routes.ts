@@ -1,0 +1,242 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import formbody from '@fastify/formbody';
+import { escapeHtml, htmlPage, PAGE_CSP } from '../plugin/html.js';
+import { requireOwnOrigin } from '../plugin/origin.js';
+import { storeDomain } from '../plugin/store-domain.js';
+import * as dal from './dal.js';
+import { SANDBOX_PLATFORM_NAME, type SandboxCommerce } from './sandbox.js';
+import { placeholderSvg } from './sandbox-generator.js';
+
+export interface SandboxRoutesOptions {
+  adapter: SandboxCommerce;
+  /** The service's side of "close campaign", which the sandbox store admin offers as a control. */
+  onboarding: { turnOff(domain: string): Promise<void> };
+  stylesheet: () => Promise<string>;
+}
+
+const APP_NAME = 'Partner Collab';
+
+/** Only the service's own return address is followed after an action: never an arbitrary URL. */
+function safeReturn(value: unknown): string | null {
+  return typeof value === 'string' && /^\/plugin\/v2\/return\?[A-Za-z0-9%=&._~-]*$/.test(value) ? value : null;
+}
+
+function money(cents: number): string {
+  return `$${(cents / 100).toFixed(2)}`;
+}
+
+/**
+ * The sandbox commerce platform's pages: a store admin with a generated catalog and order
+ * history, the app install and plan approval screens the plugin links to, and the controls to
+ * uninstall the app or close the campaign. Server-rendered forms, no script.
+ */
+export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync {
+  const { adapter, onboarding } = options;
+  return async (app) => {
+    await app.register(formbody);
+    const { db } = app.services;
+
+    const send = async (reply: FastifyReply, title: string, body: string, status = 200) =>
+      reply
+        .status(status)
+        .header('Content-Type', 'text/html; charset=utf-8')
+        .header('Content-Security-Policy', PAGE_CSP)
+        .header('Cache-Control', 'no-store')
+        .send(
+          htmlPage({
+            title: `${title} · ${SANDBOX_PLATFORM_NAME}`,
+            stylesheet: await options.stylesheet(),
+            bodyClass: 'sandbox',
+            body: `<header class="topbar"><a href="/sandbox">${escapeHtml(SANDBOX_PLATFORM_NAME)}</a><span>store admin (sandbox)</span></header><main class="sheet">${body}</main>`,
+          }),
+        );
+
+    const domainOf = (raw: string) => storeDomain(raw);
+    const notFound = (reply: FastifyReply, raw: string) =>
+      send(reply, 'No such store', `<h1>No such store</h1><p>“${escapeHtml(raw)}” is not a store domain. Store domains look like shop.example.</p>`, 404);
+
+    app.get('/sandbox', { schema: { hide: true } }, async (_request, reply) => {
+      const stores = await dal.listStores(db);
+      const rows = stores
+        .map(
+          (store) =>
+            `<li><a href="/sandbox/stores/${encodeURIComponent(store.domain)}">${escapeHtml(store.business_name)}</a> <span class="muted">${escapeHtml(store.domain)} · app ${escapeHtml(store.app_status.replace('_', ' '))}${store.plan_approved_at ? ', plan approved' : ''}</span></li>`,
+        )
+        .join('');
+      return send(
+        reply,
+        'Stores',
+        `<h1>Sandbox stores</h1>` +
+          `<p>Every domain is a store here: its catalog and order history are made up the first time you open it, the same every time.</p>` +
+          `<form method="get" action="/sandbox/open" class="row"><label for="domain">Store domain</label><input id="domain" name="domain" required placeholder="cozy-candles.example"><button type="submit">Open store admin</button></form>` +
+          `<p class="muted">Prefixes pick a case: <code>new-</code> too few orders, <code>noimages-</code> no product images, <code>slow-</code> slow setup, <code>promo-</code> an existing 15% welcome discount.</p>` +
+          (rows ? `<h2>Recently opened</h2><ul class="stores">${rows}</ul>` : ''),
+      );
+    });
+
+    app.get<{ Querystring: { domain?: string } }>('/sandbox/open', { schema: { hide: true } }, async (request, reply) => {
+      const domain = domainOf(request.query.domain ?? '');
+      if (!domain) return notFound(reply, request.query.domain ?? '');
+      return reply.redirect(`/sandbox/stores/${encodeURIComponent(domain)}`, 303);
+    });
+
+    app.get<{ Params: { domain: string } }>('/sandbox/stores/:domain', { schema: { hide: true } }, async (request, reply) => {
+      const domain = domainOf(request.params.domain);
+      if (!domain) return notFound(reply, request.params.domain);
+      const store = await adapter.store(domain);
+      const [products, orders, orderCount, codes] = await Promise.all([
+        dal.listProducts(db, domain),
+        dal.recentOrders(db, domain, 15),
+        dal.countOrders(db, domain),
+        dal.listDiscountCodes(db, domain),
+      ]);
+      const path = `/sandbox/stores/${encodeURIComponent(domain)}`;
+      const appState =
+        store.appStatus === 'installed'
+          ? store.planApprovedAt
+            ? 'Installed, plan approved'
+            : `Installed, plan not approved — <a href="${path}/plan">approve the plan</a>`
+          : `${store.appStatus === 'uninstalled' ? 'Uninstalled' : 'Not installed'} — <a href="${path}/install">install ${APP_NAME}</a>`;
+      const controls =
+        `<div class="row">` +
+        (store.appStatus === 'installed'
+          ? `<form method="post" action="${path}/uninstall"><button type="submit" class="secondary">Uninstall ${APP_NAME}</button></form>`
+          : '') +
+        `<form method="post" action="${path}/close-campaign"><button type="submit" class="secondary">Close cross-promotion campaign</button></form>` +
+        `</div>`;
+      const catalog = products
+        .map(
+          (product) =>
+            `<tr><td>${product.image_url ? `<img src="${escapeHtml(product.image_url)}" alt="" width="40" height="40">` : '<span class="muted">no image</span>'}</td>` +
+            `<td>${escapeHtml(product.title)}</td><td>${money(product.price_cents)}</td><td>${escapeHtml(product.status)}</td></tr>`,
+        )
+        .join('');
+      const orderRows = orders
+        .map(
+          (order) =>
+            `<tr><td>${escapeHtml(order.id)}</td><td>${escapeHtml(order.title)} × ${order.quantity}</td><td>${money(order.total_cents)}</td><td>${order.placed_at.toISOString().slice(0, 10)}</td></tr>`,
+        )
+        .join('');
+      const codeRows = codes
+        .map((code) => `<li><code>${escapeHtml(code.code)}</code> — ${code.percent}% off${code.once_per_customer ? ', once per customer' : ''}</li>`)
+        .join('');
+      return send(
+        reply,
+        store.businessName,
+        `<h1>${escapeHtml(store.businessName)}</h1><p class="muted">${escapeHtml(domain)} · ${escapeHtml(store.category ?? '')} · ${escapeHtml(store.country ?? '')}</p>` +
+          `<h2>${APP_NAME} app</h2><p>${appState}</p>${controls}` +
+          (store.welcomeDiscountPercent ? `<p>This store already gives new customers ${store.welcomeDiscountPercent}% off.</p>` : '') +
+          `<h2>Discount codes</h2>${codeRows ? `<ul>${codeRows}</ul>` : '<p class="muted">None yet.</p>'}` +
+          `<h2>Catalog (${products.length} products)</h2><table><thead><tr><th>Image</th><th>Product</th><th>Price</th><th>Status</th></tr></thead><tbody>${catalog}</tbody></table>` +
+          `<h2>Orders (${orderCount} in all, latest first)</h2>${orderRows ? `<table><thead><tr><th>Order</th><th>Items</th><th>Total</th><th>Date</th></tr></thead><tbody>${orderRows}</tbody></table>` : '<p class="muted">No orders yet.</p>'}`,
+      );
+    });
+
+    const doneBody = (what: string, returnTo: string | null, domain: string) =>
+      `<h1>${escapeHtml(what)}</h1>` +
+      (returnTo
+        ? `<p><a class="button" href="${escapeHtml(returnTo)}">Continue</a></p>`
+        : `<p>Go back to the tab where you started: the plugin continues as soon as you return to it. You can close this tab.</p>`) +
+      `<p><a href="/sandbox/stores/${encodeURIComponent(domain)}">Open the store admin</a></p>`;
+
+    app.get<{ Params: { domain: string }; Querystring: { return?: string } }>(
+      '/sandbox/stores/:domain/install',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const domain = domainOf(request.params.domain);
+        if (!domain) return notFound(reply, request.params.domain);
+        const store = await adapter.store(domain);
+        const returnTo = safeReturn(request.query.return);
+        if (store.appStatus === 'installed') return send(reply, 'Installed', doneBody(`${APP_NAME} is installed`, returnTo, domain));
+        return send(
+          reply,
+          `Install ${APP_NAME}`,
+          `<h1>Install ${APP_NAME} on ${escapeHtml(store.businessName)}?</h1>` +
+            `<p>${APP_NAME} will be able to:</p><ul><li>read your products and their images</li><li>read how many orders each product has (no customer details)</li><li>create discount codes</li></ul>` +
+            `<form method="post"><input type="hidden" name="return" value="${escapeHtml(returnTo ?? '')}"><button type="submit">Install app</button></form>`,
+        );
+      },
+    );
+
+    app.post<{ Params: { domain: string }; Body: { return?: string } }>(
+      '/sandbox/stores/:domain/install',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        requireOwnOrigin(request);
+        const domain = domainOf(request.params.domain);
+        if (!domain) return notFound(reply, request.params.domain);
+        await adapter.install(domain);
+        const returnTo = safeReturn(request.body?.return);
+        if (returnTo) return reply.redirect(returnTo, 303);
+        return send(reply, 'Installed', doneBody(`${APP_NAME} is installed`, null, domain));
+      },
+    );
+
+    app.get<{ Params: { domain: string }; Querystring: { return?: string } }>(
+      '/sandbox/stores/:domain/plan',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const domain = domainOf(request.params.domain);
+        if (!domain) return notFound(reply, request.params.domain);
+        const store = await adapter.store(domain);
+        const returnTo = safeReturn(request.query.return);
+        if (store.appStatus !== 'installed') {
+          return send(reply, 'Install first', `<h1>Install ${APP_NAME} first</h1><p><a href="/sandbox/stores/${encodeURIComponent(domain)}/install${returnTo ? `?return=${encodeURIComponent(returnTo)}` : ''}">Install the app</a>, then approve its plan.</p>`, 409);
+        }
+        if (store.planApprovedAt) return send(reply, 'Plan approved', doneBody('The plan is approved', returnTo, domain));
+        return send(
+          reply,
+          'Approve plan',
+          `<h1>Approve the ${APP_NAME} plan</h1>` +
+            `<dl class="plan"><dt>Monthly fee</dt><dd>None</dd><dt>Usage charge</dt><dd>A small share of the first order of each new customer a partner brand refers</dd></dl>` +
+            `<form method="post"><input type="hidden" name="return" value="${escapeHtml(returnTo ?? '')}"><button type="submit">Approve plan</button></form>`,
+        );
+      },
+    );
+
+    app.post<{ Params: { domain: string }; Body: { return?: string } }>(
+      '/sandbox/stores/:domain/plan',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        requireOwnOrigin(request);
+        const domain = domainOf(request.params.domain);
+        if (!domain) return notFound(reply, request.params.domain);
+        const store = await adapter.store(domain);
+        if (store.appStatus !== 'installed') {
+          return send(reply, 'Install first', `<h1>Install ${APP_NAME} first</h1><p>The plan can only be approved once the app is installed.</p>`, 409);
+        }
+        await adapter.approvePlan(domain);
+        const returnTo = safeReturn(request.body?.return);
+        if (returnTo) return reply.redirect(returnTo, 303);
+        return send(reply, 'Plan approved', doneBody('The plan is approved', null, domain));
+      },
+    );
+
+    app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/uninstall', { schema: { hide: true } }, async (request, reply) => {
+      requireOwnOrigin(request);
+      const domain = domainOf(request.params.domain);
+      if (!domain) return notFound(reply, request.params.domain);
+      await adapter.uninstall(domain);
+      return reply.redirect(`/sandbox/stores/${encodeURIComponent(domain)}`, 303);
+    });
+
+    app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/close-campaign', { schema: { hide: true } }, async (request, reply) => {
+      requireOwnOrigin(request);
+      const domain = domainOf(request.params.domain);
+      if (!domain) return notFound(reply, request.params.domain);
+      await onboarding.turnOff(domain);
+      return reply.redirect(`/sandbox/stores/${encodeURIComponent(domain)}`, 303);
+    });
+
+    app.get<{ Params: { domain: string; file: string } }>('/sandbox/images/:domain/:file', { schema: { hide: true } }, async (request, reply) => {
+      const match = /^([a-z0-9]{1,20})\.svg$/.exec(request.params.file);
+      if (!match) return reply.status(404).send({ error: 'not_found', message: 'no such image' });
+      return reply
+        .header('Content-Type', 'image/svg+xml')
+        .header('Cache-Control', 'public, max-age=86400')
+        .header('Cross-Origin-Resource-Policy', 'cross-origin')
+        .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
+        .send(placeholderSvg(`${request.params.domain}/${match[1]}`, match[1] === 'logo' ? request.params.domain.replace(/^(new|noimages|slow|promo)-/, '').replace(/[.-]/g, ' ') : match[1]!));
+    });
+  };
+}

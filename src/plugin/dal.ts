@@ -1,0 +1,290 @@
+import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { BestSellerPreview } from './embed-state.js';
+
+/** SQL of merchant onboarding: the plugin's reads of platforms and brands, setup jobs and consent. */
+
+export interface PluginPlatform {
+  id: string;
+  active: boolean;
+  offerTypes: string[];
+  approvedOrigins: string[];
+  pluginPageUrl: string | null;
+}
+
+export async function findPluginPlatform(db: Db, platformId: string): Promise<PluginPlatform | undefined> {
+  const row = await db
+    .selectFrom('platforms')
+    .select(['id', 'active', 'offer_types', 'approved_origins', 'plugin_page_url'])
+    .where('id', '=', platformId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return { id: row.id, active: row.active, offerTypes: row.offer_types, approvedOrigins: row.approved_origins, pluginPageUrl: row.plugin_page_url };
+}
+
+export async function isBrandSynced(db: Db, platformId: string, domain: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('platform_brands')
+    .select('domain')
+    .where('platform_id', '=', platformId)
+    .where('domain', '=', domain)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface StoreRecord {
+  companyId: string | null;
+  offer: { live: boolean; title: string; subtitle: string | null; imageUrl: string; discountPercent: number | null; discountCode: string | null } | null;
+  merchant: {
+    consentedAt: Date | null;
+    turnedOffAt: Date | null;
+    bestSellers: BestSellerPreview[];
+    existingDiscountPercent: number | null;
+  } | null;
+  business: { name: string | null; logoImageUrl: string | null; description: string | null } | null;
+  setup: { step: 'import' | 'offer' | 'match' | 'done'; startedAt: Date } | null;
+}
+
+/** Everything the service holds about a store, in one round trip. */
+export async function loadStoreRecord(db: Db, domain: string): Promise<StoreRecord> {
+  const result = await sql<{
+    company_id: string | null;
+    business_name: string | null;
+    logo_image_url: string | null;
+    description: string | null;
+    offer_live: boolean | null;
+    title: string | null;
+    subtitle: string | null;
+    image_url: string | null;
+    discount_percent: number | null;
+    discount_code: string | null;
+    merchant_domain: string | null;
+    consented_at: Date | null;
+    turned_off_at: Date | null;
+    best_sellers: BestSellerPreview[] | null;
+    existing_discount_percent: number | null;
+    step: 'import' | 'offer' | 'match' | 'done' | null;
+    started_at: Date | null;
+  }>`
+    select c.id as company_id, c.business_name, c.logo_image_url, c.description,
+           o.live as offer_live, o.title, o.subtitle, o.image_url, o.discount_percent, o.discount_code,
+           m.domain as merchant_domain, m.consented_at, m.turned_off_at, m.best_sellers, m.existing_discount_percent,
+           j.step, j.started_at
+    from (select ${domain}::text as domain) d
+    left join merchant_stores m on m.domain = d.domain
+    left join companies c on c.id = coalesce(m.company_id, (select id from companies where domain = d.domain))
+    left join offers o on o.company_id = c.id
+    left join setup_jobs j on j.domain = d.domain`.execute(db);
+  const row = result.rows[0]!;
+  return {
+    companyId: row.company_id,
+    business: row.company_id ? { name: row.business_name, logoImageUrl: row.logo_image_url, description: row.description } : null,
+    offer:
+      row.offer_live === null
+        ? null
+        : {
+            live: row.offer_live,
+            title: row.title!,
+            subtitle: row.subtitle,
+            imageUrl: row.image_url!,
+            discountPercent: row.discount_percent,
+            discountCode: row.discount_code,
+          },
+    merchant: row.merchant_domain
+      ? {
+          consentedAt: row.consented_at,
+          turnedOffAt: row.turned_off_at,
+          bestSellers: row.best_sellers ?? [],
+          existingDiscountPercent: row.existing_discount_percent,
+        }
+      : null,
+    setup: row.step && row.started_at ? { step: row.step, startedAt: row.started_at } : null,
+  };
+}
+
+/** Queues the store's setup once; a second call (webhook and page load racing) changes nothing. */
+export async function ensureSetupJob(db: Db, domain: string, now: Date): Promise<void> {
+  await db
+    .insertInto('setup_jobs')
+    .values({ domain, started_at: now, next_attempt_at: now })
+    .onConflict((oc) => oc.column('domain').doNothing())
+    .execute();
+}
+
+export interface ClaimedJob {
+  domain: string;
+  step: 'import' | 'offer' | 'match';
+  attempts: number;
+}
+
+/**
+ * Claims the most overdue job with a lease. A worker that dies leaves the lease to expire and
+ * another (or the restarted one) resumes the job at the step it had reached.
+ */
+export async function claimDueJob(db: Db, now: Date, leaseMs: number): Promise<ClaimedJob | undefined> {
+  const result = await sql<{ domain: string; step: ClaimedJob['step']; attempts: number }>`
+    update setup_jobs set locked_until = ${new Date(now.getTime() + leaseMs)}, attempts = attempts + 1
+    where domain = (
+      select domain from setup_jobs
+      where status = 'pending' and next_attempt_at <= ${now} and (locked_until is null or locked_until < ${now})
+      order by next_attempt_at
+      limit 1
+      for update skip locked
+    )
+    returning domain, step, attempts`.execute(db);
+  return result.rows[0];
+}
+
+export async function advanceJob(db: Db, domain: string, step: 'offer' | 'match' | 'done', now: Date): Promise<void> {
+  await db
+    .updateTable('setup_jobs')
+    .set(
+      step === 'done'
+        ? { step, status: 'done', completed_at: now, locked_until: null, last_error: null }
+        : { step, attempts: 0, next_attempt_at: now, locked_until: null, last_error: null },
+    )
+    .where('domain', '=', domain)
+    .execute();
+}
+
+/** Puts the job back for later: after a failure (with the error) or to wait on another worker. */
+export async function rescheduleJob(db: Db, domain: string, at: Date, error: string | null): Promise<void> {
+  await db
+    .updateTable('setup_jobs')
+    .set({ next_attempt_at: at, locked_until: null, last_error: error })
+    .where('domain', '=', domain)
+    .execute();
+}
+
+export async function findJob(db: Db, domain: string) {
+  return db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirst();
+}
+
+export interface ImportedStore {
+  domain: string;
+  businessName: string;
+  tagline: string | null;
+  logoImageUrl: string | null;
+  categories: string[];
+  country: string | null;
+  productCount: number;
+  platformName: string;
+  welcomeDiscountPercent: number | null;
+}
+
+/**
+ * Records the imported store as a brand (reusing the company that already has this domain) and
+ * links it to the merchant's onboarding record. Writing the company queues it for scoring.
+ */
+export async function saveImportedStore(db: Db, store: ImportedStore): Promise<string> {
+  return db.transaction().execute(async (trx) => {
+    const company = await sql<{ id: string }>`
+      insert into companies (id, domain, business_name, logo_image_url, description, country, categories, product_count, commerce_platform)
+      values (${`store_${crypto.randomBytes(8).toString('hex')}`}, ${store.domain}, ${store.businessName}, ${store.logoImageUrl},
+              ${store.tagline}, ${store.country}, ${store.categories}::text[], ${store.productCount}, ${store.platformName})
+      on conflict (domain) do update set
+        business_name = coalesce(companies.business_name, excluded.business_name),
+        logo_image_url = coalesce(companies.logo_image_url, excluded.logo_image_url),
+        description = coalesce(companies.description, excluded.description),
+        country = coalesce(companies.country, excluded.country),
+        categories = case when cardinality(companies.categories) = 0 then excluded.categories else companies.categories end,
+        product_count = excluded.product_count,
+        commerce_platform = excluded.commerce_platform,
+        updated_at = now()
+      returning id`.execute(trx);
+    const companyId = company.rows[0]!.id;
+    await trx
+      .insertInto('merchant_stores')
+      .values({ domain: store.domain, company_id: companyId, existing_discount_percent: store.welcomeDiscountPercent })
+      .onConflict((oc) =>
+        oc.column('domain').doUpdateSet({ company_id: companyId, existing_discount_percent: store.welcomeDiscountPercent, updated_at: new Date() }),
+      )
+      .execute();
+    return companyId;
+  });
+}
+
+/** Saves the offer built from the best sellers; it stays hidden until the merchant consents. */
+export async function saveDraftOffer(
+  db: Db,
+  domain: string,
+  companyId: string,
+  offer: { title: string; subtitle: string; imageUrl: string },
+  bestSellers: BestSellerPreview[],
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('offers')
+      .values({ company_id: companyId, title: offer.title, subtitle: offer.subtitle, image_url: offer.imageUrl, live: false })
+      .onConflict((oc) =>
+        oc.column('company_id').doUpdateSet({ subtitle: offer.subtitle, image_url: offer.imageUrl, updated_at: new Date() }),
+      )
+      .execute();
+    await trx
+      .updateTable('merchant_stores')
+      .set({ best_sellers: JSON.stringify(bestSellers), updated_at: new Date() })
+      .where('domain', '=', domain)
+      .execute();
+  });
+}
+
+/** Makes sure the matching engine will score the brand (the company trigger usually already has). */
+export async function queueScoring(db: Db, companyId: string): Promise<void> {
+  await sql`insert into scoring_queue (company_id) values (${companyId}) on conflict (company_id) do nothing`.execute(db);
+}
+
+export async function isQueuedForScoring(db: Db, companyId: string): Promise<boolean> {
+  const row = await db.selectFrom('scoring_queue').select('company_id').where('company_id', '=', companyId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Records consent and turns the offer on, once: a second consent (double click, two tabs)
+ * finds consented_at set and changes nothing. Returns whether this call recorded it.
+ */
+export async function recordConsent(
+  db: Db,
+  domain: string,
+  companyId: string,
+  consent: { percent: number; code: string; title: string },
+  now: Date,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('merchant_stores')
+      .set({ consented_at: now, discount_percent: consent.percent, discount_code: consent.code, updated_at: now })
+      .where('domain', '=', domain)
+      .where('consented_at', 'is', null)
+      .returning('domain')
+      .executeTakeFirst();
+    if (!updated) return false;
+    await trx
+      .updateTable('offers')
+      .set({ live: true, title: consent.title, discount_percent: consent.percent, discount_code: consent.code, updated_at: now })
+      .where('company_id', '=', companyId)
+      .execute();
+    return true;
+  });
+}
+
+/** Shows or hides the store's offer (uninstall, reinstall, the merchant closing or reopening). */
+export async function setOfferLive(db: Db, domain: string, live: boolean, turnedOff: boolean | undefined, now: Date): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const merchant = await trx
+      .updateTable('merchant_stores')
+      .set(turnedOff === undefined ? { updated_at: now } : { turned_off_at: turnedOff ? now : null, updated_at: now })
+      .where('domain', '=', domain)
+      .returning(['company_id', 'consented_at'])
+      .executeTakeFirst();
+    if (!merchant?.company_id || !merchant.consented_at) return;
+    await trx.updateTable('offers').set({ live, updated_at: now }).where('company_id', '=', merchant.company_id).execute();
+  });
+}
+
+/** The demo host page embeds the plugin for the demo fixtures' platform, found by its name. */
+export async function findPlatformIdByName(db: Db, name: string): Promise<string | undefined> {
+  const row = await db.selectFrom('platforms').select('id').where('name', '=', name).where('active', '=', true).orderBy('created_at').executeTakeFirst();
+  return row?.id;
+}

@@ -1,0 +1,118 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { bundles, LOADER_VERSION } from './bundles.js';
+import { escapeHtml, htmlPage } from './html.js';
+import { storeDomain } from './store-domain.js';
+import { findPlatformIdByName } from './dal.js';
+import type { Services } from '../services.js';
+
+/**
+ * A pretend tech platform ("Checkout Co") on a second origin, embedding the plugin exactly as an
+ * integrator would: the published loader with its integrity hash, a Content-Security-Policy that
+ * adds the service's origin to script-src, frame-src and child-src (SPEC 4.7) and nothing else,
+ * page and drawer mode, and an event log.
+ */
+export interface DemoHostOptions {
+  /** The service's public base URL, where the loader is published. */
+  serviceUrl: string;
+  /** The demo platform's id, looked up per request so fixtures loaded later are picked up. */
+  platformId: () => Promise<string | undefined>;
+}
+
+const PRESETS: Array<{ domain: string; what: string }> = [
+  { domain: 'cozy-candles.example', what: 'a new merchant: walk install → plan → setup → consent → live' },
+  { domain: 'slow-roasters.example', what: 'setup runs long: the delayed stage' },
+  { domain: 'promo-outfitters.example', what: 'the store already gives new customers 15%' },
+  { domain: 'new-bakery.example', what: 'too few orders: not eligible yet' },
+  { domain: 'noimages-goods.example', what: 'no product images: not eligible yet' },
+];
+
+export function demoHost(options: DemoHostOptions): FastifyInstance {
+  const app = Fastify({ logger: false });
+  const serviceOrigin = new URL(options.serviceUrl).origin;
+  const loaderUrl = `${options.serviceUrl}/plugin/v${LOADER_VERSION}/loader.js`;
+  let integrity: Promise<string> | undefined;
+  // Fetched over HTTP as an integrator would copy it: the published hash is what the page trusts.
+  const publishedIntegrity = () => {
+    integrity ??= fetch(`${loaderUrl}.sri`)
+      .then(async (response) => {
+        if (!response.ok) throw new Error(`loader hash: HTTP ${response.status}`);
+        return (await response.text()).trim();
+      })
+      .catch((error) => {
+        integrity = undefined;
+        throw error;
+      });
+    return integrity;
+  };
+
+  app.get<{ Querystring: { domain?: string; mode?: string } }>('/', async (request, reply) => {
+    const built = await bundles();
+    const platformId = await options.platformId();
+    const domain = storeDomain(request.query.domain ?? '') ?? PRESETS[0]!.domain;
+    const mode = request.query.mode === 'drawer' ? 'drawer' : 'page';
+    const presets = PRESETS.map(
+      (preset) =>
+        `<li><a href="/?${new URLSearchParams({ domain: preset.domain, mode }).toString()}">${escapeHtml(preset.domain)}</a><span>${escapeHtml(preset.what)}</span></li>`,
+    ).join('');
+    const pluginArea = platformId
+      ? mode === 'drawer'
+        ? `<p>Drawer mode: the plugin slides in from the right.</p><button type="button" id="open-drawer">Open brand partnerships</button><div id="plugin"></div>`
+        : `<div id="plugin"></div>`
+      : `<p class="warning">The demo platform "Checkout Co" is missing: load the demo fixtures, then reload.</p>`;
+    const body =
+      `<header class="top"><strong>Checkout Co</strong><nav aria-label="Checkout Co"><a href="/">Dashboard</a><span>Orders</span><span>Apps</span></nav>` +
+      `<span class="who">Merchant: ${escapeHtml(domain)}</span></header>` +
+      `<div class="layout"><aside aria-label="Demo controls">` +
+      `<form method="get" action="/" class="switch"><label for="domain">Store domain</label><input id="domain" name="domain" value="${escapeHtml(domain)}">` +
+      `<fieldset><legend>Mode</legend><label><input type="radio" name="mode" value="page"${mode === 'page' ? ' checked' : ''}> Page</label>` +
+      `<label><input type="radio" name="mode" value="drawer"${mode === 'drawer' ? ' checked' : ''}> Drawer</label></fieldset>` +
+      `<button type="submit">Show</button></form>` +
+      `<h2>Try these merchants</h2><ul class="presets">${presets}</ul>` +
+      `<p><a href="${escapeHtml(options.serviceUrl)}/sandbox/stores/${encodeURIComponent(domain)}" target="_blank" rel="noopener">Open this store's admin in the sandbox commerce platform</a></p>` +
+      `<h2>Event log</h2><ol id="event-log" aria-live="polite"></ol><button type="button" id="clear-log" class="secondary">Clear log</button>` +
+      `</aside><main><h1>Brand partnerships</h1>${pluginArea}</main></div>` +
+      (platformId
+        ? `<script src="${escapeHtml(loaderUrl)}" integrity="${escapeHtml(await publishedIntegrity())}" crossorigin="anonymous"></script>` +
+          `<script id="demo-config" type="application/json">${JSON.stringify({ platformId, domain, mode }).replace(/</g, '\\u003c')}</script>` +
+          `<script src="/assets/${built.demoScript}"></script>`
+        : '');
+    return reply
+      .header('Content-Type', 'text/html; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      .header(
+        'Content-Security-Policy',
+        // The platform's own strict policy, plus the service's origin where SPEC 4.7 asks for it.
+        `default-src 'self'; script-src 'self' ${serviceOrigin}; frame-src 'self' ${serviceOrigin}; child-src 'self' ${serviceOrigin}; ` +
+          `style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; object-src 'none'`,
+      )
+      .send(htmlPage({ title: 'Checkout Co · Brand partnerships', stylesheet: `/assets/${built.demoStyle}`, body }));
+  });
+
+  app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
+    const found = (await bundles()).assets.get(request.params.name);
+    if (!found || !request.params.name.startsWith('demo.')) return reply.status(404).send('not found');
+    return reply.header('Content-Type', found.contentType).header('Cache-Control', 'public, max-age=31536000, immutable').send(found.body);
+  });
+
+  return app;
+}
+
+export const DEMO_PLATFORM_NAME = 'Checkout Co';
+
+/**
+ * Starts the demo host page beside the service (npm start), on config.plugin.demoPort of the
+ * same host; port 0 leaves it off. Returns the banner line and how to stop it.
+ */
+export async function startDemoHost(services: Services): Promise<{ banner: string[]; close: () => Promise<void> }> {
+  const { config, db } = services;
+  if (config.plugin.demoPort === 0) return { banner: [], close: async () => {} };
+  const host = demoHost({ serviceUrl: config.baseUrl, platformId: () => findPlatformIdByName(db, DEMO_PLATFORM_NAME) });
+  await host.listen({ port: config.plugin.demoPort, host: config.host });
+  const display = new URL(config.baseUrl);
+  display.port = String(config.plugin.demoPort);
+  const url = display.origin;
+  return {
+    banner: [`  Plugin demo:     ${url}/  (a pretend tech platform embedding ${config.baseUrl}/plugin/v${LOADER_VERSION}/loader.js; sandbox stores at ${config.baseUrl}/sandbox)`],
+    close: () => host.close(),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * What the embed app is told about a store: either a stage of SPEC 3.4 with what its screen
+ * (SPEC 6.2) needs, or one of the messages of SPEC 6.3 shown instead of a stage. Shared by the
+ * service and the browser bundle, so it imports nothing.
+ */
+export const STAGES = ['install', 'plan', 'setting_up', 'delayed', 'consent', 'live'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** 'unreachable' never comes from the service: the embed app shows it when the service cannot be reached. */
+export type Notice = 'unavailable' | 'not_eligible' | 'not_installed' | 'turned_off' | 'unreachable';
+
+export const DISCOUNT_CHOICES = [10, 15, 20, 25] as const;
+
+/** A commerce-platform action: in the same tab when the return flow holds (SPEC 4.7), else a new tab. */
+export interface ActionLink {
+  url: string;
+  sameTab: boolean;
+}
+
+export interface ProgressStep {
+  key: 'import' | 'offer' | 'match';
+  label: string;
+  status: 'done' | 'active' | 'pending';
+}
+
+export interface BestSellerPreview {
+  title: string;
+  imageUrl: string | null;
+  price: string;
+}
+
+export interface OfferPreview {
+  businessName: string;
+  logoImageUrl: string | null;
+  tagline: string | null;
+  bestSellers: BestSellerPreview[];
+}
+
+export type EmbedState =
+  | { kind: 'stage'; stage: 'install'; install: ActionLink }
+  | { kind: 'stage'; stage: 'plan'; approve: ActionLink }
+  | { kind: 'stage'; stage: 'setting_up' | 'delayed'; steps: ProgressStep[]; pollAfterMs: number }
+  | {
+      kind: 'stage';
+      stage: 'consent';
+      preview: OfferPreview;
+      existingDiscountPercent: number | null;
+      choices: number[];
+      termsUrl: string;
+      privacyUrl: string;
+    }
+  | {
+      kind: 'stage';
+      stage: 'live';
+      offer: { title: string; subtitle: string | null; imageUrl: string | null; discountPercent: number | null; discountCode: string | null };
+      manageUrl: string;
+    }
+  | { kind: 'notice'; notice: 'unavailable' }
+  | { kind: 'notice'; notice: 'not_eligible'; reasons: string[] }
+  | { kind: 'notice'; notice: 'not_installed'; reinstall: ActionLink }
+  | { kind: 'notice'; notice: 'turned_off' };
+
+/** What the embed page hands its script at load. */
+export interface EmbedBoot {
+  platformId: string;
+  domain: string;
+  /** The exact origin of the host page, the only target of the embed's messages. */
+  parentOrigin: string;
+  mode: 'page' | 'drawer';
+  /** Set when the host origin is not approved for the platform: the app shows why and mounts nothing else. */
+  refused: boolean;
+  state: EmbedState | null;
+}
+
+/** Messages between the loader (host page) and the embed app; both sides check origin and source. */
+export const MESSAGE_CHANNEL = 'embed-plugin/v2';
+
+export type EmbedToLoader =
+  | { channel: typeof MESSAGE_CHANNEL; type: 'stage'; stage: Stage }
+  | { channel: typeof MESSAGE_CHANNEL; type: 'height'; height: number }
+  | { channel: typeof MESSAGE_CHANNEL; type: 'refused' }
+  | { channel: typeof MESSAGE_CHANNEL; type: 'escape' };
+
+export type LoaderToEmbed = { channel: typeof MESSAGE_CHANNEL; type: 'shown' };

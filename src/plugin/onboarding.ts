@@ -1,0 +1,217 @@
+import crypto from 'node:crypto';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { InvalidationBus } from '../cache/invalidation.js';
+import type { CommerceAdapter, CommerceEvent } from '../commerce/adapter.js';
+import { ApiError, badRequest } from '../http/errors.js';
+import * as dal from './dal.js';
+import { DISCOUNT_CHOICES, type EmbedState } from './embed-state.js';
+import { decideStage, progressSteps, type Decision } from './stage.js';
+
+export interface OnboardingDeps {
+  db: Db;
+  adapter: CommerceAdapter;
+  bus: InvalidationBus;
+  settings: Config['plugin'];
+  /** Wakes the setup worker so a new job starts now rather than at the next poll. */
+  nudgeWorker: () => void;
+}
+
+/** How often the embed app polls while setup runs. */
+export const SETUP_POLL_AFTER_MS = 1500;
+
+export const TERMS_URL = '/plugin/legal/terms';
+export const PRIVACY_URL = '/plugin/legal/privacy';
+/** Where a live merchant manages partnerships and campaigns: the brand dashboard. */
+export const MANAGE_URL = '/dashboard';
+
+export function discountCodeFor(domain: string, percent: number): string {
+  const suffix = crypto.createHash('sha256').update(domain).digest('hex').slice(0, 6).toUpperCase();
+  return `PARTNER${percent}-${suffix}`;
+}
+
+/** The return flow of SPEC 4.7 holds: support has the plugin page (on an approved origin) and the platform synced this store. */
+export async function returnFlowHolds(db: Db, platform: dal.PluginPlatform, domain: string): Promise<boolean> {
+  if (!platform.pluginPageUrl) return false;
+  let origin: string;
+  try {
+    origin = new URL(platform.pluginPageUrl).origin;
+  } catch {
+    return false;
+  }
+  if (!platform.approvedOrigins.includes(origin)) return false;
+  return dal.isBrandSynced(db, platform.id, domain);
+}
+
+/** Merchant onboarding through the plugin: the stage of a store and the merchant's actions. */
+export class Onboarding {
+  constructor(private readonly deps: OnboardingDeps) {}
+
+  async state(platform: dal.PluginPlatform | undefined, domain: string, now = new Date()): Promise<EmbedState> {
+    const { decision, record } = await this.decide(platform, domain, now);
+    return this.describe(decision, record, platform!, domain);
+  }
+
+  private async decide(platform: dal.PluginPlatform | undefined, domain: string, now: Date) {
+    const { db, adapter, settings } = this.deps;
+    if (!platform || !platform.active) {
+      return { decision: { kind: 'notice', notice: 'unavailable' } as Decision, record: undefined };
+    }
+    const [status, record] = await Promise.all([adapter.status(domain), dal.loadStoreRecord(db, domain)]);
+    const consented = record.merchant?.consentedAt != null;
+    let eligibility: { orders: number; activeProductsWithImages: number } | undefined;
+    if (status.installation === 'installed' && !consented) {
+      const [orders, catalog] = await Promise.all([adapter.ordersCount(domain), adapter.catalog(domain)]);
+      eligibility = { orders, activeProductsWithImages: catalog.filter((product) => product.active && product.imageUrl).length };
+    }
+    let setup = record.setup ?? undefined;
+    if (status.installation === 'installed' && status.planApproved && !setup) {
+      // The plan-approved webhook normally queued it; this covers a webhook that never arrived.
+      await dal.ensureSetupJob(db, domain, now);
+      this.deps.nudgeWorker();
+      setup = { step: 'import', startedAt: now };
+    }
+    const decision = decideStage(
+      {
+        platform,
+        installation: status.installation,
+        planApproved: status.planApproved,
+        eligibility,
+        setup,
+        consented,
+        turnedOff: record.merchant?.turnedOffAt != null,
+        liveElsewhere: !consented && record.offer?.live === true,
+      },
+      { minOrders: settings.storeMinOrders, delayedAfterMs: settings.setupDelayedAfterSeconds * 1000 },
+      now,
+    );
+    return { decision, record };
+  }
+
+  private async describe(decision: Decision, record: dal.StoreRecord | undefined, platform: dal.PluginPlatform, domain: string): Promise<EmbedState> {
+    if (decision.kind === 'notice') {
+      switch (decision.notice) {
+        case 'not_installed':
+          return { kind: 'notice', notice: 'not_installed', reinstall: await this.link(platform, domain, 'install') };
+        case 'not_eligible':
+          return { kind: 'notice', notice: 'not_eligible', reasons: decision.reasons };
+        default:
+          return { kind: 'notice', notice: decision.notice };
+      }
+    }
+    switch (decision.stage) {
+      case 'install':
+        return { kind: 'stage', stage: 'install', install: await this.link(platform, domain, 'install') };
+      case 'plan':
+        return { kind: 'stage', stage: 'plan', approve: await this.link(platform, domain, 'plan') };
+      case 'setting_up':
+      case 'delayed':
+        return { kind: 'stage', stage: decision.stage, steps: progressSteps(record?.setup?.step), pollAfterMs: SETUP_POLL_AFTER_MS };
+      case 'consent': {
+        const name = record?.business?.name ?? domain;
+        return {
+          kind: 'stage',
+          stage: 'consent',
+          preview: {
+            businessName: name,
+            logoImageUrl: record?.business?.logoImageUrl ?? null,
+            tagline: record?.business?.description ?? null,
+            bestSellers: (record?.merchant?.bestSellers ?? []).slice(0, 3),
+          },
+          existingDiscountPercent: record?.merchant?.existingDiscountPercent ?? null,
+          choices: [...DISCOUNT_CHOICES],
+          termsUrl: TERMS_URL,
+          privacyUrl: PRIVACY_URL,
+        };
+      }
+      case 'live': {
+        const offer = record?.offer;
+        return {
+          kind: 'stage',
+          stage: 'live',
+          offer: {
+            title: offer?.title ?? record?.business?.name ?? domain,
+            subtitle: offer?.subtitle ?? null,
+            imageUrl: offer?.imageUrl ?? null,
+            discountPercent: offer?.discountPercent ?? null,
+            discountCode: offer?.discountCode ?? null,
+          },
+          manageUrl: MANAGE_URL,
+        };
+      }
+    }
+  }
+
+  private async link(platform: dal.PluginPlatform, domain: string, action: 'install' | 'plan') {
+    const sameTab = await returnFlowHolds(this.deps.db, platform, domain);
+    const returnTo = sameTab
+      ? `/plugin/v2/return?${new URLSearchParams({ platformId: platform.id, domain }).toString()}`
+      : null;
+    const url = action === 'install' ? this.deps.adapter.installUrl(domain, returnTo) : this.deps.adapter.planApprovalUrl(domain, returnTo);
+    return { url, sameTab };
+  }
+
+  /**
+   * "Turn on cross-promotions": accepts the terms, creates the store's one discount code (once per
+   * customer) through the commerce platform and shows the offer. Only from the consent stage.
+   */
+  async consent(platform: dal.PluginPlatform | undefined, domain: string, discountPercent: number | undefined, now = new Date()): Promise<EmbedState> {
+    const { decision, record } = await this.decide(platform, domain, now);
+    if (decision.kind !== 'stage' || decision.stage !== 'consent' || !record?.companyId) {
+      if (decision.kind === 'stage' && decision.stage === 'live') return this.describe(decision, record, platform!, domain);
+      throw new ApiError(409, 'wrong_stage', `cross-promotion can be turned on from the consent stage only; the store is at ${decision.kind === 'stage' ? decision.stage : decision.notice}`);
+    }
+    const existing = record.merchant?.existingDiscountPercent ?? null;
+    let percent: number;
+    if (existing !== null) {
+      if (discountPercent !== undefined && discountPercent !== existing) {
+        throw badRequest(`discountPercent must be ${existing}: the store already gives new customers ${existing}%`);
+      }
+      percent = existing;
+    } else {
+      if (discountPercent === undefined) throw badRequest('discountPercent is required: choose 10, 15, 20 or 25');
+      percent = discountPercent;
+    }
+    const code = discountCodeFor(domain, percent);
+    await this.deps.adapter.createDiscountCode(domain, { code, percent, oncePerCustomer: true });
+    const name = record.business?.name ?? domain;
+    await dal.recordConsent(this.deps.db, domain, record.companyId, { percent, code, title: `${percent}% off your first order at ${name}` }, now);
+    await this.deps.bus.publish('offers');
+    return this.state(platform, domain, now);
+  }
+
+  /** "Turn cross-promotion back on" after the merchant closed it. */
+  async turnOn(platform: dal.PluginPlatform | undefined, domain: string, now = new Date()): Promise<EmbedState> {
+    const { decision } = await this.decide(platform, domain, now);
+    if (decision.kind !== 'notice' || decision.notice !== 'turned_off') {
+      throw new ApiError(409, 'wrong_stage', 'cross-promotion is not turned off for this store');
+    }
+    await dal.setOfferLive(this.deps.db, domain, true, false, now);
+    await this.deps.bus.publish('offers');
+    return this.state(platform, domain, now);
+  }
+
+  /** The merchant closed their campaign: the offer stops showing until they turn it back on. */
+  async turnOff(domain: string, now = new Date()): Promise<void> {
+    await dal.setOfferLive(this.deps.db, domain, false, true, now);
+    await this.deps.bus.publish('offers');
+  }
+
+  /** Webhooks of the commerce platform. */
+  async handleCommerceEvent(event: CommerceEvent): Promise<void> {
+    const now = new Date();
+    if (event.type === 'plan_approved') {
+      await dal.ensureSetupJob(this.deps.db, event.domain, now);
+      // Reinstalled and approved again: the merchant consented before, so the offer shows again.
+      const record = await dal.loadStoreRecord(this.deps.db, event.domain);
+      if (record.merchant?.consentedAt && !record.merchant.turnedOffAt) {
+        await dal.setOfferLive(this.deps.db, event.domain, true, undefined, now);
+        await this.deps.bus.publish('offers');
+      }
+      this.deps.nudgeWorker();
+    } else if (event.type === 'app_uninstalled') {
+      await dal.setOfferLive(this.deps.db, event.domain, false, undefined, now);
+      await this.deps.bus.publish('offers');
+    }
+  }
+}

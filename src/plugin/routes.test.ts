@@ -1,0 +1,325 @@
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.js';
+import { describeEachDatabase, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
+import { createBrand, createPlatform } from '../../test/support/factories.js';
+import { DATABASE_KINDS } from '../../test/support/databases.js';
+import type { EmbedState } from './embed-state.js';
+
+/** The published integrity of loader v2.0.0. A change here means the loader's bytes changed: publish a new version instead. */
+export const PUBLISHED_LOADER_INTEGRITY = 'sha384-5OxNkCjOejEw2Wgy9xsjTbeDg7uycj79971rvDH3GKD2+qyYQVkTv7ujNOE3g3Ai';
+
+// Retries of a slow store (three failures) add up to 0.4 + 0.8 + 1.6 s, past the 1 s delayed threshold.
+const ENV = { SETUP_DELAYED_AFTER_SECONDS: '1', SETUP_POLL_MS: '30', SETUP_RETRY_MS: '400' };
+const HOST = 'http://localhost:80';
+const ORIGIN = 'http://host.test';
+
+function uniqueDomain(prefix = ''): string {
+  return `${prefix}shop-${crypto.randomBytes(4).toString('hex')}.example`;
+}
+
+function helpers(use: () => TestContext) {
+  const state = async (platformId: string, domain: string) => {
+    const response = await use().app.inject({ url: `/plugin/v2/state?${new URLSearchParams({ platformId, domain })}` });
+    expect(response.statusCode).toBe(200);
+    return response.json() as EmbedState;
+  };
+  const form = (url: string) => use().app.inject({ method: 'POST', url, headers: { origin: HOST, 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+  const post = (url: string, body: unknown, origin = HOST) =>
+    use().app.inject({ method: 'POST', url, headers: { origin, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const waitFor = async (platformId: string, domain: string, wanted: (s: EmbedState) => boolean, timeoutMs = 15_000) => {
+    const seen: string[] = [];
+    const started = Date.now();
+    for (;;) {
+      const current = await state(platformId, domain);
+      const label = current.kind === 'stage' ? current.stage : current.notice;
+      if (seen.at(-1) !== label) seen.push(label);
+      if (wanted(current)) return { state: current, seen };
+      if (Date.now() - started > timeoutMs) throw new Error(`gave up waiting; saw ${seen.join(' → ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+  };
+  const toConsent = async (platformId: string, domain: string) => {
+    expect((await form(`/sandbox/stores/${domain}/install`)).statusCode).toBe(200);
+    expect((await form(`/sandbox/stores/${domain}/plan`)).statusCode).toBe(200);
+    return waitFor(platformId, domain, (s) => s.kind === 'stage' && s.stage === 'consent');
+  };
+  return { state, form, post, waitFor, toConsent };
+}
+
+describeEachDatabase(
+  'embedded plugin: loader, stages and onboarding',
+  (use) => {
+    const { state, form, post, waitFor, toConsent } = helpers(use);
+    let platformId: string;
+
+    beforeAll(async () => {
+      ({ platformId } = await createPlatform(use().support, { approvedOrigins: [ORIGIN] }));
+    });
+
+    it('serves loader v2.0.0 immutable: the same bytes every time, long caching, the published sha384', async () => {
+      const first = await use().app.inject('/plugin/v2.0.0/loader.js');
+      const second = await use().app.inject('/plugin/v2.0.0/loader.js');
+      expect(first.statusCode).toBe(200);
+      expect(first.headers['content-type']).toMatch(/^application\/javascript/);
+      expect(first.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(first.rawPayload.equals(second.rawPayload)).toBe(true);
+      const sri = await use().app.inject('/plugin/v2.0.0/loader.js.sri');
+      expect(sri.body).toBe(`sha384-${crypto.createHash('sha384').update(first.rawPayload).digest('base64')}`);
+      expect(sri.body).toBe(PUBLISHED_LOADER_INTEGRITY);
+      const types = await use().app.inject('/plugin/v2.0.0/index.d.ts');
+      expect(types.statusCode).toBe(200);
+      expect(types.body).toContain('init(options: EmbedPluginOptions): EmbedPluginHandle;');
+    });
+
+    it('answers 400 naming the field for a bad platform id or store domain, and 404 for an unknown asset', async () => {
+      const badId = await use().app.inject(`/plugin/v2/state?platformId=42&domain=shop.example`);
+      expect(badId.statusCode).toBe(400);
+      expect(badId.json()).toMatchObject({ error: 'invalid_request', message: 'platformId must be a UUID' });
+      const badDomain = await use().app.inject(`/plugin/v2/state?platformId=${platformId}&domain=not a domain`);
+      expect(badDomain.statusCode).toBe(400);
+      expect(badDomain.json().message).toMatch(/^domain must be a store domain/);
+      const missing = await use().app.inject(`/plugin/v2/state?platformId=${platformId}`);
+      expect(missing.statusCode).toBe(400);
+      expect(missing.json().message).toMatch(/domain/);
+      const embed = await use().app.inject(`/plugin/v2/embed?platformId=${platformId}&domain=shop.example&origin=not-an-origin`);
+      expect(embed.statusCode).toBe(400);
+      expect((await use().app.inject('/plugin/assets/nothing.js')).statusCode).toBe(404);
+    });
+
+    it('frames the app only for approved origins and serves a refusal to any other', async () => {
+      const approved = await use().app.inject(`/plugin/v2/embed?platformId=${platformId}&domain=shop.example&origin=${encodeURIComponent(ORIGIN)}`);
+      expect(approved.headers['content-security-policy']).toContain(`frame-ancestors ${ORIGIN}`);
+      expect(approved.body).toContain('"refused":false');
+      const other = await use().app.inject(`/plugin/v2/embed?platformId=${platformId}&domain=shop.example&origin=${encodeURIComponent('https://host.test')}`);
+      expect(other.headers['content-security-policy']).toContain('frame-ancestors *');
+      expect(other.body).toContain('"refused":true');
+      expect(other.body).not.toContain('"stage"');
+    });
+
+    it('shows "not available here yet" for an unknown or inactive platform', async () => {
+      expect(await state(crypto.randomUUID(), 'shop.example')).toEqual({ kind: 'notice', notice: 'unavailable' });
+      const inactive = await createPlatform(use().support, { active: false });
+      expect(await state(inactive.platformId, 'shop.example')).toEqual({ kind: 'notice', notice: 'unavailable' });
+    });
+
+    it('walks install → plan → setting_up → consent → live, creating one discount code once per customer', async () => {
+      const domain = uniqueDomain();
+      const first = await state(platformId, `https://www.${domain}/admin`);
+      expect(first).toMatchObject({ kind: 'stage', stage: 'install', install: { url: `/sandbox/stores/${domain}/install`, sameTab: false } });
+      await form(`/sandbox/stores/${domain}/install`);
+      expect(await state(platformId, domain)).toMatchObject({ kind: 'stage', stage: 'plan', approve: { sameTab: false } });
+      await form(`/sandbox/stores/${domain}/plan`);
+      const { state: consent, seen } = await waitFor(platformId, domain, (s) => s.kind === 'stage' && s.stage === 'consent');
+      expect(seen[0]).toBe('setting_up');
+      expect(consent).toMatchObject({ stage: 'consent', existingDiscountPercent: null, choices: [10, 15, 20, 25] });
+      if (consent.kind !== 'stage' || consent.stage !== 'consent') throw new Error('not consent');
+      expect(consent.preview.bestSellers).toHaveLength(3);
+
+      const company = await use().db.selectFrom('companies').select(['id', 'commerce_platform']).where('domain', '=', domain).executeTakeFirstOrThrow();
+      expect(company.commerce_platform).toBe('Sandbox Commerce');
+      expect(await use().db.selectFrom('offers').select('live').where('company_id', '=', company.id).executeTakeFirstOrThrow()).toEqual({ live: false });
+
+      const live = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 20, acceptTerms: true });
+      expect(live.statusCode).toBe(200);
+      expect(live.json()).toMatchObject({ kind: 'stage', stage: 'live', offer: { discountPercent: 20, title: expect.stringMatching(/^20% off your first order at /) } });
+      const again = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 20, acceptTerms: true });
+      expect(again.json()).toMatchObject({ stage: 'live' });
+      const codes = await use().db.selectFrom('sandbox_discount_codes').selectAll().where('store_domain', '=', domain).execute();
+      expect(codes).toHaveLength(1);
+      expect(codes[0]).toMatchObject({ percent: 20, once_per_customer: true });
+      expect(await use().db.selectFrom('offers').select(['live', 'discount_code']).where('company_id', '=', company.id).executeTakeFirstOrThrow()).toEqual({
+        live: true,
+        discount_code: codes[0]!.code,
+      });
+    });
+
+    it('refuses consent from another origin, without accepting the terms, without a discount, or before the consent stage', async () => {
+      const domain = uniqueDomain();
+      const early = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true });
+      expect(early.statusCode).toBe(409);
+      expect(early.json()).toMatchObject({ error: 'wrong_stage' });
+      await toConsent(platformId, domain);
+      const foreign = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true }, 'https://evil.example');
+      expect(foreign.statusCode).toBe(403);
+      const noOrigin = await use().app.inject({ method: 'POST', url: '/plugin/v2/consent', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ platformId, domain, discountPercent: 15, acceptTerms: true }) });
+      expect(noOrigin.statusCode).toBe(403);
+      const noTerms = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15 });
+      expect(noTerms.statusCode).toBe(400);
+      expect(noTerms.json().message).toMatch(/acceptTerms/);
+      const badPercent = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 30, acceptTerms: true });
+      expect(badPercent.statusCode).toBe(400);
+      expect(badPercent.json().message).toMatch(/discountPercent/);
+      const noPercent = await post('/plugin/v2/consent', { platformId, domain, acceptTerms: true });
+      expect(noPercent.statusCode).toBe(400);
+      expect(noPercent.json().message).toBe('discountPercent is required: choose 10, 15, 20 or 25');
+      expect(await state(platformId, domain)).toMatchObject({ stage: 'consent' });
+    });
+
+    it("uses the store's existing discount instead of the choices", async () => {
+      const domain = uniqueDomain('promo-');
+      const { state: consent } = await toConsent(platformId, domain);
+      expect(consent).toMatchObject({ existingDiscountPercent: 15 });
+      const other = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 25, acceptTerms: true });
+      expect(other.statusCode).toBe(400);
+      expect(other.json().message).toMatch(/must be 15/);
+      const live = await post('/plugin/v2/consent', { platformId, domain, acceptTerms: true });
+      expect(live.json()).toMatchObject({ stage: 'live', offer: { discountPercent: 15 } });
+    });
+
+    it('shows delayed when setup runs past the threshold, then reaches consent as retries succeed', async () => {
+      const domain = uniqueDomain('slow-');
+      await form(`/sandbox/stores/${domain}/install`);
+      await form(`/sandbox/stores/${domain}/plan`);
+      const { seen } = await waitFor(platformId, domain, (s) => s.kind === 'stage' && s.stage === 'consent', 20_000);
+      expect(seen).toContain('delayed');
+      expect(seen.indexOf('delayed')).toBeLessThan(seen.indexOf('consent'));
+      const job = await use().db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirstOrThrow();
+      expect(job).toMatchObject({ status: 'done', step: 'done' });
+    });
+
+    it('says the store is not eligible yet for too few orders or no product images', async () => {
+      for (const [prefix, reason] of [
+        ['new-', /at least 10 orders; it has 3/],
+        ['noimages-', /active product with an image/],
+      ] as const) {
+        const domain = uniqueDomain(prefix);
+        await form(`/sandbox/stores/${domain}/install`);
+        const current = await state(platformId, domain);
+        expect(current).toMatchObject({ kind: 'notice', notice: 'not_eligible' });
+        if (current.kind !== 'notice' || current.notice !== 'not_eligible') throw new Error('unexpected');
+        expect(current.reasons.join(' ')).toMatch(reason);
+      }
+    });
+
+    it('after uninstall says the app is not installed; reinstalling and approving turns it back on', async () => {
+      const domain = uniqueDomain();
+      await toConsent(platformId, domain);
+      await post('/plugin/v2/consent', { platformId, domain, discountPercent: 10, acceptTerms: true });
+      expect((await form(`/sandbox/stores/${domain}/uninstall`)).statusCode).toBe(303);
+      expect(await state(platformId, domain)).toMatchObject({ kind: 'notice', notice: 'not_installed', reinstall: { url: `/sandbox/stores/${domain}/install` } });
+      const offer = await use().db.selectFrom('offers as o').innerJoin('companies as c', 'c.id', 'o.company_id').select('o.live').where('c.domain', '=', domain).executeTakeFirstOrThrow();
+      expect(offer.live).toBe(false);
+      await form(`/sandbox/stores/${domain}/install`);
+      expect(await state(platformId, domain)).toMatchObject({ stage: 'plan' });
+      await form(`/sandbox/stores/${domain}/plan`);
+      expect(await state(platformId, domain)).toMatchObject({ stage: 'live' });
+    });
+
+    it('after the merchant closes the campaign says it is turned off, and turns back on', async () => {
+      const domain = uniqueDomain();
+      await toConsent(platformId, domain);
+      await post('/plugin/v2/consent', { platformId, domain, discountPercent: 10, acceptTerms: true });
+      expect((await form(`/sandbox/stores/${domain}/close-campaign`)).statusCode).toBe(303);
+      expect(await state(platformId, domain)).toEqual({ kind: 'notice', notice: 'turned_off' });
+      const refused = await post('/plugin/v2/turn-on', { platformId, domain }, 'https://evil.example');
+      expect(refused.statusCode).toBe(403);
+      const on = await post('/plugin/v2/turn-on', { platformId, domain });
+      expect(on.json()).toMatchObject({ stage: 'live' });
+      const twice = await post('/plugin/v2/turn-on', { platformId, domain });
+      expect(twice.statusCode).toBe(409);
+    });
+
+    it('is live at load for a store already turned on through another app, with no consent', async () => {
+      const domain = uniqueDomain();
+      const { companyId } = await createBrand(use().support, { domain });
+      await use().db.insertInto('offers').values({ company_id: companyId, title: '15% off at Elsewhere', image_url: 'https://img.example/x.png', live: true }).execute();
+      expect(await state(platformId, domain)).toMatchObject({ kind: 'stage', stage: 'live', offer: { title: '15% off at Elsewhere' } });
+    });
+
+    it('uses the same tab and returns with svc_connect=return only when support holds the page and the brand is synced', async () => {
+      const page = `${ORIGIN}/apps/partners?tab=1`;
+      const { platformId: withPage } = await createPlatform(use().support, { approvedOrigins: [ORIGIN], pluginPageUrl: page });
+      const synced = uniqueDomain();
+      const notSynced = uniqueDomain();
+      await use().db.insertInto('platform_brands').values({ platform_id: withPage, domain: synced, status: 'active' }).execute();
+
+      expect(await state(withPage, notSynced)).toMatchObject({ install: { sameTab: false, url: `/sandbox/stores/${notSynced}/install` } });
+      const same = await state(withPage, synced);
+      if (same.kind !== 'stage' || same.stage !== 'install') throw new Error('expected install');
+      expect(same.install.sameTab).toBe(true);
+      const installPage = await use().app.inject(same.install.url);
+      expect(installPage.body).toContain('name="return" value="/plugin/v2/return?');
+      const back = await use().app.inject({
+        method: 'POST',
+        url: `/sandbox/stores/${synced}/install`,
+        headers: { origin: HOST, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `return=${encodeURIComponent(`/plugin/v2/return?platformId=${withPage}&domain=${synced}`)}`,
+      });
+      expect(back.statusCode).toBe(303);
+      const returned = await use().app.inject(back.headers.location as string);
+      expect(returned.statusCode).toBe(303);
+      expect(returned.headers.location).toBe(`${ORIGIN}/apps/partners?tab=1&svc_connect=return`);
+
+      // A return address that is not the service's own is ignored, never followed.
+      const open = await use().app.inject({
+        method: 'POST',
+        url: `/sandbox/stores/${synced}/plan`,
+        headers: { origin: HOST, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `return=${encodeURIComponent('https://evil.example/')}`,
+      });
+      expect(open.statusCode).toBe(200);
+      expect(open.body).toContain('The plan is approved');
+
+      // The platform closes the brand in its sync: back to new tabs, and the return address just says where to go.
+      await use().db.updateTable('platform_brands').set({ status: 'closed', end_date: new Date() }).where('platform_id', '=', withPage).where('domain', '=', synced).execute();
+      const closed = await use().app.inject(`/plugin/v2/return?platformId=${withPage}&domain=${synced}`);
+      expect(closed.statusCode).toBe(200);
+      expect(closed.body).toContain('Go back to the tab where you started');
+    });
+
+    it('serves the sandbox store admin with its catalog and orders, and 404 for a malformed store', async () => {
+      const domain = uniqueDomain();
+      const admin = await use().app.inject(`/sandbox/stores/${domain}`);
+      expect(admin.statusCode).toBe(200);
+      expect(admin.body).toMatch(/Catalog \(\d+ products\)/);
+      expect(admin.body).toMatch(/Orders \(\d+ in all/);
+      expect((await use().app.inject('/sandbox/stores/nodot')).statusCode).toBe(404);
+      const forged = await use().app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/install`, headers: { origin: 'https://evil.example' } });
+      expect(forged.statusCode).toBe(403);
+      const planFirst = await form(`/sandbox/stores/${domain}/plan`);
+      expect(planFirst.statusCode).toBe(409);
+    });
+  },
+  ENV,
+);
+
+describe('store setup survives a restart', () => {
+  for (const kind of DATABASE_KINDS) {
+    describe(kind, () => {
+      let context: TestContext | undefined;
+      afterAll(async () => {
+        if (context) await stopTestApp(context);
+      });
+
+      it('resumes a job whose worker died mid-way once its lease expires, at the step it reached', async () => {
+        // The first instance polls too rarely to reach the job before it stops.
+        context = await startTestApp(kind, { ...ENV, SETUP_POLL_MS: '60000' });
+        const { platformId } = await createPlatform(context.support, { approvedOrigins: [ORIGIN] });
+        const domain = uniqueDomain();
+        const install = await context.app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/install`, headers: { origin: HOST } });
+        expect(install.statusCode).toBe(200);
+        await context.db.updateTable('sandbox_stores').set({ plan_approved_at: new Date() }).where('domain', '=', domain).execute();
+        // What a worker leaves behind when the process dies while it runs the import.
+        await context.db
+          .insertInto('setup_jobs')
+          .values({ domain, attempts: 1, started_at: new Date(), next_attempt_at: new Date(), locked_until: new Date(Date.now() + 300) })
+          .execute();
+        await context.app.close();
+
+        const restarted = await buildApp({ config: { ...context.config, plugin: { ...context.config.plugin, setupPollMs: 30 } }, database: context.database });
+        await restarted.ready();
+        context = { ...context, app: restarted };
+        const deadline = Date.now() + 15_000;
+        let job = await context.db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirstOrThrow();
+        while (job.status !== 'done' && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          job = await context.db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirstOrThrow();
+        }
+        expect(job).toMatchObject({ status: 'done', step: 'done' });
+        const response = await restarted.inject(`/plugin/v2/state?platformId=${platformId}&domain=${domain}`);
+        expect(response.json()).toMatchObject({ kind: 'stage', stage: 'consent' });
+      });
+    });
+  }
+});

@@ -1,0 +1,198 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { badRequest } from '../http/errors.js';
+import { SandboxCommerce } from '../commerce/sandbox.js';
+import { sandboxRoutes } from '../commerce/routes.js';
+import { bundles, LOADER_VERSION } from './bundles.js';
+import * as dal from './dal.js';
+import type { EmbedBoot } from './embed-state.js';
+import { escapeHtml, htmlPage, inlineJson, PAGE_CSP } from './html.js';
+import { Onboarding, returnFlowHolds } from './onboarding.js';
+import { ConsentBody, EmbedPageQuery, StoreQuery, TurnOnBody } from './schemas.js';
+import { SetupWorker } from './setup-worker.js';
+import { isPlatformId, storeDomain } from './store-domain.js';
+import { requireOwnOrigin } from './origin.js';
+import { legalPage, returnedPage } from './pages.js';
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const errorRef = Type.Ref('ErrorResponse');
+
+function checkedStore(platformId: string, domain: string): { platformId: string; domain: string } {
+  if (!isPlatformId(platformId)) throw badRequest('platformId must be a UUID');
+  const normalized = storeDomain(domain);
+  if (!normalized) throw badRequest('domain must be a store domain such as shop.example');
+  return { platformId: platformId.trim().toLowerCase(), domain: normalized };
+}
+
+function sendAsset(reply: FastifyReply, body: Buffer, contentType: string, cache: string) {
+  return reply
+    .header('Content-Type', contentType)
+    .header('Cache-Control', cache)
+    .header('Access-Control-Allow-Origin', '*')
+    .header('Cross-Origin-Resource-Policy', 'cross-origin')
+    .header('X-Content-Type-Options', 'nosniff')
+    .send(body);
+}
+
+/** The loader, the embed app and its API, the sandbox commerce platform, and the setup worker. */
+export const pluginRoutes: FastifyPluginAsync = async (plain) => {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, bus, config } = app.services;
+  const adapter = new SandboxCommerce(db, config.baseUrl);
+  const worker = new SetupWorker({ db, adapter, bus, log: app.log, pollMs: config.plugin.setupPollMs, retryMs: config.plugin.setupRetryMs });
+  const onboarding = new Onboarding({ db, adapter, bus, settings: config.plugin, nudgeWorker: () => worker.nudge() });
+  adapter.onEvent((event) => onboarding.handleCommerceEvent(event));
+  app.addHook('onReady', async () => worker.start());
+  app.addHook('onClose', async () => worker.stop());
+
+  const base = `/plugin/v${LOADER_VERSION}`;
+  app.get(`${base}/loader.js`, { schema: { hide: true } }, async (_request, reply) => {
+    const built = await bundles();
+    return sendAsset(reply, built.loader.body, built.loader.contentType, IMMUTABLE);
+  });
+  app.get(`${base}/loader.js.sri`, { schema: { hide: true } }, async (_request, reply) => {
+    const built = await bundles();
+    return sendAsset(reply, Buffer.from(built.loaderIntegrity), 'text/plain; charset=utf-8', IMMUTABLE);
+  });
+  app.get(`${base}/index.d.ts`, { schema: { hide: true } }, async (_request, reply) => {
+    const built = await bundles();
+    return sendAsset(reply, built.declarations.body, built.declarations.contentType, IMMUTABLE);
+  });
+  app.get<{ Params: { name: string } }>('/plugin/assets/:name', { schema: { hide: true } }, async (request, reply) => {
+    const found = (await bundles()).assets.get(request.params.name);
+    if (!found) return reply.status(404).send({ error: 'not_found', message: `no asset ${request.params.name}` });
+    return sendAsset(reply, found.body, found.contentType, IMMUTABLE);
+  });
+
+  app.get(
+    '/plugin/v2/embed',
+    { schema: { hide: true, querystring: EmbedPageQuery } },
+    async (request, reply) => {
+      const built = await bundles();
+      const { origin } = request.query;
+      const mode = request.query.mode ?? 'page';
+      const platformId = isPlatformId(request.query.platformId) ? request.query.platformId.trim().toLowerCase() : undefined;
+      const domain = storeDomain(request.query.domain);
+      let parentOrigin: string | undefined;
+      try {
+        parentOrigin = new URL(origin).origin === origin ? origin : undefined;
+      } catch {
+        parentOrigin = undefined;
+      }
+      if (!platformId || !domain || !parentOrigin) {
+        throw badRequest('platformId (a UUID), domain (a store domain) and origin (the host page origin) are required');
+      }
+      const platform = await dal.findPluginPlatform(db, platformId);
+      const approved = platform?.approvedOrigins.includes(parentOrigin) ?? false;
+      // A refused page holds nothing but the refusal, so any site may frame it and see why; the
+      // real app may only be framed by the platform's approved origins (checked by the browser on
+      // every ancestor, so a site framing an approved host must be approved too, SPEC 4.7).
+      const frameAncestors = approved ? platform!.approvedOrigins.join(' ') : '*';
+      const boot: EmbedBoot = {
+        platformId,
+        domain,
+        parentOrigin,
+        mode,
+        refused: !approved,
+        state: approved ? await onboarding.state(platform, domain) : null,
+      };
+      const body =
+        `<main id="app" aria-live="polite"></main>` +
+        `<script type="application/json" id="embed-boot">${inlineJson(boot)}</script>` +
+        `<script src="/plugin/assets/${built.embedScript}"></script>`;
+      return reply
+        .header('Content-Type', 'text/html; charset=utf-8')
+        .header('Cache-Control', 'no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header(
+          'Content-Security-Policy',
+          `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https: http:; connect-src 'self'; ` +
+            `form-action 'self'; base-uri 'none'; frame-ancestors ${frameAncestors}`,
+        )
+        .send(htmlPage({ title: 'Brand partnerships', stylesheet: `/plugin/assets/${built.embedStyle}`, body, bodyClass: `mode-${mode}` }));
+    },
+  );
+
+  const storeState = async (platformId: string, domain: string) => {
+    const store = checkedStore(platformId, domain);
+    const platform = await dal.findPluginPlatform(db, store.platformId);
+    return { store, platform };
+  };
+
+  app.get(
+    '/plugin/v2/state',
+    {
+      schema: {
+        summary: "A store's onboarding stage, or the message shown instead (used by the embed app)",
+        tags: ['plugin'],
+        querystring: StoreQuery,
+        response: { 400: errorRef },
+      },
+    },
+    async (request, reply) => {
+      const { store, platform } = await storeState(request.query.platformId, request.query.domain);
+      reply.header('Cache-Control', 'no-store');
+      return onboarding.state(platform, store.domain);
+    },
+  );
+
+  app.post(
+    '/plugin/v2/consent',
+    {
+      schema: {
+        summary: 'Turn on cross-promotions: accept the terms, create the discount code, show the offer',
+        tags: ['plugin'],
+        body: ConsentBody,
+        response: { 400: errorRef, 403: errorRef, 409: errorRef },
+      },
+    },
+    async (request) => {
+      requireOwnOrigin(request);
+      const { store, platform } = await storeState(request.body.platformId, request.body.domain);
+      return onboarding.consent(platform, store.domain, request.body.discountPercent);
+    },
+  );
+
+  app.post(
+    '/plugin/v2/turn-on',
+    {
+      schema: {
+        summary: 'Turn cross-promotion back on after the merchant closed it',
+        tags: ['plugin'],
+        body: TurnOnBody,
+        response: { 400: errorRef, 403: errorRef, 409: errorRef },
+      },
+    },
+    async (request) => {
+      requireOwnOrigin(request);
+      const { store, platform } = await storeState(request.body.platformId, request.body.domain);
+      return onboarding.turnOn(platform, store.domain);
+    },
+  );
+
+  // Back from the commerce platform in the same tab: on to the page where the plugin lives.
+  app.get('/plugin/v2/return', { schema: { hide: true, querystring: StoreQuery } }, async (request, reply) => {
+    const built = await bundles();
+    const { store, platform } = await storeState(request.query.platformId, request.query.domain);
+    if (platform && platform.pluginPageUrl && (await returnFlowHolds(db, platform, store.domain))) {
+      const target = new URL(platform.pluginPageUrl);
+      target.searchParams.set('svc_connect', 'return');
+      return reply.redirect(target.toString(), 303);
+    }
+    return reply
+      .header('Content-Type', 'text/html; charset=utf-8')
+      .header('Content-Security-Policy', PAGE_CSP)
+      .send(returnedPage(`/plugin/assets/${built.pagesStyle}`));
+  });
+
+  app.get<{ Params: { page: string } }>('/plugin/legal/:page', { schema: { hide: true } }, async (request, reply) => {
+    const built = await bundles();
+    const page = legalPage(request.params.page, `/plugin/assets/${built.pagesStyle}`);
+    if (!page) return reply.status(404).send({ error: 'not_found', message: `no page ${escapeHtml(request.params.page)}` });
+    return reply.header('Content-Type', 'text/html; charset=utf-8').header('Content-Security-Policy', PAGE_CSP).send(page);
+  });
+
+  await app.register(sandboxRoutes({ adapter, onboarding, stylesheet: async () => `/plugin/assets/${(await bundles()).pagesStyle}` }));
+};

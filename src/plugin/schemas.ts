@@ -1,0 +1,28 @@
+import { Type } from 'typebox';
+
+export const StoreQuery = Type.Object({
+  platformId: Type.String({ description: 'The platform id (UUID) the plugin was started with' }),
+  domain: Type.String({ description: "The merchant's store domain; scheme, path and a leading www. are dropped" }),
+});
+
+export const EmbedPageQuery = Type.Object({
+  platformId: Type.String(),
+  domain: Type.String(),
+  origin: Type.String({ description: 'The exact origin of the host page' }),
+  mode: Type.Optional(Type.Union([Type.Literal('page'), Type.Literal('drawer')])),
+});
+
+export const ConsentBody = Type.Object(
+  {
+    platformId: Type.String(),
+    domain: Type.String(),
+    discountPercent: Type.Optional(Type.Union([Type.Literal(10), Type.Literal(15), Type.Literal(20), Type.Literal(25)])),
+    acceptTerms: Type.Literal(true, { description: 'The merchant accepts the terms and privacy policy' }),
+  },
+  { additionalProperties: false },
+);
+
+export const TurnOnBody = Type.Object({ platformId: Type.String(), domain: Type.String() }, { additionalProperties: false });
+
+/** The embed state is a tagged union shared with the browser bundle (embed-state.ts); its shape is tested there. */
+export const EmbedStateResponse = Type.Unknown();

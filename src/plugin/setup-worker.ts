@@ -1,0 +1,143 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/database.js';
+import type { InvalidationBus } from '../cache/invalidation.js';
+import type { CommerceAdapter } from '../commerce/adapter.js';
+import * as dal from './dal.js';
+import type { BestSellerPreview } from './embed-state.js';
+
+const LEASE_MS = 60_000;
+const MAX_RETRY_MS = 60_000;
+
+export interface SetupWorkerOptions {
+  db: Db;
+  adapter: CommerceAdapter;
+  bus: InvalidationBus;
+  log: FastifyBaseLogger;
+  pollMs: number;
+  retryMs: number;
+}
+
+function formatPrice(cents: number): string {
+  return `$${(cents / 100).toFixed(2)}`;
+}
+
+/**
+ * Runs store setup as a durable job (one row per store in setup_jobs): import the store, build
+ * the offer from its three best sellers, queue the brand for matching. Each step is committed
+ * before the next starts, so after a crash or restart the job resumes at the step it reached;
+ * a failed step is retried with growing delays, which is what the delayed stage shows.
+ */
+export class SetupWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private wakeAgain = false;
+
+  constructor(private readonly options: SetupWorkerOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Looks for work now instead of at the next poll. */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.wakeAgain = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.drain().then(() => undefined).finally(() => {
+        this.running = undefined;
+        if (!this.stopped) this.schedule(this.wakeAgain ? 0 : this.options.pollMs);
+        this.wakeAgain = false;
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** Runs due jobs until none is left. Returns how many steps ran. */
+  async drain(): Promise<number> {
+    let steps = 0;
+    for (;;) {
+      const ran = await this.runOnce().catch((error) => {
+        this.options.log.error({ err: error }, 'setup worker could not claim a job');
+        return false;
+      });
+      if (!ran) break;
+      steps += 1;
+      if (this.stopped) break;
+    }
+    return steps;
+  }
+
+  /** Claims one due job and runs its current step; false when nothing was due. */
+  async runOnce(now = new Date()): Promise<boolean> {
+    const { db, log } = this.options;
+    const job = await dal.claimDueJob(db, now, LEASE_MS);
+    if (!job) return false;
+    try {
+      const next = await this.runStep(job.domain, job.step);
+      await dal.advanceJob(db, job.domain, next, new Date());
+      if (next === 'done') log.info({ domain: job.domain }, 'store setup finished');
+    } catch (error) {
+      const delay = Math.min(this.options.retryMs * 2 ** Math.max(0, job.attempts - 1), MAX_RETRY_MS);
+      const message = error instanceof Error ? error.message : String(error);
+      log.warn({ domain: job.domain, step: job.step, attempt: job.attempts, retryInMs: delay, err: error }, 'store setup step failed; will retry');
+      await dal.rescheduleJob(db, job.domain, new Date(Date.now() + delay), message);
+    }
+    return true;
+  }
+
+  private async runStep(domain: string, step: dal.ClaimedJob['step']): Promise<'offer' | 'match' | 'done'> {
+    const { db, adapter, bus } = this.options;
+    switch (step) {
+      case 'import': {
+        const profile = await adapter.profile(domain);
+        await dal.saveImportedStore(db, profile);
+        return 'offer';
+      }
+      case 'offer': {
+        const record = await dal.loadStoreRecord(db, domain);
+        if (!record.companyId) throw new Error(`store ${domain} has no brand record; import it first`);
+        const best = await adapter.bestSellers(domain, 3);
+        const preview: BestSellerPreview[] = best.map((product) => ({ title: product.title, imageUrl: product.imageUrl, price: formatPrice(product.priceCents) }));
+        const name = record.business?.name ?? domain;
+        const imageUrl = best.find((product) => product.imageUrl)?.imageUrl ?? record.business?.logoImageUrl;
+        if (!imageUrl) throw new Error(`store ${domain} has no product image to build an offer with`);
+        await dal.saveDraftOffer(
+          db,
+          domain,
+          record.companyId,
+          {
+            title: `New-customer offer from ${name}`,
+            subtitle: best.length > 0 ? `Best sellers: ${best.map((product) => product.title).join(', ')}` : (record.business?.description ?? name),
+            imageUrl,
+          },
+          preview,
+        );
+        await bus.publish('offers');
+        return 'match';
+      }
+      case 'match': {
+        const record = await dal.loadStoreRecord(db, domain);
+        if (!record.companyId) throw new Error(`store ${domain} has no brand record; import it first`);
+        // The matching engine scores the brand from the queue, in the background like every re-scoring.
+        await dal.queueScoring(db, record.companyId);
+        return 'done';
+      }
+    }
+  }
+}

@@ -1,0 +1,390 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import type { ActionLink, EmbedBoot, EmbedState, OfferPreview, ProgressStep } from '../../src/plugin/embed-state';
+import { fetchState, ServiceError, turnBackOn, turnOnCrossPromotion } from './api';
+import { createBridge } from './bridge';
+
+type View = EmbedState | { kind: 'notice'; notice: 'unreachable' };
+
+export function App({ boot }: { boot: EmbedBoot }) {
+  const bridge = useRef(createBridge(boot.parentOrigin)).current;
+  const [view, setView] = useState<View>(boot.state ?? { kind: 'notice', notice: 'unavailable' });
+  const [busy, setBusy] = useState(false);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const lastStage = useRef<string | null>(null);
+  const root = useRef<HTMLDivElement>(null);
+
+  const refresh = useCallback(async () => {
+    try {
+      setView(await fetchState(boot.platformId, boot.domain));
+    } catch {
+      setView({ kind: 'notice', notice: 'unreachable' });
+    }
+  }, [boot.platformId, boot.domain]);
+
+  // The stage goes to the host at load and on every change; messages of SPEC 6.3 send nothing.
+  useEffect(() => {
+    if (view.kind === 'stage' && view.stage !== lastStage.current) {
+      lastStage.current = view.stage;
+      bridge.send({ type: 'stage', stage: view.stage });
+    }
+  }, [view]);
+
+  useEffect(() => {
+    if (boot.refused) bridge.send({ type: 'refused' });
+  }, []);
+
+  // Page mode: the iframe follows the content's height, up and down.
+  useEffect(() => {
+    const element = root.current;
+    if (!element || typeof ResizeObserver !== 'function') return;
+    let last = 0;
+    const observer = new ResizeObserver(() => {
+      const height = Math.ceil(element.getBoundingClientRect().height);
+      if (height !== last) {
+        last = height;
+        bridge.send({ type: 'height', height });
+      }
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  // Setup runs in the background: poll until it is done.
+  useEffect(() => {
+    if (view.kind !== 'stage' || (view.stage !== 'setting_up' && view.stage !== 'delayed')) return;
+    const timer = setTimeout(refresh, view.pollAfterMs);
+    return () => clearTimeout(timer);
+  }, [view, refresh]);
+
+  // Back from a commerce-platform tab, or the drawer opened again: check the store again.
+  useEffect(() => {
+    if (boot.refused) return;
+    const onVisible = () => {
+      if (document.visibilityState === 'visible') void refresh();
+    };
+    document.addEventListener('visibilitychange', onVisible);
+    window.addEventListener('focus', onVisible);
+    const stopListening = bridge.listen((message) => {
+      if (message.type === 'shown') void refresh();
+    });
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape' && boot.mode === 'drawer') bridge.send({ type: 'escape' });
+    };
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('visibilitychange', onVisible);
+      window.removeEventListener('focus', onVisible);
+      document.removeEventListener('keydown', onKey);
+      stopListening();
+    };
+  }, [refresh]);
+
+  const act = async (action: () => Promise<EmbedState>) => {
+    setBusy(true);
+    setActionError(null);
+    try {
+      setView(await action());
+    } catch (error) {
+      if (error instanceof ServiceError && error.message === 'network') setView({ kind: 'notice', notice: 'unreachable' });
+      else setActionError(error instanceof Error ? error.message : String(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div class="shell" ref={root}>
+      {boot.refused ? (
+        <Screen id="refused" title="Brand partnerships could not load">
+          <p>This site is not approved to show the plugin. The platform can ask the service's support team to approve it.</p>
+        </Screen>
+      ) : (
+        <Body
+          view={view}
+          busy={busy}
+          error={actionError}
+          onRetry={refresh}
+          onConsent={(percent) => act(() => turnOnCrossPromotion(boot.platformId, boot.domain, percent))}
+          onTurnBackOn={() => act(() => turnBackOn(boot.platformId, boot.domain))}
+        />
+      )}
+    </div>
+  );
+}
+
+interface BodyProps {
+  view: View;
+  busy: boolean;
+  error: string | null;
+  onRetry: () => void;
+  onConsent: (percent: number | undefined) => void;
+  onTurnBackOn: () => void;
+}
+
+function Body({ view, busy, error, onRetry, onConsent, onTurnBackOn }: BodyProps) {
+  if (view.kind === 'notice') {
+    switch (view.notice) {
+      case 'unavailable':
+        return (
+          <Screen id="unavailable" title="Brand partnerships are not available here yet">
+            <p>This platform is not set up to show cross-promotion offers yet. Check back soon.</p>
+          </Screen>
+        );
+      case 'not_eligible':
+        return (
+          <Screen id="not_eligible" title="Store is not eligible yet">
+            <p>Cross-promotion opens up once your store has a few orders and products to show.</p>
+            <ul class="reasons">
+              {view.reasons.map((reason) => (
+                <li key={reason}>{reason}</li>
+              ))}
+            </ul>
+            <button type="button" class="secondary" onClick={onRetry}>
+              Check again
+            </button>
+          </Screen>
+        );
+      case 'not_installed':
+        return (
+          <Screen id="not_installed" title="App is not installed">
+            <p>You uninstalled the app, so your offer is no longer shown. Reinstall it to turn cross-promotion back on.</p>
+            <Action link={view.reinstall} label="Reinstall the app" />
+          </Screen>
+        );
+      case 'turned_off':
+        return (
+          <Screen id="turned_off" title="Cross-promotion is turned off">
+            <p>You closed your campaign, so partner brands' shoppers don't see your offer. You can turn it back on at any time.</p>
+            <button type="button" onClick={onTurnBackOn} disabled={busy}>
+              {busy ? 'Turning on…' : 'Turn cross-promotion back on'}
+            </button>
+            {error && <p class="error" role="alert">{error}</p>}
+          </Screen>
+        );
+      case 'unreachable':
+        return (
+          <Screen id="unreachable" title="Could not reach the service">
+            <p>Check your connection, then try again.</p>
+            <button type="button" onClick={onRetry}>
+              Try again
+            </button>
+          </Screen>
+        );
+    }
+  }
+  switch (view.stage) {
+    case 'install':
+      return (
+        <Screen id="install" title="Grow with brands your customers will love">
+          <p>
+            Cross-promotion shows your offer to shoppers of partner brands right after they check out, and their offers to yours.
+            New customers come to you with a discount you choose.
+          </p>
+          <ul class="points">
+            <li>No monthly fees: a small share of the first order from each new customer a partner refers.</li>
+            <li>Partners are matched to your store; you stay in control of every campaign.</li>
+          </ul>
+          <Action link={view.install} label="Install the app" />
+        </Screen>
+      );
+    case 'plan':
+      return (
+        <Screen id="plan" title="Approve the plan">
+          <p>One step left before setup: approve the app's plan in your commerce platform.</p>
+          <dl class="plan">
+            <dt>Monthly fee</dt>
+            <dd>None, no monthly fees</dd>
+            <dt>When you pay</dt>
+            <dd>A small share of the first order from each new customer a partner refers</dd>
+          </dl>
+          <Action link={view.approve} label="Approve plan" />
+        </Screen>
+      );
+    case 'setting_up':
+      return (
+        <Screen id="setting_up" title="Setting up your store">
+          <p>This usually takes a minute or two. You can leave this page: setup keeps going.</p>
+          <Progress steps={view.steps} />
+        </Screen>
+      );
+    case 'delayed':
+      return (
+        <Screen id="delayed" title="Setup is taking longer than usual">
+          <p>We are still working on it and keep retrying in the background. You can leave this page and come back later.</p>
+          <Progress steps={view.steps} />
+        </Screen>
+      );
+    case 'consent':
+      return <Consent view={view} busy={busy} error={error} onConsent={onConsent} />;
+    case 'live':
+      return (
+        <Screen id="live" title="Cross-promotion is live">
+          <p>Your offer is now shown to shoppers of partner brands after they check out.</p>
+          <div class="offer">
+            {view.offer.imageUrl && <img src={view.offer.imageUrl} alt="" width={72} height={72} />}
+            <div>
+              <p class="offer-title">{view.offer.title}</p>
+              {view.offer.subtitle && <p class="muted">{view.offer.subtitle}</p>}
+              {view.offer.discountCode && (
+                <p class="code">
+                  Code <code>{view.offer.discountCode}</code>
+                  {view.offer.discountPercent ? `, ${view.offer.discountPercent}% off, once per customer` : ''}
+                </p>
+              )}
+            </div>
+          </div>
+          <a class="button" href={view.manageUrl} target="_blank" rel="noopener">
+            Manage partnerships and campaigns
+          </a>
+        </Screen>
+      );
+  }
+}
+
+function Screen({ id, title, children }: { id: string; title: string; children: preact.ComponentChildren }) {
+  return (
+    <section class="screen" data-screen={id} aria-labelledby={`${id}-title`}>
+      <h1 id={`${id}-title`}>{title}</h1>
+      {children}
+    </section>
+  );
+}
+
+function Progress({ steps }: { steps: ProgressStep[] }) {
+  return (
+    <ol class="progress">
+      {steps.map((step) => (
+        <li key={step.key} class={step.status} aria-current={step.status === 'active' ? 'step' : undefined}>
+          <span class="dot" aria-hidden="true" />
+          <span>{step.label}</span>
+          <span class="visually-hidden">{step.status === 'done' ? ' (done)' : step.status === 'active' ? ' (in progress)' : ' (to do)'}</span>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/**
+ * A commerce-platform action. With the return flow it navigates this tab; otherwise it opens a
+ * new tab on the click (never by itself) and says so when the browser blocks it.
+ */
+function Action({ link, label }: { link: ActionLink; label: string }) {
+  const [state, setState] = useState<'idle' | 'opened' | 'blocked'>('idle');
+  if (link.sameTab) {
+    return (
+      <a class="button" href={link.url} target="_top">
+        {label}
+      </a>
+    );
+  }
+  const open = (event: MouseEvent) => {
+    event.preventDefault();
+    const opened = window.open(link.url, '_blank');
+    if (!opened) {
+      setState('blocked');
+      return;
+    }
+    try {
+      opened.opener = null;
+    } catch {
+      // Cross-origin by then: nothing to cut.
+    }
+    setState('opened');
+  };
+  return (
+    <div>
+      <a class="button" href={link.url} target="_blank" rel="noopener" onClick={open}>
+        {label} <span class="hint">(opens a new tab)</span>
+      </a>
+      {state === 'opened' && <p class="muted">Finish in the new tab, then come back here: this page checks again when you return.</p>}
+      {state === 'blocked' && (
+        <p class="error" role="alert">
+          Your browser blocked the new tab. Allow pop-ups for this site, or{' '}
+          <a href={link.url} target="_blank" rel="noopener">
+            open it here
+          </a>
+          .
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Consent({
+  view,
+  busy,
+  error,
+  onConsent,
+}: {
+  view: Extract<EmbedState, { stage: 'consent' }>;
+  busy: boolean;
+  error: string | null;
+  onConsent: (percent: number | undefined) => void;
+}) {
+  const [percent, setPercent] = useState<number>(15);
+  const existing = view.existingDiscountPercent;
+  const shown = existing ?? percent;
+  return (
+    <Screen id="consent" title="Preview your offer">
+      <OfferCard preview={view.preview} percent={shown} />
+      {existing !== null ? (
+        <p class="existing">Your store already gives new customers {existing}% off; partners' shoppers get the same.</p>
+      ) : (
+        <fieldset class="choices">
+          <legend>Discount for new customers</legend>
+          {view.choices.map((choice) => (
+            <label key={choice} class={choice === percent ? 'choice selected' : 'choice'}>
+              <input type="radio" name="discount" value={choice} checked={choice === percent} onChange={() => setPercent(choice)} />
+              {choice}%
+            </label>
+          ))}
+        </fieldset>
+      )}
+      <button type="button" onClick={() => onConsent(existing ?? percent)} disabled={busy}>
+        {busy ? 'Turning on…' : 'Turn on cross-promotions'}
+      </button>
+      <p class="fine">
+        By turning on cross-promotions you accept the{' '}
+        <a href={view.termsUrl} target="_blank" rel="noopener">
+          terms
+        </a>{' '}
+        and the{' '}
+        <a href={view.privacyUrl} target="_blank" rel="noopener">
+          privacy policy
+        </a>
+        . One discount code is created in your store, usable once per customer.
+      </p>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </Screen>
+  );
+}
+
+function OfferCard({ preview, percent }: { preview: OfferPreview; percent: number }) {
+  return (
+    <div class="preview">
+      <div class="brand">
+        {preview.logoImageUrl && <img class="logo" src={preview.logoImageUrl} alt={`${preview.businessName} logo`} width={48} height={48} />}
+        <div>
+          <p class="brand-name">{preview.businessName}</p>
+          {preview.tagline && <p class="muted">{preview.tagline}</p>}
+        </div>
+        <span class="badge">{percent}% off first order</span>
+      </div>
+      {preview.bestSellers.length > 0 && (
+        <ul class="products" aria-label="Best sellers">
+          {preview.bestSellers.slice(0, 3).map((product) => (
+            <li key={product.title}>
+              {product.imageUrl ? <img src={product.imageUrl} alt={product.title} width={96} height={96} /> : <span class="noimage" />}
+              <span class="product-title">{product.title}</span>
+              <span class="muted">{product.price}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
