@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-services.sh
 bash scripts/ensure-chromium.sh
 npx tsc -p tsconfig.json
+npx tsc -p web/tsconfig.json
 npx vitest run "$@"
