@@ -3,10 +3,14 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { prepareStartupData } from './fixtures/startup.js';
+import { FixtureError } from './fixtures/loader.js';
+import { acquireDataDirLock, DataDirLockedError } from './support/data-dir-lock.js';
 import { startDemoHost } from './plugin/demo-host.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // PGlite's files take one process at a time; the CLI checks this lock and points at the admin API.
+  if (!config.databaseUrl) process.on('exit', acquireDataDirLock(config.dataDir, 'server'));
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(database.db);
   const app = await buildApp({ config, database });
@@ -55,8 +59,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof FixtureError) {
     process.stderr.write(`${error.message}\n`);
+  } else if (error instanceof DataDirLockedError) {
+    process.stderr.write(`Failed to start: ${error.message}. Stop that process or set another DATA_DIR.\n`);
   } else {
     process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }

@@ -1,0 +1,258 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { pino } from 'pino';
+import { Redis } from 'ioredis';
+import type { TSchema } from 'typebox';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { openDatabase, type DatabaseHandle } from './db/database.js';
+import { migrateToLatest } from './db/migrator.js';
+import { InvalidationBus } from './cache/invalidation.js';
+import { ApiError } from './http/errors.js';
+import { FixtureError, loadFixtureFile } from './fixtures/loader.js';
+import { acquireDataDirLock, DataDirLockedError } from './support/data-dir-lock.js';
+import * as support from './support/service.js';
+import { CreateCompanyBody, CreatePlatformBody, UpdateCompanyBody, UpdatePlatformBody } from './support/schemas.js';
+
+/**
+ * Support's command line: the same service functions as the admin API, run directly on the
+ * database chosen by DATABASE_URL (PostgreSQL) or DATA_DIR (PGlite). Prints JSON.
+ */
+
+const USAGE = `Usage: npm run cli -- <command> [arguments] [--flags]
+
+  migrate                                   apply pending migrations
+  seed <file>                               load a fixture file (docs/fixtures.md)
+
+  platform list
+  platform get <platformId>
+  platform create --name <name> [--id <uuid>] [--inactive] [--offer-types post-purchase]
+                  [--approved-origins <origin,origin>] [--plugin-page-url <url>]
+  platform update <platformId> [--name ..] [--offer-types ..] [--approved-origins ..] [--plugin-page-url <url>|none]
+  platform deactivate <platformId>
+  platform activate <platformId>
+  platform brands <platformId> [--domain <domain>]
+  platform companies <platformId>
+  platform-key issue <platformId> [--expires-at <ISO 8601 date-time>]
+  platform-key revoke <keyId>
+
+  company get <companyId>
+  company create --company-id <id> --domain <domain> --business-name <name> [--logo-image-url <url>]
+                 [--description ..] [--business-size ..] [--country ..] [--categories <a,b>]
+                 [--product-count <n>] [--platform <commerce platform>]
+  company update <companyId> [the same profile flags; "none" clears a field]
+  brand-key issue <companyId> [--name <label>]
+  brand-key revoke <keyId>
+
+Database: DATABASE_URL=postgres://... or PGlite in DATA_DIR (default ./data), which must not be
+in use by a running service (use the admin API then). Keys are issued for SERVICE_ENV.
+Output is JSON on stdout; errors go to stderr with exit code 1 (2 for usage errors).`;
+
+class UsageError extends Error {}
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const ajv = addFormats(new Ajv({ allErrors: false, strict: false, coerceTypes: false }));
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+function describeInputError(error: ErrorObject): string {
+  const [field, ...rest] = error.instancePath.split('/').filter(Boolean);
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') return `--${kebab(String(params.missingProperty))} is required`;
+  if (error.keyword === 'minProperties') return 'give at least one field to change';
+  const where = field ? `--${kebab(field)}${rest.length ? ` item ${Number(rest[0]) + 1}` : ''}` : 'input';
+  if (error.keyword === 'enum') return `${where} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
+  return `${where} ${error.message ?? 'is invalid'}`;
+}
+
+/** Flags are checked against the admin API's own body schemas, so both accept the same input. */
+function checkInput<T>(schema: TSchema, value: Record<string, unknown>): T {
+  const validate = ajv.compile(schema);
+  if (!validate(value)) throw new UsageError(describeInputError(validate.errors![0]!));
+  return value as T;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+const text = (names: string[]): Options => Object.fromEntries(names.map((name) => [name, { type: 'string' as const }]));
+
+const PLATFORM_FLAGS = text(['name', 'offer-types', 'approved-origins', 'plugin-page-url']);
+const COMPANY_FLAGS = text([
+  'domain',
+  'business-name',
+  'logo-image-url',
+  'description',
+  'business-size',
+  'country',
+  'categories',
+  'product-count',
+  'platform',
+]);
+
+function parse(args: string[], options: Options, positionals: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (parsed.positionals.length !== positionals.length) {
+    throw new UsageError(`expected ${positionals.length ? positionals.map((p) => `<${p}>`).join(' ') : 'no arguments'}`);
+  }
+  return { flags: parsed.values as Record<string, string | boolean | undefined>, args: parsed.positionals };
+}
+
+const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
+
+/** Turns --kebab-case flags into the body fields; "none" clears a nullable field on update. */
+function fieldsFrom(flags: Record<string, string | boolean | undefined>, clearable: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [flag, value] of Object.entries(flags)) {
+    if (typeof value !== 'string') continue;
+    const field = flag.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    if (clearable && value === 'none') out[field] = field === 'categories' || field === 'approvedOrigins' ? [] : null;
+    else if (['offerTypes', 'approvedOrigins', 'categories'].includes(field)) out[field] = list(value);
+    else if (field === 'productCount') {
+      if (!/^\d+$/.test(value)) throw new UsageError('--product-count must be a whole number');
+      out[field] = Number(value);
+    } else out[field] = value;
+  }
+  return out;
+}
+
+async function run(argv: string[], ctx: support.SupportContext, database: DatabaseHandle): Promise<unknown> {
+  const [command, sub, ...rest] = argv;
+  const grouped = ['platform', 'platform-key', 'company', 'brand-key'].includes(command ?? '');
+  const key = grouped ? `${command} ${sub ?? ''}`.trim() : command;
+  const tail = grouped ? rest : argv.slice(1);
+  switch (key) {
+    case 'migrate':
+      parse(tail, {}, []);
+      return { applied: await migrateToLatest(database.db) };
+    case 'seed': {
+      const { args } = parse(tail, {}, ['file']);
+      return { file: args[0], ...(await loadFixtureFile(ctx, args[0]!)) };
+    }
+    case 'platform list':
+      parse(tail, {}, []);
+      return support.listPlatforms(ctx);
+    case 'platform get':
+      return support.getPlatform(ctx, parse(tail, {}, ['platformId']).args[0]!);
+    case 'platform create': {
+      const { flags } = parse(tail, { ...PLATFORM_FLAGS, ...text(['id']), inactive: { type: 'boolean' } }, []);
+      const body = fieldsFrom({ ...flags, inactive: undefined }, false);
+      if (flags.inactive) body.active = false;
+      return support.createPlatform(ctx, checkInput(CreatePlatformBody, body));
+    }
+    case 'platform update': {
+      const { flags, args } = parse(tail, PLATFORM_FLAGS, ['platformId']);
+      return support.updatePlatform(ctx, args[0]!, checkInput(UpdatePlatformBody, fieldsFrom(flags, true)));
+    }
+    case 'platform deactivate':
+    case 'platform activate':
+      return support.setPlatformActive(ctx, parse(tail, {}, ['platformId']).args[0]!, sub === 'activate');
+    case 'platform brands': {
+      const { flags, args } = parse(tail, text(['domain']), ['platformId']);
+      return support.listPlatformBrands(ctx, args[0]!, flags.domain as string | undefined);
+    }
+    case 'platform companies':
+      return support.listPlatformCompanies(ctx, parse(tail, {}, ['platformId']).args[0]!);
+    case 'platform-key issue': {
+      const { flags, args } = parse(tail, text(['expires-at']), ['platformId']);
+      let expiresAt: Date | null = null;
+      if (typeof flags['expires-at'] === 'string') {
+        expiresAt = new Date(flags['expires-at']);
+        if (Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires-at must be an ISO 8601 date-time');
+        if (expiresAt.getTime() <= Date.now()) throw new UsageError('--expires-at must be in the future');
+      }
+      return support.issuePlatformKey(ctx, args[0]!, { expiresAt });
+    }
+    case 'platform-key revoke':
+      return support.revokeKey(ctx, 'platform', parse(tail, {}, ['keyId']).args[0]!);
+    case 'company get':
+      return support.getCompany(ctx, parse(tail, {}, ['companyId']).args[0]!);
+    case 'company create': {
+      const { flags } = parse(tail, { ...COMPANY_FLAGS, ...text(['company-id']) }, []);
+      return support.createCompany(ctx, checkInput(CreateCompanyBody, fieldsFrom(flags, false)));
+    }
+    case 'company update': {
+      const { flags, args } = parse(tail, COMPANY_FLAGS, ['companyId']);
+      return support.updateCompany(ctx, args[0]!, checkInput(UpdateCompanyBody, fieldsFrom(flags, true)));
+    }
+    case 'brand-key issue': {
+      const { flags, args } = parse(tail, text(['name']), ['companyId']);
+      return support.issueBrandKey(ctx, args[0]!, { name: flags.name as string | undefined });
+    }
+    case 'brand-key revoke':
+      return support.revokeKey(ctx, 'brand', parse(tail, {}, ['keyId']).args[0]!);
+    default:
+      throw new UsageError(command ? `unknown command: ${key}` : 'no command given');
+  }
+}
+
+/** Tells running service instances what changed, over the same channel they listen on. */
+async function connectBus(config: Config): Promise<{ bus: InvalidationBus; close: () => Promise<void> }> {
+  const bus = new InvalidationBus();
+  const log = pino({ level: 'warn' }, process.stderr);
+  if (config.redisUrl) {
+    const publisher = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
+    const subscriber = publisher.duplicate();
+    await bus.connectRemote({ redis: { publisher, subscriber } }, log);
+    return {
+      bus,
+      close: async () => {
+        await bus.close();
+        publisher.disconnect();
+        subscriber.disconnect();
+      },
+    };
+  }
+  if (config.databaseUrl) await bus.connectRemote({ postgresUrl: config.databaseUrl }, log);
+  return { bus, close: () => bus.close() };
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
+    process.stdout.write(`${USAGE}\n`);
+    return argv.length === 0 ? 2 : 0;
+  }
+  const config = loadConfig();
+  const release = config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir, 'cli');
+  let database: DatabaseHandle | undefined;
+  let bus: Awaited<ReturnType<typeof connectBus>> | undefined;
+  try {
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+    if (argv[0] !== 'migrate') await migrateToLatest(database.db);
+    bus = await connectBus(config);
+    const result = await run(argv, { db: database.db, bus: bus.bus, serviceEnv: config.serviceEnv }, database);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } finally {
+    await bus?.close();
+    await database?.close();
+    release();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`Error: ${error.message}\nRun "npm run cli -- help" for usage.\n`);
+      process.exit(2);
+    }
+    if (error instanceof DataDirLockedError && error.holder === 'server') {
+      process.stderr.write(
+        `Error: the service (pid ${error.pid}) is running on ${error.dataDir}, and PGlite allows one process at a time.\n` +
+          'Use the admin API of the running service instead (Authorization: Bearer $ADMIN_TOKEN, see docs/support.md), ' +
+          'or stop the service and run this command again.\n',
+      );
+    } else if (error instanceof ApiError) {
+      process.stderr.write(`Error (${error.code}): ${error.message}\n`);
+    } else if (error instanceof ConfigError || error instanceof FixtureError || error instanceof DataDirLockedError) {
+      process.stderr.write(`Error: ${error.message}\n`);
+    } else {
+      process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    process.exit(1);
+  },
+);
