@@ -37,7 +37,7 @@ describe('OAuth end to end with openid-client and Chromium', () => {
     context = await startTestApp('pglite', { BASE_URL: baseUrl });
     await context.app.listen({ port, host: '127.0.0.1' });
     browser = await launchBrowser();
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
