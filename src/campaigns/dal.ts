@@ -40,14 +40,18 @@ export async function listCampaignPage(
   page: { fromEnd: boolean; offset: number; limit: number },
 ): Promise<CampaignRow[]> {
   const direction = page.fromEnd ? sql`asc` : sql`desc`;
-  const branches: RawBuilder<unknown> = sql.join(
-    SIDES.map((side) => sql`select id, created_at from campaigns where ${sideCondition(side, companyId, status, now)}`),
+  // Each side's first keys in list order, so the planner merges two bounded index walks (Merge Append).
+  const ranges: RawBuilder<unknown> = sql.join(
+    SIDES.map(
+      (side) => sql`(select id, created_at from campaigns where ${sideCondition(side, companyId, status, now)}
+        order by created_at ${direction}, id ${direction} limit ${page.offset + page.limit})`,
+    ),
     sql` union all `,
   );
   const result = await sql<CampaignRow>`
     select c.id, c.name, c.status, c.start_date, c.end_date
     from (
-      ${branches}
+      select id, created_at from (${ranges}) as ranges
       order by created_at ${direction}, id ${direction}
       limit ${page.limit} offset ${page.offset}
     ) as keys

@@ -5,11 +5,17 @@ import type { StoredSelection } from './status.js';
 
 const sideColumn = (selection: StoredSelection) => sql.ref(selection.side === 'requester' ? 'requester_id' : 'recipient_id');
 
-/** One index range of partnerships_requester_idx or partnerships_recipient_idx per selection. */
-function branches(companyId: string, selections: StoredSelection[], columns: RawBuilder<unknown>): RawBuilder<unknown> {
+/**
+ * The first `take` keys of each selection, each read from one range of partnerships_requester_idx
+ * or partnerships_recipient_idx in list order: the planner merges the ranges (Merge Append) and
+ * stops after the page instead of sorting every matching row.
+ */
+function firstKeysOfEachRange(companyId: string, selections: StoredSelection[], direction: RawBuilder<unknown>, take: number): RawBuilder<unknown> {
   return sql.join(
     selections.map(
-      (selection) => sql`select ${columns} from partnerships where ${sideColumn(selection)} = ${companyId} and status = ${selection.status}`,
+      (selection) => sql`(select id, created_at from partnerships
+        where ${sideColumn(selection)} = ${companyId} and status = ${selection.status}
+        order by created_at ${direction}, id ${direction} limit ${take})`,
     ),
     sql` union all `,
   );
@@ -39,7 +45,8 @@ export interface PartnershipRow {
 
 /**
  * One page of the caller's partnerships, newest first. The page's keys come from index-only walks
- * merged in order; only the page's rows are then read with their partner's profile.
+ * merged in order (from the end of the list when the page is nearer to it); only the page's rows
+ * are then read with their partner's profile.
  */
 export async function listPartnershipPage(
   db: Db,
@@ -52,7 +59,7 @@ export async function listPartnershipPage(
     select p.id, p.requester_id, p.status, partner.id as partner_id,
            partner.business_name, partner.domain, partner.logo_image_url
     from (
-      ${branches(companyId, selections, sql`id, created_at`)}
+      select id, created_at from (${firstKeysOfEachRange(companyId, selections, direction, page.offset + page.limit)}) as ranges
       order by created_at ${direction}, id ${direction}
       limit ${page.limit} offset ${page.offset}
     ) as keys
