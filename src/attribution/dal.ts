@@ -12,6 +12,8 @@ export interface LinkKey {
 export interface CounterRow extends LinkKey {
   /** UTC day, YYYY-MM-DD. */
   day: string;
+  /** Which of the concurrent writers' rows this delta goes to (see WRITE_SLOTS). */
+  shard: number;
   views: number;
   clicks: number;
 }
@@ -75,17 +77,18 @@ export async function findReferralLink(db: Db, token: string): Promise<ResolvedL
 export async function addCounters(db: Db, rows: CounterRow[]): Promise<void> {
   if (rows.length === 0) return;
   await sql`
-    insert into attribution_counters as c (platform_id, day, campaign_id, brand_id, partner_id, views, clicks)
-    select item.platform_id::uuid, item.day::date, item.campaign_id, item.brand_id, item.partner_id, item.views, item.clicks
+    insert into attribution_counters as c (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+    select item.platform_id::uuid, item.day::date, item.campaign_id, item.brand_id, item.partner_id, item.shard, item.views, item.clicks
     from unnest(${rows.map((row) => row.platformId)}::text[],
                 ${rows.map((row) => row.day)}::text[],
                 ${rows.map((row) => row.campaignId)}::text[],
                 ${rows.map((row) => row.brandId)}::text[],
                 ${rows.map((row) => row.partnerId)}::text[],
+                ${rows.map((row) => row.shard)}::smallint[],
                 ${rows.map((row) => row.views)}::bigint[],
-                ${rows.map((row) => row.clicks)}::bigint[]) as item(platform_id, day, campaign_id, brand_id, partner_id, views, clicks)
-    order by 1, 2, 3, 4, 5
-    on conflict (platform_id, day, campaign_id, brand_id, partner_id) do update set
+                ${rows.map((row) => row.clicks)}::bigint[]) as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+    order by 1, 2, 3, 4, 5, 6
+    on conflict (platform_id, day, campaign_id, brand_id, partner_id, shard) do update set
       views = c.views + excluded.views,
       clicks = c.clicks + excluded.clicks`.execute(db);
 }

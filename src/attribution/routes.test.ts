@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { describeEachDatabase, ADMIN_TOKEN } from '../../test/support/harness.js';
 import { createBrand, createPlatform } from '../../test/support/factories.js';
 import { seedPartnerOffer, type SeededPartner } from '../../test/durability/seed.js';
@@ -41,8 +42,9 @@ describeEachDatabase('referral links and platform stats', (use) => {
       await follow(referralUrl);
       const rows = await use()
         .db.selectFrom('attribution_counters')
-        .select(['campaign_id', 'partner_id', 'brand_id', 'clicks'])
+        .select(['campaign_id', 'partner_id', 'brand_id', sql<number>`sum(clicks)::int8`.as('clicks')])
         .where('platform_id', '=', platformId)
+        .groupBy(['campaign_id', 'partner_id', 'brand_id'])
         .execute();
       expect(rows).toEqual([{ campaign_id: partner.campaignId, partner_id: partner.partnerId, brand_id: brand.companyId, clicks: before.clicks + 2 }]);
     });
@@ -106,7 +108,7 @@ describeEachDatabase('referral links and platform stats', (use) => {
     });
 
     it('401 without the admin token', async () => {
-      for (const headers of [{}, { authorization: 'Bearer wrong-token-0000000000' }]) {
+      for (const headers of [{}, { authorization: 'Bearer wrong-token-0000000000' }] as Array<Record<string, string>>) {
         const response = await stats(platformId, headers);
         expect(response.statusCode).toBe(401);
         expect(response.json()).toMatchObject({ error: 'unauthorized' });

@@ -171,6 +171,7 @@ export interface AttributionCountersTable {
   campaign_id: string;
   brand_id: string;
   partner_id: string;
+  shard: ColumnType<number, number | undefined, number>;
   views: Counter;
   clicks: Counter;
   orders: Counter;

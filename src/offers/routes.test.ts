@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { describeEachDatabase, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform } from '../../test/support/factories.js';
-import { addCampaign, seedPartnerOffer, totalViews } from '../../test/durability/seed.js';
+import { addCampaign, pinMatchRates, seedPartnerOffer, totalViews } from '../../test/durability/seed.js';
 import { savePlatform } from '../support/service.js';
 import type { BrandPrincipal } from '../auth/authenticator.js';
 
@@ -35,17 +35,26 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
     it('returns the live offers of partners in active campaigns, best match first, subtitle omitted when none', async () => {
       const brand = await createBrand(use().support);
       const support = use().support;
-      const best = await seedPartnerOffer(support, brand.companyId, { matchRate: 90 });
-      const second = await seedPartnerOffer(support, brand.companyId, { matchRate: 60, subtitle: null });
-      const asPartner = await seedPartnerOffer(support, brand.companyId, { matchRate: 40, partnerOwnsCampaign: true });
+      const best = await seedPartnerOffer(support, brand.companyId);
+      const second = await seedPartnerOffer(support, brand.companyId, { subtitle: null });
+      const asPartner = await seedPartnerOffer(support, brand.companyId, { partnerOwnsCampaign: true });
       const startedSchedule = await seedPartnerOffer(support, brand.companyId, { campaignStatus: 'scheduled', startDate: new Date(Date.now() - 60_000) });
-      // None of these may appear.
-      await seedPartnerOffer(support, brand.companyId, { matchRate: 99, live: false });
-      await seedPartnerOffer(support, brand.companyId, { matchRate: 99, campaignStatus: 'draft' });
-      await seedPartnerOffer(support, brand.companyId, { matchRate: 99, campaignStatus: 'closed' });
-      await seedPartnerOffer(support, brand.companyId, { matchRate: 99, endDate: new Date(Date.now() - 1000) });
-      await seedPartnerOffer(support, brand.companyId, { matchRate: 99, campaignStatus: 'scheduled', startDate: new Date(Date.now() + 86_400_000) });
-      await seedPartnerOffer(support, brand.companyId, { matchRate: 99, partnershipStatus: 'removed' });
+      // None of these may appear, though they would rank first.
+      const excluded = [
+        await seedPartnerOffer(support, brand.companyId, { live: false }),
+        await seedPartnerOffer(support, brand.companyId, { campaignStatus: 'draft' }),
+        await seedPartnerOffer(support, brand.companyId, { campaignStatus: 'closed' }),
+        await seedPartnerOffer(support, brand.companyId, { endDate: new Date(Date.now() - 1000) }),
+        await seedPartnerOffer(support, brand.companyId, { campaignStatus: 'scheduled', startDate: new Date(Date.now() + 86_400_000) }),
+        await seedPartnerOffer(support, brand.companyId, { partnershipStatus: 'removed' }),
+      ];
+      await pinMatchRates(use().db, brand.companyId, [
+        { partnerId: best.partnerId, matchRate: 90 },
+        { partnerId: second.partnerId, matchRate: 60 },
+        { partnerId: asPartner.partnerId, matchRate: 40 },
+        { partnerId: startedSchedule.partnerId, matchRate: null },
+        ...excluded.map((partner) => ({ partnerId: partner.partnerId, matchRate: 99 })),
+      ]);
 
       const body = await getOffers(brand.key);
       expect(body.offers.map((offer) => offer.title)).toEqual([best.title, second.title, asPartner.title, startedSchedule.title]);
@@ -63,9 +72,10 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       const support = use().support;
       const scored: Array<{ matchRate: number; title: string; partnerId: string }> = [];
       for (const matchRate of [10, 80, 30, 70, 20, 50, 40]) {
-        scored.push({ matchRate, ...(await seedPartnerOffer(support, brand.companyId, { matchRate })) });
+        scored.push({ matchRate, ...(await seedPartnerOffer(support, brand.companyId)) });
       }
       const unscored = await seedPartnerOffer(support, brand.companyId);
+      await pinMatchRates(use().db, brand.companyId, [...scored, { partnerId: unscored.partnerId, matchRate: null }]);
       await addCampaign(use().db, brand.companyId, scored[1]!.partnerId);
 
       const body = await getOffers(brand.key);
@@ -77,8 +87,9 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
     it('ranks partners of equal score by click-through', async () => {
       const brand = await createBrand(use().support);
       const support = use().support;
-      const quiet = await seedPartnerOffer(support, brand.companyId, { matchRate: 50 });
-      const clicked = await seedPartnerOffer(support, brand.companyId, { matchRate: 50 });
+      const quiet = await seedPartnerOffer(support, brand.companyId);
+      const clicked = await seedPartnerOffer(support, brand.companyId);
+      await pinMatchRates(use().db, brand.companyId, [quiet, clicked].map((partner) => ({ partnerId: partner.partnerId, matchRate: 50 })));
       const today = new Date().toISOString().slice(0, 10);
       await use()
         .db.insertInto('attribution_counters')
@@ -163,8 +174,9 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       for (let i = 0; i < 3; i += 1) expect((await getOffers(brand.key, platform.platformId)).offers).toHaveLength(2);
       const rows = await use()
         .db.selectFrom('attribution_counters')
-        .select(['campaign_id', 'partner_id', 'views', 'clicks'])
+        .select(['campaign_id', 'partner_id', sql<number>`sum(views)::int8`.as('views'), sql<number>`sum(clicks)::int8`.as('clicks')])
         .where('platform_id', '=', platform.platformId)
+        .groupBy(['campaign_id', 'partner_id'])
         .orderBy('partner_id')
         .execute();
       expect(rows).toEqual(

@@ -14,8 +14,6 @@ export interface PartnerOfferOptions {
   startDate?: Date | null;
   endDate?: Date | null;
   partnershipStatus?: 'pending' | 'active' | 'declined' | 'removed';
-  /** The partner's match score for the brand; omitted means not scored. */
-  matchRate?: number;
   /** The partner owns the campaign and the brand is its partner. */
   partnerOwnsCampaign?: boolean;
 }
@@ -48,12 +46,6 @@ export async function seedPartnerOffer(support: SupportContext, brandId: string,
     })
     .execute();
   const campaign = await addCampaign(support.db, brandId, partnerId, options);
-  if (options.matchRate !== undefined) {
-    await support.db
-      .insertInto('recommendation_scores')
-      .values({ company_id: brandId, candidate_id: partnerId, match_rate: options.matchRate })
-      .execute();
-  }
   return { partnerId, domain, title, discountCode, ...campaign };
 }
 
@@ -91,6 +83,33 @@ export async function addCampaign(
     })
     .execute();
   return { campaignId, partnershipId };
+}
+
+/**
+ * Sets the brand's match scores of its partners (null: not scored). The app's scoring loop
+ * re-scores every brand these inserts queued, about once a second; the scores are written once
+ * that has happened, so the loop does not overwrite them afterwards.
+ */
+export async function pinMatchRates(db: Db, brandId: string, rates: Array<{ partnerId: string; matchRate: number | null }>): Promise<void> {
+  const companies = [brandId, ...rates.map((rate) => rate.partnerId)];
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const queued = await db.selectFrom('scoring_queue').select('company_id').where('company_id', 'in', companies).execute();
+    if (queued.length === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // A batch claimed just before the queue emptied may still be writing.
+  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  await db
+    .deleteFrom('recommendation_scores')
+    .where('company_id', '=', brandId)
+    .where('candidate_id', 'in', rates.map((rate) => rate.partnerId))
+    .execute();
+  const scored = rates.filter((rate) => rate.matchRate !== null);
+  if (scored.length === 0) return;
+  await db
+    .insertInto('recommendation_scores')
+    .values(scored.map((rate) => ({ company_id: brandId, candidate_id: rate.partnerId, match_rate: rate.matchRate! })))
+    .execute();
 }
 
 /** Views recorded across all platforms; a test compares it before and after a refused request. */

@@ -1,0 +1,177 @@
+/**
+ * GET /v1/campaigns/offers on PostgreSQL (API key, X-Platform-Id, a brand with 6 live partner
+ * offers, views counted by group commit) side by side with a bare Fastify route returning the
+ * same JSON body (no auth, no database), both as their own processes, driven by autocannon in
+ * the same run. Reports req/s, p50 and p99 of both and the ratios, checks that the views
+ * recorded equal the offers returned in 2xx responses, and writes docs/performance-offers.md.
+ *
+ *   npm run bench:offers   (ROUNDS=3 alternating runs of about DURATION=5 seconds each, CONNECTIONS=50)
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import { sql } from 'kysely';
+import { InvalidationBus } from '../src/cache/invalidation.js';
+import { createTestDatabase } from '../test/support/databases.js';
+import { createBrand, createPlatform } from '../test/support/factories.js';
+import { ADMIN_TOKEN } from '../test/support/harness.js';
+import { seedPartnerOffer } from '../test/durability/seed.js';
+import { freePort, startService } from './support.js';
+
+const DURATION = Number(process.env.DURATION ?? 5);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
+const OFFERS_PATH = '/v1/campaigns/offers?type=post-purchase';
+
+/** The baseline: what Fastify alone costs to answer with this body. */
+async function runBareServer(): Promise<void> {
+  const body = JSON.parse(process.env.BARE_BODY!) as unknown;
+  const app = Fastify({ logger: false });
+  app.get('/v1/campaigns/offers', async () => body);
+  await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+  process.stdout.write('ready\n');
+}
+
+async function startBareServer(body: string): Promise<{ url: string; stop: () => void }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/offers.ts', '--bare'], {
+    env: { ...process.env, PORT: String(port), BARE_BODY: body },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGKILL') };
+}
+
+interface Run {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  other: number;
+}
+
+/** A fixed number of requests rather than a duration, so every response is counted, none cut off in flight. */
+async function load(url: string, headers: Record<string, string>, amount: number): Promise<Run> {
+  const result = await autocannon({ url: `${url}${OFFERS_PATH}`, headers, connections: CONNECTIONS, amount });
+  const answered = result['2xx'] + result.non2xx;
+  return {
+    requestsPerSecond: answered / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    other: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function summary(runs: Run[]): Run {
+  return {
+    requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
+    p50: median(runs.map((run) => run.p50)),
+    p99: median(runs.map((run) => run.p99)),
+    ok: runs.reduce((sum, run) => sum + run.ok, 0),
+    other: runs.reduce((sum, run) => sum + run.other, 0),
+  };
+}
+
+async function main() {
+  const database = await createTestDatabase('postgres');
+  const support = { db: database.db, bus: new InvalidationBus(), serviceEnv: 'test' as const };
+  const { platformId } = await createPlatform(support);
+  const brand = await createBrand(support);
+  for (let i = 0; i < 6; i += 1) await seedPartnerOffer(support, brand.companyId);
+
+  // The limit stays on (its check is part of the cost) but high enough not to refuse the load.
+  const service = await startService({
+    DATABASE_URL: database.url!,
+    SERVICE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    ADMIN_TOKEN,
+    OFFERS_RATE_LIMIT_PER_MINUTE: '1000000',
+  });
+  const headers = { 'x-api-key': brand.key, 'x-platform-id': platformId };
+  const first = await fetch(`${service.baseUrl}${OFFERS_PATH}`, { headers });
+  const body = await first.text();
+  const offersPerResponse = (JSON.parse(body) as { offers: unknown[] }).offers.length;
+  if (first.status !== 200 || offersPerResponse !== 6) throw new Error(`expected 6 offers, got ${first.status} ${body}`);
+  const bare = await startBareServer(body);
+
+  // Warm both up, size the runs from the bare route's rate, then alternate so that load from
+  // anything else on the machine falls on both sides alike; medians over the rounds are reported.
+  const warmBare = await load(bare.url, {}, 5_000);
+  const warmEndpoint = await load(service.baseUrl, headers, 5_000);
+  const amount = Math.round(warmBare.requestsPerSecond * DURATION);
+  const bareRuns: Run[] = [];
+  const endpointRuns: Run[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    bareRuns.push(await load(bare.url, {}, amount));
+    endpointRuns.push(await load(service.baseUrl, headers, amount));
+  }
+  const baseline = summary(bareRuns);
+  const endpoint = summary(endpointRuns);
+  const endpointOk = 1 + warmEndpoint.ok + endpoint.ok;
+
+  const stats = (await (
+    await fetch(`${service.baseUrl}/admin/platforms/${platformId}/stats`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  ).json()) as { views: number };
+  const expectedViews = endpointOk * offersPerResponse;
+  const version = (await sql<{ version: string }>`select version()`.execute(database.db)).rows[0]!.version;
+
+  bare.stop();
+  await service.stop();
+  await database.close();
+
+  const throughputRatio = endpoint.requestsPerSecond / baseline.requestsPerSecond;
+  const p99Ratio = endpoint.p99 / Math.max(baseline.p99, 1);
+  const lines = [
+    '# Offers endpoint performance',
+    '',
+    `Measured by \`npm run bench:offers\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ` +
+      `Node ${process.version}, ${version.split(',')[0]}. autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${amount} requests per route ` +
+      `after 5,000 warm-up requests each; medians over the rounds. Client and both servers share the machine (load average ${os.loadavg()[0]!.toFixed(1)} at the end).`,
+    '',
+    '| route | requests/s | p50 ms | p99 ms | non-2xx |',
+    '|---|---:|---:|---:|---:|',
+    `| bare Fastify route, same JSON body, no auth, no database | ${baseline.requestsPerSecond.toFixed(0)} | ${baseline.p50} | ${baseline.p99} | ${baseline.other} |`,
+    `| GET /v1/campaigns/offers (API key, X-Platform-Id, 6 offers, views group-committed to PostgreSQL) | ${endpoint.requestsPerSecond.toFixed(0)} | ${endpoint.p50} | ${endpoint.p99} | ${endpoint.other} |`,
+    '',
+    `Per round (bare → endpoint req/s): ${bareRuns.map((run, i) => `${run.requestsPerSecond.toFixed(0)} → ${endpointRuns[i]!.requestsPerSecond.toFixed(0)}`).join('; ')}.`,
+    '',
+    `- Throughput ratio (endpoint / bare): **${(throughputRatio * 100).toFixed(0)}%** (target at least 50%).`,
+    `- p99 ratio (endpoint / bare): **${p99Ratio.toFixed(2)}×** (target at most 3×; bare p99 under 1 ms counts as 1 ms).`,
+    `- Views: ${endpointOk} responses with 2xx (all runs, warm-up included) × ${offersPerResponse} offers = ${expectedViews} owed, ${stats.views} recorded: ` +
+      `${stats.views === expectedViews ? '**none lost**' : '**MISMATCH**'}.`,
+    '',
+    'The endpoint runs the whole production path: key authentication and platform checks from memory, the',
+    'per-brand rate limit (raised to 1,000,000/min so the load is not refused), the offers from the in-process',
+    'cache, and the wait for the group commit of the views before each response is sent. Logging at `warn`.',
+    '',
+  ];
+  const report = lines.join('\n');
+  process.stdout.write(`${report}\n`);
+  fs.writeFileSync(path.join('docs', 'performance-offers.md'), report);
+  if (stats.views !== expectedViews || endpoint.other > 0) process.exitCode = 1;
+}
+
+if (process.argv.includes('--bare')) {
+  runBareServer().catch((error) => {
+    process.stderr.write(`${String(error)}\n`);
+    process.exit(1);
+  });
+} else {
+  main().catch((error) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}
