@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { pageWindow } from '../http/paging.js';
+import { DEFAULT_PAGE_SIZE, pageWindow } from '../http/paging.js';
 import { countCampaigns, listCampaignPage, type CampaignRow } from './dal.js';
 import type { Campaign } from './schemas.js';
 import { effectiveCampaignStatus, type CampaignStatus } from './status.js';
@@ -7,11 +7,12 @@ import { effectiveCampaignStatus, type CampaignStatus } from './status.js';
 export async function listCampaigns(
   db: Db,
   companyId: string,
-  query: { status?: CampaignStatus; pageIndex: number; pageSize: number },
+  query: { status?: CampaignStatus; pageIndex?: number; pageSize?: number },
   now: Date,
 ): Promise<{ data: Campaign[]; totalRows: number }> {
+  const { pageIndex = 1, pageSize = DEFAULT_PAGE_SIZE } = query;
   const totalRows = await countCampaigns(db, companyId, query.status, now);
-  const window = pageWindow(query.pageIndex, query.pageSize, totalRows);
+  const window = pageWindow(pageIndex, pageSize, totalRows);
   if (window.empty) return { data: [], totalRows };
   const rows = await listCampaignPage(db, companyId, query.status, now, window);
   return { data: rows.map((row) => toCampaign(row, now)), totalRows };

@@ -5,10 +5,12 @@ export const MAX_PAGE_SIZE = 100;
 /** Far beyond any brand's list (10^8 rows at the largest page size); keeps offsets in range of a bigint. */
 export const MAX_PAGE_INDEX = 1_000_000;
 
-/** Query parameters shared by the paged lists (SPEC 4.3, 4.4, 8). */
+/** Query parameters shared by the paged lists (SPEC 4.3, 4.4, 8); optional, the validator fills the defaults. */
 export const pagingQuery = {
-  pageIndex: Type.Integer({ minimum: 1, maximum: MAX_PAGE_INDEX, default: 1, description: '1-based page number' }),
-  pageSize: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Items per page, at most ${MAX_PAGE_SIZE}` }),
+  pageIndex: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_INDEX, default: 1, description: '1-based page number' })),
+  pageSize: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Items per page, at most ${MAX_PAGE_SIZE}` }),
+  ),
 };
 
 /** The optional attribution header of the brand lists; its rules (SPEC 5.2) are applied by the auth layer. */

@@ -4,7 +4,9 @@ import { pagingQuery } from '../http/paging.js';
 import { PARTNER_STATUSES } from './status.js';
 
 export const PartnersQuery = Type.Object({
-  status: StringEnum(PARTNER_STATUSES, { default: 'active', description: 'Partnerships with this status, seen from the caller; declined also returns removed ones' }),
+  status: Type.Optional(
+    StringEnum(PARTNER_STATUSES, { default: 'active', description: 'Partnerships with this status, seen from the caller; declined also returns removed ones' }),
+  ),
   ...pagingQuery,
 });
 export type PartnersQuery = Static<typeof PartnersQuery>;

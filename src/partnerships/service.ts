@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { pageWindow } from '../http/paging.js';
+import { DEFAULT_PAGE_SIZE, pageWindow } from '../http/paging.js';
 import { countPartnerships, listPartnershipPage, type PartnershipRow } from './dal.js';
 import type { Partner } from './schemas.js';
 import { partnerStatusFor, selectionsFor, type PartnerStatus } from './status.js';
@@ -7,11 +7,12 @@ import { partnerStatusFor, selectionsFor, type PartnerStatus } from './status.js
 export async function listPartners(
   db: Db,
   companyId: string,
-  query: { status: PartnerStatus; pageIndex: number; pageSize: number },
+  query: { status?: PartnerStatus; pageIndex?: number; pageSize?: number },
 ): Promise<{ data: Partner[]; totalRows: number }> {
-  const selections = selectionsFor(query.status);
+  const { status = 'active', pageIndex = 1, pageSize = DEFAULT_PAGE_SIZE } = query;
+  const selections = selectionsFor(status);
   const totalRows = await countPartnerships(db, companyId, selections);
-  const window = pageWindow(query.pageIndex, query.pageSize, totalRows);
+  const window = pageWindow(pageIndex, pageSize, totalRows);
   if (window.empty) return { data: [], totalRows };
   const rows = await listPartnershipPage(db, companyId, selections, window);
   return { data: rows.map((row) => toPartner(row, companyId)), totalRows };
