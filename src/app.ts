@@ -80,13 +80,16 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     app.addHook('onClose', async () => {
       subscriber.disconnect();
     });
-  } else if (database.kind === 'postgres' && config.databaseUrl) {
+  }
+  if (database.kind === 'postgres' && config.databaseUrl) {
     await bus.connectRemote({ postgresUrl: config.databaseUrl }, app.log);
   }
   usage.start();
-  const scoring = new ScoringLoop(database.db, app.log);
-  scoring.start();
-  app.addHook('onClose', () => scoring.stop());
+  if (config.runBackgroundJobs) {
+    const scoring = new ScoringLoop(database.db, app.log);
+    scoring.start();
+    app.addHook('onClose', () => scoring.stop());
+  }
   app.addHook('onClose', async () => {
     await usage.close().catch((error) => app.log.warn({ err: error }, 'could not record final key usage'));
     await bus.close();

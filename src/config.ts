@@ -25,11 +25,18 @@ export interface Config {
     setupPollMs: number;
     /** First retry delay of a failed setup step; doubles per attempt, capped at a minute. */
     setupRetryMs: number;
+    /** How long the sandbox commerce platform takes to hand over a store's data, as real platforms do. */
+    sandboxImportMs: number;
     /** Port of the demo host page (a pretend tech platform on a second origin); 0 disables it. */
     demoPort: number;
   };
   /** Offers requests per minute per brand (SPEC 8: 3,000). */
   offersRateLimitPerMinute: number;
+  /**
+   * Whether this process also runs the background jobs (recommendation scoring, store setup).
+   * API instances of a scaled-out deployment turn it off and leave the jobs to `src/worker.ts`.
+   */
+  runBackgroundJobs: boolean;
 }
 
 /** The service's own platform: what a brand sends as X-Platform-Id when showing offers on its own site. */
@@ -122,9 +129,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storeMinOrders: integerIn('STORE_MIN_ORDERS', 10, 0, 1_000_000),
     setupPollMs: integerIn('SETUP_POLL_MS', 1000, 10, 60_000),
     setupRetryMs: integerIn('SETUP_RETRY_MS', 5000, 10, 600_000),
+    sandboxImportMs: integerIn('SANDBOX_IMPORT_MS', 3000, 0, 600_000),
     demoPort: integerIn('DEMO_PORT', port === 0 ? 0 : port + 1, 0, 65535),
   };
   const offersRateLimitPerMinute = integerIn('OFFERS_RATE_LIMIT_PER_MINUTE', 3000, 1, 1_000_000);
+
+  const runBackgroundJobsRaw = blankToUndefined('RUN_BACKGROUND_JOBS') ?? 'true';
+  if (runBackgroundJobsRaw !== 'true' && runBackgroundJobsRaw !== 'false') {
+    problems.push(`RUN_BACKGROUND_JOBS must be true or false (got "${runBackgroundJobsRaw}")`);
+  }
+  const runBackgroundJobs = runBackgroundJobsRaw !== 'false';
+  // PGlite's files belong to one process, so no worker process could take the jobs over.
+  if (!runBackgroundJobs && databaseUrl === undefined) {
+    problems.push('RUN_BACKGROUND_JOBS=false needs DATABASE_URL: on PGlite no worker process can share the database');
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -143,5 +161,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultRateLimitPerMinute,
     plugin,
     offersRateLimitPerMinute,
+    runBackgroundJobs,
   };
 }

@@ -9,13 +9,15 @@ const CHANNEL = 'svc_invalidate';
 
 /**
  * Tells every instance that cached data changed. Locally it is an event; across processes it
- * travels over Redis pub/sub when REDIS_URL is set, else over PostgreSQL LISTEN/NOTIFY when the
- * database is a server (PGlite is single-process, so local events are all it needs).
+ * travels over PostgreSQL LISTEN/NOTIFY when the database is a server, and also over Redis
+ * pub/sub when REDIS_URL is set (PGlite is single-process, so local events are all it needs).
+ * Both at once, so that a Redis outage does not leave other instances serving revoked keys or
+ * closed offers: a change is written to PostgreSQL, so its notice can always travel there too.
  */
 export class InvalidationBus {
   private readonly events = new EventEmitter();
   private readonly instanceId = Math.random().toString(36).slice(2);
-  private remote: RemoteChannel | undefined;
+  private remotes: RemoteChannel[] = [];
 
   constructor() {
     this.events.setMaxListeners(100);
@@ -29,7 +31,7 @@ export class InvalidationBus {
   /** Invalidates locally at once, then tells the other instances. */
   async publish(topic: InvalidationTopic): Promise<void> {
     this.events.emit(topic);
-    await this.remote?.send(`${this.instanceId}:${topic}`);
+    await Promise.all(this.remotes.map((remote) => remote.send(`${this.instanceId}:${topic}`)));
   }
 
   async connectRemote(options: { redis?: { publisher: Redis; subscriber: Redis }; postgresUrl?: string }, log: FastifyBaseLogger) {
@@ -37,16 +39,13 @@ export class InvalidationBus {
       const [origin, topic] = message.split(':');
       if (origin !== this.instanceId && topic) this.events.emit(topic as InvalidationTopic);
     };
-    if (options.redis) {
-      this.remote = await RedisChannel.connect(options.redis.publisher, options.redis.subscriber, receive);
-    } else if (options.postgresUrl) {
-      this.remote = await PostgresChannel.connect(options.postgresUrl, receive, log);
-    }
+    if (options.redis) this.remotes.push(await RedisChannel.connect(options.redis.publisher, options.redis.subscriber, receive));
+    if (options.postgresUrl) this.remotes.push(await PostgresChannel.connect(options.postgresUrl, receive, log));
   }
 
   async close(): Promise<void> {
-    await this.remote?.close();
-    this.remote = undefined;
+    await Promise.all(this.remotes.map((remote) => remote.close()));
+    this.remotes = [];
     this.events.removeAllListeners();
   }
 }

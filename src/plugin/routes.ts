@@ -39,11 +39,12 @@ function sendAsset(reply: FastifyReply, body: Buffer, contentType: string, cache
 export const pluginRoutes: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { db, bus, config } = app.services;
-  const adapter = new SandboxCommerce(db, config.baseUrl);
+  const adapter = new SandboxCommerce(db, config.baseUrl, config.plugin.sandboxImportMs);
   const worker = new SetupWorker({ db, adapter, bus, log: app.log, pollMs: config.plugin.setupPollMs, retryMs: config.plugin.setupRetryMs });
   const onboarding = new Onboarding({ db, adapter, bus, settings: config.plugin, nudgeWorker: () => worker.nudge() });
   adapter.onEvent((event) => onboarding.handleCommerceEvent(event));
-  app.addHook('onReady', async () => worker.start());
+  // An API-only instance leaves setup to the worker process (src/worker.ts); nudges then do nothing.
+  if (config.runBackgroundJobs) app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', async () => worker.stop());
 
   const base = `/plugin/v${LOADER_VERSION}`;

@@ -39,7 +39,7 @@ export async function drainScoringQueue(db: Db, stopped: () => boolean = () => f
 
 /**
  * The background scorer: drains the queue on a timer. The API process runs one; a worker process
- * can run more (src/recommendations/worker.ts), since batches are claimed with skip locked.
+ * can run more (src/worker.ts), since batches are claimed with skip locked.
  */
 export class ScoringLoop {
   private timer: NodeJS.Timeout | undefined;

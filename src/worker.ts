@@ -1,0 +1,82 @@
+import { pino } from 'pino';
+import { Redis } from 'ioredis';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrator.js';
+import { InvalidationBus } from './cache/invalidation.js';
+import { ScoringLoop } from './recommendations/scorer.js';
+import { SandboxCommerce } from './commerce/sandbox.js';
+import { SetupWorker } from './plugin/setup-worker.js';
+
+/**
+ * The background worker process (`npm run start:worker`): every job runner of the service, with
+ * no HTTP server. API instances started with RUN_BACKGROUND_JOBS=false leave their jobs to it.
+ * Any number of workers may run: scoring batches are claimed with skip locked and setup jobs
+ * with a lease, so two workers never take the same work.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = pino({ level: config.logLevel, name: 'worker' });
+  if (!config.databaseUrl) {
+    throw new ConfigError(['the worker needs DATABASE_URL (PostgreSQL): PGlite\'s files belong to the one server process, which runs the jobs itself']);
+  }
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 4 });
+  await migrateToLatest(database.db);
+
+  // Setup publishes new offers; API instances must hear it to drop their offer caches.
+  const bus = new InvalidationBus();
+  let redis: Redis | undefined;
+  if (config.redisUrl) {
+    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    const subscriber = redis.duplicate();
+    await redis.connect().catch((error) => log.warn({ err: error }, 'Redis is unreachable; invalidations still travel over PostgreSQL'));
+    await subscriber.connect().catch(() => undefined);
+    await bus.connectRemote({ redis: { publisher: redis, subscriber } }, log).catch((error) =>
+      log.warn({ err: error }, 'could not subscribe to Redis invalidations'),
+    );
+  }
+  await bus.connectRemote({ postgresUrl: config.databaseUrl }, log);
+
+  const scoring = new ScoringLoop(database.db, log);
+  const setup = new SetupWorker({
+    db: database.db,
+    adapter: new SandboxCommerce(database.db, config.baseUrl),
+    bus,
+    log,
+    pollMs: config.plugin.setupPollMs,
+    retryMs: config.plugin.setupRetryMs,
+  });
+  scoring.start({ keepProcessAlive: true });
+  setup.start();
+  log.info('worker started: recommendation scoring, store setup');
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'worker shutting down: finishing the jobs in flight');
+    const forceExit = setTimeout(() => {
+      log.error('worker shutdown took longer than 20 s; exiting');
+      process.exit(1);
+    }, 20_000);
+    forceExit.unref();
+    try {
+      // A batch or step in flight commits or rolls back as a whole; stopping waits for it.
+      await Promise.all([scoring.stop(), setup.stop()]);
+      await bus.close();
+      redis?.disconnect();
+      await database.close();
+      process.exit(0);
+    } catch (error) {
+      log.error({ err: error }, 'error during worker shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : `Worker failed to start: ${String(error?.stack ?? error)}`}\n`);
+  process.exit(1);
+});
