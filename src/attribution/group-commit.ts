@@ -1,9 +1,11 @@
 import type { CounterRow, LinkKey } from './dal.js';
 
-export interface CounterDelta extends LinkKey {
+interface Counts {
   views: number;
   clicks: number;
 }
+
+const DAY_MS = 86_400_000;
 
 interface Waiter {
   resolve: () => void;
@@ -24,26 +26,37 @@ export const WRITE_SLOTS = 4;
  * committed, which lets a response wait for durability without one write per request.
  */
 export class CounterCommitter {
-  private pending = new Map<string, CounterRow>();
+  /**
+   * Deltas by UTC day, then by link object: the links of a cached offer set are the same objects
+   * on every request, so the hot path adds to a map without building or hashing key strings.
+   * Equal links held by different objects are merged when the batch is written.
+   */
+  private pending = new Map<string, Map<LinkKey, Counts>>();
   private waiters: Waiter[] = [];
   private readonly freeShards = Array.from({ length: WRITE_SLOTS }, (_, shard) => shard);
   private readonly running = new Set<Promise<void>>();
   private flushScheduled = false;
+  private today = { number: -1, day: '' };
   /** Statements written so far; lets tests and metrics see how many requests shared a write. */
   batchesWritten = 0;
 
   constructor(private readonly write: (rows: CounterRow[]) => Promise<void>) {}
 
-  record(deltas: CounterDelta[], at: Date): Promise<void> {
-    const day = at.toISOString().slice(0, 10);
-    for (const delta of deltas) {
-      const key = `${delta.platformId}\u0000${day}\u0000${delta.campaignId}\u0000${delta.brandId}\u0000${delta.partnerId}`;
-      const row = this.pending.get(key);
-      if (row) {
-        row.views += delta.views;
-        row.clicks += delta.clicks;
+  /** Adds `views` and `clicks` to each link; settles once they are committed. */
+  record(links: readonly LinkKey[], views: number, clicks: number, at: Date): Promise<void> {
+    const day = this.dayOf(at);
+    let byLink = this.pending.get(day);
+    if (!byLink) {
+      byLink = new Map();
+      this.pending.set(day, byLink);
+    }
+    for (const link of links) {
+      const counts = byLink.get(link);
+      if (counts) {
+        counts.views += views;
+        counts.clicks += clicks;
       } else {
-        this.pending.set(key, { ...delta, day, shard: 0 });
+        byLink.set(link, { views, clicks });
       }
     }
     const committed = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
@@ -74,10 +87,8 @@ export class CounterCommitter {
       if (shard !== undefined) this.freeShards.push(shard);
       return;
     }
-    const rows = [...this.pending.values()];
-    for (const row of rows) row.shard = shard;
+    const rows = this.takePendingRows(shard);
     const waiters = this.waiters;
-    this.pending = new Map();
     this.waiters = [];
     const written: Promise<void> = this.write(rows)
       .then(
@@ -95,5 +106,39 @@ export class CounterCommitter {
         this.scheduleFlush();
       });
     this.running.add(written);
+  }
+
+  /** One row per distinct key: a statement may not update the same row twice. */
+  private takePendingRows(shard: number): CounterRow[] {
+    const rows = new Map<string, CounterRow>();
+    for (const [day, byLink] of this.pending) {
+      for (const [link, counts] of byLink) {
+        const key = `${day}\u0000${link.platformId}\u0000${link.campaignId}\u0000${link.brandId}\u0000${link.partnerId}`;
+        const row = rows.get(key);
+        if (row) {
+          row.views += counts.views;
+          row.clicks += counts.clicks;
+        } else {
+          rows.set(key, {
+            platformId: link.platformId,
+            campaignId: link.campaignId,
+            brandId: link.brandId,
+            partnerId: link.partnerId,
+            day,
+            shard,
+            views: counts.views,
+            clicks: counts.clicks,
+          });
+        }
+      }
+    }
+    this.pending = new Map();
+    return [...rows.values()];
+  }
+
+  private dayOf(at: Date): string {
+    const number = Math.floor(at.getTime() / DAY_MS);
+    if (number !== this.today.number) this.today = { number, day: at.toISOString().slice(0, 10) };
+    return this.today.day;
   }
 }

@@ -49,6 +49,13 @@ describeEachDatabase('referral links and platform stats', (use) => {
       expect(rows).toEqual([{ campaign_id: partner.campaignId, partner_id: partner.partnerId, brand_id: brand.companyId, clicks: before.clicks + 2 }]);
     });
 
+    it('counts concurrent clicks on one link, written together, each once', async () => {
+      const before = (await stats()).json();
+      const responses = await Promise.all(Array.from({ length: 8 }, () => follow(referralUrl)));
+      expect(responses.map((response) => response.statusCode)).toEqual(Array(8).fill(302));
+      expect((await stats()).json()).toEqual({ ...before, clicks: before.clicks + 8 });
+    });
+
     it('does not count a HEAD request (link checkers) as a click', async () => {
       const before = (await stats()).json();
       const response = await follow(referralUrl, 'HEAD');

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { addCounters, findReferralLink, platformTotals, upsertReferralLinks, type LinkKey, type PlatformTotals, type ResolvedLink } from './dal.js';
-import { CounterCommitter, type CounterDelta } from './group-commit.js';
+import { CounterCommitter } from './group-commit.js';
 
 /** 128 random bits, URL-safe: a link cannot be guessed or derived from the ids it stands for. */
 const TOKEN_BYTES = 16;
@@ -57,13 +57,12 @@ export class Attribution {
   }
 
   /** Settles once the views are durable; rejects when they could not be written. */
-  recordViews(links: LinkKey[], at: Date): Promise<void> {
-    const deltas: CounterDelta[] = links.map((link) => ({ ...link, views: 1, clicks: 0 }));
-    return this.counters.record(deltas, at);
+  recordViews(links: readonly LinkKey[], at: Date): Promise<void> {
+    return this.counters.record(links, 1, 0, at);
   }
 
   recordClick(link: LinkKey, at: Date): Promise<void> {
-    return this.counters.record([{ ...link, views: 0, clicks: 1 }], at);
+    return this.counters.record([link], 0, 1, at);
   }
 
   platformTotals(platformId: string): Promise<PlatformTotals> {
