@@ -345,5 +345,5 @@ describe('admin API without ADMIN_TOKEN', () => {
     } finally {
       await stopTestApp(context);
     }
-  });
+  }, 120_000);
 });
