@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
-import { escapeHtml, htmlPage, PAGE_CSP } from '../plugin/html.js';
+import { escapeHtml, htmlPage, SANDBOX_PAGE_CSP } from '../plugin/html.js';
 import { requireOwnOrigin } from '../plugin/origin.js';
 import { storeDomain } from '../plugin/store-domain.js';
 import * as dal from './dal.js';
@@ -40,7 +40,7 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
       reply
         .status(status)
         .header('Content-Type', 'text/html; charset=utf-8')
-        .header('Content-Security-Policy', PAGE_CSP)
+        .header('Content-Security-Policy', SANDBOX_PAGE_CSP)
         .header('Cache-Control', 'no-store')
         .send(
           htmlPage({

@@ -30,6 +30,8 @@ export class SandboxCommerce implements CommerceAdapter {
     private readonly db: Db,
     /** Absolute base of the service, for the image addresses the catalog hands out. */
     private readonly baseUrl: string,
+    /** Simulated time to hand over a store's data on import. */
+    private readonly importMs = 0,
   ) {}
 
   onEvent(listener: (event: CommerceEvent) => Promise<void>): void {
@@ -66,6 +68,7 @@ export class SandboxCommerce implements CommerceAdapter {
     if (await dal.takeImportFailure(this.db, domain)) {
       throw new CommerceUnavailableError(`${SANDBOX_PLATFORM_NAME} did not answer for ${domain} (simulated slow store)`);
     }
+    if (this.importMs > 0) await new Promise((resolve) => setTimeout(resolve, this.importMs));
     const store = await this.store(domain);
     const products = await dal.listProducts(this.db, domain);
     return {

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { bundles, LOADER_VERSION } from './bundles.js';
 import { escapeHtml, htmlPage } from './html.js';
-import { storeDomain } from './store-domain.js';
+import { isPlatformId, storeDomain } from './store-domain.js';
 import { findPlatformIdByName } from './dal.js';
 import type { Services } from '../services.js';
 
@@ -45,14 +45,15 @@ export function demoHost(options: DemoHostOptions): FastifyInstance {
     return integrity;
   };
 
-  app.get<{ Querystring: { domain?: string; mode?: string } }>('/', async (request, reply) => {
+  app.get<{ Querystring: { domain?: string; mode?: string; platformId?: string } }>('/', async (request, reply) => {
     const built = await bundles();
-    const platformId = await options.platformId();
+    // Another platform's id can be tried by hand (?platformId=…); by default the demo platform's.
+    const platformId = (isPlatformId(request.query.platformId) ? request.query.platformId : undefined) ?? (await options.platformId());
     const domain = storeDomain(request.query.domain ?? '') ?? PRESETS[0]!.domain;
     const mode = request.query.mode === 'drawer' ? 'drawer' : 'page';
     const presets = PRESETS.map(
       (preset) =>
-        `<li><a href="/?${new URLSearchParams({ domain: preset.domain, mode }).toString()}">${escapeHtml(preset.domain)}</a><span>${escapeHtml(preset.what)}</span></li>`,
+        `<li><a href="/?${new URLSearchParams({ ...(request.query.platformId && platformId ? { platformId } : {}), domain: preset.domain, mode }).toString()}">${escapeHtml(preset.domain)}</a><span>${escapeHtml(preset.what)}</span></li>`,
     ).join('');
     const pluginArea = platformId
       ? mode === 'drawer'
@@ -63,13 +64,13 @@ export function demoHost(options: DemoHostOptions): FastifyInstance {
       `<header class="top"><strong>Checkout Co</strong><nav aria-label="Checkout Co"><a href="/">Dashboard</a><span>Orders</span><span>Apps</span></nav>` +
       `<span class="who">Merchant: ${escapeHtml(domain)}</span></header>` +
       `<div class="layout"><aside aria-label="Demo controls">` +
-      `<form method="get" action="/" class="switch"><label for="domain">Store domain</label><input id="domain" name="domain" value="${escapeHtml(domain)}">` +
+      `<form method="get" action="/" class="switch">${request.query.platformId && platformId ? `<input type="hidden" name="platformId" value="${escapeHtml(platformId)}">` : ''}<label for="domain">Store domain</label><input id="domain" name="domain" value="${escapeHtml(domain)}">` +
       `<fieldset><legend>Mode</legend><label><input type="radio" name="mode" value="page"${mode === 'page' ? ' checked' : ''}> Page</label>` +
       `<label><input type="radio" name="mode" value="drawer"${mode === 'drawer' ? ' checked' : ''}> Drawer</label></fieldset>` +
       `<button type="submit">Show</button></form>` +
       `<h2>Try these merchants</h2><ul class="presets">${presets}</ul>` +
       `<p><a href="${escapeHtml(options.serviceUrl)}/sandbox/stores/${encodeURIComponent(domain)}" target="_blank" rel="noopener">Open this store's admin in the sandbox commerce platform</a></p>` +
-      `<h2>Event log</h2><ol id="event-log" aria-live="polite"></ol><button type="button" id="clear-log" class="secondary">Clear log</button>` +
+      `<h2 id="event-log-title">Event log</h2><ol id="event-log" aria-live="polite" aria-labelledby="event-log-title" tabindex="0"></ol><button type="button" id="clear-log" class="secondary">Clear log</button>` +
       `</aside><main><h1>Brand partnerships</h1>${pluginArea}</main></div>` +
       (platformId
         ? `<script src="${escapeHtml(loaderUrl)}" integrity="${escapeHtml(await publishedIntegrity())}" crossorigin="anonymous"></script>` +

@@ -28,4 +28,10 @@ export function htmlPage({ title, stylesheet, body, bodyClass }: PageOptions): s
 }
 
 /** The policy of the service's own pages: nothing inline, nothing from elsewhere but images. */
+/**
+ * The sandbox's pages differ in one point: their forms finish by redirecting back to the page
+ * where the plugin lives (the return flow), and browsers apply form-action to those redirects.
+ */
+export const SANDBOX_PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https: http:; base-uri 'none'; frame-ancestors 'none'";
+
 export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https: http:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";

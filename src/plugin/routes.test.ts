@@ -10,7 +10,7 @@ import type { EmbedState } from './embed-state.js';
 export const PUBLISHED_LOADER_INTEGRITY = 'sha384-5OxNkCjOejEw2Wgy9xsjTbeDg7uycj79971rvDH3GKD2+qyYQVkTv7ujNOE3g3Ai';
 
 // Retries of a slow store (three failures) add up to 0.4 + 0.8 + 1.6 s, past the 1 s delayed threshold.
-const ENV = { SETUP_DELAYED_AFTER_SECONDS: '1', SETUP_POLL_MS: '30', SETUP_RETRY_MS: '400' };
+const ENV = { SETUP_DELAYED_AFTER_SECONDS: '1', SETUP_POLL_MS: '30', SETUP_RETRY_MS: '400', SANDBOX_IMPORT_MS: '0' };
 const HOST = 'http://localhost:80';
 const ORIGIN = 'http://host.test';
 

@@ -11,6 +11,7 @@ export function App({ boot }: { boot: EmbedBoot }) {
   const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<string | null>(null);
   const lastStage = useRef<string | null>(null);
+  const [waitingElsewhere, setWaitingElsewhere] = useState(false);
   const root = useRef<HTMLDivElement>(null);
 
   const refresh = useCallback(async () => {
@@ -55,6 +56,19 @@ export function App({ boot }: { boot: EmbedBoot }) {
     const timer = setTimeout(refresh, view.pollAfterMs);
     return () => clearTimeout(timer);
   }, [view, refresh]);
+
+  // While the merchant works in the commerce platform's tab, look again now and then as well:
+  // some browsers keep a page "visible" while another tab has focus.
+  useEffect(() => {
+    if (!waitingElsewhere) return;
+    const awaiting = view.kind === 'stage' ? view.stage === 'install' || view.stage === 'plan' : view.notice === 'not_installed';
+    if (!awaiting) {
+      setWaitingElsewhere(false);
+      return;
+    }
+    const timer = setInterval(refresh, 2500);
+    return () => clearInterval(timer);
+  }, [waitingElsewhere, view, refresh]);
 
   // Back from a commerce-platform tab, or the drawer opened again: check the store again.
   useEffect(() => {
@@ -104,6 +118,7 @@ export function App({ boot }: { boot: EmbedBoot }) {
           busy={busy}
           error={actionError}
           onRetry={refresh}
+          onOpenedElsewhere={() => setWaitingElsewhere(true)}
           onConsent={(percent) => act(() => turnOnCrossPromotion(boot.platformId, boot.domain, percent))}
           onTurnBackOn={() => act(() => turnBackOn(boot.platformId, boot.domain))}
         />
@@ -117,11 +132,12 @@ interface BodyProps {
   busy: boolean;
   error: string | null;
   onRetry: () => void;
+  onOpenedElsewhere: () => void;
   onConsent: (percent: number | undefined) => void;
   onTurnBackOn: () => void;
 }
 
-function Body({ view, busy, error, onRetry, onConsent, onTurnBackOn }: BodyProps) {
+function Body({ view, busy, error, onRetry, onOpenedElsewhere, onConsent, onTurnBackOn }: BodyProps) {
   if (view.kind === 'notice') {
     switch (view.notice) {
       case 'unavailable':
@@ -148,7 +164,7 @@ function Body({ view, busy, error, onRetry, onConsent, onTurnBackOn }: BodyProps
         return (
           <Screen id="not_installed" title="App is not installed">
             <p>You uninstalled the app, so your offer is no longer shown. Reinstall it to turn cross-promotion back on.</p>
-            <Action link={view.reinstall} label="Reinstall the app" />
+            <Action link={view.reinstall} label="Reinstall the app" onOpened={onOpenedElsewhere} />
           </Screen>
         );
       case 'turned_off':
@@ -184,7 +200,7 @@ function Body({ view, busy, error, onRetry, onConsent, onTurnBackOn }: BodyProps
             <li>No monthly fees: a small share of the first order from each new customer a partner refers.</li>
             <li>Partners are matched to your store; you stay in control of every campaign.</li>
           </ul>
-          <Action link={view.install} label="Install the app" />
+          <Action link={view.install} label="Install the app" onOpened={onOpenedElsewhere} />
         </Screen>
       );
     case 'plan':
@@ -197,7 +213,7 @@ function Body({ view, busy, error, onRetry, onConsent, onTurnBackOn }: BodyProps
             <dt>When you pay</dt>
             <dd>A small share of the first order from each new customer a partner refers</dd>
           </dl>
-          <Action link={view.approve} label="Approve plan" />
+          <Action link={view.approve} label="Approve plan" onOpened={onOpenedElsewhere} />
         </Screen>
       );
     case 'setting_up':
@@ -268,7 +284,7 @@ function Progress({ steps }: { steps: ProgressStep[] }) {
  * A commerce-platform action. With the return flow it navigates this tab; otherwise it opens a
  * new tab on the click (never by itself) and says so when the browser blocks it.
  */
-function Action({ link, label }: { link: ActionLink; label: string }) {
+function Action({ link, label, onOpened }: { link: ActionLink; label: string; onOpened: () => void }) {
   const [state, setState] = useState<'idle' | 'opened' | 'blocked'>('idle');
   if (link.sameTab) {
     return (
@@ -290,6 +306,7 @@ function Action({ link, label }: { link: ActionLink; label: string }) {
       // Cross-origin by then: nothing to cut.
     }
     setState('opened');
+    onOpened();
   };
   return (
     <div>
