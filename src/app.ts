@@ -73,6 +73,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   if (redis) {
     await redis.connect().catch((error) => app.log.warn({ err: error }, 'Redis is unreachable; using in-process fallbacks'));
     const subscriber = redis.duplicate();
+    // Without a listener ioredis prints every failed reconnect to stderr; commands failing while
+    // Redis is away are handled where they are sent (rate limits fall back to in-process counts).
+    for (const client of [redis, subscriber]) client.on('error', () => {});
     await subscriber.connect().catch(() => undefined);
     await bus.connectRemote({ redis: { publisher: redis, subscriber } }, app.log).catch((error) =>
       app.log.warn({ err: error }, 'could not subscribe to Redis invalidations'),

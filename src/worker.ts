@@ -29,6 +29,8 @@ async function main(): Promise<void> {
   if (config.redisUrl) {
     redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
     const subscriber = redis.duplicate();
+    // Without a listener ioredis prints every failed reconnect; the PostgreSQL channel carries on.
+    for (const client of [redis, subscriber]) client.on('error', () => {});
     await redis.connect().catch((error) => log.warn({ err: error }, 'Redis is unreachable; invalidations still travel over PostgreSQL'));
     await subscriber.connect().catch(() => undefined);
     await bus.connectRemote({ redis: { publisher: redis, subscriber } }, log).catch((error) =>
@@ -40,7 +42,7 @@ async function main(): Promise<void> {
   const scoring = new ScoringLoop(database.db, log);
   const setup = new SetupWorker({
     db: database.db,
-    adapter: new SandboxCommerce(database.db, config.baseUrl),
+    adapter: new SandboxCommerce(database.db, config.baseUrl, config.plugin.sandboxImportMs),
     bus,
     log,
     pollMs: config.plugin.setupPollMs,

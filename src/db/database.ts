@@ -34,6 +34,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     });
     // An idle client losing its server must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    // The pool listens for errors only on idle clients; a checked-out client whose server goes
+    // away between two queries (inside a transaction) would otherwise crash the process with an
+    // unhandled 'error'. Its next query fails instead, which the error handler answers with 503.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }

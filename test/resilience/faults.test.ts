@@ -1,0 +1,302 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidationBus } from '../../src/cache/invalidation.js';
+import type { SupportContext } from '../../src/support/service.js';
+import { seedPartnerOffer } from '../durability/seed.js';
+import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../support/databases.js';
+import { createBrand, createPlatform } from '../support/factories.js';
+import { ADMIN_TOKEN } from '../support/harness.js';
+import { startService, type ServiceProcess } from '../support/service-process.js';
+import { startWorker, TcpProxy, totalCounts, waitUntil, type WorkerProcess } from './support.js';
+
+const POSTGRES = { host: new URL(TEST_POSTGRES_URL).hostname, port: Number(new URL(TEST_POSTGRES_URL).port || 5432) };
+const REDIS = { host: '127.0.0.1', port: 6379 };
+/** Longest any request may take while the database is away: the pool's 5 s connect timeout plus room. */
+const ANSWER_WITHIN_MS = 8_000;
+
+interface Outcome {
+  route: string;
+  status: number;
+  body: unknown;
+  ms: number;
+  at: number;
+}
+
+/** The database URL with its host and port replaced by the proxy's. */
+function throughProxy(url: string, proxy: TcpProxy): string {
+  const parsed = new URL(url);
+  parsed.hostname = '127.0.0.1';
+  parsed.port = String(proxy.port);
+  return parsed.toString();
+}
+
+/** Sends requests from `concurrency` loops until `until()` says stop; bounded by `maxMs` and `maxRequests`. */
+async function load(
+  requests: Array<{ route: string; send: (signal: AbortSignal) => Promise<Response> }>,
+  options: { concurrency: number; until: () => boolean; maxMs: number; maxRequests: number },
+): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const deadline = performance.now() + options.maxMs;
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async (_, lane) => {
+      while (!options.until() && performance.now() < deadline && sent < options.maxRequests) {
+        const request = requests[(sent + lane) % requests.length]!;
+        sent += 1;
+        const started = performance.now();
+        try {
+          const response = await request.send(AbortSignal.timeout(ANSWER_WITHIN_MS * 2));
+          const text = await response.text();
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON; kept as text for the assertion message
+          }
+          outcomes.push({ route: request.route, status: response.status, body, ms: performance.now() - started, at: started });
+        } catch (error) {
+          outcomes.push({ route: request.route, status: 0, body: String(error), ms: performance.now() - started, at: started });
+        }
+      }
+    }),
+  );
+  return outcomes;
+}
+
+describe('faults', () => {
+  let database: TestDatabase;
+  let support: SupportContext;
+  let platformId: string;
+  const running: Array<{ kill: () => Promise<void> }> = [];
+  const proxies: TcpProxy[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    support = { db: database.db, bus: new InvalidationBus(), serviceEnv: 'test' };
+    ({ platformId } = await createPlatform(support));
+  });
+
+  afterAll(async () => {
+    await Promise.all(running.map((process) => process.kill()));
+    for (const proxy of proxies) await proxy.cut();
+    await database.close();
+  });
+
+  const baseEnv = () => ({ SERVICE_ENV: 'test', LOG_LEVEL: 'silent', ADMIN_TOKEN, DEMO_PORT: '0' });
+  const start = async (env: Record<string, string>) => {
+    const service = await startService(env);
+    running.push(service);
+    return service;
+  };
+
+  it('PostgreSQL unreachable under load: 503 in the error shape within bounded time, no crash, recovery by itself', async () => {
+    const proxy = await TcpProxy.start(POSTGRES);
+    proxies.push(proxy);
+    const brand = await createBrand(support);
+    for (let i = 0; i < 2; i += 1) await seedPartnerOffer(support, brand.companyId);
+    // Limits out of the way: this test is about the database, and the load would otherwise reach them.
+    const service = await start({
+      ...baseEnv(),
+      DATABASE_URL: throughProxy(database.url!, proxy),
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      OFFERS_RATE_LIMIT_PER_MINUTE: '1000000',
+    });
+    const headers = { 'x-api-key': brand.key, 'x-platform-id': platformId };
+    const routes = [
+      { route: 'offers', send: (signal: AbortSignal) => fetch(`${service.baseUrl}/v1/campaigns/offers?type=post-purchase`, { headers, signal }) },
+      { route: 'partners', send: (signal: AbortSignal) => fetch(`${service.baseUrl}/v1/partners`, { headers, signal }) },
+      { route: 'campaigns', send: (signal: AbortSignal) => fetch(`${service.baseUrl}/v1/campaigns`, { headers, signal }) },
+      { route: 'recommendations', send: (signal: AbortSignal) => fetch(`${service.baseUrl}/v1/discover/partner/recommendations`, { headers, signal }) },
+    ];
+
+    let phase: 'before' | 'outage' | 'after' = 'before';
+    let recoveredAt = 0;
+    const outcomes: Outcome[] = [];
+    const driver = load(routes, {
+      concurrency: 16,
+      until: () => phase === 'after' && recoveredAt > 0 && performance.now() - recoveredAt > 1_000,
+      maxMs: 60_000,
+      maxRequests: 20_000,
+    }).then((result) => outcomes.push(...result));
+
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const cutAt = performance.now();
+    phase = 'outage';
+    await proxy.cut();
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    const ready = await fetch(`${service.baseUrl}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ error: 'service_unavailable' });
+
+    const restoredAt = performance.now();
+    phase = 'after';
+    await proxy.restore();
+    // Recovered once every route answers 200 again; the pool reconnects by itself.
+    await waitUntil(
+      async () => {
+        const statuses = await Promise.all(routes.map((r) => r.send(AbortSignal.timeout(ANSWER_WITHIN_MS)).then((x) => x.status)));
+        return statuses.every((s) => s === 200);
+      },
+      15_000,
+      100,
+    );
+    recoveredAt = performance.now();
+    await driver;
+
+    expect(service.process.exitCode).toBeNull();
+    const during = outcomes.filter((o) => o.at > cutAt + 500 && o.at + o.ms < restoredAt);
+    expect(during.length).toBeGreaterThan(20);
+    expect(during.some((o) => o.status === 503)).toBe(true);
+    for (const outcome of outcomes) {
+      expect([200, 503], JSON.stringify(outcome)).toContain(outcome.status);
+      expect(outcome.ms, JSON.stringify(outcome)).toBeLessThan(ANSWER_WITHIN_MS);
+      if (outcome.status === 503) {
+        expect(outcome.body).toEqual({ error: 'service_unavailable', message: expect.any(String), requestId: expect.any(String) });
+      }
+    }
+    const settled = outcomes.filter((o) => o.at > recoveredAt);
+    expect(settled.length).toBeGreaterThan(0);
+    expect(settled.every((o) => o.status === 200)).toBe(true);
+    expect(await service.stop()).toBe(0);
+  }, 120_000);
+
+  it('Redis unreachable: rate limits fall back to each instance, changes still reach every instance, no 5xx; shared again once Redis is back', async () => {
+    const proxy = await TcpProxy.start(REDIS);
+    proxies.push(proxy);
+    const limit = 10;
+    const env = {
+      ...baseEnv(),
+      DATABASE_URL: database.url!,
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}/12`,
+      OFFERS_RATE_LIMIT_PER_MINUTE: String(limit),
+      RUN_BACKGROUND_JOBS: 'false',
+    };
+    const [a, b] = await Promise.all([start(env), start(env)]);
+    const offers = (service: ServiceProcess, key: string) =>
+      fetch(`${service.baseUrl}/v1/campaigns/offers?type=post-purchase`, { headers: { 'x-api-key': key, 'x-platform-id': platformId } });
+
+    await proxy.cut();
+    const cutBrand = await createBrand(support);
+    await seedPartnerOffer(support, cutBrand.companyId);
+    const perInstance = async (service: ServiceProcess) =>
+      Promise.all(Array.from({ length: limit + 5 }, () => offers(service, cutBrand.key).then((r) => r.status)));
+    const [fromA, fromB] = await Promise.all([perInstance(a), perInstance(b)]);
+    // Counted in each process: each instance still enforces the limit on its own.
+    for (const statuses of [fromA, fromB]) {
+      expect(statuses.filter((s) => s === 200)).toHaveLength(limit);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+    }
+
+    // Invalidations also travel over PostgreSQL, so a revocation still reaches the other instance.
+    const revoked = await createBrand(support);
+    const partners = () => fetch(`${b.baseUrl}/v1/partners`, { headers: { 'x-api-key': revoked.key } });
+    expect((await partners()).status).toBe(200);
+    const revoke = await fetch(`${a.baseUrl}/admin/brand-keys/${revoked.keyId}/revoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(revoke.status).toBe(200);
+    expect(await waitUntil(async () => (await partners()).status === 401, 1_000)).toBeLessThan(1_000);
+
+    // Other routes answer as usual meanwhile.
+    for (const service of [a, b]) {
+      const list = await fetch(`${service.baseUrl}/v1/campaigns`, { headers: { 'x-api-key': cutBrand.key } });
+      expect(list.status).toBe(200);
+    }
+
+    await proxy.restore();
+    // ioredis reconnects by itself (with backoff); then a fresh brand is counted across both again.
+    await waitUntil(
+      async () => {
+        const probe = await createBrand(support);
+        await seedPartnerOffer(support, probe.companyId);
+        const statuses = await Promise.all(Array.from({ length: limit + 4 }, (_, i) => offers(i % 2 ? a : b, probe.key).then((r) => r.status)));
+        return statuses.filter((s) => s === 200).length === limit;
+      },
+      20_000,
+      500,
+    );
+  }, 120_000);
+
+  it('SIGTERM during a burst of clicks: answered clicks are written before exit; SIGKILL after a burst loses none', async () => {
+    const brand = await createBrand(support);
+    for (let i = 0; i < 3; i += 1) await seedPartnerOffer(support, brand.companyId);
+    const env = { ...baseEnv(), DATABASE_URL: database.url! };
+    const first = await start(env);
+    const shown = (await (
+      await fetch(`${first.baseUrl}/v1/campaigns/offers?type=post-purchase`, { headers: { 'x-api-key': brand.key, 'x-platform-id': platformId } })
+    ).json()) as { offers: Array<{ referralUrl: string }> };
+    const paths = shown.offers.map((offer) => new URL(offer.referralUrl).pathname);
+    expect(paths).toHaveLength(3);
+
+    const burst = (service: ServiceProcess) =>
+      Array.from({ length: 300 }, async (_, i) => {
+        try {
+          const response = await fetch(`${service.baseUrl}${paths[i % paths.length]}`, { redirect: 'manual' });
+          return { status: response.status, at: performance.now() };
+        } catch {
+          return { status: 0, at: performance.now() };
+        }
+      });
+
+    // SIGKILL right after the last redirect of a burst.
+    let before = await totalCounts(database.db);
+    const killed = await Promise.all(burst(first));
+    await first.kill();
+    expect(killed.every((o) => o.status === 302)).toBe(true);
+    expect((await totalCounts(database.db)).clicks).toBe(before.clicks + killed.length);
+
+    // SIGTERM in the middle of a burst.
+    const second = await start(env);
+    before = await totalCounts(database.db);
+    const pending = burst(second);
+    await Promise.race(pending);
+    const signalledAt = performance.now();
+    second.process.kill('SIGTERM');
+    const outcomes = await Promise.all(pending);
+    expect(await second.stop()).toBe(0);
+    expect(outcomes.every((o) => [302, 503, 0].includes(o.status))).toBe(true);
+    expect(outcomes.filter((o) => o.status === 302 && o.at > signalledAt).length).toBeGreaterThan(0);
+    expect((await totalCounts(database.db)).clicks).toBe(before.clicks + outcomes.filter((o) => o.status === 302).length);
+  }, 120_000);
+
+  it('a worker killed during a scoring batch: the queue resumes on restart and every brand is scored, once', async () => {
+    // A database of its own: scoring cost grows with the number of brands, so this one holds only them.
+    const own = await createTestDatabase('postgres');
+    try {
+      const brands = 300;
+      await sql`
+        insert into companies (id, domain, business_name, categories, country, business_size, product_count)
+        select 'load-' || i, 'load-' || i || '.example', 'Load ' || i,
+               array[(array['home','beauty','pets','outdoor'])[1 + i % 4]], (array['US','DE','FR'])[1 + i % 3],
+               (array['Small','Medium','Large'])[1 + i % 3], 10 + i
+        from generate_series(1, ${brands}) as i`.execute(own.db);
+      const queued = async () => Number((await sql<{ n: number }>`select count(*)::int8 as n from scoring_queue`.execute(own.db)).rows[0]!.n);
+      expect(await queued()).toBe(brands);
+
+      const env = { ...baseEnv(), DATABASE_URL: own.url!, LOG_LEVEL: 'info' };
+      const first: WorkerProcess = await startWorker(env);
+      running.push(first);
+      // Killed once some batches are committed and the rest are still queued.
+      await waitUntil(async () => (await queued()) < brands, 30_000, 20);
+      await first.kill();
+      const left = await queued();
+      expect(left).toBeGreaterThan(0);
+
+      const second = await startWorker(env);
+      running.push(second);
+      await waitUntil(async () => (await queued()) === 0, 60_000, 100);
+      const counted = await sql<{ rows: number; scored: number; last: Date }>`
+        select count(*)::int8 as rows, count(distinct company_id)::int8 as scored, max(scored_at) as last from recommendation_scores`.execute(own.db);
+      expect(Number(counted.rows[0]!.scored)).toBe(brands);
+      expect(Number(counted.rows[0]!.rows)).toBe(brands * (brands - 1));
+      // Nothing is scored again once the queue is empty.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const again = await sql<{ last: Date }>`select max(scored_at) as last from recommendation_scores`.execute(own.db);
+      expect(again.rows[0]!.last.getTime()).toBe(counted.rows[0]!.last.getTime());
+      expect(await second.stop()).toBe(0);
+    } finally {
+      await own.close();
+    }
+  }, 150_000);
+});
