@@ -54,33 +54,33 @@ async function main() {
     const browserContext = await browser.newContext();
     const page = await browserContext.newPage();
     // Wraps init as the loader publishes it, to time init → first onEvent on the real demo page.
-    await page.addInitScript(() => {
-      let wrapped: unknown;
-      const timing = { start: 0, first: 0 };
-      (window as unknown as { pluginTiming: typeof timing }).pluginTiming = timing;
-      Object.defineProperty(window, 'EmbedPlugin', {
-        configurable: true,
-        get: () => wrapped,
-        set: (api: { init: (options: { onEvent?: (event: unknown) => void }) => unknown; version: string }) => {
-          wrapped = {
-            version: api.version,
-            init: (options: { onEvent?: (event: unknown) => void }) => {
-              timing.start = performance.now();
-              return api.init({
-                ...options,
-                onEvent: (event) => {
+    // Plain source text: tsx would wrap a function passed here with helpers the page does not have.
+    await page.addInitScript(`
+      (() => {
+        let wrapped;
+        const timing = { start: 0, first: 0 };
+        window.pluginTiming = timing;
+        Object.defineProperty(window, 'EmbedPlugin', {
+          configurable: true,
+          get: () => wrapped,
+          set: (api) => {
+            wrapped = {
+              version: api.version,
+              init: (options) => {
+                timing.start = performance.now();
+                return api.init({ ...options, onEvent: (event) => {
                   if (!timing.first) timing.first = performance.now();
-                  options.onEvent?.(event);
-                },
-              });
-            },
-          };
-        },
-      });
-    });
+                  if (options.onEvent) options.onEvent(event);
+                } });
+              },
+            };
+          },
+        });
+      })();
+    `);
     await page.goto(`${demo}/?domain=bench-${load}.example`);
-    await page.waitForFunction(() => (window as unknown as { pluginTiming: { first: number } }).pluginTiming.first > 0, undefined, { timeout: 20_000 });
-    const timing = await page.evaluate(() => (window as unknown as { pluginTiming: { start: number; first: number } }).pluginTiming);
+    await page.waitForFunction('window.pluginTiming.first > 0', undefined, { timeout: 20_000 });
+    const timing = (await page.evaluate('window.pluginTiming')) as { start: number; first: number };
     // The first load also builds the bundles on the service; it is a warm-up, not a sample.
     if (load > 0) times.push(timing.first - timing.start);
     await browserContext.close();
