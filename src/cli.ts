@@ -2,7 +2,6 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { pino } from 'pino';
-import { Redis } from 'ioredis';
 import type { TSchema } from 'typebox';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
@@ -189,25 +188,14 @@ async function run(argv: string[], ctx: support.SupportContext, database: Databa
   }
 }
 
-/** Tells running service instances what changed, over the same channel they listen on. */
-async function connectBus(config: Config): Promise<{ bus: InvalidationBus; close: () => Promise<void> }> {
+/**
+ * Tells running service instances what changed. Every instance on PostgreSQL listens on its
+ * NOTIFY channel (Redis or not); on PGlite no other process can be running.
+ */
+async function connectBus(config: Config): Promise<InvalidationBus> {
   const bus = new InvalidationBus();
-  const log = pino({ level: 'warn' }, process.stderr);
-  if (config.redisUrl) {
-    const publisher = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
-    const subscriber = publisher.duplicate();
-    await bus.connectRemote({ redis: { publisher, subscriber } }, log);
-    return {
-      bus,
-      close: async () => {
-        await bus.close();
-        publisher.disconnect();
-        subscriber.disconnect();
-      },
-    };
-  }
-  if (config.databaseUrl) await bus.connectRemote({ postgresUrl: config.databaseUrl }, log);
-  return { bus, close: () => bus.close() };
+  if (config.databaseUrl) await bus.connectRemote({ postgresUrl: config.databaseUrl }, pino({ level: 'warn' }, process.stderr));
+  return bus;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -218,12 +206,12 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const release = config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir, 'cli');
   let database: DatabaseHandle | undefined;
-  let bus: Awaited<ReturnType<typeof connectBus>> | undefined;
+  let bus: InvalidationBus | undefined;
   try {
     database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
     if (argv[0] !== 'migrate') await migrateToLatest(database.db);
     bus = await connectBus(config);
-    const result = await run(argv, { db: database.db, bus: bus.bus, serviceEnv: config.serviceEnv }, database);
+    const result = await run(argv, { db: database.db, bus, serviceEnv: config.serviceEnv }, database);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {
