@@ -17,7 +17,7 @@ interface Waiter {
  * on each other's row locks and PostgreSQL flushes their commits to disk together; when commits
  * are slow (a busy disk), throughput then grows with the slots instead of stalling on one flush.
  */
-export const WRITE_SLOTS = 4;
+const WRITE_SLOTS = 4;
 
 /**
  * Group commit for attribution counters: deltas recorded while writes are running wait together

@@ -6,7 +6,7 @@ import { findPartnerOffers, nextCampaignBoundary } from './dal.js';
 /** Bounds staleness from changes that send no invalidation: match scores and click-through. */
 export const OFFER_SET_MAX_AGE_MS = 60_000;
 
-export interface OfferCard {
+interface OfferCard {
   imageUrl: string;
   referralUrl: string;
   title: string;
@@ -15,7 +15,6 @@ export interface OfferCard {
 
 /** What one brand shows on one platform, ready to send: the body and the view each card counts as. */
 export interface OfferSet {
-  offers: OfferCard[];
   /** The response body, serialized once per set rather than once per request. */
   body: string;
   views: LinkKey[];
@@ -33,7 +32,6 @@ export async function loadOfferSet(db: Db, attribution: Attribution, brandId: st
   });
   const maxAgeEnd = now.getTime() + OFFER_SET_MAX_AGE_MS;
   return {
-    offers,
     body: JSON.stringify({ offers }),
     views,
     expiresAt: boundary ? Math.min(boundary.getTime(), maxAgeEnd) : maxAgeEnd,
