@@ -37,6 +37,15 @@ export interface Config {
    * API instances of a scaled-out deployment turn it off and leave the jobs to `src/worker.ts`.
    */
   runBackgroundJobs: boolean;
+  /** Orders delivered by the commerce platform (DESIGN 4: commission on a new customer's first order). */
+  orders: {
+    /** Shared secret of the signed order webhook; the webhook is off without it. */
+    webhookSecret: string | undefined;
+    /** How far a webhook's signed timestamp may be from now, against replays of old deliveries. */
+    webhookToleranceSeconds: number;
+    /** The service's share of a new customer's first order, in basis points (500 = 5%). */
+    commissionBasisPoints: number;
+  };
 }
 
 /** The service's own platform: what a brand sends as X-Platform-Id when showing offers on its own site. */
@@ -144,6 +153,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('RUN_BACKGROUND_JOBS=false needs DATABASE_URL: on PGlite no worker process can share the database');
   }
 
+  const webhookSecret = blankToUndefined('ORDERS_WEBHOOK_SECRET');
+  if (webhookSecret !== undefined && webhookSecret.length < 16) problems.push('ORDERS_WEBHOOK_SECRET must be at least 16 characters long');
+  const orders = {
+    webhookSecret,
+    webhookToleranceSeconds: integerIn('ORDERS_WEBHOOK_TOLERANCE_SECONDS', 300, 1, 86_400),
+    commissionBasisPoints: integerIn('COMMISSION_BASIS_POINTS', 500, 0, 10_000),
+  };
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -162,5 +179,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     plugin,
     offersRateLimitPerMinute,
     runBackgroundJobs,
+    orders,
   };
 }

@@ -93,6 +93,17 @@ export async function addCounters(db: Db, rows: CounterRow[]): Promise<void> {
       clicks = c.clicks + excluded.clicks`.execute(db);
 }
 
+/**
+ * Credits one order to a link's counters for its day. Orders arrive one webhook at a time, far
+ * below the rate of views, so they skip group commit and join the caller's transaction instead.
+ */
+export async function addOrderCount(db: Db, link: LinkKey, day: string): Promise<void> {
+  await sql`
+    insert into attribution_counters as c (platform_id, day, campaign_id, brand_id, partner_id, shard, orders)
+    values (${link.platformId}::uuid, ${day}::date, ${link.campaignId}, ${link.brandId}, ${link.partnerId}, 0, 1)
+    on conflict (platform_id, day, campaign_id, brand_id, partner_id, shard) do update set orders = c.orders + 1`.execute(db);
+}
+
 export interface PlatformTotals {
   views: number;
   clicks: number;

@@ -337,5 +337,53 @@ export interface PluginCommerceTables {
   merchant_stores: MerchantStoresTable;
 }
 
+export interface BrandInvitationsTable {
+  code_hash: string;
+  company_id: string;
+  created_by: string;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  used_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+export interface PasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  used_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+export interface AttributedOrdersTable {
+  store_domain: string;
+  order_id: string;
+  customer_ref: string;
+  total_cents: ColumnType<number, number, number>;
+  currency: string;
+  placed_at: ColumnType<Date, Date | string, Date | string>;
+  platform_id: string | null;
+  campaign_id: string | null;
+  brand_id: string | null;
+  partner_id: string | null;
+  matched_by: 'referral_link' | 'discount_code' | null;
+  new_customer: boolean;
+  commission_cents: ColumnType<number, number | undefined, number>;
+  received_at: CreatedAt;
+}
+
+export interface StoreCustomersTable {
+  store_domain: string;
+  customer_ref: string;
+  first_order_id: string;
+}
+
+/** Tables of migration 0007: the brand dashboard and order intake. */
+export interface DashboardOrdersTables {
+  brand_invitations: BrandInvitationsTable;
+  password_resets: PasswordResetsTable;
+  attributed_orders: AttributedOrdersTable;
+  store_customers: StoreCustomersTable;
+}
+
 /** Every table the service has: the foundation's plus each domain's own. */
-export interface Database extends FoundationTables, RecommendationTables, AttributionTables, AccountsOAuthTables, PluginCommerceTables {}
+export interface Database extends FoundationTables, RecommendationTables, AttributionTables, AccountsOAuthTables, PluginCommerceTables, DashboardOrdersTables {}

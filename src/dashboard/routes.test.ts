@@ -1,0 +1,312 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { describeEachDatabase } from '../../test/support/harness.js';
+import { createPlatform, uniqueId } from '../../test/support/factories.js';
+import { DashboardClient, DASHBOARD_PASSWORD } from './test-client.js';
+
+describeEachDatabase('brand dashboard', (use) => {
+  const newClient = () => new DashboardClient(use().app);
+  const count = async (table: 'companies' | 'brand_users' | 'partnerships' | 'campaigns' | 'offers' | 'brand_api_keys' | 'password_resets' | 'brand_invitations') =>
+    Number((await use().db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const everything = async () => ({
+    companies: await count('companies'),
+    users: await count('brand_users'),
+    partnerships: await count('partnerships'),
+    campaigns: await count('campaigns'),
+    offers: await count('offers'),
+    keys: await count('brand_api_keys'),
+    resets: await count('password_resets'),
+    invitations: await count('brand_invitations'),
+  });
+
+  describe('page and session', () => {
+    it('serves the app page, refusing to be framed, with its hashed assets', async () => {
+      const page = await use().app.inject({ method: 'GET', url: '/dashboard' });
+      expect(page.statusCode).toBe(200);
+      expect(page.headers['x-frame-options']).toBe('DENY');
+      expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      const script = /src="(\/dashboard\/assets\/dashboard\.[0-9a-f]{12}\.js)"/.exec(page.body)![1]!;
+      const asset = await use().app.inject({ method: 'GET', url: script });
+      expect(asset.statusCode).toBe(200);
+      expect(asset.headers['cache-control']).toContain('immutable');
+      expect((await use().app.inject({ method: 'GET', url: '/dashboard/assets/nope.js' })).statusCode).toBe(404);
+    });
+
+    it('answers API calls without a session with 401 and no-store', async () => {
+      const response = await use().app.inject({ method: 'GET', url: '/dashboard/api/partners' });
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toMatchObject({ error: 'unauthorized' });
+      expect(response.headers['cache-control']).toBe('no-store');
+    });
+  });
+
+  describe('sign up, sign in, invitations and password reset', () => {
+    it('signs up a brand with its first user, who is then signed in', async () => {
+      const client = newClient();
+      const companyId = await client.signUpBrand('Sunny Socks', `https://www.${uniqueId('sunny')}.example/shop`, `${uniqueId('a')}@sunny.example`);
+      const session = (await client.get('/dashboard/api/session')).json();
+      expect(session.user).toMatchObject({ companyId, brandName: 'Sunny Socks' });
+      const company = await use().db.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
+      expect(company.domain).toMatch(/^sunny-[0-9a-f]+\.example$/);
+      const signOut = await client.post('/dashboard/api/sign-out');
+      expect(signOut.statusCode).toBe(200);
+      expect((await client.get('/dashboard/api/session')).json().user).toBeNull();
+    });
+
+    it('joins a brand only with a member\'s invitation code, once', async () => {
+      const owner = newClient();
+      const companyId = await owner.signUpBrand('Join Me', `${uniqueId('join')}.example`, `${uniqueId('o')}@join.example`);
+      const invitation = await owner.post('/dashboard/api/invitations');
+      expect(invitation.statusCode).toBe(201);
+      const { code } = invitation.json();
+      const stored = await use().db.selectFrom('brand_invitations').selectAll().where('company_id', '=', companyId).execute();
+      expect(stored.map((row) => row.code_hash)).not.toContain(code);
+
+      const joiner = await newClient().start();
+      const joined = await joiner.post('/dashboard/api/sign-up', { email: `${uniqueId('j')}@join.example`, password: DASHBOARD_PASSWORD, invitationCode: code });
+      expect(joined.statusCode).toBe(201);
+      expect(joined.json().companyId).toBe(companyId);
+
+      const before = await everything();
+      const again = await (await newClient().start()).post('/dashboard/api/sign-up', { email: `${uniqueId('k')}@join.example`, password: DASHBOARD_PASSWORD, invitationCode: code });
+      expect(again.statusCode).toBe(400);
+      expect(again.json()).toMatchObject({ error: 'invalid_invitation' });
+      expect(await everything()).toEqual(before);
+    });
+
+    it('signs in with the right password only, and resets a password once with a token that is stored hashed', async () => {
+      const email = `${uniqueId('r')}@reset.example`;
+      const first = newClient();
+      await first.signUpBrand('Reset Co', `${uniqueId('reset')}.example`, email);
+      const other = await newClient().start();
+      const wrong = await other.post('/dashboard/api/sign-in', { email, password: 'not the password at all' });
+      expect(wrong.statusCode).toBe(401);
+
+      const unknown = await other.post('/dashboard/api/password-reset', { email: 'nobody@nowhere.example' });
+      expect(unknown.statusCode).toBe(202);
+      expect(unknown.json()).toEqual({});
+      const requested = await other.post('/dashboard/api/password-reset', { email });
+      expect(requested.statusCode).toBe(202);
+      const token = requested.json().resetToken as string;
+      const rows = await use().db.selectFrom('password_resets').select('token_hash').execute();
+      expect(rows.map((row) => row.token_hash)).not.toContain(token);
+
+      const short = await other.post('/dashboard/api/password-reset/confirm', { token, password: 'short' });
+      expect(short.statusCode).toBe(400);
+      const done = await other.post('/dashboard/api/password-reset/confirm', { token, password: 'a brand new long password' });
+      expect(done.statusCode).toBe(200);
+      const replay = await other.post('/dashboard/api/password-reset/confirm', { token, password: 'yet another long password' });
+      expect(replay.statusCode).toBe(400);
+      expect(replay.json()).toMatchObject({ error: 'invalid_token' });
+      // The reset ends every session of the account.
+      expect((await first.get('/dashboard/api/session')).json().user).toBeNull();
+      expect((await other.post('/dashboard/api/sign-in', { email, password: 'a brand new long password' })).statusCode).toBe(200);
+    });
+
+    const badSignUps: Array<[string, unknown, number, string]> = [
+      ['an empty body', {}, 400, 'invalid_request'],
+      ['an empty brand name', { email: 'e1@x.example', password: DASHBOARD_PASSWORD, brand: { businessName: '', domain: 'e1.example' } }, 400, 'invalid_request'],
+      ['a too long brand name', { email: 'e2@x.example', password: DASHBOARD_PASSWORD, brand: { businessName: 'x'.repeat(101), domain: 'e2.example' } }, 400, 'invalid_request'],
+      ['a wrong type', { email: 'e3@x.example', password: 12345678901234, brand: { businessName: 'B', domain: 'e3.example' } }, 400, 'invalid_request'],
+      ['a short password', { email: 'e4@x.example', password: 'short', brand: { businessName: 'B', domain: 'e4.example' } }, 400, 'invalid_request'],
+      ['a bad email', { email: 'not-an-email', password: DASHBOARD_PASSWORD, brand: { businessName: 'B', domain: 'e5.example' } }, 400, 'invalid_request'],
+      ['both brand and invitation', { email: 'e6@x.example', password: DASHBOARD_PASSWORD, brand: { businessName: 'B', domain: 'e6.example' }, invitationCode: 'abc' }, 400, 'invalid_request'],
+      ['a bad domain', { email: 'e7@x.example', password: DASHBOARD_PASSWORD, brand: { businessName: 'B', domain: '::::' } }, 400, 'invalid_request'],
+      ['malformed JSON', '{"email":', 400, 'invalid_request'],
+    ];
+    for (const [check, body, status, error] of badSignUps) {
+      it(`refuses a sign-up with ${check}, writing nothing`, async () => {
+        const client = await newClient().start();
+        const before = await everything();
+        const response = await client.post('/dashboard/api/sign-up', body);
+        expect(response.statusCode).toBe(status);
+        expect(response.json()).toMatchObject({ error, message: expect.any(String) });
+        expect(await everything()).toEqual(before);
+      });
+    }
+
+    it('refuses a write without the CSRF header or from another origin, writing nothing', async () => {
+      const client = await newClient().start();
+      const before = await everything();
+      const body = { email: `${uniqueId('c')}@csrf.example`, password: DASHBOARD_PASSWORD, brand: { businessName: 'Csrf', domain: `${uniqueId('csrf')}.example` } };
+      const noHeader = await client.post('/dashboard/api/sign-up', body, { csrf: null });
+      expect(noHeader.statusCode).toBe(403);
+      expect(noHeader.json()).toMatchObject({ error: 'csrf_failed' });
+      const crossSite = await use().app.inject({
+        method: 'POST',
+        url: '/dashboard/api/sign-up',
+        headers: { cookie: client.cookies, 'x-csrf-token': /svc_csrf=([A-Za-z0-9]+)/.exec(client.cookies)![1]!, origin: 'https://evil.example', 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+      expect(crossSite.statusCode).toBe(403);
+      expect(await everything()).toEqual(before);
+    });
+
+    it('refuses an email that is taken with 409', async () => {
+      const email = `${uniqueId('t')}@taken.example`;
+      await newClient().signUpBrand('Taken One', `${uniqueId('taken')}.example`, email);
+      const before = await everything();
+      const response = await (await newClient().start()).post('/dashboard/api/sign-up', { email, password: DASHBOARD_PASSWORD, brand: { businessName: 'Taken Two', domain: `${uniqueId('t2')}.example` } });
+      expect(response.statusCode).toBe(409);
+      expect(await everything()).toEqual(before);
+    });
+  });
+
+  describe('partnerships, campaigns, offers and keys between two brands', () => {
+    let alpha: DashboardClient;
+    let beta: DashboardClient;
+    let alphaId: string;
+    let betaId: string;
+    let platformId: string;
+    let alphaKey: string;
+
+    beforeAll(async () => {
+      alpha = newClient();
+      beta = newClient();
+      alphaId = await alpha.signUpBrand('Alpha Candles', `${uniqueId('alpha')}.example`, `${uniqueId('a')}@alpha.example`, ['home']);
+      betaId = await beta.signUpBrand('Beta Soap Works', `${uniqueId('beta')}.example`, `${uniqueId('b')}@beta.example`, ['home']);
+      ({ platformId } = await createPlatform(use().support));
+      const issued = await alpha.post('/dashboard/api/keys', { name: 'Checkout' });
+      expect(issued.statusCode).toBe(201);
+      alphaKey = issued.json().key;
+    });
+
+    const v1Partners = async (status: string) =>
+      (await use().app.inject({ method: 'GET', url: `/v1/partners?status=${status}`, headers: { 'x-api-key': alphaKey } })).json();
+    const dashboardPartners = async (client: DashboardClient, status: string) => (await client.get(`/dashboard/api/partners?status=${status}`)).json();
+    const offers = async () =>
+      (await use().app.inject({ method: 'GET', url: '/v1/campaigns/offers?type=post-purchase', headers: { 'x-api-key': alphaKey, 'x-platform-id': platformId } })).json().offers;
+
+    it('finds brands by name, domain or category', async () => {
+      const byName = (await alpha.get('/dashboard/api/brands?q=soap')).json().data;
+      expect(byName.map((b: { companyId: string }) => b.companyId)).toContain(betaId);
+      expect(byName.map((b: { companyId: string }) => b.companyId)).not.toContain(alphaId);
+      expect((await alpha.get('/dashboard/api/brands?q=home')).json().data.map((b: { companyId: string }) => b.companyId)).toContain(betaId);
+      expect((await alpha.get('/dashboard/api/brands?q=')).statusCode).toBe(400);
+      expect((await alpha.get(`/dashboard/api/brands?q=${'x'.repeat(101)}`)).statusCode).toBe(400);
+      expect((await alpha.get('/dashboard/api/recommendations')).statusCode).toBe(200);
+    });
+
+    it('walks every partnership transition, and GET /v1/partners reports what the dashboard shows', async () => {
+      const send = await alpha.post(`/dashboard/api/partners/${betaId}/request`, { message: 'Our candles and your soap?' });
+      expect(send.statusCode).toBe(201);
+      expect((await v1Partners('inviteSent')).data.map((p: { companyId: string }) => p.companyId)).toEqual([betaId]);
+      expect(await dashboardPartners(alpha, 'inviteSent')).toEqual(await v1Partners('inviteSent'));
+      expect((await dashboardPartners(beta, 'inviteReceived')).data[0]).toMatchObject({ companyId: alphaId, status: 'inviteReceived' });
+
+      const before = await everything();
+      expect((await alpha.post(`/dashboard/api/partners/${betaId}/request`, {})).statusCode).toBe(409);
+      expect((await beta.post(`/dashboard/api/partners/${alphaId}/request`, {})).statusCode).toBe(409);
+      expect((await alpha.post(`/dashboard/api/partners/${betaId}/accept`)).statusCode).toBe(404);
+      expect((await alpha.post(`/dashboard/api/partners/${alphaId}/request`, {})).statusCode).toBe(400);
+      expect((await alpha.post('/dashboard/api/partners/no-such-brand/request', {})).statusCode).toBe(404);
+      expect((await alpha.post(`/dashboard/api/partners/${betaId}/request`, { message: 'x'.repeat(1001) })).statusCode).toBe(400);
+      expect((await alpha.post(`/dashboard/api/partners/${betaId}/explode`)).statusCode).toBe(400);
+      expect(await everything()).toEqual(before);
+
+      expect((await beta.post(`/dashboard/api/partners/${alphaId}/decline`)).statusCode).toBe(200);
+      expect((await v1Partners('declined')).data[0]).toMatchObject({ companyId: betaId, status: 'declined' });
+
+      expect((await alpha.post(`/dashboard/api/partners/${betaId}/request`, { message: 'Again?' })).statusCode).toBe(201);
+      expect((await alpha.post(`/dashboard/api/partners/${betaId}/withdraw`)).statusCode).toBe(200);
+      expect((await v1Partners('removed')).data[0]).toMatchObject({ companyId: betaId, status: 'removed' });
+
+      expect((await alpha.post(`/dashboard/api/partners/${betaId}/request`, {})).statusCode).toBe(201);
+      expect((await beta.post(`/dashboard/api/partners/${alphaId}/accept`)).statusCode).toBe(200);
+      expect((await v1Partners('active')).data).toEqual([expect.objectContaining({ companyId: betaId, status: 'active' })]);
+      expect(await dashboardPartners(alpha, 'active')).toEqual(await v1Partners('active'));
+      expect((await v1Partners('declined')).totalRows).toBe(2);
+    });
+
+    it('creates, starts and closes a campaign, and the offers endpoint follows at once', async () => {
+      expect(await offers()).toEqual([]);
+      const saved = await beta.post('/dashboard/api/offer', { title: '20% off soap', subtitle: 'For new customers', imageUrl: 'https://cdn.example/soap.png', discountPercent: 20 });
+      expect(saved.statusCode).toBe(200);
+
+      const created = await alpha.post('/dashboard/api/campaigns', { partnerId: betaId, name: 'Autumn bundle' });
+      expect(created.statusCode).toBe(201);
+      const campaignId = created.json().id;
+      const betaView = (await beta.get('/dashboard/api/campaigns')).json().data;
+      expect(betaView[0]).toMatchObject({ id: campaignId, status: 'draft', mine: false, partner: { companyId: alphaId } });
+      expect((await beta.post(`/dashboard/api/campaigns/${campaignId}/start`)).statusCode).toBe(403);
+
+      expect((await alpha.post(`/dashboard/api/campaigns/${campaignId}/start`)).statusCode).toBe(200);
+      const v1 = await use().app.inject({ method: 'GET', url: '/v1/campaigns', headers: { 'x-api-key': alphaKey } });
+      expect(v1.json().data).toEqual([expect.objectContaining({ id: campaignId, status: 'active', name: 'Autumn bundle' })]);
+      expect(await offers()).toEqual([expect.objectContaining({ title: '20% off soap', subtitle: 'For new customers', imageUrl: 'https://cdn.example/soap.png' })]);
+
+      expect((await beta.post('/dashboard/api/offer', { title: 'Soap, 25% off', imageUrl: 'https://cdn.example/soap2.png', discountPercent: 25 })).statusCode).toBe(200);
+      expect((await offers())[0]).toMatchObject({ title: 'Soap, 25% off' });
+      expect((await offers())[0].subtitle).toBeUndefined();
+
+      expect((await alpha.post(`/dashboard/api/campaigns/${campaignId}/start`)).statusCode).toBe(409);
+      expect((await beta.post(`/dashboard/api/campaigns/${campaignId}/close`)).statusCode).toBe(200);
+      expect(await offers()).toEqual([]);
+      expect((await alpha.post(`/dashboard/api/campaigns/${campaignId}/close`)).statusCode).toBe(409);
+    });
+
+    it('schedules a draft for a future start', async () => {
+      const created = await alpha.post('/dashboard/api/campaigns', { partnerId: betaId, name: 'Winter' });
+      const id = created.json().id;
+      expect((await alpha.post(`/dashboard/api/campaigns/${id}/schedule`, { startDate: '2000-01-01T00:00:00Z' })).statusCode).toBe(400);
+      const start = new Date(Date.now() + 86_400_000).toISOString();
+      expect((await alpha.post(`/dashboard/api/campaigns/${id}/schedule`, { startDate: start })).statusCode).toBe(200);
+      const listed = (await alpha.get('/dashboard/api/campaigns')).json().data.find((c: { id: string }) => c.id === id);
+      expect(listed).toMatchObject({ status: 'draft', scheduled: true, startDate: start });
+    });
+
+    it('refuses bad campaign and offer input and other brands\' ids, writing nothing', async () => {
+      const outsider = newClient();
+      await outsider.signUpBrand('Outsider', `${uniqueId('out')}.example`, `${uniqueId('o')}@out.example`);
+      const campaignId = (await alpha.get('/dashboard/api/campaigns')).json().data[0].id;
+      const before = await everything();
+      const cases: Array<[DashboardClient, string, unknown, number]> = [
+        [alpha, '/dashboard/api/campaigns', {}, 400],
+        [alpha, '/dashboard/api/campaigns', { partnerId: betaId, name: '' }, 400],
+        [alpha, '/dashboard/api/campaigns', { partnerId: betaId, name: 'x'.repeat(101) }, 400],
+        [alpha, '/dashboard/api/campaigns', { partnerId: betaId, name: 42 }, 400],
+        [alpha, '/dashboard/api/campaigns', { partnerId: betaId, name: 'Dates', startDate: 'tomorrow' }, 400],
+        [alpha, '/dashboard/api/campaigns', { partnerId: betaId, name: 'Dates', startDate: '2030-01-02T00:00:00Z', endDate: '2030-01-01T00:00:00Z' }, 400],
+        [outsider, '/dashboard/api/campaigns', { partnerId: betaId, name: 'Not partners' }, 404],
+        [outsider, `/dashboard/api/campaigns/${campaignId}/close`, undefined, 404],
+        [outsider, `/dashboard/api/campaigns/${campaignId}/start`, undefined, 404],
+        [alpha, '/dashboard/api/campaigns/not-a-uuid/close', undefined, 400],
+        [alpha, '/dashboard/api/offer', { title: '', imageUrl: 'https://cdn.example/a.png' }, 400],
+        [alpha, '/dashboard/api/offer', { title: 'x'.repeat(81), imageUrl: 'https://cdn.example/a.png' }, 400],
+        [alpha, '/dashboard/api/offer', { title: 'Ok', imageUrl: 'javascript:alert(1)' }, 400],
+        [alpha, '/dashboard/api/offer', { title: 'Ok', imageUrl: 'https://cdn.example/a.png', discountPercent: 12 }, 400],
+        [alpha, '/dashboard/api/offer', { title: 'Ok', imageUrl: 'https://cdn.example/a.png', discountPercent: '10' }, 400],
+        [alpha, '/dashboard/api/keys', { name: '' }, 400],
+        [alpha, '/dashboard/api/keys', { name: 'x'.repeat(101) }, 400],
+      ];
+      for (const [client, url, body, status] of cases) {
+        const response = await client.post(url, body);
+        expect(response.statusCode, `${url} ${JSON.stringify(body)}`).toBe(status);
+        expect(response.json()).toMatchObject({ error: expect.any(String), message: expect.any(String) });
+      }
+      expect(await everything()).toEqual(before);
+    });
+
+    it('lists, and revokes only its own keys; a revoked key stops working', async () => {
+      const keys = (await alpha.get('/dashboard/api/keys')).json().data;
+      expect(keys).toEqual([expect.objectContaining({ name: 'Checkout', lastFour: alphaKey.slice(-4), createdAt: expect.any(String) })]);
+      expect(JSON.stringify(keys)).not.toContain(alphaKey);
+      expect(alphaKey.startsWith('svc_test_')).toBe(true);
+      expect((await beta.post(`/dashboard/api/keys/${keys[0].keyId}/revoke`)).statusCode).toBe(404);
+      expect((await alpha.post(`/dashboard/api/keys/${keys[0].keyId}/revoke`)).statusCode).toBe(200);
+      expect((await alpha.get('/dashboard/api/keys')).json().data).toEqual([]);
+      const after = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { 'x-api-key': alphaKey } });
+      expect(after.statusCode).toBe(401);
+      expect((await alpha.get('/dashboard/api/apps')).json()).toEqual({ data: [] });
+      expect((await alpha.post('/dashboard/api/apps/3f1b5e0e-0000-4000-8000-000000000000/revoke')).statusCode).toBe(404);
+    });
+
+    it('removes a partner, closing their campaigns, and may ask again', async () => {
+      expect((await beta.post(`/dashboard/api/partners/${alphaId}/remove`)).statusCode).toBe(200);
+      const campaigns = (await alpha.get('/dashboard/api/campaigns')).json().data;
+      expect(campaigns.every((c: { status: string }) => c.status === 'closed')).toBe(true);
+      expect((await beta.post(`/dashboard/api/partners/${alphaId}/remove`)).statusCode).toBe(404);
+      expect((await beta.post(`/dashboard/api/partners/${alphaId}/request`, {})).statusCode).toBe(201);
+      expect((await dashboardPartners(alpha, 'inviteReceived')).data[0]).toMatchObject({ companyId: betaId });
+    });
+  });
+});

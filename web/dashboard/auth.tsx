@@ -1,0 +1,133 @@
+import { useState } from 'preact/hooks';
+import { post } from './api.ts';
+import { ErrorText, Field, formValue, useAction } from './ui.tsx';
+
+type Screen = 'sign-in' | 'sign-up' | 'reset';
+
+export function AuthScreens({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
+  const [screen, setScreen] = useState<Screen>('sign-in');
+  const [error, run, busy] = useAction();
+  const [joining, setJoining] = useState(false);
+  const [resetToken, setResetToken] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const switchTo = (next: Screen) => {
+    setScreen(next);
+    setNotice(null);
+  };
+
+  return (
+    <main class="narrow">
+      <h1>Brand dashboard</h1>
+      <nav class="tabs" aria-label="Account">
+        <button type="button" aria-pressed={screen === 'sign-in'} onClick={() => switchTo('sign-in')}>Sign in</button>
+        <button type="button" aria-pressed={screen === 'sign-up'} onClick={() => switchTo('sign-up')}>Sign up</button>
+        <button type="button" aria-pressed={screen === 'reset'} onClick={() => switchTo('reset')}>Reset password</button>
+      </nav>
+      {notice && <p class="notice" role="status">{notice}</p>}
+
+      {screen === 'sign-in' && (
+        <form
+          aria-label="Sign in"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const form = event.currentTarget;
+            void run(async () => {
+              await post('sign-in', { email: formValue(form, 'email'), password: formValue(form, 'password') });
+              await onSignedIn();
+            });
+          }}
+        >
+          <Field label="Email"><input name="email" type="email" autocomplete="username" required maxLength={254} /></Field>
+          <Field label="Password"><input name="password" type="password" autocomplete="current-password" required maxLength={256} /></Field>
+          <ErrorText error={error} />
+          <button type="submit" disabled={busy}>Sign in</button>
+        </form>
+      )}
+
+      {screen === 'sign-up' && (
+        <form
+          aria-label="Sign up"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const form = event.currentTarget;
+            const categories = formValue(form, 'categories').split(',').map((c) => c.trim()).filter(Boolean);
+            const body = joining
+              ? { email: formValue(form, 'email'), password: formValue(form, 'password'), invitationCode: formValue(form, 'invitationCode') }
+              : {
+                  email: formValue(form, 'email'),
+                  password: formValue(form, 'password'),
+                  brand: { businessName: formValue(form, 'businessName'), domain: formValue(form, 'domain'), categories },
+                };
+            void run(async () => {
+              await post('sign-up', body);
+              await onSignedIn();
+            });
+          }}
+        >
+          <fieldset>
+            <legend>Your brand</legend>
+            <label class="choice"><input type="radio" name="mode" checked={!joining} onChange={() => setJoining(false)} /> Create a new brand</label>
+            <label class="choice"><input type="radio" name="mode" checked={joining} onChange={() => setJoining(true)} /> Join my team's brand</label>
+          </fieldset>
+          {joining ? (
+            <Field label="Invitation code" hint="A member of your brand creates it under Integrations."><input name="invitationCode" required maxLength={100} /></Field>
+          ) : (
+            <>
+              <Field label="Brand name"><input name="businessName" required maxLength={100} /></Field>
+              <Field label="Store domain" hint="For example mystore.com"><input name="domain" required maxLength={100} /></Field>
+              <Field label="Categories" hint="Separated by commas"><input name="categories" maxLength={500} /></Field>
+            </>
+          )}
+          <Field label="Email"><input name="email" type="email" autocomplete="username" required maxLength={254} /></Field>
+          <Field label="Password" hint="At least 12 characters"><input name="password" type="password" autocomplete="new-password" required minLength={12} maxLength={256} /></Field>
+          <ErrorText error={error} />
+          <button type="submit" disabled={busy}>Create account</button>
+        </form>
+      )}
+
+      {screen === 'reset' && (
+        <>
+          <form
+            aria-label="Request a password reset"
+            onSubmit={(event) => {
+              event.preventDefault();
+              const form = event.currentTarget;
+              void run(async () => {
+                const result = await post<{ resetToken?: string }>('password-reset', { email: formValue(form, 'email') });
+                setResetToken(result.resetToken ?? null);
+                setNotice('If the email has an account, a reset token was issued.');
+              });
+            }}
+          >
+            <Field label="Email"><input name="email" type="email" required maxLength={254} /></Field>
+            <button type="submit" disabled={busy}>Send reset token</button>
+          </form>
+          {resetToken && (
+            <p class="notice">
+              Test environment, no mail is sent. Your reset token: <code data-testid="reset-token">{resetToken}</code>
+            </p>
+          )}
+          <form
+            aria-label="Set a new password"
+            onSubmit={(event) => {
+              event.preventDefault();
+              const form = event.currentTarget;
+              void run(async () => {
+                await post('password-reset/confirm', { token: formValue(form, 'token'), password: formValue(form, 'password') });
+                setResetToken(null);
+                switchTo('sign-in');
+                setNotice('Your password was changed. Sign in with the new one.');
+              });
+            }}
+          >
+            <Field label="Reset token"><input name="token" required maxLength={100} value={resetToken ?? undefined} /></Field>
+            <Field label="New password" hint="At least 12 characters"><input name="password" type="password" autocomplete="new-password" required minLength={12} maxLength={256} /></Field>
+            <ErrorText error={error} />
+            <button type="submit" disabled={busy}>Set new password</button>
+          </form>
+        </>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,79 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { get, post, setCsrfToken, type Session } from './api.ts';
+import { AuthScreens } from './auth.tsx';
+import { Partnerships } from './partnerships.tsx';
+import { Campaigns } from './campaigns.tsx';
+import { OfferPage } from './offer.tsx';
+import { Integrations } from './integrations.tsx';
+import { PerformancePage } from './performance.tsx';
+
+const SECTIONS = [
+  ['partnerships', 'Partnerships'],
+  ['campaigns', 'Campaigns'],
+  ['offer', 'Your offer'],
+  ['integrations', 'Integrations'],
+  ['performance', 'Performance'],
+] as const;
+type Section = (typeof SECTIONS)[number][0];
+
+function sectionFromHash(): Section {
+  const name = location.hash.replace(/^#\/?/, '');
+  return (SECTIONS.find(([id]) => id === name)?.[0] ?? 'partnerships') as Section;
+}
+
+function App() {
+  const [session, setSession] = useState<Session | null>(null);
+  const [section, setSection] = useState<Section>(sectionFromHash());
+
+  const load = async () => {
+    const loaded = await get<Session>('session');
+    setCsrfToken(loaded.csrfToken);
+    setSession(loaded);
+  };
+  useEffect(() => {
+    void load();
+    const onHash = () => setSection(sectionFromHash());
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+
+  if (!session) return <main class="narrow"><p>Loading…</p></main>;
+  if (!session.user) return <AuthScreens onSignedIn={load} />;
+
+  const title = SECTIONS.find(([id]) => id === section)![1];
+  return (
+    <>
+      <header class="topbar">
+        <span class="brand">{session.user.brandName ?? 'Your brand'}</span>
+        <nav aria-label="Dashboard sections">
+          {SECTIONS.map(([id, label]) => (
+            <a href={`#/${id}`} aria-current={id === section ? 'page' : undefined}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <button
+          type="button"
+          class="secondary"
+          onClick={async () => {
+            await post('sign-out');
+            await load();
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <main>
+        <h1>{title}</h1>
+        {section === 'partnerships' && <Partnerships />}
+        {section === 'campaigns' && <Campaigns />}
+        {section === 'offer' && <OfferPage />}
+        {section === 'integrations' && <Integrations keyPrefix={session.keyPrefix} sandbox={session.sandbox} />}
+        {section === 'performance' && <PerformancePage />}
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);
