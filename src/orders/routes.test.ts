@@ -1,0 +1,149 @@
+import { beforeAll, expect, it } from 'vitest';
+import { ADMIN_TOKEN, describeEachDatabase } from '../../test/support/harness.js';
+import { createPlatform, uniqueId } from '../../test/support/factories.js';
+import { DashboardClient } from '../dashboard/test-client.js';
+import { signOrderBody } from './signature.js';
+
+const SECRET = 'orders-webhook-secret-0123456789';
+
+describeEachDatabase(
+  'order intake and attribution',
+  (use) => {
+    let shower: DashboardClient;
+    let partner: DashboardClient;
+    let partnerId: string;
+    let partnerDomain: string;
+    let platformId: string;
+    let key: string;
+    let token: string;
+
+    beforeAll(async () => {
+      shower = new DashboardClient(use().app);
+      partner = new DashboardClient(use().app);
+      await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
+      partnerDomain = `${uniqueId('store')}.example`;
+      partnerId = await partner.signUpBrand('Partner Store', partnerDomain, `${uniqueId('p')}@store.example`);
+      ({ platformId } = await createPlatform(use().support));
+      key = (await shower.post('/dashboard/api/keys', { name: 'k' })).json().key;
+      await partner.post('/dashboard/api/offer', { title: '15% off', imageUrl: 'https://cdn.example/p.png', discountPercent: 15 });
+      await shower.post(`/dashboard/api/partners/${partnerId}/request`, {});
+      const showerId = (await shower.get('/dashboard/api/session')).json().user.companyId;
+      await partner.post(`/dashboard/api/partners/${showerId}/accept`);
+      const campaignId = (await shower.post('/dashboard/api/campaigns', { partnerId, name: 'Orders' })).json().id;
+      await shower.post(`/dashboard/api/campaigns/${campaignId}/start`);
+      const offers = await use().app.inject({ method: 'GET', url: '/v1/campaigns/offers?type=post-purchase', headers: { 'x-api-key': key, 'x-platform-id': platformId } });
+      const referralUrl: string = offers.json().offers[0].referralUrl;
+      token = referralUrl.split('/r/')[1]!;
+      const click = await use().app.inject({ method: 'GET', url: `/r/${token}` });
+      expect(click.statusCode).toBe(302);
+      expect(click.headers.location).toContain('discount=PARTNER15-');
+    });
+
+    const deliver = (body: unknown, options: { timestamp?: number; signature?: string | null; raw?: string } = {}) => {
+      const payload = options.raw ?? JSON.stringify(body);
+      const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+      const signature = options.signature === undefined ? signOrderBody(SECRET, timestamp, payload) : options.signature;
+      return use().app.inject({
+        method: 'POST',
+        url: '/webhooks/commerce/orders',
+        headers: { 'content-type': 'application/json', 'x-svc-timestamp': String(timestamp), ...(signature === null ? {} : { 'x-svc-signature': signature }) },
+        payload,
+      });
+    };
+    const order = (overrides: Record<string, unknown> = {}) => ({
+      orderId: uniqueId('order'),
+      storeDomain: partnerDomain,
+      customerId: 'customer-1',
+      totalCents: 10_000,
+      currency: 'usd',
+      placedAt: new Date().toISOString(),
+      ...overrides,
+    });
+    const stats = async () =>
+      (await use().app.inject({ method: 'GET', url: `/admin/platforms/${platformId}/stats`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json();
+    const stored = async () => ({
+      orders: await use().db.selectFrom('attributed_orders').selectAll().orderBy('order_id').execute(),
+      customers: await use().db.selectFrom('store_customers').selectAll().orderBy('customer_ref').execute(),
+      counters: await use().db.selectFrom('attribution_counters').selectAll().orderBy('platform_id').orderBy('day').orderBy('campaign_id').execute(),
+    });
+
+    it('credits an order through the referral link to the platform; a new customer\'s first order carries 5%; a replay counts once', async () => {
+      const first = order({ referralToken: token });
+      const response = await deliver(first);
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({ orderId: first.orderId, duplicate: false, platformId, matchedBy: 'referral_link', newCustomer: true, commissionCents: 500 });
+      expect(await stats()).toEqual({ views: 1, clicks: 1, orders: 1 });
+
+      const replay = await deliver(first);
+      expect(replay.json()).toMatchObject({ duplicate: true, commissionCents: 500 });
+      expect(await stats()).toEqual({ views: 1, clicks: 1, orders: 1 });
+
+      const again = await deliver(order({ referralToken: token }));
+      expect(again.json()).toMatchObject({ platformId, newCustomer: false, commissionCents: 0 });
+      expect((await stats()).orders).toBe(2);
+      const rows = await use().db.selectFrom('attributed_orders').select(['customer_ref']).execute();
+      expect(rows.map((row) => row.customer_ref)).not.toContain('customer-1');
+    });
+
+    it('credits an order with only the partner\'s discount code to the showing clicked last', async () => {
+      const response = await deliver(order({ customerId: 'customer-2', discountCode: 'NOT-THE-CODE' }));
+      expect(response.json()).toMatchObject({ platformId: null, newCustomer: true, commissionCents: 0 });
+      const location = (await use().app.inject({ method: 'HEAD', url: `/r/${token}` })).headers.location as string;
+      const code = new URL(location).searchParams.get('discount')!;
+      const coded = await deliver(order({ customerId: 'customer-3', discountCode: code.toLowerCase(), totalCents: 2_999 }));
+      expect(coded.json()).toMatchObject({ platformId, matchedBy: 'discount_code', newCustomer: true, commissionCents: 150 });
+    });
+
+    it('shows both brands the same figures as the admin stats, as JSON and CSV', async () => {
+      const day = new Date().toISOString().slice(0, 10);
+      const platformStats = await stats();
+      for (const client of [shower, partner]) {
+        const report = (await client.get(`/dashboard/api/performance?from=${day}&to=${day}`)).json();
+        expect(report.byPlatform).toEqual([expect.objectContaining({ platformId, ...platformStats, newCustomers: 2, revenueCents: 22_999, commissionCents: 650 })]);
+        expect(report.totals).toMatchObject(platformStats);
+        const csv = await client.get(`/dashboard/api/performance.csv?from=${day}&to=${day}`);
+        expect(csv.headers['content-type']).toContain('text/csv');
+        expect(csv.body.split('\r\n')[0]).toBe('group,id,name,views,clicks,orders,newCustomers,revenueCents,commissionCents');
+        expect(csv.body).toContain(`platform,${platformId},`);
+      }
+      const bad = [`from=${day}`, 'from=yesterday&to=today', `from=${day}&to=2000-01-01`, 'from=2020-01-01&to=2022-01-01'];
+      for (const query of bad) expect((await shower.get(`/dashboard/api/performance?${query}`)).statusCode, query).toBe(400);
+    });
+
+    it('places a sandbox order at the signed-in brand\'s own store through a referral token', async () => {
+      const before = (await stats()).orders;
+      const response = await partner.post('/dashboard/api/sandbox/orders', { referralToken: token, totalCents: 1_000 });
+      expect(response.statusCode).toBe(201);
+      expect(response.json()).toMatchObject({ platformId, newCustomer: true, commissionCents: 50 });
+      expect((await stats()).orders).toBe(before + 1);
+      const elsewhere = await shower.post('/dashboard/api/sandbox/orders', { referralToken: token });
+      expect(elsewhere.json()).toMatchObject({ platformId: null, commissionCents: 0 });
+      expect((await shower.post('/dashboard/api/sandbox/orders', { totalCents: -1 })).statusCode).toBe(400);
+    });
+
+    const refusals: Array<[string, () => Promise<{ statusCode: number; json(): unknown }>, number, string]> = [
+      ['no signature', () => deliver(order(), { signature: null }), 401, 'unauthorized'],
+      ['a wrong signature', () => deliver(order(), { signature: signOrderBody('another-secret-0123456789', Math.floor(Date.now() / 1000), '{}') }), 401, 'unauthorized'],
+      ['a stale timestamp', () => deliver(order(), { timestamp: Math.floor(Date.now() / 1000) - 3600 }), 401, 'unauthorized'],
+      ['a body changed after signing', () => {
+        const timestamp = Math.floor(Date.now() / 1000);
+        return deliver(undefined, { timestamp, signature: signOrderBody(SECRET, timestamp, JSON.stringify(order())), raw: JSON.stringify(order({ totalCents: 1 })) });
+      }, 401, 'unauthorized'],
+      ['malformed JSON', () => deliver(undefined, { raw: '{"orderId":' }), 400, 'invalid_request'],
+      ['a missing order id', () => deliver({ ...order(), orderId: undefined }), 400, 'invalid_request'],
+      ['a wrong type', () => deliver(order({ totalCents: '100' })), 400, 'invalid_request'],
+      ['a too long order id', () => deliver(order({ orderId: 'x'.repeat(201) })), 400, 'invalid_request'],
+      ['a bad date', () => deliver(order({ placedAt: 'yesterday' })), 400, 'invalid_request'],
+    ];
+    for (const [check, send, status, error] of refusals) {
+      it(`refuses a delivery with ${check}, writing nothing`, async () => {
+        const before = await stored();
+        const response = await send();
+        expect(response.statusCode).toBe(status);
+        expect(response.json()).toMatchObject({ error, message: expect.any(String) });
+        expect(await stored()).toEqual(before);
+      });
+    }
+  },
+  { ORDERS_WEBHOOK_SECRET: SECRET },
+);
