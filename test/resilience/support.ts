@@ -1,60 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.js';
-import { freePort } from '../support/service-process.js';
+import { freePort, spawnEntryPoint, waitUntil, type ChildService } from '../support/service-process.js';
 
-/** Polls `check` every `everyMs` until it returns true; returns the milliseconds it took, or throws after `withinMs`. */
-export async function waitUntil(check: () => Promise<boolean>, withinMs: number, everyMs = 25): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    if (await check()) return performance.now() - started;
-    if (performance.now() - started > withinMs) throw new Error(`condition not met within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
+export { waitUntil };
 
-export interface WorkerProcess {
-  process: ChildProcess;
-  output: () => string;
-  stop: () => Promise<number | null>;
-  kill: () => Promise<void>;
-}
+export type WorkerProcess = ChildService;
 
 /** Starts the real background worker (`src/worker.ts`) as its own process; resolves once it says it started. */
 export async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+  return spawnEntryPoint(
+    'src/worker.ts',
     // vitest puts Vite's BASE_URL ("/") into the environment; the worker needs an absolute one.
-    env: { ...process.env, LOG_LEVEL: 'info', BASE_URL: 'http://127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await waitUntil(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}: ${output}`);
-      return output.includes('worker started');
-    },
-    60_000,
-    50,
+    { ...process.env, LOG_LEVEL: 'info', BASE_URL: 'http://127.0.0.1', ...env },
+    { captureStderr: true, isReady: async (output) => output.includes('worker started') },
   );
-  return {
-    process: child,
-    output: () => output,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-    kill: async () => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +27,29 @@ const syncRequest = (baseUrl: string, key: string, brands: unknown[]) =>
     body: JSON.stringify({ brands }),
   });
 
+/** A sync request whose `sent` settles once the whole body has been written to the socket. */
+function sendSync(baseUrl: string, key: string, brands: unknown[]): { sent: Promise<void>; status: Promise<number> } {
+  const body = JSON.stringify({ brands });
+  let markSent: () => void = () => {};
+  const sent = new Promise<void>((resolve) => {
+    markSent = resolve;
+  });
+  const status = new Promise<number>((resolve, reject) => {
+    const request = http.request(`${baseUrl}/v1/platform/brands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': key },
+    });
+    request.on('response', (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', reject);
+    request.on('finish', markSent);
+    request.end(body);
+  });
+  return { sent, status };
+}
+
 describe('the service process on PostgreSQL', () => {
   let database: TestDatabase;
 
@@ -43,11 +67,13 @@ describe('the service process on PostgreSQL', () => {
     const batches = Array.from({ length: 4 }, (_, b) =>
       Array.from({ length: 1000 }, (_, i) => ({ domain: `inflight-${b}-${i}.example` })),
     );
-    const inFlight = batches.map((brands) => syncRequest(service.baseUrl, key, brands));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const inFlight = batches.map((brands) => sendSync(service.baseUrl, key, brands));
+    // SIGTERM only once every request has been handed to the server, so each is really in flight.
+    await Promise.all(inFlight.map((request) => request.sent));
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const exitCode = service.stop();
-    const responses = await Promise.all(inFlight);
-    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
+    const statuses = await Promise.all(inFlight.map((request) => request.status));
+    expect(statuses).toEqual([200, 200, 200, 200]);
     expect(await exitCode).toBe(0);
 
     const stored = await database.db

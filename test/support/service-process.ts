@@ -11,10 +11,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export interface ServiceProcess {
+/** Polls `check` every `everyMs` until it returns true; returns the milliseconds it took, or throws after `withinMs`. */
+export async function waitUntil(check: () => Promise<boolean>, withinMs: number, everyMs = 25): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    if (await check()) return performance.now() - started;
+    if (performance.now() - started > withinMs) throw new Error(`condition not met within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+export interface ChildService {
   process: ChildProcess;
-  baseUrl: string;
-  /** Everything the process wrote to stdout so far. */
+  /** Everything the process wrote so far (stdout, and stderr when captured). */
   output: () => string;
   /** SIGTERM, then wait for the exit code. */
   stop: () => Promise<number | null>;
@@ -22,38 +31,42 @@ export interface ServiceProcess {
   kill: () => Promise<void>;
 }
 
-/** Starts the real service (`src/server.ts`) as its own process and waits until /readyz answers. */
-export async function startService(env: Record<string, string>, options: { port?: number } = {}): Promise<ServiceProcess> {
-  const port = options.port ?? (await freePort());
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+/**
+ * Runs one of the project's entry points (`src/server.ts`, `src/worker.ts`) as its own process
+ * and waits until `isReady` says it is up (60 s at most).
+ */
+export async function spawnEntryPoint(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  options: { captureStderr: boolean; isReady: (output: string) => Promise<boolean> },
+): Promise<ChildService> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    env,
+    stdio: ['ignore', 'pipe', options.captureStderr ? 'pipe' : 'inherit'],
   });
-  let stdout = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout!.on('data', collect);
+  child.stderr?.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode} before it was ready`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error('service did not become ready within 60 s');
-    }
-    try {
-      const response = await fetch(`${baseUrl}/readyz`);
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode} before it was ready: ${output}`);
+        return options.isReady(output);
+      },
+      60_000,
+      100,
+    );
+  } catch (error) {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    throw error;
   }
   return {
     process: child,
-    baseUrl,
-    output: () => stdout,
+    output: () => output,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;
@@ -63,4 +76,29 @@ export async function startService(env: Record<string, string>, options: { port?
       await exited;
     },
   };
+}
+
+export interface ServiceProcess extends ChildService {
+  baseUrl: string;
+}
+
+/** Starts the real service (`src/server.ts`) as its own process and waits until /readyz answers. */
+export async function startService(env: Record<string, string>, options: { port?: number } = {}): Promise<ServiceProcess> {
+  const port = options.port ?? (await freePort());
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const service = await spawnEntryPoint(
+    'src/server.ts',
+    { ...process.env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'warn', ...env },
+    {
+      captureStderr: false,
+      isReady: async () => {
+        try {
+          return (await fetch(`${baseUrl}/readyz`)).ok;
+        } catch {
+          return false;
+        }
+      },
+    },
+  );
+  return { ...service, baseUrl };
 }
