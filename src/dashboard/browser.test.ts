@@ -8,7 +8,8 @@ import { createPlatform, uniqueId } from '../../test/support/factories.js';
 import { settleScores } from '../partnerships/test-helpers.js';
 import { DASHBOARD_PASSWORD } from './test-client.js';
 
-const SCREENSHOTS = new URL('../../docs/', import.meta.url);
+// Screenshots go to test-artifacts/; docs/ is refreshed only on request, so a test run leaves the tracked tree unchanged.
+const SCREENSHOTS = new URL(process.env.UPDATE_DOCS_SCREENSHOTS ? '../../docs/' : '../../test-artifacts/dashboard/', import.meta.url);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
