@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
+import { buildBrowserBundle } from '../http/browser-build.js';
 
 const WEB = fileURLToPath(new URL('../../web/dashboard/', import.meta.url));
 
@@ -15,22 +16,7 @@ export interface DashboardBundle {
   style: string;
 }
 
-async function build(entry: string, options: esbuild.BuildOptions = {}): Promise<Buffer> {
-  const result = await esbuild.build({
-    entryPoints: [`${WEB}${entry}`],
-    bundle: true,
-    minify: true,
-    write: false,
-    legalComments: 'none',
-    charset: 'utf8',
-    target: ['es2020', 'chrome90', 'firefox90', 'safari15'],
-    logLevel: 'silent',
-    ...options,
-  });
-  const output = result.outputFiles?.[0];
-  if (!output) throw new Error(`esbuild produced nothing for ${entry}`);
-  return Buffer.from(output.contents);
-}
+const build = (entry: string, options: esbuild.BuildOptions = {}) => buildBrowserBundle(`${WEB}${entry}`, options);
 
 async function buildAll(): Promise<DashboardBundle> {
   const [script, style] = await Promise.all([

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
+import { buildBrowserBundle } from '../http/browser-build.js';
 
 /** The published loader version (SPEC 9): its address, bytes and integrity hash never change. */
 export const LOADER_VERSION = '2.0.0';
@@ -34,22 +35,7 @@ function asset(body: Buffer | string, contentType: string): Asset {
   return { body: bytes, contentType, hash: crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 12) };
 }
 
-async function build(entry: string, options: esbuild.BuildOptions = {}): Promise<Buffer> {
-  const result = await esbuild.build({
-    entryPoints: [`${WEB}${entry}`],
-    bundle: true,
-    minify: true,
-    write: false,
-    legalComments: 'none',
-    charset: 'utf8',
-    target: ['es2020', 'chrome90', 'firefox90', 'safari15'],
-    logLevel: 'silent',
-    ...options,
-  });
-  const output = result.outputFiles?.[0];
-  if (!output) throw new Error(`esbuild produced nothing for ${entry}`);
-  return Buffer.from(output.contents);
-}
+const build = (entry: string, options: esbuild.BuildOptions = {}) => buildBrowserBundle(`${WEB}${entry}`, options);
 
 async function buildAll(): Promise<Bundles> {
   const [loader, embedJs, embedCss, pagesCss, demoJs, demoCss, declarations] = await Promise.all([
