@@ -7,6 +7,7 @@
  *   npm run bench:plugin          (LOADS=20 by default; PGlite in memory)
  */
 import net from 'node:net';
+import { freePort } from '../test/support/service-process.js';
 import zlib from 'node:zlib';
 import { launchBrowser } from '../test/support/browser.js';
 import { startTestApp, stopTestApp } from '../test/support/harness.js';
@@ -17,13 +18,6 @@ const LOADS = Number(process.env.LOADS ?? 20);
 const gzip = (body: Buffer | string) => zlib.gzipSync(body, { level: 9 }).length;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,4 +1,4 @@
-import net from 'node:net';
+import { freePort } from '../../test/support/service-process.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as client from 'openid-client';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -10,16 +10,6 @@ import { registerOAuthClient } from './clients.js';
 import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
 import { PASSWORD } from '../../test/support/oauth-flow.js';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 /**
  * The whole flow as a third-party app lives it: openid-client (which nobody here wrote) discovers

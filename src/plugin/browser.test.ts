@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { freePort } from '../../test/support/service-process.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
@@ -17,13 +18,6 @@ const ARTIFACTS = 'test-artifacts/plugin';
 // The screenshots in docs/ are refreshed only on request, so a test run leaves the tracked tree unchanged.
 const DOCS = process.env.UPDATE_DOCS_SCREENSHOTS ? 'docs' : undefined;
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const domainFor = (prefix = '') => `${prefix}shop-${crypto.randomBytes(3).toString('hex')}.example`;
 

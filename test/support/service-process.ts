@@ -1,14 +1,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 
+/**
+ * A port that is free now and stays free: picked below the kernel's ephemeral range
+ * (/proc/sys/net/ipv4/ip_local_port_range, 32768 and up here), because a port from that range can
+ * be handed to any outgoing connection (a PostgreSQL client, a fetch) between this check and the
+ * moment a child process or a restarted server binds it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 /** Polls `check` every `everyMs` until it returns true; returns the milliseconds it took, or throws after `withinMs`. */
