@@ -100,4 +100,7 @@ export type EmbedToLoader =
   | { channel: typeof MESSAGE_CHANNEL; type: 'refused' }
   | { channel: typeof MESSAGE_CHANNEL; type: 'escape' };
 
-export type LoaderToEmbed = { channel: typeof MESSAGE_CHANNEL; type: 'shown' };
+export type LoaderToEmbed =
+  | { channel: typeof MESSAGE_CHANNEL; type: 'shown' }
+  /** Focus wraps backwards from the drawer's Close button to the app's last control. */
+  | { channel: typeof MESSAGE_CHANNEL; type: 'focus-last' };

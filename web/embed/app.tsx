@@ -9,6 +9,11 @@ type AppBoot = Extract<EmbedBoot, { page: 'app' }>;
 
 const UNREACHABLE: View = { kind: 'notice', notice: 'unreachable' };
 
+function lastControl(): HTMLElement | undefined {
+  const controls = [...document.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled])')];
+  return controls.filter((control) => control.getClientRects().length > 0).at(-1);
+}
+
 export function App({ boot }: { boot: EmbedBoot }) {
   const bridge = useRef(createBridge(boot.parentOrigin)).current;
   const root = useRef<HTMLDivElement>(null);
@@ -22,7 +27,13 @@ export function App({ boot }: { boot: EmbedBoot }) {
       if (event.key === 'Escape' && boot.mode === 'drawer') bridge.send({ type: 'escape' });
     };
     document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
+    const stopListening = bridge.listen((message) => {
+      if (message.type === 'focus-last') lastControl()?.focus();
+    });
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      stopListening();
+    };
   }, []);
 
   // Page mode: the iframe follows the content's height, up and down.

@@ -281,9 +281,15 @@ class Plugin {
       event.preventDefault();
       this.close();
     } else if (event.key === 'Tab' && event.shiftKey && this.root.activeElement === this.closeButton) {
-      // Backwards from Close, the first stop of the dialog, wraps to its last: the app (or the retry button).
+      // Backwards from Close, the dialog's first stop, wraps to its last: the app's last control (or the retry button).
       event.preventDefault();
-      (this.notice?.querySelector('button') ?? this.iframe)?.focus();
+      const retry = this.notice?.querySelector('button');
+      if (retry) {
+        retry.focus();
+      } else if (this.iframe) {
+        this.iframe.focus();
+        this.post({ channel: MESSAGE_CHANNEL, type: 'focus-last' });
+      }
     }
   }
 
