@@ -36,7 +36,10 @@ async function main() {
   ({ platformId } = await createPlatform(context.support, { approvedOrigins: [demo] }));
 
   const loader = Buffer.from(await (await fetch(`${service}/plugin/v2.0.0/loader.js`)).arrayBuffer());
-  const embedPage = await (await fetch(`${service}/plugin/v2/embed?platformId=${platformId}&domain=bench-shop.example&origin=${encodeURIComponent(demo)}`)).text();
+  // As the browser asks for it from the demo page: the host origin as Referer, into a frame.
+  const embedPage = await (
+    await fetch(`${service}/plugin/v2/embed?platformId=${platformId}&domain=bench-shop.example`, { headers: { referer: `${demo}/`, 'sec-fetch-dest': 'iframe' } })
+  ).text();
   const assets = [...embedPage.matchAll(/(?:src|href)="(\/plugin\/assets\/[^"]+)"/g)].map((match) => match[1]!);
   const assetBodies = await Promise.all(assets.map(async (path) => Buffer.from(await (await fetch(`${service}${path}`)).arrayBuffer())));
   const embedRaw = Buffer.byteLength(embedPage) + assetBodies.reduce((sum, body) => sum + body.length, 0);

@@ -25,6 +25,10 @@ export interface Config {
     setupPollMs: number;
     /** First retry delay of a failed setup step; doubles per attempt, capped at a minute. */
     setupRetryMs: number;
+    /** How long a worker's claim on a setup job lasts unless renewed; a dead worker's job resumes after it. */
+    setupLeaseMs: number;
+    /** How often the plugin looks at the store again while the merchant works in the commerce platform's tab. */
+    recheckMs: number;
     /** How long the sandbox commerce platform takes to hand over a store's data, as real platforms do. */
     sandboxImportMs: number;
     /** Port of the demo host page (a pretend tech platform on a second origin); 0 disables it. */
@@ -138,6 +142,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storeMinOrders: integerIn('STORE_MIN_ORDERS', 10, 0, 1_000_000),
     setupPollMs: integerIn('SETUP_POLL_MS', 1000, 10, 60_000),
     setupRetryMs: integerIn('SETUP_RETRY_MS', 5000, 10, 600_000),
+    setupLeaseMs: integerIn('SETUP_LEASE_MS', 60_000, 300, 3_600_000),
+    recheckMs: integerIn('PLUGIN_RECHECK_MS', 2500, 500, 3_600_000),
     sandboxImportMs: integerIn('SANDBOX_IMPORT_MS', 3000, 0, 600_000),
     demoPort: integerIn('DEMO_PORT', port === 0 ? 0 : port + 1, 0, 65535),
   };

@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     log,
     pollMs: config.plugin.setupPollMs,
     retryMs: config.plugin.setupRetryMs,
+    leaseMs: config.plugin.setupLeaseMs,
   });
   scoring.start({ keepProcessAlive: true });
   setup.start();

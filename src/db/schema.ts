@@ -310,6 +310,8 @@ export interface SetupJobsTable {
   started_at: CreatedAt;
   next_attempt_at: CreatedAt;
   locked_until: NullableTimestamp;
+  /** Set by each claim; only the worker holding this lease may write the job's progress. */
+  lease_id: string | null;
   last_error: string | null;
   completed_at: NullableTimestamp;
 }

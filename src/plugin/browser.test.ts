@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { sql } from 'kysely';
 import http from 'node:http';
 import net from 'node:net';
 import { freePort } from '../../test/support/service-process.js';
@@ -11,15 +12,27 @@ import { launchBrowser } from '../../test/support/browser.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
 import { createPlatform } from '../../test/support/factories.js';
 import { setPlatformActive } from '../support/service.js';
+import { findPluginPlatform } from './dal.js';
 import { demoHost } from './demo-host.js';
 import type { EmbedPluginStatic } from '../../web/loader/embed-plugin.js';
 
 const ARTIFACTS = 'test-artifacts/plugin';
 // The screenshots in docs/ are refreshed only on request, so a test run leaves the tracked tree unchanged.
 const DOCS = process.env.UPDATE_DOCS_SCREENSHOTS ? 'docs' : undefined;
-
+/** The loader's wait for a first word from the embed app before it says the service could not be reached. */
+const LOADER_TIMEOUT_MS = 10_000;
 
 const domainFor = (prefix = '') => `${prefix}shop-${crypto.randomBytes(3).toString('hex')}.example`;
+
+/** A page of its own on a real loopback origin (Chromium keeps fulfilled pages out of the loopback address space). */
+async function servePage(html: (url: URL) => string, headers: Record<string, string> = {}): Promise<{ origin: string; close: () => void }> {
+  const server = http.createServer((request, response) => {
+    response.writeHead(200, { 'Content-Type': 'text/html', ...headers });
+    response.end(html(new URL(request.url ?? '/', 'http://x')));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://localhost:${(server.address() as net.AddressInfo).port}`, close: () => server.close() };
+}
 
 describe('embedded plugin in Chromium, through the demo host page', () => {
   let context: TestContext;
@@ -27,17 +40,35 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
   let browser: Browser;
   let service: string;
   let demo: string;
+  /** The same demo host under another site's name: localhost against the service's 127.0.0.1. */
+  let demoOtherSite: string;
   let platformId: string;
 
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     const port = await freePort();
     service = `http://127.0.0.1:${port}`;
-    context = await startTestApp('pglite', { BASE_URL: service, SETUP_DELAYED_AFTER_SECONDS: '4', SETUP_POLL_MS: '50', SETUP_RETRY_MS: '500', SANDBOX_IMPORT_MS: '2000' });
+    context = await startTestApp('pglite', {
+      BASE_URL: service,
+      // A normal store sets up in about 6 s (long enough to check the setting_up screen); a slow- store
+      // fails three times first (2 + 4 + 8 s), so it is still setting up from the 10 s threshold to about 20 s.
+      SETUP_DELAYED_AFTER_SECONDS: '10',
+      SETUP_POLL_MS: '50',
+      SETUP_RETRY_MS: '2000',
+      SANDBOX_IMPORT_MS: '6000',
+      // Longer than any test: a change seen after the merchant comes back comes from the focus and visibility checks.
+      PLUGIN_RECHECK_MS: '600000',
+    });
     await context.app.listen({ port, host: '127.0.0.1' });
-    host = demoHost({ serviceUrl: service, platformId: async () => platformId });
+    host = demoHost({
+      serviceUrl: service,
+      platformId: async () => platformId,
+      pluginPageUrl: async (id) => (await findPluginPlatform(context.db, id))?.pluginPageUrl,
+    });
     await host.listen({ port: 0, host: '127.0.0.1' });
-    demo = `http://127.0.0.1:${(host.server.address() as net.AddressInfo).port}`;
+    const demoPort = (host.server.address() as net.AddressInfo).port;
+    demo = `http://127.0.0.1:${demoPort}`;
+    demoOtherSite = `http://localhost:${demoPort}`;
     ({ platformId } = await createPlatform(context.support, { approvedOrigins: [demo] }));
     browser = await launchBrowser();
   }, 120_000);
@@ -48,8 +79,15 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     if (context) await stopTestApp(context);
   });
 
-  async function open(path: string, viewport = { width: 1280, height: 900 }): Promise<{ page: Page; browserContext: BrowserContext; frame: FrameLocator; problems: string[] }> {
-    const browserContext = await browser.newContext({ viewport });
+  interface Opened {
+    page: Page;
+    browserContext: BrowserContext;
+    frame: FrameLocator;
+    problems: string[];
+  }
+
+  async function open(url: string, options: { viewport?: { width: number; height: number }; prepare?: (page: Page) => Promise<unknown> } = {}): Promise<Opened> {
+    const browserContext = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 } });
     const page = await browserContext.newPage();
     page.setDefaultTimeout(10_000);
     const problems: string[] = [];
@@ -57,23 +95,38 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
       if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(`${demo}${path}`);
+    await options.prepare?.(page);
+    // Not until 'load': that waits for the plugin's iframe too, which some tests hold back.
+    await page.goto(url.startsWith('http') ? url : `${demo}${url}`, { waitUntil: 'domcontentloaded' });
     return { page, browserContext, frame: page.frameLocator('iframe[title="Brand partnerships"]'), problems };
   }
 
   const log = (page: Page) => page.locator('#event-log li').allTextContents();
   const stages = async (page: Page) => (await log(page)).map((line) => /"stage":"(\w+)"/.exec(line)?.[1]).filter(Boolean);
+  const plugin = (page: Page) => page.locator('[data-embed-plugin]');
+  const sandbox = (domain: string, action: string) =>
+    context.app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/${action}`, headers: { origin: service, host: new URL(service).host } });
 
-  async function checkScreen(page: Page, frame: FrameLocator, screen: string, shot?: string) {
-    await frame.locator(`[data-screen="${screen}"]`).waitFor({ timeout: 15_000 });
+  async function expectAccessible(page: Page, what: string) {
     const results = await new AxeBuilder({ page }).analyze();
     const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-    expect(serious.map((violation) => `${violation.id}: ${violation.help}`), `axe on ${screen}`).toEqual([]);
-    await page.screenshot({ path: `${ARTIFACTS}/${shot ?? screen}.png` });
+    expect(serious.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`), `axe on ${what}`).toEqual([]);
   }
 
+  async function checkScreen(page: Page, frame: FrameLocator, screen: string, shot?: string) {
+    const shown = frame.locator(`[data-screen="${screen}"]`);
+    await shown.waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: `${ARTIFACTS}/${shot ?? screen}.png` });
+    await expectAccessible(page, screen);
+    // Still on that screen, so the check was of it (setup moves on by itself).
+    expect(await shown.count(), `${screen} still shown after the accessibility check`).toBe(1);
+  }
+
+  /** Does the action on the sandbox commerce platform's own page, in the new tab the plugin opened, then comes back. */
   async function inNewTab(page: Page, frame: FrameLocator, link: string, button: string) {
     const [popup] = await Promise.all([page.context().waitForEvent('page'), frame.getByRole('link', { name: new RegExp(link) }).click()]);
+    await popup.getByRole('button', { name: button }).waitFor();
+    await expectAccessible(popup, `sandbox ${button} page`);
     await popup.getByRole('button', { name: button }).click();
     await popup.getByText(/Go back to the tab where you started/).waitFor();
     await popup.close();
@@ -82,113 +135,274 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await frame.locator('body').evaluate(() => window.dispatchEvent(new Event('focus')));
   }
 
-  it('walks every stage in page mode under the host CSP, with the event sequence install → plan → setting_up → consent → live', async () => {
-    const { page, browserContext, frame, problems } = await open(`/?domain=${domainFor()}`);
-    await checkScreen(page, frame, 'install');
+  /** The iframe's height, and the height of the app's content inside it. */
+  const heights = async (page: Page, frame: FrameLocator) => ({
+    iframe: (await page.locator('iframe[title="Brand partnerships"]').boundingBox())!.height,
+    content: await frame.locator('.shell').evaluate((element) => Math.ceil(element.getBoundingClientRect().height)),
+  });
+  async function settledHeight(page: Page, frame: FrameLocator): Promise<number> {
+    await expect.poll(async () => { const h = await heights(page, frame); return h.iframe === h.content; }).toBe(true);
+    return (await heights(page, frame)).iframe;
+  }
+
+  it('walks every stage in page mode under the host CSP (install → plan → setting_up → consent → live), 480 px at first, then growing and shrinking with its content', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const { page, browserContext, frame, problems } = await open(`/?domain=${domainFor()}`, {
+      // The app's page is held back, so the box is seen as the loader first draws it.
+      prepare: (p) => p.route(`${service}/plugin/v2/embed*`, async (route) => {
+        await held;
+        await route.continue();
+      }),
+    });
     const iframe = page.locator('iframe[title="Brand partnerships"]');
-    const box = (await iframe.boundingBox())!;
-    expect(box.width).toBeGreaterThan(600);
+    await iframe.waitFor();
+    expect((await iframe.boundingBox())!.height).toBe(480);
+    expect((await iframe.boundingBox())!.width).toBeGreaterThan(600);
+    release();
+
+    await checkScreen(page, frame, 'install');
+    const install = await settledHeight(page, frame);
+    expect(install).not.toBe(480);
     await inNewTab(page, frame, 'Install the app', 'Install app');
+    await frame.locator('[data-screen="plan"]').waitFor({ timeout: 10_000 });
     await checkScreen(page, frame, 'plan');
     await inNewTab(page, frame, 'Approve plan', 'Approve plan');
-    await frame.locator('[data-screen="consent"]').waitFor({ timeout: 20_000 });
+
+    await frame.locator('[data-screen="setting_up"]').waitFor({ timeout: 10_000 });
+    const steps = frame.locator('.progress li');
+    expect(await steps.allTextContents()).toEqual([
+      expect.stringMatching(/^Importing your store \((in progress|done)\)$/),
+      expect.stringMatching(/^Creating your offer from your best sellers \((to do|in progress|done)\)$/),
+      expect.stringMatching(/^Finding brands that fit yours \((to do|in progress|done)\)$/),
+    ]);
+    expect(await steps.first().getAttribute('aria-current')).toBe('step');
+    await checkScreen(page, frame, 'setting_up');
+
     await checkScreen(page, frame, 'consent');
+    const consent = await settledHeight(page, frame);
+    expect(consent).toBeGreaterThan(install);
+    expect(consent).toBeGreaterThan(480);
     await page.screenshot({ path: `${ARTIFACTS}/page-consent.png` });
     if (DOCS) fs.copyFileSync(`${ARTIFACTS}/page-consent.png`, `${DOCS}/plugin-page.png`);
     expect(await frame.locator('.products li').count()).toBe(3);
     await frame.getByLabel('20%').check();
     await frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
     await checkScreen(page, frame, 'live');
+    const live = await settledHeight(page, frame);
+    expect(live).toBeLessThan(consent);
+
     await expect.poll(() => stages(page)).toEqual(['install', 'plan', 'setting_up', 'consent', 'live']);
-    // Page mode follows its content: the live screen is shorter than the consent screen was.
-    expect((await iframe.boundingBox())!.height).not.toBe(480);
     for (const line of await log(page)) expect(Object.keys(JSON.parse(line.slice(line.indexOf('{'))))).toEqual(['type', 'stage']);
     expect(problems).toEqual([]);
     await browserContext.close();
-  });
+  }, 90_000);
 
-  it('shows delayed when setup takes long, then consent', async () => {
-    const domain = domainFor('slow-');
-    await context.app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/install`, headers: { origin: service, host: new URL(service).host } });
-    await context.app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/plan`, headers: { origin: service, host: new URL(service).host } });
-    const { page, browserContext, frame } = await open(`/?domain=${domain}`);
+  it('shows delayed when setup takes long, in the exact order install → plan → setting_up → delayed → consent → live', async () => {
+    const { page, browserContext, frame } = await open(`/?domain=${domainFor('slow-')}`);
+    await frame.locator('[data-screen="install"]').waitFor();
+    await inNewTab(page, frame, 'Install the app', 'Install app');
+    await frame.locator('[data-screen="plan"]').waitFor();
+    await inNewTab(page, frame, 'Approve plan', 'Approve plan');
+    await frame.locator('[data-screen="setting_up"]').waitFor();
     await checkScreen(page, frame, 'delayed');
-    await frame.locator('[data-screen="consent"]').waitFor({ timeout: 20_000 });
-    expect(await stages(page)).toEqual(expect.arrayContaining(['delayed', 'consent']));
+    await frame.locator('[data-screen="consent"]').waitFor({ timeout: 40_000 });
+    await frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
+    await frame.locator('[data-screen="live"]').waitFor();
+    await expect.poll(() => stages(page)).toEqual(['install', 'plan', 'setting_up', 'delayed', 'consent', 'live']);
     await browserContext.close();
-  });
+  }, 90_000);
 
   it('shows the messages of SPEC 6.3 instead of a stage, without calling onEvent', async () => {
-    const notEligible = await open(`/?domain=${domainFor('new-')}`);
-    await context.app.inject({ method: 'POST', url: `/sandbox/stores/${new URL(notEligible.page.url()).searchParams.get('domain')}/install`, headers: { origin: service, host: new URL(service).host } });
-    await notEligible.page.reload();
+    const notEligibleDomain = domainFor('new-');
+    await sandbox(notEligibleDomain, 'install');
+    const notEligible = await open(`/?domain=${notEligibleDomain}`);
     await checkScreen(notEligible.page, notEligible.frame, 'not_eligible');
-    expect(await stages(notEligible.page)).toEqual(['install']);
-    // The service going away: the merchant is told and can try again.
+    // The service going away after load: the merchant is told and can try again.
     await notEligible.page.route(`${service}/plugin/v2/state*`, (route) => route.abort());
     await notEligible.frame.getByRole('button', { name: 'Check again' }).click();
     await checkScreen(notEligible.page, notEligible.frame, 'unreachable');
+    await notEligible.page.unroute(`${service}/plugin/v2/state*`);
+    await notEligible.frame.getByRole('button', { name: 'Try again' }).click();
+    await notEligible.frame.locator('[data-screen="not_eligible"]').waitFor();
+    expect(await stages(notEligible.page)).toEqual([]);
     await notEligible.browserContext.close();
 
+    // A platform id that is a UUID but was never set up, and one that support turned off.
     const inactive = await createPlatform(context.support, { approvedOrigins: [demo] });
     await setPlatformActive(context.support, inactive.platformId, false);
-    const unavailable = await open(`/?platformId=${inactive.platformId}&domain=${domainFor()}`);
-    await checkScreen(unavailable.page, unavailable.frame, 'unavailable');
-    await unavailable.browserContext.close();
+    for (const id of [crypto.randomUUID(), inactive.platformId]) {
+      const unavailable = await open(`/?platformId=${id}&domain=${domainFor()}`);
+      await checkScreen(unavailable.page, unavailable.frame, 'unavailable');
+      expect(await unavailable.frame.getByRole('heading').textContent()).toBe('Brand partnerships are not available here yet');
+      expect(await stages(unavailable.page)).toEqual([]);
+      await unavailable.browserContext.close();
+    }
 
     const domain = domainFor();
-    const headers = { origin: service, host: new URL(service).host };
-    await context.app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/install`, headers });
-    await context.app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/plan`, headers });
+    await sandbox(domain, 'install');
+    await sandbox(domain, 'plan');
     const live = await open(`/?domain=${domain}`);
     await live.frame.locator('[data-screen="consent"]').waitFor({ timeout: 20_000 });
     await live.frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
     await live.frame.locator('[data-screen="live"]').waitFor();
-    await context.app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/close-campaign`, headers });
+    await sandbox(domain, 'close-campaign');
+    await live.page.getByRole('button', { name: 'Clear log' }).click();
     await live.page.reload();
     await checkScreen(live.page, live.frame, 'turned_off');
+    expect(await stages(live.page)).toEqual([]);
     await live.frame.getByRole('button', { name: 'Turn cross-promotion back on' }).click();
     await live.frame.locator('[data-screen="live"]').waitFor();
-    await context.app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/uninstall`, headers });
+    await sandbox(domain, 'uninstall');
     await live.page.getByRole('button', { name: 'Clear log' }).click();
     await live.page.reload();
     await checkScreen(live.page, live.frame, 'not_installed');
     expect(await stages(live.page)).toEqual([]);
     await live.browserContext.close();
+  }, 120_000);
+
+  it('says "Could not reach the service" with Try again when the embed app never answers (page and drawer mode) or the store cannot be read', async () => {
+    for (const mode of ['page', 'drawer'] as const) {
+      const down = await open(`/?domain=${domainFor()}&mode=${mode}`, {
+        prepare: (p) => p.route(`${service}/plugin/v2/embed*`, (route) => route.abort('connectionrefused')),
+      });
+      if (mode === 'drawer') await down.page.getByRole('button', { name: 'Open brand partnerships' }).click();
+      const message = plugin(down.page).getByRole('alert');
+      await message.getByText('Could not reach the service').waitFor({ timeout: LOADER_TIMEOUT_MS + 5_000 });
+      expect(await message.isVisible()).toBe(true);
+      await expectAccessible(down.page, `unreachable (${mode})`);
+      await down.page.screenshot({ path: `${ARTIFACTS}/loader-unreachable-${mode}.png` });
+      expect(await stages(down.page)).toEqual([]);
+      // The service is back: Try again loads the app.
+      await down.page.unroute(`${service}/plugin/v2/embed*`);
+      await plugin(down.page).getByRole('button', { name: 'Try again' }).click();
+      await down.frame.locator('[data-screen="install"]').waitFor();
+      expect(await message.count()).toBe(0);
+      await expect.poll(() => stages(down.page)).toEqual(['install']);
+      await down.browserContext.close();
+    }
+
+    // The service answers but cannot read the store: the app says so itself, and Try again asks again.
+    await sql`alter table sandbox_stores rename to sandbox_stores_away`.execute(context.db);
+    let storeDown: Opened;
+    try {
+      storeDown = await open(`/?domain=${domainFor()}`);
+      await checkScreen(storeDown.page, storeDown.frame, 'unreachable', 'unreachable-at-load');
+    } finally {
+      await sql`alter table sandbox_stores_away rename to sandbox_stores`.execute(context.db);
+    }
+    expect(await stages(storeDown.page)).toEqual([]);
+    await storeDown.frame.getByRole('button', { name: 'Try again' }).click();
+    await storeDown.frame.locator('[data-screen="install"]').waitFor();
+    await expect.poll(() => stages(storeDown.page)).toEqual(['install']);
+    await storeDown.browserContext.close();
   }, 90_000);
 
-  it('opens a drawer from the right (≤ 520 px, full width when narrow) that closes three ways, calling onClose once each', async () => {
+  it('opens a drawer from the right (≤ 520 px, full width when narrow) that closes three ways, calling onClose once each and giving focus back', async () => {
     const { page, browserContext, frame } = await open(`/?domain=${domainFor()}&mode=drawer`);
     await frame.locator('[data-screen="install"]').waitFor({ state: 'attached' });
     const panel = page.locator('[role="dialog"]');
+    const opener = page.getByRole('button', { name: 'Open brand partnerships' });
     await expect.poll(() => panel.isVisible()).toBe(false);
-    await page.getByRole('button', { name: 'Open brand partnerships' }).click();
+    await opener.click();
     await expect.poll(async () => (await panel.boundingBox())?.x).toBe(1280 - 520);
     await checkScreen(page, frame, 'install', 'drawer');
     if (DOCS) fs.copyFileSync(`${ARTIFACTS}/drawer.png`, `${DOCS}/plugin-drawer.png`);
     const closes = async () => (await log(page)).filter((line) => line.endsWith('onClose')).length;
+    const focusedId = () => page.evaluate(() => document.activeElement?.id);
 
     await page.getByRole('button', { name: 'Close brand partnerships' }).click();
     await expect.poll(() => panel.isVisible()).toBe(false);
     expect(await closes()).toBe(1);
+    expect(await focusedId()).toBe('open-drawer');
 
-    await page.getByRole('button', { name: 'Open brand partnerships' }).click();
+    await opener.click();
     await expect.poll(async () => (await panel.boundingBox())?.x).toBe(1280 - 520);
     await page.mouse.click(100, 450);
     await expect.poll(() => panel.isVisible()).toBe(false);
     expect(await closes()).toBe(2);
 
-    await page.getByRole('button', { name: 'Open brand partnerships' }).click();
+    await opener.focus();
+    await page.keyboard.press('Enter');
     await frame.locator('h1').click();
     await page.keyboard.press('Escape');
     await expect.poll(() => panel.isVisible()).toBe(false);
     expect(await closes()).toBe(3);
+    expect(await focusedId()).toBe('open-drawer');
     await browserContext.close();
 
-    const narrow = await open(`/?domain=${domainFor()}&mode=drawer`, { width: 390, height: 800 });
+    const narrow = await open(`/?domain=${domainFor()}&mode=drawer`, { viewport: { width: 390, height: 800 } });
     await narrow.page.getByRole('button', { name: 'Open brand partnerships' }).click();
     await expect.poll(async () => (await narrow.page.locator('[role="dialog"]').boundingBox())?.width).toBe(390);
     await narrow.browserContext.close();
+  });
+
+  it('keeps focus inside the open drawer: Tab and Shift+Tab from the app never reach the page behind it', async () => {
+    const { page, browserContext, frame } = await open(`/?domain=${domainFor()}&mode=drawer`);
+    await frame.locator('[data-screen="install"]').waitFor({ state: 'attached' });
+    await page.getByRole('button', { name: 'Open brand partnerships' }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.textContent)).toBe('Close');
+    /** Where focus is: 'close', 'app:<text of the focused control>', or what on the host page has it. */
+    const where = async () => {
+      const onHost = await page.evaluate(() => {
+        const active = document.activeElement;
+        if (!active?.matches('[data-embed-plugin]')) return `host:${active?.tagName ?? 'none'}#${active?.id ?? ''}`;
+        const inside = active.shadowRoot!.activeElement;
+        return inside?.tagName === 'IFRAME' ? 'app' : inside?.textContent === 'Close' ? 'close' : `plugin:${inside?.tagName ?? 'none'}`;
+      });
+      if (onHost !== 'app') return onHost;
+      return `app:${await frame.locator('body').evaluate(() => document.activeElement?.textContent?.trim() ?? '')}`;
+    };
+    for (const direction of ['Tab', 'Shift+Tab']) {
+      const seen: string[] = [];
+      for (let press = 0; press < 10; press += 1) {
+        await page.keyboard.press(direction);
+        seen.push(await where());
+      }
+      expect(seen.filter((stop) => !stop.startsWith('app:') && stop !== 'close'), `${direction} stops: ${seen.join(', ')}`).toEqual([]);
+      expect(seen).toContain('close');
+      expect(seen.some((stop) => stop.startsWith('app:Install the app'))).toBe(true);
+    }
+    await page.keyboard.press('Escape');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('open-drawer');
+    await browserContext.close();
+  });
+
+  it('handle: close() calls onClose once, destroy() never does, open() does nothing in page mode', async () => {
+    const { page, browserContext } = await open(`/?domain=${domainFor()}`);
+    const result = await page.evaluate(async (id) => {
+      const EmbedPlugin = (window as unknown as { EmbedPlugin: EmbedPluginStatic }).EmbedPlugin;
+      const box = (name: string) => {
+        const element = document.createElement('div');
+        element.id = name;
+        document.body.appendChild(element);
+        return element;
+      };
+      const calls = { drawer: 0, destroyed: 0, page: 0 };
+      const drawer = EmbedPlugin.init({ container: box('drawer-box'), platformId: id, domain: 'handle.example', mode: 'drawer', onClose: () => (calls.drawer += 1) });
+      drawer.open();
+      drawer.close();
+      drawer.close();
+      const destroyed = EmbedPlugin.init({ container: box('destroyed-box'), platformId: id, domain: 'handle.example', mode: 'drawer', onClose: () => (calls.destroyed += 1) });
+      destroyed.open();
+      destroyed.destroy();
+      const pageBox = box('page-box');
+      const inPage = EmbedPlugin.init({ container: pageBox, platformId: id, domain: 'handle.example', onClose: () => (calls.page += 1) });
+      const shadow = pageBox.querySelector('[data-embed-plugin]')!.shadowRoot!;
+      // The elements, not their styles: the iframe's height follows the app as it loads.
+      const structure = () => [...shadow.querySelectorAll('*')].map((element) => `${element.tagName}.${element.className}`).join(' ');
+      const before = { structure: structure(), focused: document.activeElement };
+      inPage.open();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return {
+        calls,
+        pageDialogs: shadow.querySelectorAll('[role="dialog"]').length,
+        pageUnchanged: structure() === before.structure && shadow.querySelector('.page > iframe') !== null,
+        pageFocusUnmoved: document.activeElement === before.focused,
+      };
+    }, platformId);
+    expect(result).toEqual({ calls: { drawer: 1, destroyed: 0, page: 0 }, pageDialogs: 0, pageUnchanged: true, pageFocusUnmoved: true });
+    await browserContext.close();
   });
 
   it('throws TypeErrors, shows could-not-load for a bad id or domain, keeps one plugin per container and destroys cleanly', async () => {
@@ -274,23 +488,16 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     const page = await browserContext.newPage();
     const sri = (await (await fetch(`${service}/plugin/v2.0.0/loader.js.sri`)).text()).trim();
     const wrong = `sha384-${crypto.createHash('sha384').update('something else').digest('base64')}`;
-    // A host page of its own, on a real loopback origin (Chromium keeps fulfilled pages out of the loopback address space).
-    const sriHost = http.createServer((request, response) => {
-      const integrity = new URL(request.url ?? '/', 'http://x').searchParams.get('integrity') ?? '';
-      response.writeHead(200, {
-        'Content-Type': 'text/html',
-        'Content-Security-Policy': `default-src 'self'; script-src 'self' ${service}; frame-src ${service}; child-src ${service}`,
-      });
-      response.end(`<!doctype html><title>SRI</title><script src="${service}/plugin/v2.0.0/loader.js" integrity="${integrity}" crossorigin="anonymous"></script>`);
-    });
-    await new Promise<void>((resolve) => sriHost.listen(0, '127.0.0.1', resolve));
-    const sriOrigin = `http://127.0.0.1:${(sriHost.address() as net.AddressInfo).port}`;
+    const sriHost = await servePage(
+      (url) => `<!doctype html><title>SRI</title><script src="${service}/plugin/v2.0.0/loader.js" integrity="${url.searchParams.get('integrity') ?? ''}" crossorigin="anonymous"></script>`,
+      { 'Content-Security-Policy': `default-src 'self'; script-src 'self' ${service}; frame-src ${service}; child-src ${service}` },
+    );
     try {
       for (const [integrity, expected] of [
         [sri, 'object'],
         [wrong, 'undefined'],
       ] as const) {
-        await page.goto(`${sriOrigin}/?integrity=${encodeURIComponent(integrity)}`);
+        await page.goto(`${sriHost.origin}/?integrity=${encodeURIComponent(integrity)}`);
         expect(await page.evaluate(() => typeof (window as unknown as { EmbedPlugin?: unknown }).EmbedPlugin)).toBe(expected);
       }
     } finally {
@@ -299,35 +506,98 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await browserContext.close();
   });
 
-  it('refuses an origin that is not approved with a visible message', async () => {
-    const browserContext = await browser.newContext();
-    const page = await browserContext.newPage();
-    await page.goto(`${demo.replace('127.0.0.1', 'localhost')}/?domain=${domainFor()}`);
-    await expect.poll(() => page.locator('[data-embed-plugin]').textContent().then(() => page.evaluate(() => document.querySelector('[data-embed-plugin]')!.shadowRoot!.textContent))).toContain(
-      'This site is not approved to show the plugin',
-    );
-    expect(await page.locator('iframe').count()).toBe(0);
-    await page.screenshot({ path: `${ARTIFACTS}/refused.png` });
+  it('refuses an origin that is not approved with a visible message, in page and drawer mode, and when an unapproved site frames an approved page', async () => {
+    for (const mode of ['page', 'drawer'] as const) {
+      const { page, browserContext } = await open(`${demoOtherSite}/?domain=${domainFor()}&mode=${mode}`);
+      const message = plugin(page).getByText('This site is not approved to show the plugin');
+      await message.waitFor();
+      expect(await message.isVisible()).toBe(true);
+      expect(await page.locator('iframe').count()).toBe(0);
+      expect(await page.locator('[role="dialog"]').count()).toBe(0);
+      expect(await stages(page)).toEqual([]);
+      await expectAccessible(page, `refusal (${mode})`);
+      await page.screenshot({ path: `${ARTIFACTS}/refused-${mode}.png` });
+      await browserContext.close();
+    }
+
+    // The approved demo page inside a site that is not approved: the browser would block the app, so the box says why.
+    const outer = await servePage(() => `<!doctype html><html lang="en"><title>Elsewhere</title><iframe id="outer" title="Framed platform" src="${demo}/?domain=${domainFor()}" width="1000" height="700"></iframe></html>`);
+    try {
+      const { page, browserContext } = await open(`${outer.origin}/`);
+      const inner = page.frameLocator('#outer');
+      const message = inner.locator('[data-embed-plugin]').getByText('This site is not approved to show the plugin');
+      await message.waitFor();
+      expect(await message.isVisible()).toBe(true);
+      await page.screenshot({ path: `${ARTIFACTS}/refused-framed.png` });
+      await browserContext.close();
+    } finally {
+      outer.close();
+    }
+  });
+
+  it('tells the merchant when the browser blocked the new tab', async () => {
+    const { page, browserContext, frame } = await open(`/?domain=${domainFor()}`);
+    await frame.locator('[data-screen="install"]').waitFor();
+    await frame.locator('body').evaluate(() => {
+      window.open = () => null;
+    });
+    await frame.getByRole('link', { name: /Install the app/ }).click();
+    const alert = frame.getByRole('alert');
+    await alert.getByText('Your browser blocked the new tab').waitFor();
+    expect(await alert.getByRole('link', { name: 'open it here' }).getAttribute('href')).toMatch(/\/sandbox\/stores\/.*\/install$/);
+    await expectAccessible(page, 'popup blocked');
+    await page.screenshot({ path: `${ARTIFACTS}/popup-blocked.png` });
     await browserContext.close();
   });
 
-  it('return flow: with the page address held and the brand synced, install happens in the same tab and the drawer reopens', async () => {
+  it('works cross-site (host on localhost, service on 127.0.0.1) with third-party cookies and storage blocked in the iframe', async () => {
+    const crossSite = await createPlatform(context.support, { approvedOrigins: [demo, demoOtherSite] });
+    const { page, browserContext, frame, problems } = await open(`${demoOtherSite}/?platformId=${crossSite.platformId}&domain=${domainFor()}`, {
+      prepare: (p) =>
+        p.context().addInitScript((serviceOrigin) => {
+          if (location.origin !== serviceOrigin) return;
+          const blocked = () => {
+            throw new DOMException('third-party storage is blocked', 'SecurityError');
+          };
+          for (const name of ['localStorage', 'sessionStorage', 'indexedDB', 'caches']) Object.defineProperty(window, name, { get: blocked, configurable: true });
+          Object.defineProperty(Document.prototype, 'cookie', { get: blocked, set: blocked, configurable: true });
+        }, service),
+    });
+    await frame.locator('[data-screen="install"]').waitFor();
+    expect(await frame.locator('body').evaluate(() => location.origin)).toBe(service);
+    expect(new URL(page.url()).origin).toBe(demoOtherSite);
+    await inNewTab(page, frame, 'Install the app', 'Install app');
+    await frame.locator('[data-screen="plan"]').waitFor({ timeout: 10_000 });
+    await inNewTab(page, frame, 'Approve plan', 'Approve plan');
+    await frame.locator('[data-screen="consent"]').waitFor({ timeout: 20_000 });
+    await frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
+    await frame.locator('[data-screen="live"]').waitFor();
+    await expect.poll(() => stages(page)).toEqual(['install', 'plan', 'setting_up', 'consent', 'live']);
+    expect(problems).toEqual([]);
+    await browserContext.close();
+  }, 60_000);
+
+  it('return flow: with the page address held and the brand synced, install happens in the same tab and comes back to the same origin, merchant and drawer', async () => {
     const domain = domainFor();
-    const page0 = `${demo}/?mode=drawer&domain=${domain}`;
-    const withPage = await createPlatform(context.support, { approvedOrigins: [demo], pluginPageUrl: page0 });
+    const withPage = await createPlatform(context.support, { approvedOrigins: [demo, demoOtherSite], pluginPageUrl: `${demo}/` });
     await context.db.insertInto('platform_brands').values({ platform_id: withPage.platformId, domain, status: 'active' }).execute();
     const saved = platformId;
     platformId = withPage.platformId;
     try {
-      const { page, browserContext, frame } = await open(`/?mode=drawer&domain=${domain}`);
+      // Started under the other name of the same host: the demo moves to the plugin page's origin first.
+      const { page, browserContext, frame } = await open(`${demoOtherSite}/?mode=drawer&domain=${domain}`);
+      expect(new URL(page.url()).origin).toBe(demo);
       await page.getByRole('button', { name: 'Open brand partnerships' }).click();
       await frame.getByRole('link', { name: 'Install the app' }).click();
       await page.waitForURL(/\/sandbox\/stores\/.*\/install/);
       await page.getByRole('button', { name: 'Install app' }).click();
-      await page.waitForURL(new RegExp(`^${demo}/\\?mode=drawer&domain=`));
+      // Back at the bare plugin page address; the platform's session remembers the merchant and the mode.
+      await page.waitForURL(`${demo}/`);
       await frame.locator('[data-screen="plan"]').waitFor();
       expect(page.url()).not.toContain('svc_connect');
+      expect(await page.getByText(`Merchant: ${domain}`).count()).toBe(1);
       expect(await page.locator('[role="dialog"]').isVisible()).toBe(true);
+      await expect.poll(() => stages(page)).toEqual(['install', 'plan']);
       await browserContext.close();
     } finally {
       platformId = saved;

@@ -4,10 +4,17 @@ import { fileURLToPath } from 'node:url';
 import type * as esbuild from 'esbuild';
 import { buildBrowserBundle } from '../http/browser-build.js';
 
-/** The published loader version (SPEC 9): its address, bytes and integrity hash never change. */
+/** The current loader version (SPEC 9): the one the docs and the demo host page use. */
 export const LOADER_VERSION = '2.0.0';
 
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
+/**
+ * Every published loader version, one folder each, holding the exact bytes served at
+ * /plugin/v{version}/: built once from web/loader by `npx tsx src/plugin/publish-loader.ts` and
+ * committed, never rebuilt at start. A change to the loader's source, to a file it imports or to
+ * esbuild cannot change a published version's bytes, so its integrity hash stays valid.
+ */
+export const PUBLISHED_LOADERS = `${WEB}loader/published/`;
 
 export interface Asset {
   body: Buffer;
@@ -16,11 +23,15 @@ export interface Asset {
   hash: string;
 }
 
-export interface Bundles {
+export interface PublishedLoader {
+  version: string;
   loader: Asset;
   /** The `integrity` attribute value of the loader: sha384, base64. */
-  loaderIntegrity: string;
+  integrity: string;
   declarations: Asset;
+}
+
+export interface Bundles {
   /** The embed app's script and stylesheet, and the demo host page's, by file name. */
   assets: Map<string, Asset>;
   embedScript: string;
@@ -37,15 +48,42 @@ function asset(body: Buffer | string, contentType: string): Asset {
 
 const build = (entry: string, options: esbuild.BuildOptions = {}) => buildBrowserBundle(`${WEB}${entry}`, options);
 
+/** The loader built from source now: what a new version would publish. */
+export async function buildLoader(): Promise<{ loader: Buffer; declarations: Buffer }> {
+  const [loader, declarations] = await Promise.all([build('loader/loader.ts', { format: 'iife' }), fs.readFile(`${WEB}loader/embed-plugin.d.ts`)]);
+  return { loader, declarations };
+}
+
+export function integrityOf(body: Buffer): string {
+  return `sha384-${crypto.createHash('sha384').update(body).digest('base64')}`;
+}
+
+/** The committed files of every published loader version. */
+export async function publishedLoaders(): Promise<PublishedLoader[]> {
+  const versions = (await fs.readdir(PUBLISHED_LOADERS, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  return Promise.all(
+    versions.map(async (version) => {
+      const [loader, declarations] = await Promise.all([
+        fs.readFile(`${PUBLISHED_LOADERS}${version}/loader.js`),
+        fs.readFile(`${PUBLISHED_LOADERS}${version}/index.d.ts`),
+      ]);
+      return {
+        version,
+        loader: asset(loader, 'application/javascript; charset=utf-8'),
+        integrity: integrityOf(loader),
+        declarations: asset(declarations, 'application/typescript; charset=utf-8'),
+      };
+    }),
+  );
+}
+
 async function buildAll(): Promise<Bundles> {
-  const [loader, embedJs, embedCss, pagesCss, demoJs, demoCss, declarations] = await Promise.all([
-    build('loader/loader.ts', { format: 'iife' }),
+  const [embedJs, embedCss, pagesCss, demoJs, demoCss] = await Promise.all([
     build('embed/main.tsx', { format: 'iife', jsx: 'automatic', jsxImportSource: 'preact' }),
     build('embed/embed.css'),
     build('pages/pages.css'),
     build('demo/demo.ts', { format: 'iife' }),
     build('demo/demo.css'),
-    fs.readFile(`${WEB}loader/embed-plugin.d.ts`),
   ]);
   const assets = new Map<string, Asset>();
   const named = (stem: string, ext: string, body: Buffer, type: string) => {
@@ -55,9 +93,6 @@ async function buildAll(): Promise<Bundles> {
     return name;
   };
   return {
-    loader: asset(loader, 'application/javascript; charset=utf-8'),
-    loaderIntegrity: `sha384-${crypto.createHash('sha384').update(loader).digest('base64')}`,
-    declarations: asset(declarations, 'application/typescript; charset=utf-8'),
     assets,
     embedScript: named('embed', 'js', embedJs, 'application/javascript; charset=utf-8'),
     embedStyle: named('embed', 'css', embedCss, 'text/css; charset=utf-8'),

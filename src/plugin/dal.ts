@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { loadProfiles, upsertScores } from '../recommendations/dal.js';
+import { scoresToRefresh } from '../recommendations/scoring.js';
 import type { BestSellerPreview } from './embed-state.js';
 
 /** SQL of merchant onboarding: the plugin's reads of platforms and brands, setup jobs and consent. */
@@ -117,6 +119,8 @@ export interface ClaimedJob {
   domain: string;
   step: 'import' | 'offer' | 'match';
   attempts: number;
+  /** This claim's lease: the job's progress is written only while the job still carries it. */
+  leaseId: string;
 }
 
 /**
@@ -124,8 +128,9 @@ export interface ClaimedJob {
  * another (or the restarted one) resumes the job at the step it had reached.
  */
 export async function claimDueJob(db: Db, now: Date, leaseMs: number): Promise<ClaimedJob | undefined> {
+  const leaseId = crypto.randomUUID();
   const result = await sql<{ domain: string; step: ClaimedJob['step']; attempts: number }>`
-    update setup_jobs set locked_until = ${new Date(now.getTime() + leaseMs)}, attempts = attempts + 1
+    update setup_jobs set locked_until = ${new Date(now.getTime() + leaseMs)}, lease_id = ${leaseId}, attempts = attempts + 1
     where domain = (
       select domain from setup_jobs
       where status = 'pending' and next_attempt_at <= ${now} and (locked_until is null or locked_until < ${now})
@@ -134,28 +139,47 @@ export async function claimDueJob(db: Db, now: Date, leaseMs: number): Promise<C
       for update skip locked
     )
     returning domain, step, attempts`.execute(db);
-  return result.rows[0];
+  const row = result.rows[0];
+  return row ? { ...row, leaseId } : undefined;
 }
 
-export async function advanceJob(db: Db, domain: string, step: 'offer' | 'match' | 'done', now: Date): Promise<void> {
-  await db
+/** The job is still this claim's: nobody took it over and the lease has not run out. */
+function holdsLease(domain: string, leaseId: string, now: Date) {
+  return sql<boolean>`domain = ${domain} and lease_id = ${leaseId} and locked_until >= ${now}`;
+}
+
+/** Extends a held lease while a long step runs; false when the lease was lost. */
+export async function renewLease(db: Db, domain: string, leaseId: string, now: Date, leaseMs: number): Promise<boolean> {
+  const result = await db
+    .updateTable('setup_jobs')
+    .set({ locked_until: new Date(now.getTime() + leaseMs) })
+    .where(holdsLease(domain, leaseId, now))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Records the step a job reached and releases the lease; false (nothing written) when the lease was lost. */
+export async function advanceJob(db: Db, domain: string, leaseId: string, step: 'offer' | 'match' | 'done', now: Date): Promise<boolean> {
+  const result = await db
     .updateTable('setup_jobs')
     .set(
       step === 'done'
-        ? { step, status: 'done', completed_at: now, locked_until: null, last_error: null }
-        : { step, attempts: 0, next_attempt_at: now, locked_until: null, last_error: null },
+        ? { step, status: 'done', completed_at: now, locked_until: null, lease_id: null, last_error: null }
+        : { step, attempts: 0, next_attempt_at: now, locked_until: null, lease_id: null, last_error: null },
     )
-    .where('domain', '=', domain)
-    .execute();
+    .where(holdsLease(domain, leaseId, now))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
-/** Puts the job back for later: after a failure (with the error) or to wait on another worker. */
-export async function rescheduleJob(db: Db, domain: string, at: Date, error: string | null): Promise<void> {
-  await db
+/** Puts a failed job back for later, with the error; false (nothing written) when the lease was lost. */
+export async function rescheduleJob(db: Db, domain: string, leaseId: string, at: Date, error: string, now: Date): Promise<boolean> {
+  const result = await db
     .updateTable('setup_jobs')
-    .set({ next_attempt_at: at, locked_until: null, last_error: error })
-    .where('domain', '=', domain)
-    .execute();
+    .set({ next_attempt_at: at, locked_until: null, lease_id: null, last_error: error })
+    .where(holdsLease(domain, leaseId, now))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function findJob(db: Db, domain: string) {
@@ -230,14 +254,18 @@ export async function saveDraftOffer(
   });
 }
 
-/** Makes sure the matching engine will score the brand (the company trigger usually already has). */
-export async function queueScoring(db: Db, companyId: string): Promise<void> {
-  await sql`insert into scoring_queue (company_id) values (${companyId}) on conflict (company_id) do nothing`.execute(db);
-}
-
-export async function isQueuedForScoring(db: Db, companyId: string): Promise<boolean> {
-  const row = await db.selectFrom('scoring_queue').select('company_id').where('company_id', '=', companyId).executeTakeFirst();
-  return row !== undefined;
+/**
+ * Finds the brands that fit a newly imported store: the matching engine scores it against every
+ * other brand now, in one transaction that also takes it off the scoring queue (so the
+ * background scorer does not repeat the work). Returns how many candidates were scored.
+ */
+export async function scoreStoreBrand(db: Db, companyId: string, now: Date): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('scoring_queue').where('company_id', '=', companyId).execute();
+    const pairs = scoresToRefresh([companyId], await loadProfiles(trx));
+    await upsertScores(trx, pairs, now);
+    return pairs.filter((pair) => pair.companyId === companyId).length;
+  });
 }
 
 /**

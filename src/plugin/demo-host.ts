@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { bundles, LOADER_VERSION } from './bundles.js';
 import { escapeHtml, htmlPage } from './html.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
-import { findPlatformIdByName } from './dal.js';
+import { findPlatformIdByName, findPluginPlatform } from './dal.js';
 import type { Services } from '../services.js';
 
 /**
@@ -16,6 +16,29 @@ export interface DemoHostOptions {
   serviceUrl: string;
   /** The demo platform's id, looked up per request so fixtures loaded later are picked up. */
   platformId: () => Promise<string | undefined>;
+  /** The plugin page address support holds for a platform (the return flow comes back to it). */
+  pluginPageUrl?: (platformId: string) => Promise<string | null | undefined>;
+}
+
+/**
+ * The signed-in merchant and the mode they last used, as a real platform keeps them in its
+ * session: the return flow comes back to the bare plugin page address and finds them here.
+ */
+const MERCHANT_COOKIE = 'checkout_co_merchant';
+
+function rememberedMerchant(cookieHeader: string | undefined): { domain?: string; mode?: string } {
+  const raw = cookieHeader
+    ?.split(';')
+    .map((part) => part.trim())
+    .find((part) => part.startsWith(`${MERCHANT_COOKIE}=`))
+    ?.slice(MERCHANT_COOKIE.length + 1);
+  if (!raw) return {};
+  try {
+    const value = JSON.parse(decodeURIComponent(raw)) as { domain?: unknown; mode?: unknown };
+    return { domain: storeDomain(value.domain) ?? undefined, mode: typeof value.mode === 'string' ? value.mode : undefined };
+  } catch {
+    return {};
+  }
 }
 
 const PRESETS: Array<{ domain: string; what: string }> = [
@@ -49,8 +72,17 @@ export function demoHost(options: DemoHostOptions): FastifyInstance {
     const built = await bundles();
     // Another platform's id can be tried by hand (?platformId=…); by default the demo platform's.
     const platformId = (isPlatformId(request.query.platformId) ? request.query.platformId : undefined) ?? (await options.platformId());
-    const domain = storeDomain(request.query.domain ?? '') ?? PRESETS[0]!.domain;
-    const mode = request.query.mode === 'drawer' ? 'drawer' : 'page';
+    // The same server under another name (localhost for 127.0.0.1): on to the plugin page's own
+    // origin first, so the return flow comes back to the origin the merchant started on.
+    const pageUrl = platformId ? await options.pluginPageUrl?.(platformId) : undefined;
+    if (pageUrl) {
+      const canonical = new URL(pageUrl);
+      const here = new URL(`http://${request.headers.host ?? ''}`);
+      if (canonical.host !== here.host && canonical.port === here.port) return reply.redirect(`${canonical.origin}${request.url}`, 307);
+    }
+    const remembered = rememberedMerchant(request.headers.cookie);
+    const domain = storeDomain(request.query.domain ?? '') ?? remembered.domain ?? PRESETS[0]!.domain;
+    const mode = (request.query.mode ?? remembered.mode) === 'drawer' ? 'drawer' : 'page';
     const presets = PRESETS.map(
       (preset) =>
         `<li><a href="/?${new URLSearchParams({ ...(request.query.platformId && platformId ? { platformId } : {}), domain: preset.domain, mode }).toString()}">${escapeHtml(preset.domain)}</a><span>${escapeHtml(preset.what)}</span></li>`,
@@ -80,6 +112,7 @@ export function demoHost(options: DemoHostOptions): FastifyInstance {
     return reply
       .header('Content-Type', 'text/html; charset=utf-8')
       .header('Cache-Control', 'no-store')
+      .header('Set-Cookie', `${MERCHANT_COOKIE}=${encodeURIComponent(JSON.stringify({ domain, mode }))}; Path=/; HttpOnly; SameSite=Lax`)
       .header(
         'Content-Security-Policy',
         // The platform's own strict policy, plus the service's origin where SPEC 4.7 asks for it.
@@ -107,7 +140,11 @@ export const DEMO_PLATFORM_NAME = 'Checkout Co';
 export async function startDemoHost(services: Services): Promise<{ banner: string[]; close: () => Promise<void> }> {
   const { config, db } = services;
   if (config.plugin.demoPort === 0) return { banner: [], close: async () => {} };
-  const host = demoHost({ serviceUrl: config.baseUrl, platformId: () => findPlatformIdByName(db, DEMO_PLATFORM_NAME) });
+  const host = demoHost({
+    serviceUrl: config.baseUrl,
+    platformId: () => findPlatformIdByName(db, DEMO_PLATFORM_NAME),
+    pluginPageUrl: async (platformId) => (await findPluginPlatform(db, platformId))?.pluginPageUrl,
+  });
   await host.listen({ port: config.plugin.demoPort, host: config.host });
   const display = new URL(config.baseUrl);
   display.port = String(config.plugin.demoPort);

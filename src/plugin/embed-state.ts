@@ -60,25 +60,47 @@ export type EmbedState =
   | { kind: 'notice'; notice: 'not_installed'; reinstall: ActionLink }
   | { kind: 'notice'; notice: 'turned_off' };
 
-/** What the embed page hands its script at load. */
-export interface EmbedBoot {
+/**
+ * What the embed page hands its script at load. The service decides which page it is from what
+ * the browser guarantees, never from the address alone (docs/plugin.md, "Security"):
+ * - `app`: the host page's origin (the Referer the browser sent) is approved for the platform, and
+ *   the page is served with frame-ancestors listing only the approved origins. Only this page
+ *   carries a store's state, asks for it again and tells the host page the stage.
+ * - `refused`: the host page, or a site framing it, is not approved; nothing but the refusal.
+ * - `notice`: a fixed message that holds nothing about the store: the platform is not set up
+ *   (unavailable), or the service could not look it up (unreachable; Try again reloads the page,
+ *   so the origin is checked again).
+ */
+export type EmbedBoot = {
   platformId: string;
   domain: string;
-  /** The exact origin of the host page, the only target of the embed's messages. */
-  parentOrigin: string;
   mode: 'page' | 'drawer';
-  /** Set when the host origin is not approved for the platform: the app shows why and mounts nothing else. */
-  refused: boolean;
-  state: EmbedState | null;
-}
+  /** The exact origin of the host page, the only target of the embed's messages; null when unknown. */
+  parentOrigin: string | null;
+} & (
+  | {
+      page: 'app';
+      parentOrigin: string;
+      /** Null when the store's state could not be read: the app shows "Could not reach the service". */
+      state: EmbedState | null;
+      /** How often to look again while the merchant works in the commerce platform's tab. */
+      recheckMs: number;
+    }
+  | { page: 'refused' }
+  | { page: 'notice'; notice: 'unavailable' | 'unreachable' }
+);
 
 /** Messages between the loader (host page) and the embed app; both sides check origin and source. */
 export const MESSAGE_CHANNEL = 'embed-plugin/v2';
 
 export type EmbedToLoader =
+  | { channel: typeof MESSAGE_CHANNEL; type: 'ready' }
   | { channel: typeof MESSAGE_CHANNEL; type: 'stage'; stage: Stage }
   | { channel: typeof MESSAGE_CHANNEL; type: 'height'; height: number }
   | { channel: typeof MESSAGE_CHANNEL; type: 'refused' }
   | { channel: typeof MESSAGE_CHANNEL; type: 'escape' };
 
-export type LoaderToEmbed = { channel: typeof MESSAGE_CHANNEL; type: 'shown' };
+export type LoaderToEmbed =
+  | { channel: typeof MESSAGE_CHANNEL; type: 'shown' }
+  /** Focus wraps backwards from the drawer's Close button to the app's last control. */
+  | { channel: typeof MESSAGE_CHANNEL; type: 'focus-last' };

@@ -1,32 +1,46 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { describeEachDatabase, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform } from '../../test/support/factories.js';
 import { DATABASE_KINDS } from '../../test/support/databases.js';
-import type { EmbedState } from './embed-state.js';
+import { InvalidationBus } from '../cache/invalidation.js';
+import { SandboxCommerce } from '../commerce/sandbox.js';
+import { buildLoader, integrityOf, LOADER_VERSION, PUBLISHED_LOADERS } from './bundles.js';
+import * as dal from './dal.js';
+import { SetupWorker } from './setup-worker.js';
+import type { EmbedBoot, EmbedState } from './embed-state.js';
 
 /** The published integrity of loader v2.0.0. A change here means the loader's bytes changed: publish a new version instead. */
-export const PUBLISHED_LOADER_INTEGRITY = 'sha384-5OxNkCjOejEw2Wgy9xsjTbeDg7uycj79971rvDH3GKD2+qyYQVkTv7ujNOE3g3Ai';
+export const PUBLISHED_LOADER_INTEGRITY = 'sha384-23V91mNyFDZ7Sg4LxD9POwyZ1G90GvNpKJYT12m/yGwDUqYsaAFMIQEUAJqohHL3';
 
-// Retries of a slow store (three failures) add up to 0.4 + 0.8 + 1.6 s, past the 1 s delayed threshold.
-const ENV = { SETUP_DELAYED_AFTER_SECONDS: '1', SETUP_POLL_MS: '30', SETUP_RETRY_MS: '400', SANDBOX_IMPORT_MS: '0' };
+// Retries of a slow store (three failures) add up to 0.4 + 0.8 + 1.6 s, past the 1 s delayed threshold; a store's
+// import takes 0.3 s, so setting_up is seen before consent.
+const ENV = { SETUP_DELAYED_AFTER_SECONDS: '1', SETUP_POLL_MS: '30', SETUP_RETRY_MS: '400', SANDBOX_IMPORT_MS: '300' };
 const HOST = 'http://localhost:80';
 const ORIGIN = 'http://host.test';
+
+/** The boot JSON the embed page hands its script. */
+function bootOf(html: string): EmbedBoot {
+  return JSON.parse(/<script type="application\/json" id="embed-boot">(.*?)<\/script>/.exec(html)![1]!) as EmbedBoot;
+}
 
 function uniqueDomain(prefix = ''): string {
   return `${prefix}shop-${crypto.randomBytes(4).toString('hex')}.example`;
 }
 
 function helpers(use: () => TestContext) {
+  const post = (url: string, body: unknown, origin: string | null = HOST, extra: Record<string, string> = {}) =>
+    use().app.inject({ method: 'POST', url, headers: { ...(origin ? { origin } : {}), 'content-type': 'application/json', ...extra }, payload: JSON.stringify(body) });
+  // What the embed app sends: a same-origin POST, so the browser adds Origin.
   const state = async (platformId: string, domain: string) => {
-    const response = await use().app.inject({ url: `/plugin/v2/state?${new URLSearchParams({ platformId, domain })}` });
+    const response = await post('/plugin/v2/state', { platformId, domain }, HOST, { 'sec-fetch-site': 'same-origin' });
     expect(response.statusCode).toBe(200);
     return response.json() as EmbedState;
   };
   const form = (url: string) => use().app.inject({ method: 'POST', url, headers: { origin: HOST, 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
-  const post = (url: string, body: unknown, origin = HOST) =>
-    use().app.inject({ method: 'POST', url, headers: { origin, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
   const waitFor = async (platformId: string, domain: string, wanted: (s: EmbedState) => boolean, timeoutMs = 15_000) => {
     const seen: string[] = [];
     const started = Date.now();
@@ -57,50 +71,137 @@ describeEachDatabase(
       ({ platformId } = await createPlatform(use().support, { approvedOrigins: [ORIGIN] }));
     });
 
-    it('serves loader v2.0.0 immutable: the same bytes every time, long caching, the published sha384', async () => {
+    it('serves loader v2.0.0 from its published files: the same bytes every time, long caching, the published sha384', async () => {
       const first = await use().app.inject('/plugin/v2.0.0/loader.js');
       const second = await use().app.inject('/plugin/v2.0.0/loader.js');
       expect(first.statusCode).toBe(200);
       expect(first.headers['content-type']).toMatch(/^application\/javascript/);
       expect(first.headers['cache-control']).toBe('public, max-age=31536000, immutable');
       expect(first.rawPayload.equals(second.rawPayload)).toBe(true);
+      expect(first.rawPayload.equals(fs.readFileSync(`${PUBLISHED_LOADERS}2.0.0/loader.js`))).toBe(true);
       const sri = await use().app.inject('/plugin/v2.0.0/loader.js.sri');
       expect(sri.body).toBe(`sha384-${crypto.createHash('sha384').update(first.rawPayload).digest('base64')}`);
       expect(sri.body).toBe(PUBLISHED_LOADER_INTEGRITY);
       const types = await use().app.inject('/plugin/v2.0.0/index.d.ts');
       expect(types.statusCode).toBe(200);
       expect(types.body).toContain('init(options: EmbedPluginOptions): EmbedPluginHandle;');
+      expect(types.rawPayload.equals(fs.readFileSync(`${PUBLISHED_LOADERS}2.0.0/index.d.ts`))).toBe(true);
     });
 
     it('answers 400 naming the field for a bad platform id or store domain, and 404 for an unknown asset', async () => {
-      const badId = await use().app.inject(`/plugin/v2/state?platformId=42&domain=shop.example`);
+      const badId = await post('/plugin/v2/state', { platformId: '42', domain: 'shop.example' });
       expect(badId.statusCode).toBe(400);
       expect(badId.json()).toMatchObject({ error: 'invalid_request', message: 'platformId must be a UUID' });
-      const badDomain = await use().app.inject(`/plugin/v2/state?platformId=${platformId}&domain=not a domain`);
+      const badDomain = await post('/plugin/v2/state', { platformId, domain: 'not a domain' });
       expect(badDomain.statusCode).toBe(400);
       expect(badDomain.json().message).toMatch(/^domain must be a store domain/);
-      const missing = await use().app.inject(`/plugin/v2/state?platformId=${platformId}`);
+      const missing = await post('/plugin/v2/state', { platformId });
       expect(missing.statusCode).toBe(400);
       expect(missing.json().message).toMatch(/domain/);
-      const embed = await use().app.inject(`/plugin/v2/embed?platformId=${platformId}&domain=shop.example&origin=not-an-origin`);
+      const embed = await use().app.inject(`/plugin/v2/embed?platformId=42&domain=shop.example`);
       expect(embed.statusCode).toBe(400);
       expect((await use().app.inject('/plugin/assets/nothing.js')).statusCode).toBe(404);
     });
 
-    it('frames the app only for approved origins and serves a refusal to any other', async () => {
-      const approved = await use().app.inject(`/plugin/v2/embed?platformId=${platformId}&domain=shop.example&origin=${encodeURIComponent(ORIGIN)}`);
-      expect(approved.headers['content-security-policy']).toContain(`frame-ancestors ${ORIGIN}`);
-      expect(approved.body).toContain('"refused":false');
-      const other = await use().app.inject(`/plugin/v2/embed?platformId=${platformId}&domain=shop.example&origin=${encodeURIComponent('https://host.test')}`);
-      expect(other.headers['content-security-policy']).toContain('frame-ancestors *');
-      expect(other.body).toContain('"refused":true');
-      expect(other.body).not.toContain('"stage"');
+    it("gives a store's state (and its discount code) only to the embed app: not without Origin, not to another origin, not by GET, not across sites", async () => {
+      const domain = uniqueDomain();
+      await toConsent(platformId, domain);
+      const live = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 20, acceptTerms: true });
+      const code = live.json().offer.discountCode as string;
+      expect(code).toMatch(/^PARTNER20-/);
+      const body = { platformId, domain };
+      const refusals = [
+        await post('/plugin/v2/state', body, null),
+        await post('/plugin/v2/state', body, 'https://evil.example'),
+        await post('/plugin/v2/state', body, HOST, { 'sec-fetch-site': 'cross-site' }),
+        await use().app.inject({ url: `/plugin/v2/state?${new URLSearchParams(body)}`, headers: { origin: 'https://evil.example' } }),
+      ];
+      expect(refusals.map((response) => response.statusCode)).toEqual([403, 403, 403, 404]);
+      expect(refusals[0]!.json()).toMatchObject({ error: 'forbidden', message: "this call is only accepted from the service's own pages" });
+      for (const response of refusals) {
+        expect(response.body).not.toContain(code);
+        expect(response.body).not.toContain('"stage"');
+        expect(response.headers['access-control-allow-origin']).toBeUndefined();
+      }
+      // A cross-site script's preflight gets no CORS grant, so its browser never sends the call.
+      const preflight = await use().app.inject({
+        method: 'OPTIONS',
+        url: '/plugin/v2/state',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+      expect(preflight.headers['access-control-allow-methods']).toBeUndefined();
+      const own = await state(platformId, domain);
+      expect(own).toMatchObject({ stage: 'live', offer: { discountCode: code } });
     });
 
-    it('shows "not available here yet" for an unknown or inactive platform', async () => {
+    it('puts the state in the embed page only for an approved host that frames it, never on the word of an origin parameter', async () => {
+      const domain = uniqueDomain();
+      await toConsent(platformId, domain);
+      const code = (await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true })).json().offer.discountCode as string;
+      const embed = (query: Record<string, string>, headers: Record<string, string>) =>
+        use().app.inject({ url: `/plugin/v2/embed?${new URLSearchParams({ platformId, domain, ...query })}`, headers });
+      const framed = { 'sec-fetch-dest': 'iframe' };
+
+      const approved = await embed({ ancestors: ORIGIN }, { ...framed, referer: `${ORIGIN}/` });
+      expect(approved.headers['content-security-policy']).toContain(`frame-ancestors ${ORIGIN}`);
+      expect(bootOf(approved.body)).toMatchObject({ page: 'app', parentOrigin: ORIGIN, state: { stage: 'live', offer: { discountCode: code } } });
+
+      const refused = [
+        // The old loader's way: an origin named in the address and no Referer, as a direct fetch can forge.
+        await embed({ origin: ORIGIN, ancestors: ORIGIN }, framed),
+        await embed({}, {}),
+        await embed({ ancestors: ORIGIN }, { ...framed, referer: 'https://evil.example/page' }),
+        // An approved host framed by a site that is not approved.
+        await embed({ ancestors: `${ORIGIN} https://evil.example` }, { ...framed, referer: `${ORIGIN}/` }),
+        // Opened as a page of its own rather than in the plugin's frame.
+        await embed({ ancestors: ORIGIN }, { 'sec-fetch-dest': 'document', referer: `${ORIGIN}/` }),
+      ];
+      for (const response of refused) {
+        expect(response.statusCode).toBe(200);
+        expect(bootOf(response.body).page).toBe('refused');
+        expect(response.body).not.toContain(code);
+        expect(response.body).not.toContain('"stage"');
+        expect(response.headers['access-control-allow-origin']).toBeUndefined();
+        expect(response.headers['content-security-policy']).not.toContain('frame-ancestors *');
+      }
+      // A refusal may be framed by whoever asked, so the merchant sees it instead of the browser's blocked-frame page.
+      expect(refused[2]!.headers['content-security-policy']).toContain('frame-ancestors https://evil.example');
+      expect(refused[1]!.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    });
+
+    it('boots "not available here yet" for an unknown or inactive platform, framed only by the origin that asked', async () => {
       expect(await state(crypto.randomUUID(), 'shop.example')).toEqual({ kind: 'notice', notice: 'unavailable' });
       const inactive = await createPlatform(use().support, { active: false });
       expect(await state(inactive.platformId, 'shop.example')).toEqual({ kind: 'notice', notice: 'unavailable' });
+      for (const id of [crypto.randomUUID(), inactive.platformId]) {
+        const page = await use().app.inject({ url: `/plugin/v2/embed?platformId=${id}&domain=shop.example`, headers: { referer: 'https://any.example/x', 'sec-fetch-dest': 'iframe' } });
+        expect(page.statusCode).toBe(200);
+        expect(bootOf(page.body)).toMatchObject({ page: 'notice', notice: 'unavailable' });
+        expect(page.headers['content-security-policy']).toMatch(/frame-ancestors https:\/\/any\.example$/);
+      }
+    });
+
+    it('boots "could not reach the service" when the platform or the store cannot be read, and recovers', async () => {
+      const domain = uniqueDomain();
+      const request = () =>
+        use().app.inject({ url: `/plugin/v2/embed?platformId=${platformId}&domain=${domain}`, headers: { referer: `${ORIGIN}/`, 'sec-fetch-dest': 'iframe' } });
+      await sql`alter table platforms rename to platforms_away`.execute(use().db);
+      try {
+        const down = await request();
+        expect(down.statusCode).toBe(200);
+        expect(bootOf(down.body)).toMatchObject({ page: 'notice', notice: 'unreachable' });
+        expect(down.headers['content-security-policy']).toMatch(new RegExp(`frame-ancestors ${ORIGIN}$`));
+      } finally {
+        await sql`alter table platforms_away rename to platforms`.execute(use().db);
+      }
+      await sql`alter table sandbox_stores rename to sandbox_stores_away`.execute(use().db);
+      try {
+        expect(bootOf((await request()).body)).toMatchObject({ page: 'app', state: null });
+      } finally {
+        await sql`alter table sandbox_stores_away rename to sandbox_stores`.execute(use().db);
+      }
+      expect(bootOf((await request()).body)).toMatchObject({ page: 'app', state: { stage: 'install' } });
     });
 
     it('walks install → plan → setting_up → consent → live, creating one discount code once per customer', async () => {
@@ -317,8 +418,95 @@ describe('store setup survives a restart', () => {
           job = await context.db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirstOrThrow();
         }
         expect(job).toMatchObject({ status: 'done', step: 'done' });
-        const response = await restarted.inject(`/plugin/v2/state?platformId=${platformId}&domain=${domain}`);
+        const response = await restarted.inject({ method: 'POST', url: '/plugin/v2/state', headers: { origin: HOST }, payload: { platformId, domain } });
         expect(response.json()).toMatchObject({ kind: 'stage', stage: 'consent' });
+      });
+    });
+  }
+});
+
+describe('published loader', () => {
+  it('v2.0.0 is what web/loader builds to today: a change to the loader, a file it imports or esbuild is caught here (publish a new version instead)', async () => {
+    const built = await buildLoader();
+    const published = {
+      loader: fs.readFileSync(`${PUBLISHED_LOADERS}${LOADER_VERSION}/loader.js`),
+      declarations: fs.readFileSync(`${PUBLISHED_LOADERS}${LOADER_VERSION}/index.d.ts`),
+    };
+    expect(integrityOf(published.loader)).toBe(PUBLISHED_LOADER_INTEGRITY);
+    expect(integrityOf(built.loader), `web/loader no longer builds to the bytes of v${LOADER_VERSION}`).toBe(integrityOf(published.loader));
+    expect(built.declarations.equals(published.declarations), `web/loader/embed-plugin.d.ts differs from v${LOADER_VERSION}/index.d.ts`).toBe(true);
+  });
+});
+
+describe('store setup steps', () => {
+  for (const kind of DATABASE_KINDS) {
+    describe(kind, () => {
+      let context: TestContext | undefined;
+      let worker: SetupWorker;
+      let adapter: SandboxCommerce;
+      beforeAll(async () => {
+        context = await startTestApp(kind, ENV);
+        // Nothing in the background: the test runs each step itself.
+        await context.app.close();
+        adapter = new SandboxCommerce(context.db, context.config.baseUrl, 0);
+        worker = new SetupWorker({ db: context.db, adapter, bus: new InvalidationBus(), log: context.app.log, pollMs: 1000, retryMs: 1000, leaseMs: 60_000 });
+        for (let i = 0; i < 3; i += 1) await createBrand(context.support);
+      });
+      afterAll(async () => {
+        await context?.database.close();
+      });
+
+      const jobOf = (domain: string) => context!.db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirstOrThrow();
+
+      it('is done only once the matching engine has scored the store against every other brand', async () => {
+        const { db } = context!;
+        const domain = uniqueDomain();
+        await adapter.install(domain);
+        await adapter.approvePlan(domain);
+        await dal.ensureSetupJob(db, domain, new Date());
+        expect(await worker.runOnce()).toBe(true);
+        expect(await jobOf(domain)).toMatchObject({ step: 'offer', status: 'pending', lease_id: null });
+        expect(await worker.runOnce()).toBe(true);
+        expect(await jobOf(domain)).toMatchObject({ step: 'match', status: 'pending' });
+        const { id: companyId } = await db.selectFrom('companies').select('id').where('domain', '=', domain).executeTakeFirstOrThrow();
+        const scores = () => db.selectFrom('recommendation_scores').select('candidate_id').where('company_id', '=', companyId).execute();
+        const queued = () => db.selectFrom('scoring_queue').select('company_id').where('company_id', '=', companyId).execute();
+        expect(await scores()).toHaveLength(0);
+        expect(await queued()).toHaveLength(1);
+
+        expect(await worker.runOnce()).toBe(true);
+        expect(await jobOf(domain)).toMatchObject({ step: 'done', status: 'done' });
+        const others = await db.selectFrom('companies').select('id').where('id', '<>', companyId).execute();
+        expect((await scores()).map((row) => row.candidate_id).sort()).toEqual(others.map((row) => row.id).sort());
+        expect(await queued()).toHaveLength(0);
+      });
+
+      it('writes a step only while the worker still holds its lease', async () => {
+        const { db } = context!;
+        const domain = uniqueDomain();
+        // An hour ahead, so only the claims below can see the job.
+        const t0 = Date.now() + 3_600_000;
+        const at = (ms: number) => new Date(t0 + ms);
+        await dal.ensureSetupJob(db, domain, at(0));
+        const first = (await dal.claimDueJob(db, at(0), 1000))!;
+        expect(first).toMatchObject({ domain, step: 'import' });
+        expect(await dal.renewLease(db, domain, first.leaseId, at(500), 1000)).toBe(true);
+        expect(await dal.claimDueJob(db, at(1200), 1000)).toBeUndefined();
+
+        // The first worker stalls past its lease; a second one takes the job over.
+        const second = (await dal.claimDueJob(db, at(1600), 1000))!;
+        expect(second).toMatchObject({ domain, step: 'import' });
+        expect(second.leaseId).not.toBe(first.leaseId);
+        expect(await dal.advanceJob(db, domain, first.leaseId, 'offer', at(1700))).toBe(false);
+        expect(await dal.rescheduleJob(db, domain, first.leaseId, at(9000), 'late failure', at(1700))).toBe(false);
+        expect(await dal.renewLease(db, domain, first.leaseId, at(1700), 1000)).toBe(false);
+        expect(await jobOf(domain)).toMatchObject({ step: 'import', lease_id: second.leaseId, last_error: null });
+
+        // A lease that ran out is not held either, even with nobody else on the job.
+        expect(await dal.advanceJob(db, domain, second.leaseId, 'offer', at(2700))).toBe(false);
+        const third = (await dal.claimDueJob(db, at(2700), 1000))!;
+        expect(await dal.advanceJob(db, domain, third.leaseId, 'offer', at(2800))).toBe(true);
+        expect(await jobOf(domain)).toMatchObject({ step: 'offer', lease_id: null, attempts: 0 });
       });
     });
   }

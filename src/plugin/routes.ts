@@ -1,22 +1,27 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { badRequest } from '../http/errors.js';
+import { badRequest, forbidden, notFound } from '../http/errors.js';
 import { SandboxCommerce } from '../commerce/sandbox.js';
 import { sandboxRoutes } from '../commerce/routes.js';
-import { bundles, LOADER_VERSION } from './bundles.js';
+import { bundles, publishedLoaders } from './bundles.js';
 import * as dal from './dal.js';
-import type { EmbedBoot } from './embed-state.js';
+import { decideEmbedPage } from './embed-access.js';
 import { escapeHtml, htmlPage, inlineJson, PAGE_CSP } from './html.js';
 import { Onboarding, returnFlowHolds } from './onboarding.js';
-import { ConsentBody, EmbedPageQuery, StoreQuery, TurnOnBody } from './schemas.js';
+import { ConsentBody, EmbedPageQuery, StoreBody, StoreQuery } from './schemas.js';
 import { SetupWorker } from './setup-worker.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
-import { requireOwnOrigin } from './origin.js';
+import { hintedAncestors, refererOrigin, requireOwnOrigin } from './origin.js';
 import { legalPage, returnedPage } from './pages.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const errorRef = Type.Ref('ErrorResponse');
+/**
+ * The plugin's pages and calls are for the embed app on the service's own origin: no CORS, so
+ * no other site's script can read them (the published loader files keep theirs: any page loads them).
+ */
+const NO_CORS = { cors: false };
 
 function checkedStore(platformId: string, domain: string): { platformId: string; domain: string } {
   if (!isPlatformId(platformId)) throw badRequest('platformId must be a UUID');
@@ -40,26 +45,26 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { db, bus, config } = app.services;
   const adapter = new SandboxCommerce(db, config.baseUrl, config.plugin.sandboxImportMs);
-  const worker = new SetupWorker({ db, adapter, bus, log: app.log, pollMs: config.plugin.setupPollMs, retryMs: config.plugin.setupRetryMs });
+  const worker = new SetupWorker({ db, adapter, bus, log: app.log, pollMs: config.plugin.setupPollMs, retryMs: config.plugin.setupRetryMs, leaseMs: config.plugin.setupLeaseMs });
   const onboarding = new Onboarding({ db, adapter, bus, settings: config.plugin, nudgeWorker: () => worker.nudge() });
   adapter.onEvent((event) => onboarding.handleCommerceEvent(event));
   // An API-only instance leaves setup to the worker process (src/worker.ts); nudges then do nothing.
   if (config.runBackgroundJobs) app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', async () => worker.stop());
 
-  const base = `/plugin/v${LOADER_VERSION}`;
-  app.get(`${base}/loader.js`, { schema: { hide: true } }, async (_request, reply) => {
-    const built = await bundles();
-    return sendAsset(reply, built.loader.body, built.loader.contentType, IMMUTABLE);
-  });
-  app.get(`${base}/loader.js.sri`, { schema: { hide: true } }, async (_request, reply) => {
-    const built = await bundles();
-    return sendAsset(reply, Buffer.from(built.loaderIntegrity), 'text/plain; charset=utf-8', IMMUTABLE);
-  });
-  app.get(`${base}/index.d.ts`, { schema: { hide: true } }, async (_request, reply) => {
-    const built = await bundles();
-    return sendAsset(reply, built.declarations.body, built.declarations.contentType, IMMUTABLE);
-  });
+  // Each published version's committed bytes, read once: never rebuilt, so never changed.
+  for (const published of await publishedLoaders()) {
+    const base = `/plugin/v${published.version}`;
+    app.get(`${base}/loader.js`, { schema: { hide: true } }, async (_request, reply) =>
+      sendAsset(reply, published.loader.body, published.loader.contentType, IMMUTABLE),
+    );
+    app.get(`${base}/loader.js.sri`, { schema: { hide: true } }, async (_request, reply) =>
+      sendAsset(reply, Buffer.from(published.integrity), 'text/plain; charset=utf-8', IMMUTABLE),
+    );
+    app.get(`${base}/index.d.ts`, { schema: { hide: true } }, async (_request, reply) =>
+      sendAsset(reply, published.declarations.body, published.declarations.contentType, IMMUTABLE),
+    );
+  }
   app.get<{ Params: { name: string } }>('/plugin/assets/:name', { schema: { hide: true } }, async (request, reply) => {
     const found = (await bundles()).assets.get(request.params.name);
     if (!found) return reply.status(404).send({ error: 'not_found', message: `no asset ${request.params.name}` });
@@ -68,36 +73,29 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
 
   app.get(
     '/plugin/v2/embed',
-    { schema: { hide: true, querystring: EmbedPageQuery } },
+    { config: NO_CORS, schema: { hide: true, querystring: EmbedPageQuery } },
     async (request, reply) => {
       const built = await bundles();
-      const { origin } = request.query;
-      const mode = request.query.mode ?? 'page';
       const platformId = isPlatformId(request.query.platformId) ? request.query.platformId.trim().toLowerCase() : undefined;
       const domain = storeDomain(request.query.domain);
-      let parentOrigin: string | undefined;
-      try {
-        parentOrigin = new URL(origin).origin === origin ? origin : undefined;
-      } catch {
-        parentOrigin = undefined;
-      }
-      if (!platformId || !domain || !parentOrigin) {
-        throw badRequest('platformId (a UUID), domain (a store domain) and origin (the host page origin) are required');
-      }
-      const platform = await dal.findPluginPlatform(db, platformId);
-      const approved = platform?.approvedOrigins.includes(parentOrigin) ?? false;
-      // A refused page holds nothing but the refusal, so any site may frame it and see why; the
-      // real app may only be framed by the platform's approved origins (checked by the browser on
-      // every ancestor, so a site framing an approved host must be approved too, SPEC 4.7).
-      const frameAncestors = approved ? platform!.approvedOrigins.join(' ') : '*';
-      const boot: EmbedBoot = {
-        platformId,
-        domain,
-        parentOrigin,
-        mode,
-        refused: !approved,
-        state: approved ? await onboarding.state(platform, domain) : null,
-      };
+      if (!platformId || !domain) throw badRequest('platformId (a UUID) and domain (a store domain) are required');
+      const destination = request.headers['sec-fetch-dest'];
+      const { boot, frameAncestors } = await decideEmbedPage(
+        {
+          platformId,
+          domain,
+          mode: request.query.mode ?? 'page',
+          hostOrigin: refererOrigin(request),
+          hintedAncestors: hintedAncestors(request.query.ancestors),
+          framed: destination === undefined || destination === 'iframe',
+        },
+        {
+          findPlatform: (id) => dal.findPluginPlatform(db, id),
+          state: (platform, store) => onboarding.state(platform, store),
+          recheckMs: config.plugin.recheckMs,
+          onError: (error, what) => request.log.error({ err: error }, `${what} failed; the embed page says the service could not be reached`),
+        },
+      );
       const body =
         `<main id="app" aria-live="polite"></main>` +
         `<script type="application/json" id="embed-boot">${inlineJson(boot)}</script>` +
@@ -105,14 +103,16 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
       return reply
         .header('Content-Type', 'text/html; charset=utf-8')
         .header('Cache-Control', 'no-store')
-        .header('Referrer-Policy', 'no-referrer')
+        // The app's own calls carry its address (same origin only); other sites get nothing.
+        .header('Referrer-Policy', 'same-origin')
         .header('X-Content-Type-Options', 'nosniff')
+        .header('Vary', 'Referer, Sec-Fetch-Dest')
         .header(
           'Content-Security-Policy',
           `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https: http:; connect-src 'self'; ` +
             `form-action 'self'; base-uri 'none'; frame-ancestors ${frameAncestors}`,
         )
-        .send(htmlPage({ title: 'Brand partnerships', stylesheet: `/plugin/assets/${built.embedStyle}`, body, bodyClass: `mode-${mode}` }));
+        .send(htmlPage({ title: 'Brand partnerships', stylesheet: `/plugin/assets/${built.embedStyle}`, body, bodyClass: `mode-${boot.mode}` }));
     },
   );
 
@@ -122,18 +122,33 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
     return { store, platform };
   };
 
-  app.get(
+  // Everything else under /plugin/v2 is answered without CORS too: a cross-site preflight gets no
+  // grant (so the browser never sends the call), and a wrong method or path just its error.
+  app.route({
+    method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    url: '/plugin/v2/*',
+    config: NO_CORS,
+    schema: { hide: true },
+    handler: async (request) => {
+      if (request.method === 'OPTIONS') throw forbidden('the plugin\'s calls are only accepted from the service\'s own pages');
+      throw notFound(`no plugin page or call ${request.method} ${request.url.split('?')[0]}`);
+    },
+  });
+
+  app.post(
     '/plugin/v2/state',
     {
+      config: NO_CORS,
       schema: {
-        summary: "A store's onboarding stage, or the message shown instead (used by the embed app)",
+        summary: "A store's onboarding stage, or the message shown instead (for the embed app only: same origin)",
         tags: ['plugin'],
-        querystring: StoreQuery,
-        response: { 400: errorRef },
+        body: StoreBody,
+        response: { 400: errorRef, 403: errorRef },
       },
     },
     async (request, reply) => {
-      const { store, platform } = await storeState(request.query.platformId, request.query.domain);
+      requireOwnOrigin(request);
+      const { store, platform } = await storeState(request.body.platformId, request.body.domain);
       reply.header('Cache-Control', 'no-store');
       return onboarding.state(platform, store.domain);
     },
@@ -148,6 +163,7 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
         body: ConsentBody,
         response: { 400: errorRef, 403: errorRef, 409: errorRef },
       },
+      config: NO_CORS,
     },
     async (request) => {
       requireOwnOrigin(request);
@@ -162,9 +178,10 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
       schema: {
         summary: 'Turn cross-promotion back on after the merchant closed it',
         tags: ['plugin'],
-        body: TurnOnBody,
+        body: StoreBody,
         response: { 400: errorRef, 403: errorRef, 409: errorRef },
       },
+      config: NO_CORS,
     },
     async (request) => {
       requireOwnOrigin(request);
@@ -174,7 +191,7 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
   );
 
   // Back from the commerce platform in the same tab: on to the page where the plugin lives.
-  app.get('/plugin/v2/return', { schema: { hide: true, querystring: StoreQuery } }, async (request, reply) => {
+  app.get('/plugin/v2/return', { config: NO_CORS, schema: { hide: true, querystring: StoreQuery } }, async (request, reply) => {
     const built = await bundles();
     const { store, platform } = await storeState(request.query.platformId, request.query.domain);
     if (platform && platform.pluginPageUrl && (await returnFlowHolds(db, platform, store.domain))) {

@@ -8,8 +8,8 @@ export const StoreQuery = Type.Object({
 export const EmbedPageQuery = Type.Object({
   platformId: Type.String(),
   domain: Type.String(),
-  origin: Type.String({ description: 'The exact origin of the host page' }),
   mode: Type.Optional(Type.Union([Type.Literal('page'), Type.Literal('drawer')])),
+  ancestors: Type.Optional(Type.String({ description: "Origins the loader sees around the host page, space separated: only ever a reason to refuse" })),
 });
 
 export const ConsentBody = Type.Object(
@@ -22,7 +22,4 @@ export const ConsentBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const TurnOnBody = Type.Object({ platformId: Type.String(), domain: Type.String() }, { additionalProperties: false });
-
-/** The embed state is a tagged union shared with the browser bundle (embed-state.ts); its shape is tested there. */
-export const EmbedStateResponse = Type.Unknown();
+export const StoreBody = Type.Object({ platformId: Type.String(), domain: Type.String() }, { additionalProperties: false });

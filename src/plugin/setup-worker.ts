@@ -5,7 +5,6 @@ import type { CommerceAdapter } from '../commerce/adapter.js';
 import * as dal from './dal.js';
 import type { BestSellerPreview } from './embed-state.js';
 
-const LEASE_MS = 60_000;
 const MAX_RETRY_MS = 60_000;
 
 export interface SetupWorkerOptions {
@@ -15,6 +14,8 @@ export interface SetupWorkerOptions {
   log: FastifyBaseLogger;
   pollMs: number;
   retryMs: number;
+  /** How long a claim holds a job; renewed while a step runs, so only a dead worker's lease runs out. */
+  leaseMs: number;
 }
 
 function formatPrice(cents: number): string {
@@ -23,9 +24,11 @@ function formatPrice(cents: number): string {
 
 /**
  * Runs store setup as a durable job (one row per store in setup_jobs): import the store, build
- * the offer from its three best sellers, queue the brand for matching. Each step is committed
- * before the next starts, so after a crash or restart the job resumes at the step it reached;
- * a failed step is retried with growing delays, which is what the delayed stage shows.
+ * the offer from its three best sellers, find fitting brands with the matching engine. Each step
+ * is committed before the next starts, so after a crash or restart the job resumes at the step it
+ * reached; a failed step is retried with growing delays, which is what the delayed stage shows.
+ * A claim holds the job with a lease renewed while the step runs, and the step's result is
+ * written only while the lease is still held: a worker that lost it changes nothing.
  */
 export class SetupWorker {
   private timer: NodeJS.Timeout | undefined;
@@ -85,19 +88,31 @@ export class SetupWorker {
 
   /** Claims one due job and runs its current step; false when nothing was due. */
   async runOnce(now = new Date()): Promise<boolean> {
-    const { db, log } = this.options;
-    const job = await dal.claimDueJob(db, now, LEASE_MS);
+    const { db, log, leaseMs } = this.options;
+    const job = await dal.claimDueJob(db, now, leaseMs);
     if (!job) return false;
+    const where = { domain: job.domain, step: job.step, attempt: job.attempts };
+    log.info(where, 'store setup step started');
+    const renewal = setInterval(() => {
+      dal
+        .renewLease(db, job.domain, job.leaseId, new Date(), leaseMs)
+        .then((held) => {
+          if (!held) log.warn(where, 'store setup lease lost while the step ran');
+        })
+        .catch((error) => log.warn({ ...where, err: error }, 'could not renew the store setup lease'));
+    }, Math.max(10, Math.floor(leaseMs / 3)));
+    let written: boolean;
     try {
-      const next = await this.runStep(job.domain, job.step);
-      await dal.advanceJob(db, job.domain, next, new Date());
-      if (next === 'done') log.info({ domain: job.domain }, 'store setup finished');
+      const next = await this.runStep(job.domain, job.step).finally(() => clearInterval(renewal));
+      written = await dal.advanceJob(db, job.domain, job.leaseId, next, new Date());
+      if (written) log.info({ ...where, next }, 'store setup step finished');
     } catch (error) {
       const delay = Math.min(this.options.retryMs * 2 ** Math.max(0, job.attempts - 1), MAX_RETRY_MS);
       const message = error instanceof Error ? error.message : String(error);
-      log.warn({ domain: job.domain, step: job.step, attempt: job.attempts, retryInMs: delay, err: error }, 'store setup step failed; will retry');
-      await dal.rescheduleJob(db, job.domain, new Date(Date.now() + delay), message);
+      log.warn({ ...where, retryInMs: delay, err: error }, 'store setup step failed; will retry');
+      written = await dal.rescheduleJob(db, job.domain, job.leaseId, new Date(Date.now() + delay), message, new Date());
     }
+    if (!written) log.warn(where, 'store setup lease lost: another worker has the job, so this result is dropped');
     return true;
   }
 
@@ -134,8 +149,8 @@ export class SetupWorker {
       case 'match': {
         const record = await dal.loadStoreRecord(db, domain);
         if (!record.companyId) throw new Error(`store ${domain} has no brand record; import it first`);
-        // The matching engine scores the brand from the queue, in the background like every re-scoring.
-        await dal.queueScoring(db, record.companyId);
+        const candidates = await dal.scoreStoreBrand(db, record.companyId, new Date());
+        this.options.log.info({ domain, candidates }, 'fitting brands found for the store');
         return 'done';
       }
     }

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
@@ -298,5 +299,71 @@ describe('faults', () => {
     } finally {
       await own.close();
     }
+  }, 150_000);
+  it('a worker killed during store setup: the other worker resumes once the lease runs out, and each step takes effect once', async () => {
+    const domain = `resume-${crypto.randomBytes(4).toString('hex')}.example`;
+    const setupLog = (worker: WorkerProcess, message: string) =>
+      worker
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg: string; domain?: string; step?: string })
+        .filter((entry) => entry.msg === message && entry.domain === domain)
+        .map((entry) => entry.step);
+    // The API instance runs no jobs: setup is the workers' alone. A 6 s import, a 1.5 s lease renewed while it runs.
+    const service = await start({ ...baseEnv(), DATABASE_URL: database.url!, RUN_BACKGROUND_JOBS: 'false' });
+    const workerEnv = { ...baseEnv(), DATABASE_URL: database.url!, LOG_LEVEL: 'info', SANDBOX_IMPORT_MS: '6000', SETUP_LEASE_MS: '1500', SETUP_POLL_MS: '100' };
+    const workers = await Promise.all([startWorker(workerEnv), startWorker(workerEnv)]);
+    running.push(...workers);
+
+    const sandbox = (action: string) =>
+      fetch(`${service.baseUrl}/sandbox/stores/${domain}/${action}`, {
+        method: 'POST',
+        headers: { origin: service.baseUrl, 'content-type': 'application/x-www-form-urlencoded' },
+        body: '',
+      });
+    expect((await sandbox('install')).status).toBe(200);
+    expect((await sandbox('plan')).status).toBe(200);
+    const job = () => database.db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirstOrThrow();
+
+    // One worker claims the job and starts the import.
+    await waitUntil(async () => workers.some((worker) => setupLog(worker, 'store setup step started').length > 0), 20_000);
+    const holder = workers.find((worker) => setupLog(worker, 'store setup step started').length > 0)!;
+    const other = workers.find((worker) => worker !== holder)!;
+    expect(setupLog(holder, 'store setup step started')).toEqual(['import']);
+    // Two lease lengths later the holder is still importing, and has kept the other worker off the job.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(setupLog(other, 'store setup step started')).toEqual([]);
+    expect(await job()).toMatchObject({ step: 'import', status: 'pending' });
+    await holder.kill();
+
+    await waitUntil(async () => (await job()).status === 'done', 40_000, 100);
+    expect(setupLog(holder, 'store setup step finished')).toEqual([]);
+    expect(setupLog(other, 'store setup step started')).toEqual(['import', 'offer', 'match']);
+    expect(setupLog(other, 'store setup step finished')).toEqual(['import', 'offer', 'match']);
+    expect(workers.flatMap((worker) => setupLog(worker, 'store setup lease lost: another worker has the job, so this result is dropped'))).toEqual([]);
+
+    // The merchant turns cross-promotion on, twice over (a double click): one code in the store.
+    const consent = () =>
+      fetch(`${service.baseUrl}/plugin/v2/consent`, {
+        method: 'POST',
+        headers: { origin: service.baseUrl, 'content-type': 'application/json' },
+        body: JSON.stringify({ platformId, domain, discountPercent: 15, acceptTerms: true }),
+      });
+    const [once, twice] = await Promise.all([consent(), consent()]);
+    expect([once.status, twice.status]).toEqual([200, 200]);
+    expect(await once.json()).toMatchObject({ stage: 'live', offer: { discountPercent: 15 } });
+
+    const companies = await database.db.selectFrom('companies').select('id').where('domain', '=', domain).execute();
+    expect(companies).toHaveLength(1);
+    const companyId = companies[0]!.id;
+    expect(await database.db.selectFrom('merchant_stores').select('domain').where('domain', '=', domain).execute()).toHaveLength(1);
+    expect(await database.db.selectFrom('offers').select('live').where('company_id', '=', companyId).execute()).toEqual([{ live: true }]);
+    expect(await database.db.selectFrom('sandbox_discount_codes').select(['percent', 'once_per_customer']).where('store_domain', '=', domain).execute()).toEqual([
+      { percent: 15, once_per_customer: true },
+    ]);
+    const scored = await database.db.selectFrom('recommendation_scores').select('candidate_id').where('company_id', '=', companyId).execute();
+    expect(scored.length).toBeGreaterThan(0);
+    expect(await other.stop()).toBe(0);
   }, 150_000);
 });

@@ -16,8 +16,9 @@ async function call(path: string, init?: RequestInit): Promise<EmbedState> {
   return (await response.json()) as EmbedState;
 }
 
+/** A POST, so the browser sends Origin: the service answers its own pages only. */
 export function fetchState(platformId: string, domain: string): Promise<EmbedState> {
-  return call(`/plugin/v2/state?${new URLSearchParams({ platformId, domain }).toString()}`);
+  return post('/plugin/v2/state', { platformId, domain });
 }
 
 function post(path: string, body: unknown): Promise<EmbedState> {

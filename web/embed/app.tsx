@@ -4,34 +4,36 @@ import { fetchState, ServiceError, turnBackOn, turnOnCrossPromotion } from './ap
 import { createBridge } from './bridge';
 
 type View = EmbedState | { kind: 'notice'; notice: 'unreachable' };
+type Bridge = ReturnType<typeof createBridge>;
+type AppBoot = Extract<EmbedBoot, { page: 'app' }>;
+
+const UNREACHABLE: View = { kind: 'notice', notice: 'unreachable' };
+
+function lastControl(): HTMLElement | undefined {
+  const controls = [...document.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled])')];
+  return controls.filter((control) => control.getClientRects().length > 0).at(-1);
+}
 
 export function App({ boot }: { boot: EmbedBoot }) {
   const bridge = useRef(createBridge(boot.parentOrigin)).current;
-  const [view, setView] = useState<View>(boot.state ?? { kind: 'notice', notice: 'unavailable' });
-  const [busy, setBusy] = useState(false);
-  const [actionError, setActionError] = useState<string | null>(null);
-  const lastStage = useRef<string | null>(null);
-  const [waitingElsewhere, setWaitingElsewhere] = useState(false);
   const root = useRef<HTMLDivElement>(null);
 
-  const refresh = useCallback(async () => {
-    try {
-      setView(await fetchState(boot.platformId, boot.domain));
-    } catch {
-      setView({ kind: 'notice', notice: 'unreachable' });
-    }
-  }, [boot.platformId, boot.domain]);
-
-  // The stage goes to the host at load and on every change; messages of SPEC 6.3 send nothing.
+  // Any first message tells the loader the app is up (it shows "Could not reach the service" otherwise).
   useEffect(() => {
-    if (view.kind === 'stage' && view.stage !== lastStage.current) {
-      lastStage.current = view.stage;
-      bridge.send({ type: 'stage', stage: view.stage });
-    }
-  }, [view]);
-
-  useEffect(() => {
-    if (boot.refused) bridge.send({ type: 'refused' });
+    bridge.send({ type: 'ready' });
+    if (boot.page === 'refused') bridge.send({ type: 'refused' });
+    // Escape closes the drawer also while focus is inside the app.
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape' && boot.mode === 'drawer') bridge.send({ type: 'escape' });
+    };
+    document.addEventListener('keydown', onKey);
+    const stopListening = bridge.listen((message) => {
+      if (message.type === 'focus-last') lastControl()?.focus();
+    });
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      stopListening();
+    };
   }, []);
 
   // Page mode: the iframe follows the content's height, up and down.
@@ -50,6 +52,46 @@ export function App({ boot }: { boot: EmbedBoot }) {
     return () => observer.disconnect();
   }, []);
 
+  return (
+    <div class="shell" ref={root}>
+      {boot.page === 'app' ? (
+        <Onboarding boot={boot} bridge={bridge} />
+      ) : boot.page === 'refused' ? (
+        <Screen id="refused" title="Brand partnerships could not load">
+          <p>This site is not approved to show the plugin. The platform can ask the service's support team to approve it.</p>
+        </Screen>
+      ) : (
+        // Nothing about the store is on this page; trying again reloads it, so the service checks the host again.
+        <Body view={{ kind: 'notice', notice: boot.notice }} busy={false} error={null} onRetry={() => location.reload()} onOpenedElsewhere={() => {}} onConsent={() => {}} onTurnBackOn={() => {}} />
+      )}
+    </div>
+  );
+}
+
+/** The stages and messages of one store, on an approved host: the only page that reads a store's state. */
+function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
+  const [view, setView] = useState<View>(boot.state ?? UNREACHABLE);
+  const [busy, setBusy] = useState(false);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const lastStage = useRef<string | null>(null);
+  const [waitingElsewhere, setWaitingElsewhere] = useState(false);
+
+  const refresh = useCallback(async () => {
+    try {
+      setView(await fetchState(boot.platformId, boot.domain));
+    } catch {
+      setView(UNREACHABLE);
+    }
+  }, [boot.platformId, boot.domain]);
+
+  // The stage goes to the host at load and on every change; messages of SPEC 6.3 send nothing.
+  useEffect(() => {
+    if (view.kind === 'stage' && view.stage !== lastStage.current) {
+      lastStage.current = view.stage;
+      bridge.send({ type: 'stage', stage: view.stage });
+    }
+  }, [view]);
+
   // Setup runs in the background: poll until it is done.
   useEffect(() => {
     if (view.kind !== 'stage' || (view.stage !== 'setting_up' && view.stage !== 'delayed')) return;
@@ -66,13 +108,12 @@ export function App({ boot }: { boot: EmbedBoot }) {
       setWaitingElsewhere(false);
       return;
     }
-    const timer = setInterval(refresh, 2500);
+    const timer = setInterval(refresh, boot.recheckMs);
     return () => clearInterval(timer);
   }, [waitingElsewhere, view, refresh]);
 
   // Back from a commerce-platform tab, or the drawer opened again: check the store again.
   useEffect(() => {
-    if (boot.refused) return;
     const onVisible = () => {
       if (document.visibilityState === 'visible') void refresh();
     };
@@ -81,14 +122,9 @@ export function App({ boot }: { boot: EmbedBoot }) {
     const stopListening = bridge.listen((message) => {
       if (message.type === 'shown') void refresh();
     });
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape' && boot.mode === 'drawer') bridge.send({ type: 'escape' });
-    };
-    document.addEventListener('keydown', onKey);
     return () => {
       document.removeEventListener('visibilitychange', onVisible);
       window.removeEventListener('focus', onVisible);
-      document.removeEventListener('keydown', onKey);
       stopListening();
     };
   }, [refresh]);
@@ -99,7 +135,7 @@ export function App({ boot }: { boot: EmbedBoot }) {
     try {
       setView(await action());
     } catch (error) {
-      if (error instanceof ServiceError && error.message === 'network') setView({ kind: 'notice', notice: 'unreachable' });
+      if (error instanceof ServiceError && error.message === 'network') setView(UNREACHABLE);
       else setActionError(error instanceof Error ? error.message : String(error));
     } finally {
       setBusy(false);
@@ -107,23 +143,15 @@ export function App({ boot }: { boot: EmbedBoot }) {
   };
 
   return (
-    <div class="shell" ref={root}>
-      {boot.refused ? (
-        <Screen id="refused" title="Brand partnerships could not load">
-          <p>This site is not approved to show the plugin. The platform can ask the service's support team to approve it.</p>
-        </Screen>
-      ) : (
-        <Body
-          view={view}
-          busy={busy}
-          error={actionError}
-          onRetry={refresh}
-          onOpenedElsewhere={() => setWaitingElsewhere(true)}
-          onConsent={(percent) => act(() => turnOnCrossPromotion(boot.platformId, boot.domain, percent))}
-          onTurnBackOn={() => act(() => turnBackOn(boot.platformId, boot.domain))}
-        />
-      )}
-    </div>
+    <Body
+      view={view}
+      busy={busy}
+      error={actionError}
+      onRetry={refresh}
+      onOpenedElsewhere={() => setWaitingElsewhere(true)}
+      onConsent={(percent) => act(() => turnOnCrossPromotion(boot.platformId, boot.domain, percent))}
+      onTurnBackOn={() => act(() => turnBackOn(boot.platformId, boot.domain))}
+    />
   );
 }
 

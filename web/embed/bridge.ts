@@ -1,13 +1,13 @@
 import { MESSAGE_CHANNEL, type EmbedToLoader, type LoaderToEmbed, type Stage } from '../../src/plugin/embed-state';
 
-type Outgoing = { type: 'stage'; stage: Stage } | { type: 'height'; height: number } | { type: 'refused' } | { type: 'escape' };
+type Outgoing = { type: 'ready' } | { type: 'stage'; stage: Stage } | { type: 'height'; height: number } | { type: 'refused' } | { type: 'escape' };
 
-/** Messages to the loader go to the host page's exact origin, never '*'. */
-export function createBridge(parentOrigin: string) {
+/** Messages to the loader go to the host page's exact origin, never '*'; with no known origin, nowhere. */
+export function createBridge(parentOrigin: string | null) {
   const framed = window.parent !== window;
   return {
     send(message: Outgoing): void {
-      if (!framed) return;
+      if (!framed || !parentOrigin) return;
       window.parent.postMessage({ channel: MESSAGE_CHANNEL, ...message } as EmbedToLoader, parentOrigin);
     },
     /** Listens to the loader only: the host page's exact origin and our own parent window. */

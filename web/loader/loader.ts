@@ -5,6 +5,8 @@ import { isPlatformId, storeDomain } from '../../src/plugin/store-domain';
 const VERSION = '2.0.0';
 const RETURN_PARAM = 'svc_connect';
 const PAGE_START_HEIGHT = 480;
+/** With no word from the embed app by then, the service is taken to be unreachable (a late answer still shows the app). */
+const MOUNT_TIMEOUT_MS = 10_000;
 
 // The service is wherever this script was loaded from; the embed app lives on the same origin.
 const script = document.currentScript as HTMLScriptElement | null;
@@ -32,9 +34,15 @@ try {
 const CSS = `
 :host{display:block;all:initial;display:block}
 .frame{display:block;width:100%;border:0;color-scheme:normal;background:transparent}
+.frame[hidden]{display:none}
 .page .frame{height:${PAGE_START_HEIGHT}px;transition:height .15s ease}
 .message{font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;background:#fff;border:1px solid #d9dee3;border-radius:12px;padding:20px 22px}
 .message strong{display:block;font-size:15px;margin-bottom:4px}
+.message span{display:block}
+.retry{margin-top:12px;font:600 14px/1 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#fff;background:#1d4ed8;border:0;border-radius:8px;padding:10px 14px;min-height:40px;cursor:pointer}
+.retry:hover{background:#1e40af}
+.retry:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+.panel .message{margin:16px}
 .layer{position:fixed;inset:0;z-index:2147483000;display:flex;justify-content:flex-end}
 .layer[hidden]{display:none}
 .backdrop{position:absolute;inset:0;background:rgba(15,23,42,.45);opacity:0;transition:opacity .2s ease}
@@ -69,11 +77,31 @@ function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: stri
   return node;
 }
 
-function couldNotLoad(detail: string): HTMLElement {
+function messageBox(title: string, detail: string): HTMLElement {
   const box = element('div', 'message');
   box.setAttribute('role', 'alert');
-  box.append(element('strong', undefined, 'Brand partnerships could not load'), element('span', undefined, detail));
+  box.append(element('strong', undefined, title), element('span', undefined, detail));
   return box;
+}
+
+function couldNotLoad(detail: string): HTMLElement {
+  return messageBox('Brand partnerships could not load', detail);
+}
+
+/** SPEC 6.3 "Could not reach the service", for when the embed app never answered. */
+function couldNotReach(retry: () => void): HTMLElement {
+  const box = messageBox('Could not reach the service', 'Check your connection, then try again.');
+  const button = element('button', 'retry', 'Try again');
+  button.type = 'button';
+  button.addEventListener('click', retry);
+  box.appendChild(button);
+  return box;
+}
+
+/** The host page's origin and those of the pages framing it, where the browser tells (the service refuses if any is not approved). */
+function surroundingOrigins(): string[] {
+  const ancestors = (location as Location & { ancestorOrigins?: DOMStringList }).ancestorOrigins;
+  return [location.origin, ...(ancestors ? Array.from(ancestors) : [])];
 }
 
 const mounted = new WeakMap<Element, Plugin>();
@@ -81,10 +109,18 @@ const mounted = new WeakMap<Element, Plugin>();
 class Plugin {
   private readonly host: HTMLElement;
   private readonly root: ShadowRoot;
+  private frameUrl = '';
+  /** Where the iframe lives: the page-mode box or the drawer's panel. */
+  private slot: HTMLElement | undefined;
   private iframe: HTMLIFrameElement | undefined;
+  /** "Could not reach the service", shown in the slot while the app has not answered. */
+  private notice: HTMLElement | undefined;
+  private mountTimer: ReturnType<typeof setTimeout> | undefined;
+  private answered = false;
   private layer: HTMLElement | undefined;
-  private panel: HTMLElement | undefined;
   private closeButton: HTMLButtonElement | undefined;
+  /** Focus leaving the app forwards (Tab past its last control) lands here and goes back to Close. */
+  private focusEnd: HTMLElement | undefined;
   private isOpen = false;
   private destroyed = false;
   private lastStage: EmbedStage | undefined;
@@ -115,23 +151,14 @@ class Plugin {
   }
 
   private mount(platformId: string, domain: string): void {
-    const iframe = element('iframe', 'frame');
-    const query = new URLSearchParams({ platformId, domain, origin: location.origin, mode: this.mode });
-    iframe.src = `${SERVICE_ORIGIN}/plugin/v2/embed?${query.toString()}`;
-    iframe.title = 'Brand partnerships';
-    // Popups (install, approve plan) and same-tab returns need a click inside the app; nothing else is granted.
-    iframe.setAttribute(
-      'sandbox',
-      'allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation',
-    );
-    iframe.setAttribute('referrerpolicy', 'no-referrer');
-    this.iframe = iframe;
+    const query = new URLSearchParams({ platformId, domain, mode: this.mode, ancestors: surroundingOrigins().join(' ') });
+    this.frameUrl = `${SERVICE_ORIGIN}/plugin/v2/embed?${query.toString()}`;
     this.listen(window, 'message', (event) => this.receive(event as MessageEvent));
 
     if (this.mode === 'page') {
-      const wrap = element('div', 'page');
-      wrap.appendChild(iframe);
-      this.root.appendChild(wrap);
+      this.slot = element('div', 'page');
+      this.root.appendChild(this.slot);
+      this.loadFrame();
       return;
     }
 
@@ -151,14 +178,50 @@ class Plugin {
     closeButton.setAttribute('aria-label', 'Close brand partnerships');
     closeButton.addEventListener('click', () => this.close());
     bar.append(title, closeButton);
-    panel.append(bar, iframe);
+    const focusEnd = element('span');
+    focusEnd.tabIndex = 0;
+    focusEnd.addEventListener('focus', () => closeButton.focus());
+    panel.append(bar, focusEnd);
     layer.append(backdrop, panel);
     this.root.appendChild(layer);
     this.layer = layer;
-    this.panel = panel;
+    this.slot = panel;
     this.closeButton = closeButton;
+    this.focusEnd = focusEnd;
     this.listen(document, 'keydown', (event) => this.onKey(event as KeyboardEvent));
+    this.loadFrame();
     if (returnedFromConnect) this.open();
+  }
+
+  /** (Re)loads the embed app and waits for its first message. */
+  private loadFrame(): void {
+    if (!this.slot) return;
+    this.iframe?.remove();
+    this.notice?.remove();
+    this.notice = undefined;
+    const iframe = element('iframe', 'frame');
+    iframe.src = this.frameUrl;
+    iframe.title = 'Brand partnerships';
+    // Popups (install, approve plan) and same-tab returns need a click inside the app; nothing else is granted.
+    iframe.setAttribute(
+      'sandbox',
+      'allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation',
+    );
+    // The service checks this page's origin, which the browser sends as the Referer: the origin, never the path.
+    iframe.setAttribute('referrerpolicy', 'origin');
+    this.slot.insertBefore(iframe, this.focusEnd ?? null);
+    this.iframe = iframe;
+    this.answered = false;
+    clearTimeout(this.mountTimer);
+    this.mountTimer = setTimeout(() => this.showUnreachable(), MOUNT_TIMEOUT_MS);
+  }
+
+  private showUnreachable(): void {
+    if (this.answered || this.destroyed || !this.iframe || !this.slot) return;
+    // The iframe keeps loading behind the message: if the app answers late, it replaces the message.
+    this.iframe.hidden = true;
+    this.notice = couldNotReach(() => this.loadFrame());
+    this.slot.insertBefore(this.notice, this.iframe);
   }
 
   private listen(target: EventTarget, type: string, listener: (event: Event) => void): void {
@@ -171,6 +234,13 @@ class Plugin {
     if (event.origin !== SERVICE_ORIGIN || !this.iframe || event.source !== this.iframe.contentWindow) return;
     const data = event.data as EmbedToLoader | null;
     if (!data || typeof data !== 'object' || data.channel !== MESSAGE_CHANNEL) return;
+    if (!this.answered) {
+      this.answered = true;
+      clearTimeout(this.mountTimer);
+      this.notice?.remove();
+      this.notice = undefined;
+      this.iframe.hidden = false;
+    }
     switch (data.type) {
       case 'stage':
         if ((STAGES as readonly string[]).includes(data.stage) && data.stage !== this.lastStage) {
@@ -184,10 +254,7 @@ class Plugin {
         }
         break;
       case 'refused':
-        this.iframe.remove();
-        this.iframe = undefined;
-        if (this.layer) this.panel?.appendChild(couldNotLoad('This site is not approved to show the plugin.'));
-        else this.root.appendChild(couldNotLoad('This site is not approved to show the plugin.'));
+        this.refuse();
         break;
       case 'escape':
         if (this.isOpen) this.close();
@@ -195,17 +262,34 @@ class Plugin {
     }
   }
 
+  /** The host is not approved: the message takes the plugin's place, visible in either mode. */
+  private refuse(): void {
+    if (this.isOpen) {
+      this.isOpen = false;
+      if (this.returnFocus instanceof HTMLElement) this.returnFocus.focus();
+    }
+    (this.layer ?? this.slot)?.remove();
+    this.layer = undefined;
+    this.slot = undefined;
+    this.iframe = undefined;
+    this.root.appendChild(couldNotLoad('This site is not approved to show the plugin.'));
+  }
+
   private onKey(event: KeyboardEvent): void {
     if (!this.isOpen) return;
     if (event.key === 'Escape') {
       event.preventDefault();
       this.close();
-    } else if (event.key === 'Tab' && this.closeButton && this.iframe) {
-      // Keep focus in the dialog: from the host side the only stops are Close and the app.
-      const active = this.root.activeElement;
+    } else if (event.key === 'Tab' && event.shiftKey && this.root.activeElement === this.closeButton) {
+      // Backwards from Close, the dialog's first stop, wraps to its last: the app's last control (or the retry button).
       event.preventDefault();
-      if (active === this.closeButton && !event.shiftKey) this.iframe.focus();
-      else this.closeButton.focus();
+      const retry = this.notice?.querySelector('button');
+      if (retry) {
+        retry.focus();
+      } else if (this.iframe) {
+        this.iframe.focus();
+        this.post({ channel: MESSAGE_CHANNEL, type: 'focus-last' });
+      }
     }
   }
 
@@ -250,6 +334,7 @@ class Plugin {
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;
+    clearTimeout(this.mountTimer);
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     this.iframe = undefined;
     this.host.remove();
