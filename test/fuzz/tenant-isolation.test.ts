@@ -243,6 +243,8 @@ describe('tenant isolation', () => {
       const session = method === 'GET' ? await myDashboard.get(url) : await myDashboard.post(url, {});
       expect(session.statusCode, `${method} ${url} with a session`).toBe(401);
     }
+    // A session is no API credential: the brand API wants a key or a token.
+    expect((await myDashboard.get('/v1/partners')).statusCode).toBe(401);
     for (const headers of [{ 'x-api-key': mine.key }, ...myTokens.map((token) => ({ authorization: `Bearer ${token}` }))]) {
       const sync = await context.app.inject({
         method: 'POST',
