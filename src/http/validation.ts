@@ -46,7 +46,7 @@ function withDecimalNumbers(validate: ValidateFunction, schema: unknown): Valida
         schemaPath: `#/properties/${name}/type`,
         keyword: 'type',
         params: { type },
-        message: `must be ${type === 'integer' ? 'an integer' : 'a number'} written in decimal digits`,
+        message: `must be ${type}, written in decimal digits`,
       };
       checked.errors = [error];
       return false;
@@ -85,7 +85,8 @@ function findUnacceptableText(root: unknown): { instancePath: string; message: s
       if (message) return { instancePath: path, message };
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => pending.push({ value: item, path: `${path}/${index}` }));
-    } else if (value !== null && typeof value === 'object') {
+    } else if (value !== null && typeof value === 'object' && !ArrayBuffer.isView(value)) {
+      // (A Buffer is a raw body its route parses itself: bytes, not text fields.)
       for (const [name, item] of Object.entries(value)) {
         const message = unacceptableText(name);
         // The name itself is not repeated in the answer: it is the part that cannot be shown.
