@@ -178,9 +178,10 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
       async (request, reply) => {
         const domain = domainOf(request.params.domain);
         if (!domain) return notFound(reply, request.params.domain);
-        const store = await adapter.store(domain);
+        // Looked up, not opened: a store nobody opened has not installed the app, and a refusal writes nothing.
+        const store = await dal.findStore(db, domain);
         const returnTo = safeReturn(request.query.return);
-        if (store.appStatus !== 'installed') {
+        if (store?.appStatus !== 'installed') {
           return send(reply, 'Install first', `<h1>Install ${APP_NAME} first</h1><p><a href="/sandbox/stores/${encodeURIComponent(domain)}/install${returnTo ? `?return=${encodeURIComponent(returnTo)}` : ''}">Install the app</a>, then approve its plan.</p>`, 409);
         }
         if (store.planApprovedAt) return send(reply, 'Plan approved', doneBody('The plan is approved', returnTo, domain));
@@ -201,8 +202,8 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
         requireOwnOrigin(request);
         const domain = domainOf(request.params.domain);
         if (!domain) return notFound(reply, request.params.domain);
-        const store = await adapter.store(domain);
-        if (store.appStatus !== 'installed') {
+        const store = await dal.findStore(db, domain);
+        if (store?.appStatus !== 'installed') {
           return send(reply, 'Install first', `<h1>Install ${APP_NAME} first</h1><p>The plan can only be approved once the app is installed.</p>`, 409);
         }
         await adapter.approvePlan(domain);

@@ -12,6 +12,19 @@ declare module 'fastify' {
 
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001']);
 
+/**
+ * SQLSTATEs of a value the database would not take as text of its type: a NUL character (22021),
+ * a Unicode escape it cannot convert (22P05), text that is not a valid uuid, number or the like
+ * (22P02). Only a client's input produces these, so they are the client's error: a safety net
+ * behind the validation layer, which refuses such input before any query runs.
+ */
+const INVALID_TEXT_CODES = new Set(['22021', '22P05', '22P02']);
+
+function isInvalidText(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && INVALID_TEXT_CODES.has(code);
+}
+
 function isDatabaseUnavailable(error: unknown): boolean {
   const candidate = error as { code?: string; message?: string } | undefined;
   if (!candidate) return false;
@@ -103,6 +116,11 @@ export function installErrorHandlers(app: FastifyInstance, knownRoutes: () => Ar
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
     if (apiError) return sendError(reply, request, apiError);
+    if (isInvalidText(error)) {
+      // A route let such text through its validation: worth fixing, hence the warning.
+      request.log.warn({ err: error }, 'the database refused text from the request');
+      return sendError(reply, request, new ApiError(400, 'invalid_request', 'the request contains text that cannot be stored (for example a NUL character)'));
+    }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: error }, 'database unavailable');
       reply.header('Retry-After', '5');

@@ -135,7 +135,7 @@ describeEachDatabase('GET /v1/partners', (use) => {
       ['negative pageIndex', '?pageIndex=-1', {}, /query parameter pageIndex must be >= 1/],
       ['fractional pageIndex', '?pageIndex=1.5', {}, /query parameter pageIndex must be integer/],
       ['non-numeric pageIndex', '?pageIndex=abc', {}, /query parameter pageIndex must be integer/],
-      ['huge pageIndex', '?pageIndex=1e12', {}, /query parameter pageIndex must be <= 1000000/],
+      ['huge pageIndex', '?pageIndex=1000000000000', {}, /query parameter pageIndex must be <= 1000000/],
       ['empty pageIndex', '?pageIndex=', {}, /query parameter pageIndex must be integer/],
       ['pageSize 0', '?pageSize=0', {}, /query parameter pageSize must be >= 1/],
       ['pageSize 101', '?pageSize=101', {}, /query parameter pageSize must be <= 100/],

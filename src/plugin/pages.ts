@@ -20,7 +20,8 @@ const LEGAL: Record<string, { title: string; paragraphs: string[] }> = {
 };
 
 export function legalPage(name: string, stylesheet: string): string | undefined {
-  const page = LEGAL[name];
+  // Own keys only: `constructor` or `__proto__` in the path must not reach Object.prototype.
+  const page = Object.hasOwn(LEGAL, name) ? LEGAL[name] : undefined;
   if (!page) return undefined;
   const body =
     `<main class="sheet"><h1>${escapeHtml(page.title)}</h1>` +

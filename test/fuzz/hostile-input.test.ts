@@ -1,42 +1,195 @@
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
-import { sql } from 'kysely';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
+import { createBrandUser } from '../../src/accounts/users.js';
+import { registerOAuthClient } from '../../src/oauth/clients.js';
+import { signOrderBody } from '../../src/orders/signature.js';
 import { seedPartnerOffer } from '../durability/seed.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
-import { createBrand, createPlatform } from '../support/factories.js';
+import { createBrand, createPlatform, uniqueId } from '../support/factories.js';
 import { ADMIN_TOKEN, testConfig } from '../support/harness.js';
+import { consent, csrfOf, mergeCookies, pkce, REDIRECT_URI, signIn } from '../support/oauth-flow.js';
+import { tableContents } from '../support/snapshot.js';
 
 /**
- * Property-based hostile input against every public route, on PostgreSQL: random and malformed
- * headers, query strings, JSON bodies and credentials. Every answer is 2xx/3xx or a 4xx in the
- * spec's shape (OAuth endpoints: RFC 6749's), never 5xx; a 4xx writes no row; no secret is
- * echoed in a response or written to the log.
+ * Property-based hostile input against every route the app registers, on PostgreSQL: random
+ * and malformed paths, headers, query strings, JSON and form bodies, cookies and credentials.
+ * Every answer is 2xx/3xx or a 4xx in the spec's shape (OAuth token and revoke: RFC 6749's),
+ * never 5xx; a 4xx changes the contents of no table; no secret is echoed in a response or
+ * written to the log; memory stays bounded. The route list comes from the app itself, and a
+ * test fails when a registered route is neither probed here nor exempted with a reason.
  */
 
-const RUNS = 60;
+const WEBHOOK_SECRET = 'fuzz-orders-webhook-secret-0123456789';
+const PASSWORD = 'correct horse battery staple';
+/** BASE_URL of testConfig: the origin the session routes accept writes from. */
+const SERVICE_ORIGIN = 'http://svc.test';
+/** app.inject sends Host: localhost:80; the store actions accept their own host as Origin. */
+const OWN_HOST_ORIGIN = 'http://localhost';
+/** Sign-ins this file makes for itself come from this address, so the fuzz's failures never lock them out. */
+const SETUP_ADDRESS = '198.51.100.7';
 
-/** Routes that answer some refusals with an HTML page by design (a shopper or a browser reads them). */
-const HTML_ALLOWED = [/^\/r\//, /^\/v1\/oauth\/authorize/, /^\/plugin\//];
+/** Routes that answer some refusals with an HTML page by design (a person reads them). */
+const HTML_ALLOWED = [/^\/r\//, /^\/v1\/oauth\/authorize/, /^\/plugin\//, /^\/account/, /^\/sandbox/];
 const OAUTH_JSON = [/^\/v1\/oauth\/(token|revoke)/];
 
-interface Secrets {
-  brandKey: string;
-  otherBrandKey: string;
-  platformKey: string;
-  clientSecret: string;
-  accessToken: string;
-  refreshToken: string;
+// ---------------------------------------------------------------------------------------------
+// Which routes are probed, by family. The completeness test compares these with the app.
+// ---------------------------------------------------------------------------------------------
+
+/** GET routes anyone may call: pages, documents, assets, health. Probed with and without a session. */
+const PUBLIC_GETS = [
+  'GET /docs',
+  'GET /docs/static/*',
+  'GET /docs/json',
+  'GET /docs/yaml',
+  'GET /docs/static/index.html',
+  'GET /docs/static/swagger-initializer.js',
+  'GET /v1/openapi.json',
+  'GET /healthz',
+  'GET /readyz',
+  'GET /metrics',
+  'GET /.well-known/oauth-authorization-server',
+  'GET /plugin/v2.0.0/loader.js',
+  'GET /plugin/v2.0.0/loader.js.sri',
+  'GET /plugin/v2.0.0/index.d.ts',
+  'GET /plugin/assets/:name',
+  'GET /plugin/legal/:page',
+  'GET /plugin/v2/embed',
+  'GET /plugin/v2/state',
+  'GET /plugin/v2/return',
+  'GET /dashboard',
+  'GET /dashboard/assets/:name',
+  'GET /account',
+  'GET /account/sign-in',
+  'GET /sandbox',
+  'GET /sandbox/open',
+  'GET /sandbox/stores/:domain',
+  'GET /sandbox/stores/:domain/install',
+  'GET /sandbox/stores/:domain/plan',
+  'GET /sandbox/images/:domain/:file',
+  'GET /r/:token',
+];
+
+const BRAND_API = ['GET /v1/partners', 'GET /v1/campaigns', 'GET /v1/discover/partner/recommendations', 'GET /v1/campaigns/offers'];
+
+const SYNC = ['POST /v1/platform/brands'];
+
+const OAUTH = ['GET /v1/oauth/authorize', 'POST /v1/oauth/authorize', 'POST /v1/oauth/token', 'POST /v1/oauth/revoke'];
+
+const ADMIN = [
+  'GET /admin/platforms',
+  'POST /admin/platforms',
+  'GET /admin/platforms/:platformId',
+  'PATCH /admin/platforms/:platformId',
+  'POST /admin/platforms/:platformId/activate',
+  'POST /admin/platforms/:platformId/deactivate',
+  'POST /admin/platforms/:platformId/keys',
+  'GET /admin/platforms/:platformId/brands',
+  'GET /admin/platforms/:platformId/companies',
+  'GET /admin/platforms/:platformId/stats',
+  'POST /admin/platform-keys/:keyId/revoke',
+  'POST /admin/companies',
+  'GET /admin/companies/:companyId',
+  'PATCH /admin/companies/:companyId',
+  'POST /admin/companies/:companyId/keys',
+  'GET /admin/companies/:companyId/users',
+  'POST /admin/companies/:companyId/users',
+  'POST /admin/brand-keys/:keyId/revoke',
+  'POST /admin/oauth-clients',
+  'GET /admin/oauth-clients',
+];
+
+/** The dashboard's JSON API: session cookie, and for writes the CSRF token in x-csrf-token. */
+const DASHBOARD_API = [
+  'GET /dashboard/api/session',
+  'POST /dashboard/api/sign-up',
+  'POST /dashboard/api/sign-in',
+  'POST /dashboard/api/sign-out',
+  'POST /dashboard/api/password-reset',
+  'POST /dashboard/api/password-reset/confirm',
+  'POST /dashboard/api/invitations',
+  'GET /dashboard/api/brands',
+  'GET /dashboard/api/recommendations',
+  'GET /dashboard/api/partners',
+  'POST /dashboard/api/partners/:companyId/request',
+  'POST /dashboard/api/partners/:companyId/:action',
+  'GET /dashboard/api/campaigns',
+  'POST /dashboard/api/campaigns',
+  'POST /dashboard/api/campaigns/:id/:action',
+  'GET /dashboard/api/offer',
+  'POST /dashboard/api/offer',
+  'GET /dashboard/api/keys',
+  'POST /dashboard/api/keys',
+  'POST /dashboard/api/keys/:id/revoke',
+  'GET /dashboard/api/apps',
+  'POST /dashboard/api/apps/:id/revoke',
+  'GET /dashboard/api/performance',
+  'GET /dashboard/api/performance.csv',
+  'POST /dashboard/api/sandbox/orders',
+];
+
+/** Staff forms: session cookie and the CSRF token in a form field. */
+const ACCOUNT_FORMS = ['POST /account/sign-in', 'POST /account/sign-out'];
+
+/** Store actions of the embed app (no credentials; Origin must be the service's own host). */
+const STORE_ACTIONS = ['POST /plugin/v2/consent', 'POST /plugin/v2/turn-on'];
+
+/** The sandbox commerce platform's forms (Origin must be the service's own host). */
+const SANDBOX_ACTIONS = [
+  'POST /sandbox/stores/:domain/install',
+  'POST /sandbox/stores/:domain/plan',
+  'POST /sandbox/stores/:domain/uninstall',
+  'POST /sandbox/stores/:domain/close-campaign',
+];
+
+const WEBHOOK = ['POST /webhooks/commerce/orders'];
+
+/** CORS preflight of every path (@fastify/cors). */
+const PREFLIGHT = ['OPTIONS *'];
+
+/**
+ * Registered routes deliberately left out, each with the reason. None at present: a route
+ * added to the app must be added to a family above (or here, with a reason) or the
+ * completeness test fails.
+ */
+const EXEMPT: Record<string, string> = {};
+
+const PROBED = [...PUBLIC_GETS, ...BRAND_API, ...SYNC, ...OAUTH, ...ADMIN, ...DASHBOARD_API, ...ACCOUNT_FORMS, ...STORE_ACTIONS, ...SANDBOX_ACTIONS, ...WEBHOOK, ...PREFLIGHT];
+
+/**
+ * "METHOD /path" of every route, read from the app's own radix tree (each node prints the part
+ * of the path it adds). HEAD routes are the ones Fastify adds for every GET; they run the GET
+ * handler, and the GET probes send HEAD at random.
+ */
+function registeredRoutes(app: App): string[] {
+  const prefixes: string[] = [];
+  const routes: string[] = [];
+  for (const line of app.printRoutes().split('\n')) {
+    const match = /^((?:│ {3}| {4})*)(?:├── |└── )(.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!match) continue;
+    const depth = match[1]!.length / 4;
+    prefixes.length = depth;
+    const path = (prefixes[depth - 1] ?? '') + (match[2] === '(empty root node)' ? '' : match[2]!);
+    prefixes[depth] = path;
+    for (const method of match[3]?.split(', ') ?? []) if (method !== 'HEAD') routes.push(`${method} ${path}`);
+  }
+  return [...new Set(routes)];
 }
+
+// ---------------------------------------------------------------------------------------------
+// Arbitraries
+// ---------------------------------------------------------------------------------------------
 
 /** Strings that can travel in an HTTP header. */
 const headerText = fc.stringMatching(/^[\x20-\x7e]{0,120}$/);
-const hostileKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'brands', 'domain', 'status', 'platformId', 'businessName');
+const hostileKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'brands', 'domain', 'status', 'platformId', 'businessName', 'name', 'email');
 const hostileString = fc.oneof(
   fc.string({ maxLength: 40 }),
-  fc.constantFrom('', ' ', '\u0000', '../../etc/passwd', "' or 1=1 --", '<script>alert(1)</script>', '%00', 'NaN', '-1', '1e309', '\ud800'),
+  fc.string({ maxLength: 20, unit: 'binary' }),
+  fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '../../etc/passwd', "' or 1=1 --", '<script>alert(1)</script>', '%00', 'NaN', '-1', '1e309', '\ud800', '\udfff x', '0x10', '𝒳'),
   fc.integer({ min: 100, max: 2_000 }).map((n) => 'x'.repeat(n)),
 );
 const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -52,64 +205,130 @@ const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) =
   ),
 })).value;
 
-/** Raw bodies no JSON parser should accept quietly: deep nesting, invalid UTF-8, huge, truncated. */
-const rawBody = fc.oneof(
+/** Bodies no JSON parser should accept quietly: deep nesting, invalid UTF-8, truncated, polluting. */
+const brokenJson = fc.oneof(
   fc.integer({ min: 100, max: 20_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth)),
   fc.integer({ min: 100, max: 5_000 }).map((depth) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
-  fc.uint8Array({ minLength: 1, maxLength: 200 }).map((bytes) => Buffer.concat([Buffer.from('{"brands":[{"domain":"'), Buffer.from(bytes), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}]}')])),
-  fc.constantFrom('{', '{"brands":', 'null', '[]', '"x"', '{"__proto__":{"admin":true},"brands":[]}', '{"constructor":{"prototype":{"polluted":1}}}'),
+  fc.uint8Array({ minLength: 1, maxLength: 200 }).map((bytes) => Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])),
+  fc.constantFrom('{', '{"brands":', 'null', '[]', '"x"', '{"__proto__":{"admin":true},"brands":[]}', '{"constructor":{"prototype":{"polluted":1}}}', '{"a":"\\u0000"}', '{"a":"\\ud800"}'),
+);
+/** Bodies at and over the sync route's limits (1 MB, 1000 items). */
+const oversizedJson = fc.oneof(
   fc.integer({ min: 1_048_000, max: 1_100_000 }).map((size) => JSON.stringify({ brands: [{ domain: 'a.example', businessName: 'x'.repeat(size) }] })),
   fc.integer({ min: 1_001, max: 3_000 }).map((n) => JSON.stringify({ brands: Array.from({ length: n }, (_, i) => ({ domain: `d${i}.example` })) })),
 );
 
-const query = fc
-  .dictionary(fc.oneof(fc.constantFrom('status', 'pageIndex', 'pageSize', 'type', 'api_key', 'access_token', '__proto__', 'constructor', 'domain', 'platformId'), fc.string({ maxLength: 8 })), fc.oneof(hostileString, fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 })), { maxKeys: 5 })
-  .map((entries) => {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(entries)) for (const one of [value].flat()) params.append(name, String(one).slice(0, 500));
-    const text = params.toString();
-    return text ? `?${text}` : '';
-  });
+/** Percent-encodes text as a path segment or query value, lone surrogates included (as U+FFFD). */
+const percentEncode = (text: string) => [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
 
-function credentials(secrets: Secrets) {
-  return fc.oneof(
-    fc.constant({}),
-    fc.constant({ 'x-api-key': secrets.brandKey }),
-    fc.constant({ 'x-api-key': secrets.platformKey }),
-    fc.constant({ authorization: `Bearer ${secrets.accessToken}` }),
-    fc.constant({ 'x-api-key': secrets.brandKey, authorization: `Bearer ${secrets.accessToken}` }),
-    headerText.map((text) => ({ 'x-api-key': `svc_test_${text}` })),
-    headerText.map((text) => ({ 'x-api-key': `svc_platform_test_${text}` })),
-    headerText.map((text) => ({ 'x-api-key': text })),
-    headerText.map((text) => ({ authorization: `Bearer ${text}` })),
-    headerText.map((text) => ({ authorization: text })),
-    headerText.map((text) => ({ authorization: `Basic ${Buffer.from(text).toString('base64')}` })),
-  );
+/** A path segment as sent on the wire. */
+const hostileSegment = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 60 }).map(percentEncode),
+  fc.constantFrom('%00', 'a%00b', '%FF', '%ED%A0%80', '..', '%2e%2e', '%2F', '__proto__', 'constructor', 'toString', 'x'.repeat(199)),
+  fc.uuid(),
+);
+
+const QUERY_NAMES = ['status', 'pageIndex', 'pageSize', 'type', 'q', 'from', 'to', 'return', 'return_to', 'platformId', 'domain', 'origin', 'mode', 'api_key', 'access_token', '__proto__', 'constructor'];
+const queryValue = fc.oneof(
+  hostileString,
+  fc.constantFrom('active', 'declined', 'removed', 'inviteSent', 'draft', '2', '0x10', ' 2', '1e2', '+2', 'post-purchase', '2026-01-01', 'page', 'drawer', '/account', '/v1/oauth/authorize?x=1'),
+);
+
+function queryString(extraValues: fc.Arbitrary<string> = fc.constant('')): fc.Arbitrary<string> {
+  return fc
+    .dictionary(fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.string({ maxLength: 8 })), fc.oneof(queryValue, extraValues, fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 })), { maxKeys: 5 })
+    .map((entries) => {
+      const pairs: string[] = [];
+      for (const [name, value] of Object.entries(entries)) for (const one of [value].flat()) pairs.push(`${percentEncode(name)}=${percentEncode(String(one).slice(0, 500))}`);
+      return pairs.length > 0 ? `?${pairs.join('&')}` : '';
+    });
 }
 
-const platformHeader = (platformId: string) =>
-  fc.oneof(
-    fc.constant({}),
-    fc.constant({ 'x-platform-id': platformId }),
-    fc.constant({ 'x-platform-id': platformId.toUpperCase() }),
-    fc.uuid().map((id) => ({ 'x-platform-id': id })),
-    headerText.map((text) => ({ 'x-platform-id': text })),
-  );
-
 const extraHeaders = fc.dictionary(
-  fc.constantFrom('content-type', 'x-request-id', 'accept', 'origin', 'cookie', 'x-forwarded-for', 'content-encoding', 'transfer-encoding-x', 'x-custom'),
-  fc.oneof(headerText, fc.constantFrom('application/json', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'gzip', '*/*')),
+  fc.constantFrom('content-type', 'x-request-id', 'accept', 'origin', 'cookie', 'x-forwarded-for', 'content-encoding', 'transfer-encoding-x', 'x-custom', 'sec-fetch-site', 'x-csrf-token'),
+  fc.oneof(headerText, fc.constantFrom('application/json', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'gzip', '*/*', 'cross-site', 'null')),
   { maxKeys: 3 },
 );
 
-describe('hostile input against every public route', () => {
+/** Form bodies: fields named as the forms name them, hostile values, repeated fields. */
+function formBody(names: string[], values: fc.Arbitrary<string> = hostileString): fc.Arbitrary<string> {
+  return fc
+    .array(fc.tuple(fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 8 })), values), { maxLength: 8 })
+    .map((pairs) => pairs.map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`).join('&'));
+}
+
+/** Mostly a valid value, so handlers get past validation; sometimes a hostile one in its place. */
+const mostly = <T>(valid: fc.Arbitrary<T>, hostile: fc.Arbitrary<unknown> = hostileString): fc.Arbitrary<unknown> =>
+  fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: hostile });
+
+/** Named fields, URL-encoded as a query string or form body; a field is left out now and then. */
+const encodedFields = (fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<string> =>
+  fc
+    .record(Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, fc.option(value, { nil: undefined, freq: 8 })])))
+    .map((values) =>
+      Object.entries(values)
+        .filter(([, value]) => value !== undefined)
+        .map(([name, value]) => `${name}=${percentEncode(String(value))}`)
+        .join('&'),
+    );
+
+/** A query string from named fields, or from anything at all. */
+function fieldsQuery(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<string> {
+  const named = encodedFields(fields).map((text) => (text ? `?${text}` : ''));
+  return fc.oneof({ weight: 3, arbitrary: named }, { weight: 1, arbitrary: queryString() });
+}
+
+const isoDay = fc.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+const shortText = fc.string({ minLength: 1, maxLength: 40 });
+const newDomain = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/).map((label) => `${label}.example`);
+const newEmail = fc.stringMatching(/^[a-z][a-z0-9.]{0,20}$/).map((local) => `${local}@fuzz.example`);
+
+interface World {
+  platformId: string;
+  platformKey: string;
+  brand: { companyId: string; key: string; keyId: string };
+  otherBrand: { companyId: string; key: string; keyId: string };
+  partnerIds: string[];
+  campaignIds: string[];
+  referralToken: string;
+  clientId: string;
+  clientSecret: string;
+  accessToken: string;
+  /** The dashboard's own brand (never the API key's brand, so its key stays valid), with a partner, a campaign, a key and an authorized app. */
+  dashboard: { companyId: string; email: string; cookies: string; csrf: string; partnerIds: string[]; campaignId: string; keyId: string; key: string; grantId: string };
+  publicClientId: string;
+  /** Names of the hashed assets the pages load. */
+  assets: { dashboard: string[]; plugin: string[] };
+  /** A staff account the fuzz signs in as (and locks out); setup never uses it. */
+  targetEmail: string;
+  storeDomain: string;
+}
+
+describe('hostile input against every route', () => {
   let database: TestDatabase;
   let app: App;
-  let secrets: Secrets;
-  let platformId: string;
-  let clientId: string;
+  let world: World;
   const logLines: string[] = [];
-  let countAll: () => Promise<string>;
+  /** The table contents after the last request: a 4xx must leave them as they were. */
+  let contents: Record<string, string>;
+
+  /** Values a response must never contain. */
+  const echoSecrets = () => [
+    world.brand.key,
+    world.otherBrand.key,
+    world.platformKey,
+    world.clientSecret,
+    world.accessToken,
+    world.dashboard.cookies.match(/svc_session=([^;]+)/)![1]!,
+    world.dashboard.key,
+    ADMIN_TOKEN,
+    WEBHOOK_SECRET,
+  ];
+  /**
+   * Values the log must never contain: the above, the staff password (the fuzz also sends it as
+   * other fields, which pages may show back to their sender) and the CSRF token.
+   */
+  const logSecrets = () => [...echoSecrets(), PASSWORD, world.dashboard.csrf];
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
@@ -119,48 +338,101 @@ describe('hostile input against every public route', () => {
         done();
       },
     });
-    // No background jobs: their writes would blur the comparison of row counts around each request.
-    app = await buildApp({ config: testConfig({ DATABASE_URL: database.url!, LOG_LEVEL: 'debug', RUN_BACKGROUND_JOBS: 'false' }), database, logStream });
+    // No background jobs, and no rate limits in the way of the handlers: this file probes them.
+    app = await buildApp({
+      config: testConfig({
+        DATABASE_URL: database.url!,
+        LOG_LEVEL: 'debug',
+        RUN_BACKGROUND_JOBS: 'false',
+        ORDERS_WEBHOOK_SECRET: WEBHOOK_SECRET,
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        OFFERS_RATE_LIMIT_PER_MINUTE: '1000000',
+      }),
+      database,
+      logStream,
+    });
     await app.ready();
     const support = { db: database.db, bus: app.services.bus, serviceEnv: 'test' as const };
-    const platform = await createPlatform(support);
-    platformId = platform.platformId;
+    const storeDomain = `${uniqueId('store')}.example`;
+    const platform = await createPlatform(support, { approvedOrigins: ['https://host.example'], pluginPageUrl: 'https://host.example/apps/partners' });
     const brand = await createBrand(support);
-    const other = await createBrand(support);
-    for (let i = 0; i < 2; i += 1) await seedPartnerOffer(support, brand.companyId);
+    const otherBrand = await createBrand(support);
+    const partners = [await seedPartnerOffer(support, brand.companyId), await seedPartnerOffer(support, brand.companyId), await seedPartnerOffer(support, otherBrand.companyId)];
 
-    const registered = await app.inject({
-      method: 'POST',
-      url: '/admin/oauth-clients',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      payload: { name: 'Fuzz client', redirectUris: ['https://app.example/callback'], confidential: true, companyId: brand.companyId },
-    });
-    expect(registered.statusCode).toBe(201);
-    const client = registered.json() as { clientId: string; clientSecret: string };
-    clientId = client.clientId;
+    const offers = await app.inject({ method: 'GET', url: '/v1/campaigns/offers?type=post-purchase', headers: { 'x-api-key': brand.key, 'x-platform-id': platform.platformId } });
+    const referralToken = String((offers.json() as { offers: Array<{ referralUrl: string }> }).offers[0]!.referralUrl.split('/r/')[1]);
+
+    const client = await registerOAuthClient({ db: database.db, serviceEnv: 'test' }, { name: 'Fuzz client', redirectUris: ['https://app.example/callback'], confidential: true, companyId: brand.companyId });
     const token = await app.inject({
       method: 'POST',
       url: '/v1/oauth/token',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }).toString(),
+      payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret! }).toString(),
     });
     expect(token.statusCode).toBe(200);
-    const issued = token.json() as { access_token: string; refresh_token?: string };
-    secrets = {
-      brandKey: brand.key,
-      otherBrandKey: other.key,
-      platformKey: platform.key,
-      clientSecret: client.clientSecret,
-      accessToken: issued.access_token,
-      refreshToken: issued.refresh_token ?? issued.access_token,
-    };
 
-    // One statement counting every table: cheap enough to take before and after each request.
-    const tables = await sql<{ name: string }>`
-      select table_name as name from information_schema.tables
-      where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`.execute(database.db);
-    const counting = sql.raw(`select ${tables.rows.map((t) => `(select count(*) from "${t.name}")`).join(` || ',' || `)} as counts`);
-    countAll = async () => ((await counting.execute(database.db)).rows[0] as { counts: string }).counts;
+    const dashboardEmail = `${uniqueId('staff')}@fuzz.example`;
+    let cookies = mergeCookies('', await app.inject({ method: 'GET', url: '/dashboard/api/session' }));
+    const signUp = await app.inject({
+      method: 'POST',
+      url: '/dashboard/api/sign-up',
+      headers: { cookie: cookies, 'x-csrf-token': csrfOf(cookies), 'content-type': 'application/json', 'x-forwarded-for': SETUP_ADDRESS },
+      payload: JSON.stringify({ email: dashboardEmail, password: PASSWORD, brand: { businessName: 'Fuzzed Co', domain: storeDomain } }),
+    });
+    expect(signUp.statusCode, signUp.body).toBe(201);
+    cookies = mergeCookies(cookies, signUp);
+    const dashboardCompanyId = (signUp.json() as { companyId: string }).companyId;
+    const targetEmail = `${uniqueId('target')}@fuzz.example`;
+    await createBrandUser({ db: database.db }, otherBrand.companyId, { email: targetEmail, password: PASSWORD });
+
+    const asDashboard = async (url: string, body: unknown) => {
+      const response = await app.inject({ method: 'POST', url, headers: { cookie: cookies, 'x-csrf-token': csrfOf(cookies), 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      expect(response.statusCode, response.body).toBe(201);
+      return response.json() as Record<string, string>;
+    };
+    const dashboardPartners = [
+      await seedPartnerOffer(support, dashboardCompanyId),
+      await seedPartnerOffer(support, dashboardCompanyId, { partnershipStatus: 'pending', partnerOwnsCampaign: true }),
+    ];
+    const campaign = await asDashboard('/dashboard/api/campaigns', { partnerId: dashboardPartners[0]!.partnerId, name: 'Fuzzed campaign' });
+    const dashboardKey = await asDashboard('/dashboard/api/keys', { name: 'Fuzzed key' });
+    const publicClient = await registerOAuthClient({ db: database.db, serviceEnv: 'test' }, { name: 'Fuzz app', redirectUris: [REDIRECT_URI], confidential: false });
+    await consent(app, await signIn(app, dashboardEmail, PASSWORD), { clientId: publicClient.clientId, challenge: pkce().challenge });
+    const apps = await app.inject({ method: 'GET', url: '/dashboard/api/apps', headers: { cookie: cookies } });
+    const grantId = (apps.json() as { data: Array<{ grantId: string }> }).data[0]!.grantId;
+
+    const assetNames = (html: string, prefix: string) => [...html.matchAll(new RegExp(`${prefix}([^"]+)"`, 'g'))].map((m) => m[1]!);
+    const dashboardPage = await app.inject({ method: 'GET', url: '/dashboard' });
+    const embedPage = await app.inject({ method: 'GET', url: `/plugin/v2/embed?platformId=${platform.platformId}&domain=${storeDomain}&origin=https://host.example` });
+
+    world = {
+      platformId: platform.platformId,
+      platformKey: platform.key,
+      brand,
+      otherBrand,
+      partnerIds: partners.map((p) => p.partnerId),
+      campaignIds: partners.map((p) => p.campaignId),
+      referralToken,
+      clientId: client.clientId,
+      clientSecret: client.clientSecret!,
+      accessToken: (token.json() as { access_token: string }).access_token,
+      dashboard: {
+        companyId: dashboardCompanyId,
+        email: dashboardEmail,
+        cookies,
+        csrf: csrfOf(cookies),
+        partnerIds: dashboardPartners.map((p) => p.partnerId),
+        campaignId: campaign.id!,
+        keyId: dashboardKey.keyId!,
+        key: dashboardKey.key!,
+        grantId,
+      },
+      publicClientId: publicClient.clientId,
+      assets: { dashboard: assetNames(dashboardPage.body, '/dashboard/assets/'), plugin: assetNames(embedPage.body, '/plugin/assets/') },
+      targetEmail,
+      storeDomain,
+    };
+    contents = await tableContents(database.db);
   }, 60_000);
 
   afterAll(async () => {
@@ -168,136 +440,524 @@ describe('hostile input against every public route', () => {
     await database?.close();
   });
 
-  const everySecret = () => [...Object.values(secrets), ADMIN_TOKEN];
-
   /** Sends one request and checks everything that must hold for any input. */
   async function probe(options: InjectOptions): Promise<LightMyRequestResponse> {
-    const before = await countAll();
     const response = await app.inject(options);
     const url = String(options.url);
     const where = `${options.method} ${url.slice(0, 200)} → ${response.statusCode} ${response.body.slice(0, 300)}`;
     expect(response.statusCode, where).toBeLessThan(500);
     const echoed = `${response.body}\n${JSON.stringify(response.headers)}`;
-    for (const secret of everySecret()) expect(echoed.includes(secret), `${where} echoes a secret`).toBe(false);
+    for (const secret of echoSecrets()) expect(echoed.includes(secret), `${where} echoes a secret`).toBe(false);
+    const after = await tableContents(database.db);
     if (response.statusCode >= 400) {
-      expect(await countAll(), `${where} wrote rows`).toBe(before);
+      expect(after, `${where} changed the tables`).toEqual(contents);
+      // HEAD answers have no body; a refused CORS preflight is read by browsers, which look at
+      // its status and headers only (@fastify/cors answers it in plain text).
+      if (options.method === 'HEAD' || options.method === 'OPTIONS') return response;
       const type = String(response.headers['content-type'] ?? '');
       if (HTML_ALLOWED.some((pattern) => pattern.test(url)) && type.startsWith('text/html')) return response;
       expect(type, where).toMatch(/^application\/json/);
       const body = response.json() as Record<string, unknown>;
-      if (OAUTH_JSON.some((pattern) => pattern.test(url))) {
-        expect(typeof body.error, where).toBe('string');
-        expect(typeof body.error_description, where).toBe('string');
-      } else {
-        expect(typeof body.error, where).toBe('string');
-        expect(typeof body.message, where).toBe('string');
-      }
+      expect(typeof body.error, where).toBe('string');
+      if (OAUTH_JSON.some((pattern) => pattern.test(url))) expect(typeof body.error_description, where).toBe('string');
+      else expect(typeof body.message, where).toBe('string');
     }
+    contents = after;
     return response;
   }
 
-  const property = <T>(arbitrary: fc.Arbitrary<T>, run: (value: T) => Promise<unknown>) =>
-    fc.assert(fc.asyncProperty(arbitrary, async (value) => void (await run(value))), { numRuns: RUNS });
+  const property = <T>(runs: number, arbitrary: fc.Arbitrary<T>, run: (value: T) => Promise<unknown>) =>
+    fc.assert(fc.asyncProperty(arbitrary, async (value) => void (await run(value))), { numRuns: runs });
+
+  /** Values for a path parameter: mostly hostile, sometimes one the app knows. */
+  function paramValues(name: string): fc.Arbitrary<string> {
+    const known: Record<string, string[]> = {
+      platformId: [world.platformId],
+      companyId: [world.brand.companyId, world.otherBrand.companyId, world.dashboard.companyId, ...world.partnerIds, ...world.dashboard.partnerIds],
+      keyId: [world.brand.keyId, world.otherBrand.keyId],
+      id: [world.brand.keyId, world.otherBrand.keyId, ...world.campaignIds, world.dashboard.campaignId, world.dashboard.keyId, world.dashboard.grantId],
+      token: [world.referralToken],
+      domain: [world.storeDomain, 'new-shop.example', 'promo-shop.example'],
+      file: ['logo.svg', 'p1.svg', 'x.png'],
+      page: ['terms', 'privacy'],
+      action: ['accept', 'decline', 'withdraw', 'remove', 'start', 'schedule', 'close'],
+      name: [...world.assets.dashboard, ...world.assets.plugin],
+      '*': ['index.html', 'swagger-ui.css', '../package.json', '%2e%2e/%2e%2e/etc/passwd'],
+    };
+    const knownValue = fc.constantFrom(...(known[name] ?? ['x'])).map((value) => (name === '*' ? value : percentEncode(value)));
+    return fc.oneof({ weight: 1, arbitrary: hostileSegment }, { weight: 2, arbitrary: knownValue });
+  }
+
+  /** The route's path with each parameter replaced by a generated value. */
+  function routeUrl(route: string): fc.Arbitrary<{ method: string; path: string }> {
+    const [method, pattern] = route.split(' ') as [string, string];
+    const names = [...pattern.matchAll(/:([A-Za-z]+)|\*/g)].map((m) => m[1] ?? '*');
+    return fc.tuple(fc.constantFrom(...(method === 'GET' ? ['GET', 'HEAD'] : [method])), ...names.map((name) => paramValues(name))).map(([sent, ...values]) => {
+      let index = 0;
+      return { method: sent, path: pattern.replace(/:[A-Za-z]+|\*/g, () => values[index++]!) };
+    });
+  }
+
+  /** Query strings close to what each route reads, so its handler runs; any query for the rest. */
+  function routeQuery(route: string): fc.Arbitrary<string> {
+    const platformId = mostly(fc.constantFrom(world.platformId, world.platformId.toUpperCase()), fc.oneof(hostileString, fc.uuid()));
+    const domain = mostly(fc.constantFrom(world.storeDomain, `https://www.${world.storeDomain}/admin`, 'new-shop.example'));
+    // Mostly a range the page would ask for: up to a year, from on or before to.
+    const range = fc.oneof(
+      { weight: 3, arbitrary: fc.tuple(isoDay, fc.integer({ min: 0, max: 400 })).map(([from, days]) => `?from=${from}&to=${new Date(Date.parse(from) + days * 86_400_000).toISOString().slice(0, 10)}`) },
+      { weight: 1, arbitrary: fieldsQuery({ from: mostly(isoDay), to: mostly(isoDay) }) },
+    );
+    const queries: Record<string, () => fc.Arbitrary<string>> = {
+      'GET /plugin/v2/embed': () =>
+        fieldsQuery({ platformId, domain, origin: mostly(fc.constantFrom('https://host.example', 'https://other.example')), mode: mostly(fc.constantFrom('page', 'drawer')) }),
+      'GET /plugin/v2/state': () => fieldsQuery({ platformId, domain }),
+      'GET /plugin/v2/return': () => fieldsQuery({ platformId, domain }),
+      'GET /sandbox/open': () => fieldsQuery({ domain }),
+      'GET /sandbox/stores/:domain/install': () => fieldsQuery({ return: mostly(fc.constant(`/plugin/v2/return?platformId=${world.platformId}&domain=${world.storeDomain}`)) }),
+      'GET /sandbox/stores/:domain/plan': () => fieldsQuery({ return: mostly(fc.constant(`/plugin/v2/return?platformId=${world.platformId}&domain=${world.storeDomain}`)) }),
+      'GET /account/sign-in': () => fieldsQuery({ return_to: mostly(fc.constantFrom('/account', '/v1/oauth/authorize?client_id=x', '//evil.example')) }),
+      'GET /dashboard/api/brands': () => fieldsQuery({ q: mostly(shortText) }),
+      'GET /dashboard/api/partners': () => fieldsQuery({ status: mostly(fc.constantFrom('active', 'inviteSent', 'inviteReceived', 'declined', 'removed')) }),
+      'GET /dashboard/api/performance': () => range,
+      'GET /dashboard/api/performance.csv': () => range,
+    };
+    return queries[route]?.() ?? queryString(fc.constantFrom(world.platformId, world.storeDomain, world.clientId));
+  }
+
+  const sessionHeaders = () => ({ cookie: world.dashboard.cookies, 'x-csrf-token': world.dashboard.csrf });
+
+  /** Cookies and CSRF headers of callers without a valid session, or with a session but a forged request. */
+  const unauthenticatedSession = () =>
+    fc.oneof(
+      fc.constant({}),
+      headerText.map((text) => ({ cookie: text })),
+      headerText.map((text) => ({ cookie: `svc_session=${text}; svc_csrf=${world.dashboard.csrf}`, 'x-csrf-token': world.dashboard.csrf })),
+      fc.constant({ cookie: world.dashboard.cookies }),
+      headerText.map((text) => ({ cookie: world.dashboard.cookies, 'x-csrf-token': text })),
+      fc.constant({ ...sessionHeaders(), origin: 'https://evil.example' }),
+      fc.constant({ ...sessionHeaders(), 'sec-fetch-site': 'cross-site' }),
+    );
+
+  // -------------------------------------------------------------------------------------------
+
+  it('probes every registered route, or exempts it with a reason', () => {
+    const registered = registeredRoutes(app);
+    // The route tree was read correctly: every route it yields is one the app answers.
+    for (const route of registered) {
+      const [method, url] = route.split(' ') as [string, string];
+      if (url !== '*') expect(app.hasRoute({ method: method as 'GET', url }), route).toBe(true);
+    }
+    expect(registered).toContain('POST /dashboard/api/partners/:companyId/:action');
+    for (const reason of Object.values(EXEMPT)) expect(reason.length).toBeGreaterThan(20);
+    const covered = new Set([...PROBED, ...Object.keys(EXEMPT)]);
+    expect(registered.filter((route) => !covered.has(route)), 'routes neither probed nor exempted').toEqual([]);
+    expect([...covered].filter((route) => !registered.includes(route)), 'probed or exempted routes the app does not have').toEqual([]);
+  });
+
+  it('public pages, documents and assets: random paths, query strings, headers and cookies', async () => {
+    for (const route of PUBLIC_GETS) {
+      await property(
+        route === 'GET /r/:token' || route.startsWith('GET /plugin/v2/') ? 25 : 8,
+        fc.record({
+          target: routeUrl(route),
+          query: routeQuery(route),
+          extra: extraHeaders,
+          session: fc.oneof(fc.constant({}), fc.constant({ cookie: world.dashboard.cookies })),
+        }),
+        ({ target, query, extra, session }) => probe({ method: target.method as 'GET', url: `${target.path}${query}`, headers: { ...extra, ...session } }),
+      );
+    }
+  }, 120_000);
+
+  function credentials() {
+    return fc.oneof(
+      fc.constant({}),
+      fc.constant({ 'x-api-key': world.brand.key }),
+      fc.constant({ 'x-api-key': world.platformKey }),
+      fc.constant({ authorization: `Bearer ${world.accessToken}` }),
+      fc.constant({ 'x-api-key': world.brand.key, authorization: `Bearer ${world.accessToken}` }),
+      headerText.map((text) => ({ 'x-api-key': `svc_test_${text}` })),
+      headerText.map((text) => ({ 'x-api-key': `svc_platform_test_${text}` })),
+      headerText.map((text) => ({ 'x-api-key': text })),
+      headerText.map((text) => ({ authorization: `Bearer ${text}` })),
+      headerText.map((text) => ({ authorization: text })),
+      headerText.map((text) => ({ authorization: `Basic ${Buffer.from(text).toString('base64')}` })),
+    );
+  }
+
+  const platformHeader = () =>
+    fc.oneof(
+      fc.constant({}),
+      fc.constant({ 'x-platform-id': world.platformId }),
+      fc.constant({ 'x-platform-id': world.platformId.toUpperCase() }),
+      fc.uuid().map((id) => ({ 'x-platform-id': id })),
+      headerText.map((text) => ({ 'x-platform-id': text })),
+    );
 
   it('POST /v1/platform/brands: random credentials, headers and bodies', async () => {
     await property(
-      fc.record({ creds: credentials(secrets), extra: extraHeaders, body: fc.oneof(hostileJson.map((v) => JSON.stringify(v)), rawBody), query }),
-      ({ creds, extra, body, query: q }) =>
-        probe({ method: 'POST', url: `/v1/platform/brands${q}`, headers: { 'content-type': 'application/json', ...extra, ...creds }, payload: body }),
+      60,
+      fc.record({ creds: credentials(), extra: extraHeaders, body: fc.oneof(hostileJson.map((v) => JSON.stringify(v)), brokenJson, oversizedJson), query: queryString() }),
+      ({ creds, extra, body, query }) => probe({ method: 'POST', url: `/v1/platform/brands${query}`, headers: { 'content-type': 'application/json', ...extra, ...creds }, payload: body }),
     );
   }, 120_000);
 
   it('POST /v1/platform/brands with the valid platform key: hostile bodies that must be refused whole', async () => {
-    await property(fc.oneof(rawBody, hostileJson.map((v) => JSON.stringify({ brands: [v, { domain: 'x'.repeat(101) }] }))), (body) =>
-      probe({ method: 'POST', url: '/v1/platform/brands', headers: { 'content-type': 'application/json', 'x-api-key': secrets.platformKey }, payload: body }),
+    await property(60, fc.oneof(brokenJson, oversizedJson, hostileJson.map((v) => JSON.stringify({ brands: [v, { domain: 'x'.repeat(101) }] }))), (body) =>
+      probe({ method: 'POST', url: '/v1/platform/brands', headers: { 'content-type': 'application/json', 'x-api-key': world.platformKey }, payload: body }),
     );
   }, 120_000);
 
-  for (const path of ['/v1/partners', '/v1/campaigns', '/v1/discover/partner/recommendations', '/v1/campaigns/offers']) {
-    it(`GET ${path}: random credentials, X-Platform-Id, headers and query strings`, async () => {
-      await property(fc.record({ creds: credentials(secrets), platform: platformHeader(platformId), extra: extraHeaders, query }), ({ creds, platform, extra, query: q }) =>
-        probe({ method: 'GET', url: `${path}${q}`, headers: { ...extra, ...platform, ...creds } }),
+  for (const route of BRAND_API) {
+    const path = route.split(' ')[1]!;
+    it(`${route}: random credentials, X-Platform-Id, headers and query strings`, async () => {
+      await property(
+        60,
+        fc.record({ method: fc.constantFrom('GET', 'GET', 'HEAD'), creds: credentials(), platform: platformHeader(), extra: extraHeaders, query: queryString() }),
+        ({ method, creds, platform, extra, query }) => probe({ method: method as 'GET', url: `${path}${query}`, headers: { ...extra, ...platform, ...creds } }),
       );
     }, 120_000);
   }
 
-  it('GET /r/{token}: random and damaged tokens', async () => {
-    await property(fc.oneof(fc.string({ maxLength: 300 }), fc.base64String({ maxLength: 200 }), fc.constantFrom('..', '%2e%2e', '%00', 'a'.repeat(250))), (token) =>
-      probe({ method: 'GET', url: `/r/${encodeURIComponent(token) || 'x'}` }),
-    );
-  }, 120_000);
-
-  it('OAuth authorize, token and revoke: random parameters, bodies and client credentials', async () => {
+  it('OAuth authorize, token and revoke: random parameters, bodies, client credentials and sessions', async () => {
+    const { challenge } = pkce();
     const oauthParams = fc.dictionary(
-      fc.constantFrom('response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'platform_id', 'grant_type', 'code', 'code_verifier', 'refresh_token', 'client_secret', 'token', 'token_type_hint', '__proto__'),
-      fc.oneof(hostileString, fc.constantFrom(clientId, 'code', 'S256', 'plain', 'authorization_code', 'refresh_token', 'client_credentials', 'password', 'https://app.example/callback', secrets.refreshToken)),
-      { maxKeys: 7 },
+      fc.constantFrom('response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'platform_id', 'grant_type', 'code', 'code_verifier', 'refresh_token', 'client_secret', 'token', 'token_type_hint', 'csrf_token', 'decision', '__proto__'),
+      fc.oneof(
+        hostileString,
+        fc.constantFrom(world.clientId, 'code', 'S256', 'plain', 'brand', 'authorization_code', 'refresh_token', 'client_credentials', 'password', 'https://app.example/callback', challenge, world.platformId, 'approve', 'deny'),
+      ),
+      { maxKeys: 9 },
     );
+    /** What a real app sends: an authorization request, a client-credentials grant, a revocation. */
+    const clients = [
+      { clientId: world.publicClientId, redirectUri: REDIRECT_URI },
+      { clientId: world.clientId, redirectUri: 'https://app.example/callback' },
+    ];
+    const authorization = fc.constantFrom(...clients).chain((client) =>
+        fc.record({
+          response_type: mostly(fc.constant('code')),
+          client_id: mostly(fc.constant(client.clientId)),
+          redirect_uri: mostly(fc.constant(client.redirectUri), fc.oneof(hostileString, fc.constant('https://evil.example/callback'))),
+          scope: mostly(fc.constant('brand')),
+          state: mostly(shortText),
+          code_challenge: mostly(fc.constant(challenge)),
+          code_challenge_method: mostly(fc.constant('S256'), fc.constantFrom('plain', 'S512')),
+          platform_id: fc.option(mostly(fc.constant(world.platformId), fc.uuid()), { nil: undefined }),
+          decision: mostly(fc.constantFrom('approve', 'deny')),
+        }),
+      );
+    const plausible: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
+      '/v1/oauth/authorize': authorization,
+      '/v1/oauth/token': fc.record({
+        grant_type: mostly(fc.constant('client_credentials'), fc.constantFrom('refresh_token', 'authorization_code', 'password')),
+        client_id: mostly(fc.constant(world.clientId)),
+        client_secret: mostly(fc.constant(world.clientSecret)),
+        scope: fc.option(mostly(fc.constant('brand')), { nil: undefined }),
+      }),
+      '/v1/oauth/revoke': fc.record({
+        client_id: mostly(fc.constant(world.clientId)),
+        client_secret: mostly(fc.constant(world.clientSecret)),
+        token: hostileString,
+        token_type_hint: fc.option(mostly(fc.constantFrom('access_token', 'refresh_token')), { nil: undefined }),
+      }),
+    };
+    const withoutUndefined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
     await property(
+      250,
       fc.record({
-        params: oauthParams,
-        route: fc.constantFrom('GET /v1/oauth/authorize', 'POST /v1/oauth/authorize', 'POST /v1/oauth/token', 'POST /v1/oauth/revoke'),
-        asJson: fc.boolean(),
-        creds: credentials(secrets),
+        call: fc.constantFrom(...OAUTH, 'HEAD /v1/oauth/authorize').chain((route) =>
+          fc.record({
+            route: fc.constant(route),
+            params: fc.oneof({ weight: 1, arbitrary: oauthParams }, { weight: 3, arbitrary: plausible[route.split(' ')[1]!]!.map(withoutUndefined) }),
+          }),
+        ),
+        asJson: fc.constantFrom(false, false, true),
+        // The consent form's CSRF token travels in its body only: a client putting it in a URL would leak it to logs.
+        withCsrf: fc.constantFrom(true, true, true, false),
+        creds: fc.oneof({ weight: 1, arbitrary: credentials() }, { weight: 2, arbitrary: fc.constant({ cookie: world.dashboard.cookies }) }),
         extra: extraHeaders,
       }),
-      ({ params, route, asJson, creds, extra }) => {
-        const [method, path] = route.split(' ') as ['GET' | 'POST', string];
-        const form = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
-        if (method === 'GET') return probe({ method, url: `${path}?${form}`, headers: { ...extra, ...creds } });
+      ({ call: { route, params }, asJson, withCsrf, creds, extra }) => {
+        const [method, path] = route.split(' ') as ['GET' | 'HEAD' | 'POST', string];
+        const form = (fields: Record<string, unknown>) => new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString();
+        if (method !== 'POST') return probe({ method, url: `${path}?${form(params)}`, headers: { ...extra, ...creds } });
+        const fields = withCsrf && path === '/v1/oauth/authorize' ? { ...params, csrf_token: world.dashboard.csrf } : params;
         return probe({
           method,
           url: path,
           headers: { ...extra, ...creds, 'content-type': asJson ? 'application/json' : 'application/x-www-form-urlencoded' },
-          payload: asJson ? JSON.stringify(params) : form,
+          payload: asJson ? JSON.stringify(fields) : form(fields),
         });
       },
     );
   }, 120_000);
 
   it('admin API without, with a wrong and with the right token: random paths, ids and bodies', async () => {
-    const adminRoute = fc.constantFrom(
-      'GET /admin/platforms',
-      'POST /admin/platforms',
-      'GET /admin/platforms/:id',
-      'PATCH /admin/platforms/:id',
-      'POST /admin/platforms/:id/activate',
-      'POST /admin/platforms/:id/keys',
-      'POST /admin/platform-keys/:id/revoke',
-      'GET /admin/platforms/:id/brands',
-      'GET /admin/platforms/:id/companies',
-      'POST /admin/companies',
-      'GET /admin/companies/:id',
-      'PATCH /admin/companies/:id',
-      'POST /admin/companies/:id/keys',
-      'POST /admin/brand-keys/:id/revoke',
-      'POST /admin/oauth-clients',
-      'GET /admin/oauth-clients',
-    );
     await property(
+      300,
       fc.record({
-        route: adminRoute,
-        id: fc.oneof(fc.uuid(), fc.string({ minLength: 1, maxLength: 60 }), fc.constantFrom('__proto__', 'constructor', '..')),
-        token: fc.oneof(fc.constant(undefined), fc.constant(ADMIN_TOKEN), headerText, fc.constant(`${ADMIN_TOKEN}x`), fc.constant(secrets.brandKey)),
-        body: fc.oneof(hostileJson.map((v) => JSON.stringify(v)), rawBody),
-        query,
+        target: fc.constantFrom(...ADMIN).chain(routeUrl),
+        token: fc.oneof(fc.constant(undefined), fc.constant(ADMIN_TOKEN), fc.constant(ADMIN_TOKEN), headerText, fc.constant(`${ADMIN_TOKEN}x`), fc.constant(world.brand.key)),
+        body: fc.oneof(hostileJson.map((v) => JSON.stringify(v)), brokenJson),
+        query: queryString(),
       }),
-      ({ route, id, token, body, query: q }) => {
-        const [method, path] = route.split(' ') as ['GET' | 'POST' | 'PATCH', string];
-        const url = `${path.replace(':id', encodeURIComponent(id))}${q}`;
+      ({ target, token, body, query }) => {
         const headers: Record<string, string> = { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) };
-        return probe({ method, url, headers, ...(method === 'GET' ? {} : { payload: body }) });
+        return probe({ method: target.method as 'GET', url: `${target.path}${query}`, headers, ...(target.method === 'POST' || target.method === 'PATCH' ? { payload: body } : {}) });
       },
     );
-  }, 180_000);
+  }, 120_000);
 
-  it('the plugin\'s public pages and calls: random query strings and bodies', async () => {
+  /** Bodies close enough to each dashboard write's schema to reach its handler, with a hostile field now and then. */
+  function dashboardBody(route: string): fc.Arbitrary<unknown> {
+    const optional = { requiredKeys: [] as never[] };
+    const password = mostly(fc.oneof(fc.constant(PASSWORD), fc.string({ minLength: 12, maxLength: 40 })));
+    const date = mostly(fc.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString()));
+    const partnerId = mostly(fc.constantFrom(...world.dashboard.partnerIds, world.otherBrand.companyId, ...world.partnerIds));
+    const shapes: Record<string, () => fc.Arbitrary<unknown>> = {
+      'POST /dashboard/api/sign-up': () =>
+        fc.record({
+          email: mostly(newEmail),
+          password,
+          brand: mostly(fc.record({ businessName: mostly(shortText), domain: mostly(newDomain), categories: mostly(fc.array(shortText, { maxLength: 3 })) }, optional)),
+          invitationCode: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: hostileString }),
+        }),
+      'POST /dashboard/api/sign-in': () => fc.record({ email: mostly(fc.constantFrom(world.targetEmail, 'nobody@fuzz.example')), password }),
+      'POST /dashboard/api/password-reset': () => fc.record({ email: mostly(fc.constantFrom(world.targetEmail, 'nobody@fuzz.example')) }),
+      'POST /dashboard/api/password-reset/confirm': () => fc.record({ token: mostly(fc.base64String({ minLength: 4, maxLength: 64 })), password }),
+      'POST /dashboard/api/partners/:companyId/request': () => fc.record({ message: mostly(fc.string({ maxLength: 200 })) }, optional),
+      'POST /dashboard/api/campaigns': () =>
+        fc.record({ partnerId, name: mostly(shortText), startDate: fc.option(date, { nil: undefined }), endDate: fc.option(date, { nil: undefined, freq: 2 }) }),
+      'POST /dashboard/api/campaigns/:id/:action': () => fc.record({ startDate: date }, optional),
+      'POST /dashboard/api/offer': () =>
+        fc.record(
+          {
+            title: mostly(shortText),
+            subtitle: mostly(fc.oneof(fc.string({ maxLength: 120 }), fc.constant(null))),
+            imageUrl: mostly(fc.constantFrom('https://cdn.example/o.png', 'http://cdn.example/o.png'), fc.oneof(hostileString, fc.constantFrom('javascript:alert(1)', 'data:text/html,x', 'http://[::1]/x'))),
+            discountPercent: mostly(fc.constantFrom(10, 15, 20, 25, null), fc.oneof(fc.integer(), fc.constantFrom('15', 0, 99))),
+          },
+          { requiredKeys: ['title', 'imageUrl'] },
+        ),
+      'POST /dashboard/api/keys': () => fc.record({ name: mostly(shortText) }),
+      'POST /dashboard/api/sandbox/orders': () =>
+        fc.record(
+          {
+            referralToken: mostly(fc.constant(world.referralToken)),
+            discountCode: mostly(shortText),
+            customerId: mostly(shortText),
+            totalCents: mostly(fc.integer({ min: 0, max: 10_000_000 }), fc.oneof(fc.integer(), fc.double())),
+          },
+          optional,
+        ),
+    };
+    return shapes[route]?.() ?? fc.constant({});
+  }
+
+  /** A JSON payload for a dashboard call: near its schema, anything at all, or not JSON. */
+  const dashboardPayload = (route: string) =>
+    fc.oneof(
+      { weight: 3, arbitrary: dashboardBody(route).map((body) => JSON.stringify(body)) },
+      { weight: 1, arbitrary: hostileJson.map((body) => JSON.stringify(body)) },
+      { weight: 1, arbitrary: brokenJson },
+    );
+
+  it('dashboard API without a valid session, or with a forged request: every route', async () => {
+    for (const route of DASHBOARD_API) {
+      await property(
+        8,
+        fc.record({ target: routeUrl(route), query: routeQuery(route), session: unauthenticatedSession(), extra: extraHeaders, payload: dashboardPayload(route) }),
+        ({ target, query, session, extra, payload }) =>
+          probe({
+            method: target.method as 'GET',
+            url: `${target.path}${query}`,
+            headers: { ...extra, 'content-type': 'application/json', ...session },
+            ...(target.method === 'POST' ? { payload } : {}),
+          }),
+      );
+    }
+  }, 120_000);
+
+  it('dashboard API with a valid session and CSRF token: hostile paths, queries and bodies reach every handler', async () => {
+    const routes = DASHBOARD_API.filter((route) => route !== 'POST /dashboard/api/sign-out');
+    for (const route of routes) {
+      await property(
+        route.startsWith('POST /dashboard/api/sign-') || route.includes('password-reset') ? 12 : 25,
+        fc.record({
+          target: routeUrl(route),
+          query: routeQuery(route),
+          extra: fc.dictionary(fc.constantFrom('accept', 'x-request-id', 'x-custom'), headerText, { maxKeys: 2 }),
+          origin: fc.constantFrom({}, { origin: SERVICE_ORIGIN }),
+          payload: dashboardPayload(route),
+        }),
+        ({ target, query, extra, origin, payload }) =>
+          probe({
+            method: target.method as 'GET',
+            url: `${target.path}${query}`,
+            headers: { ...extra, ...origin, 'content-type': 'application/json', ...sessionHeaders() },
+            ...(target.method === 'POST' ? { payload } : {}),
+          }),
+      );
+    }
+    // The session survived everything above: the handlers ran as the signed-in brand.
+    const session = await app.inject({ method: 'GET', url: '/dashboard/api/session', headers: sessionHeaders() });
+    expect((session.json() as { user: { companyId: string } | null }).user?.companyId).toBe(world.dashboard.companyId);
+  }, 120_000);
+
+  /** A session of its own for each sign-out, so the shared one survives. */
+  async function throwawaySession(): Promise<string> {
+    let cookies = mergeCookies('', await app.inject({ method: 'GET', url: '/dashboard/api/session' }));
+    const response = await app.inject({
+      method: 'POST',
+      url: '/dashboard/api/sign-in',
+      headers: { cookie: cookies, 'x-csrf-token': csrfOf(cookies), 'content-type': 'application/json', 'x-forwarded-for': SETUP_ADDRESS },
+      payload: JSON.stringify({ email: world.dashboard.email, password: PASSWORD }),
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    cookies = mergeCookies(cookies, response);
+    contents = await tableContents(database.db);
+    return cookies;
+  }
+
+  it('sign-out of the dashboard and of the staff pages, with throwaway sessions and hostile bodies', async () => {
+    const signedInAs = async (cookies: string) =>
+      ((await app.inject({ method: 'GET', url: '/dashboard/api/session', headers: { cookie: cookies } })).json() as { user: unknown }).user !== null;
     await property(
-      fc.record({ route: fc.constantFrom('GET /plugin/v2/embed', 'GET /plugin/v2/return', 'GET /plugin/v2.0.0/loader.js', 'GET /plugin/assets/x'), query, extra: extraHeaders }),
-      ({ route, query: q, extra }) => {
-        const [method, path] = route.split(' ') as ['GET', string];
-        return probe({ method, url: `${path}${q}`, headers: extra });
+      12,
+      fc.record({ dashboard: fc.boolean(), body: fc.oneof(hostileJson.map((v) => JSON.stringify(v)), formBody(['return_to', 'decision'])), forged: fc.boolean() }),
+      async ({ dashboard, body, forged }) => {
+        const cookies = await throwawaySession();
+        const csrf = forged ? 'forged' : csrfOf(cookies);
+        const response = dashboard
+          ? await probe({ method: 'POST', url: '/dashboard/api/sign-out', headers: { cookie: cookies, 'x-csrf-token': csrf, 'content-type': 'application/json' }, payload: body })
+          : await probe({ method: 'POST', url: '/account/sign-out', headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' }, payload: `csrf_token=${csrf}&${body}` });
+        // A forged sign-out is refused and leaves the session; one the handler took ends it.
+        if (forged) expect(response.statusCode).toBe(403);
+        expect(await signedInAs(cookies), response.body.slice(0, 200)).toBe(response.statusCode >= 400);
       },
+    );
+  }, 120_000);
+
+  it('staff sign-in and sign-out forms: hostile fields, with and without the CSRF token', async () => {
+    await property(
+      40,
+      fc.record({
+        route: fc.constantFrom(...ACCOUNT_FORMS),
+        fields: fc.oneof(
+          encodedFields({
+            email: mostly(fc.constantFrom(world.targetEmail, 'nobody@fuzz.example')),
+            password: mostly(fc.constantFrom(PASSWORD, 'wrong password')),
+            return_to: mostly(fc.constantFrom('/account', '//evil.example', '/v1/oauth/authorize?client_id=x')),
+          }),
+          formBody(['email', 'password', 'return_to', 'csrf_token']),
+        ),
+        csrf: fc.oneof(fc.constant('valid'), fc.constant('none'), headerText),
+        extra: extraHeaders,
+      }),
+      async ({ route, fields, csrf, extra }) => {
+        const page = await app.inject({ method: 'GET', url: '/account/sign-in', headers: { 'x-forwarded-for': SETUP_ADDRESS } });
+        const cookies = mergeCookies('', page);
+        const token = csrf === 'valid' ? csrfOf(cookies) : csrf === 'none' ? undefined : csrf;
+        const [method, path] = route.split(' ') as ['POST', string];
+        return probe({
+          method,
+          url: path,
+          headers: { ...extra, cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: [token === undefined ? '' : `csrf_token=${percentEncode(token)}`, fields].filter(Boolean).join('&'),
+        });
+      },
+    );
+  }, 120_000);
+
+  it('store actions of the embed app: hostile bodies, from their own host and from elsewhere', async () => {
+    const store = {
+      platformId: mostly(fc.constant(world.platformId), fc.oneof(hostileString, fc.uuid())),
+      domain: mostly(fc.constantFrom(world.storeDomain, 'new-shop.example', `https://www.${world.storeDomain}/x`)),
+    };
+    const bodies: Record<string, fc.Arbitrary<unknown>> = {
+      'POST /plugin/v2/consent': fc.record(
+        { ...store, discountPercent: mostly(fc.constantFrom(10, 15, 20, 25), fc.oneof(fc.constant(5), hostileString)), acceptTerms: mostly(fc.constant(true), fc.oneof(fc.constant(false), hostileString)) },
+        { requiredKeys: ['platformId', 'domain', 'acceptTerms'] },
+      ),
+      'POST /plugin/v2/turn-on': fc.record(store),
+    };
+    await property(
+      80,
+      fc.record({
+        route: fc.constantFrom(...STORE_ACTIONS),
+        origin: fc.oneof({ weight: 3, arbitrary: fc.constant(OWN_HOST_ORIGIN) }, { weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: headerText }),
+        payloadKind: fc.constantFrom('plausible', 'plausible', 'plausible', 'any', 'broken'),
+        plausible: fc.constantFrom(...STORE_ACTIONS).chain((route) => bodies[route]!),
+        any: hostileJson,
+        broken: brokenJson,
+        extra: extraHeaders,
+      }),
+      ({ route, origin, payloadKind, plausible, any, broken, extra }) => {
+        const [method, path] = route.split(' ') as ['POST', string];
+        const payload = payloadKind === 'broken' ? broken : JSON.stringify(payloadKind === 'any' ? any : plausible);
+        return probe({ method, url: path, headers: { ...extra, 'content-type': 'application/json', ...(origin === undefined ? {} : { origin }) }, payload });
+      },
+    );
+  }, 120_000);
+
+  it('sandbox commerce forms: hostile store domains and fields, from their own host and from elsewhere', async () => {
+    await property(
+      60,
+      fc.record({
+        target: fc.constantFrom(...SANDBOX_ACTIONS).chain(routeUrl),
+        origin: fc.oneof(fc.constant(OWN_HOST_ORIGIN), fc.constant(undefined), headerText),
+        fields: formBody(['return'], fc.oneof(hostileString, fc.constantFrom('/plugin/v2/return?platformId=x&domain=y', 'https://evil.example/'))),
+        extra: extraHeaders,
+      }),
+      ({ target, origin, fields, extra }) =>
+        probe({ method: 'POST', url: target.path, headers: { ...extra, 'content-type': 'application/x-www-form-urlencoded', ...(origin === undefined ? {} : { origin }) }, payload: fields }),
+    );
+  }, 120_000);
+
+  it('order webhook: unsigned, wrongly signed and validly signed hostile orders', async () => {
+    const order = fc.record(
+      {
+        orderId: mostly(shortText),
+        storeDomain: mostly(fc.constantFrom(world.storeDomain, `${world.partnerIds[0]}.example`)),
+        customerId: mostly(shortText),
+        totalCents: mostly(fc.integer({ min: 0, max: 1_000_000 }), fc.oneof(fc.integer(), fc.double(), hostileString)),
+        currency: mostly(fc.constantFrom('usd', 'EUR')),
+        placedAt: mostly(fc.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString())),
+        referralToken: fc.option(mostly(fc.constant(world.referralToken)), { nil: undefined }),
+        discountCode: fc.option(mostly(shortText), { nil: undefined }),
+      },
+      { requiredKeys: ['orderId', 'storeDomain', 'customerId', 'totalCents', 'currency', 'placedAt'] },
+    );
+    await property(
+      80,
+      fc.record({
+        body: fc.oneof(
+          { weight: 4, arbitrary: order.map((v) => JSON.stringify(v)) },
+          { weight: 1, arbitrary: hostileJson.map((v) => JSON.stringify(v)) },
+          { weight: 1, arbitrary: fc.constantFrom('{', '', '{"orderId":"\\u0000"}') },
+        ),
+        signing: fc.constantFrom('valid', 'valid', 'stale', 'wrong', 'none'),
+        extra: extraHeaders,
+      }),
+      ({ body, signing, extra }) => {
+        const now = Math.floor(Date.now() / 1000);
+        const timestamp = signing === 'stale' ? now - 3_600 : now;
+        const signature = signing === 'wrong' ? signOrderBody('not-the-secret-0123456789', timestamp, body) : signOrderBody(WEBHOOK_SECRET, timestamp, body);
+        const signed = signing === 'none' ? {} : { 'x-svc-timestamp': String(timestamp), 'x-svc-signature': signature };
+        return probe({ method: 'POST', url: '/webhooks/commerce/orders', headers: { ...extra, 'content-type': 'application/json', ...signed }, payload: body });
+      },
+    );
+  }, 120_000);
+
+  it('CORS preflight on any path: random request headers', async () => {
+    await property(
+      30,
+      fc.record({
+        path: fc.oneof(fc.constantFrom(...PROBED.map((route) => route.split(' ')[1]!.replace(/:[A-Za-z]+|\*/g, 'x')).filter((path) => path.startsWith('/'))), hostileSegment.map((s) => `/${s}`)),
+        headers: fc.dictionary(fc.constantFrom('origin', 'access-control-request-method', 'access-control-request-headers'), headerText, { maxKeys: 3 }),
+      }),
+      ({ path, headers }) => probe({ method: 'OPTIONS', url: path, headers }),
     );
   }, 120_000);
 
@@ -308,24 +968,24 @@ describe('hostile input against every public route', () => {
       await probe({
         method: 'POST',
         url: '/v1/platform/brands',
-        headers: { 'content-type': 'application/json', 'x-api-key': secrets.platformKey },
+        headers: { 'content-type': 'application/json', 'x-api-key': world.platformKey },
         payload: JSON.stringify({ brands: [{ domain: 'a.example', businessName: 'x'.repeat(1_040_000) }] }),
       });
     }
     // Credentials the service issues, in parameters whose names say nothing about them, every run.
     // (The admin token is chosen by the operator and has no format to recognize; docs/security.md.)
-    for (const secret of Object.values(secrets)) {
-      await probe({ method: 'GET', url: `/v1/partners?note=${encodeURIComponent(secret)}`, headers: { 'x-api-key': secrets.brandKey } });
-      await probe({ method: 'GET', url: `/v1/oauth/authorize?state=${encodeURIComponent(secret)}&client_id=${clientId}` });
+    for (const secret of [world.brand.key, world.platformKey, world.clientSecret, world.accessToken]) {
+      await probe({ method: 'GET', url: `/v1/partners?note=${encodeURIComponent(secret)}`, headers: { 'x-api-key': world.brand.key } });
+      await probe({ method: 'GET', url: `/v1/oauth/authorize?state=${encodeURIComponent(secret)}&client_id=${world.clientId}` });
     }
     const grown = process.memoryUsage().heapUsed - before;
     expect(grown).toBeLessThan(100 * 1024 * 1024);
 
     const log = logLines.join('');
-    expect(log.length).toBeGreaterThan(0);
-    // The log did see the requests: their ids and routes are there, their credentials are not.
+    // The log did see the requests: their routes are there, their credentials are not.
     expect(log).toContain('/v1/platform/brands');
-    for (const secret of everySecret()) {
+    expect(log).toContain('/dashboard/api/keys');
+    for (const secret of logSecrets()) {
       const line = logLines.find((entry) => entry.includes(secret));
       expect(line?.replaceAll(secret, '<SECRET>'), `log contains ${secret.slice(0, 12)}…`).toBeUndefined();
     }
