@@ -58,8 +58,8 @@ const PUBLIC_GETS = [
   'GET /plugin/assets/:name',
   'GET /plugin/legal/:page',
   'GET /plugin/v2/embed',
-  'GET /plugin/v2/state',
   'GET /plugin/v2/return',
+  'GET /plugin/v2/*',
   'GET /dashboard',
   'GET /dashboard/assets/:name',
   'GET /account',
@@ -135,7 +135,10 @@ const DASHBOARD_API = [
 const ACCOUNT_FORMS = ['POST /account/sign-in', 'POST /account/sign-out'];
 
 /** Store actions of the embed app (no credentials; Origin must be the service's own host). */
-const STORE_ACTIONS = ['POST /plugin/v2/consent', 'POST /plugin/v2/turn-on'];
+const STORE_ACTIONS = ['POST /plugin/v2/state', 'POST /plugin/v2/consent', 'POST /plugin/v2/turn-on'];
+
+/** Any other method or path under /plugin/v2: answered without CORS, never a grant. */
+const PLUGIN_OTHER = ['POST /plugin/v2/*', 'PUT /plugin/v2/*', 'PATCH /plugin/v2/*', 'DELETE /plugin/v2/*', 'OPTIONS /plugin/v2/*'];
 
 /** The sandbox commerce platform's forms (Origin must be the service's own host). */
 const SANDBOX_ACTIONS = [
@@ -157,7 +160,7 @@ const PREFLIGHT = ['OPTIONS *'];
  */
 const EXEMPT: Record<string, string> = {};
 
-const PROBED = [...PUBLIC_GETS, ...BRAND_API, ...SYNC, ...OAUTH, ...ADMIN, ...DASHBOARD_API, ...ACCOUNT_FORMS, ...STORE_ACTIONS, ...SANDBOX_ACTIONS, ...WEBHOOK, ...PREFLIGHT];
+const PROBED = [...PUBLIC_GETS, ...BRAND_API, ...SYNC, ...OAUTH, ...ADMIN, ...DASHBOARD_API, ...ACCOUNT_FORMS, ...STORE_ACTIONS, ...PLUGIN_OTHER, ...SANDBOX_ACTIONS, ...WEBHOOK, ...PREFLIGHT];
 
 /**
  * "METHOD /path" of every route, read from the app's own radix tree (each node prints the part
@@ -510,7 +513,6 @@ describe('hostile input against every route', () => {
     const queries: Record<string, () => fc.Arbitrary<string>> = {
       'GET /plugin/v2/embed': () =>
         fieldsQuery({ platformId, domain, origin: mostly(fc.constantFrom('https://host.example', 'https://other.example')), mode: mostly(fc.constantFrom('page', 'drawer')) }),
-      'GET /plugin/v2/state': () => fieldsQuery({ platformId, domain }),
       'GET /plugin/v2/return': () => fieldsQuery({ platformId, domain }),
       'GET /sandbox/open': () => fieldsQuery({ domain }),
       'GET /sandbox/stores/:domain/install': () => fieldsQuery({ return: mostly(fc.constant(`/plugin/v2/return?platformId=${world.platformId}&domain=${world.storeDomain}`)) }),
@@ -881,6 +883,7 @@ describe('hostile input against every route', () => {
         { requiredKeys: ['platformId', 'domain', 'acceptTerms'] },
       ),
       'POST /plugin/v2/turn-on': fc.record(store),
+      'POST /plugin/v2/state': fc.record(store),
     };
     await property(
       80,
@@ -898,6 +901,25 @@ describe('hostile input against every route', () => {
         const payload = payloadKind === 'broken' ? broken : JSON.stringify(payloadKind === 'any' ? any : plausible);
         return probe({ method, url: path, headers: { ...extra, 'content-type': 'application/json', ...(origin === undefined ? {} : { origin }) }, payload });
       },
+    );
+  }, 120_000);
+
+  it('any other method or path under /plugin/v2: hostile paths, bodies and preflights', async () => {
+    await property(
+      30,
+      fc.record({
+        target: fc.constantFrom(...PLUGIN_OTHER).chain(routeUrl),
+        origin: fc.oneof(fc.constant(OWN_HOST_ORIGIN), fc.constant(undefined), headerText),
+        body: fc.oneof(hostileJson.map((v) => JSON.stringify(v)), brokenJson),
+        extra: extraHeaders,
+      }),
+      ({ target, origin, body, extra }) =>
+        probe({
+          method: target.method as 'POST',
+          url: target.path,
+          headers: { ...extra, 'content-type': 'application/json', ...(origin === undefined ? {} : { origin, 'access-control-request-method': 'POST' }) },
+          ...(target.method === 'OPTIONS' ? {} : { payload: body }),
+        }),
     );
   }, 120_000);
 
