@@ -102,17 +102,3 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder):
     ...outcome,
   };
 }
-
-/** A sandbox order at a store: what the sandbox commerce platform delivers when a shopper checks out. */
-export function sandboxOrder(storeDomain: string, input: { customerId?: string | undefined; totalCents?: number | undefined; referralToken?: string | undefined; discountCode?: string | undefined }, now: Date): IncomingOrder {
-  return {
-    storeDomain,
-    orderId: `sandbox-${crypto.randomUUID()}`,
-    customerId: input.customerId ?? `shopper-${crypto.randomUUID()}`,
-    totalCents: input.totalCents ?? 4_900,
-    currency: 'USD',
-    placedAt: now,
-    referralToken: input.referralToken,
-    discountCode: input.discountCode,
-  };
-}
