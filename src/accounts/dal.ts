@@ -18,6 +18,8 @@ export interface SessionAccount {
   email: string;
   displayName: string | null;
   brandName: string | null;
+  /** The brand's store domain. */
+  brandDomain: string | null;
 }
 
 /** A signed-in account that acts for a brand. */
@@ -120,7 +122,7 @@ export async function findSessionAccount(db: Db, tokenHash: string, now: Date): 
     .selectFrom('user_sessions as s')
     .innerJoin('brand_users as u', 'u.id', 's.user_id')
     .leftJoin('companies as c', 'c.id', 'u.company_id')
-    .select(['s.id as session_id', 'u.id as user_id', 'u.company_id', 'u.email', 'u.display_name', 'c.business_name'])
+    .select(['s.id as session_id', 'u.id as user_id', 'u.company_id', 'u.email', 'u.display_name', 'c.business_name', 'c.domain'])
     .where('s.token_hash', '=', tokenHash)
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', now)
@@ -133,6 +135,7 @@ export async function findSessionAccount(db: Db, tokenHash: string, now: Date): 
       email: row.email,
       displayName: row.display_name,
       brandName: row.business_name,
+      brandDomain: row.domain,
     }
   );
 }

@@ -119,7 +119,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
       keyPrefix: brandKeyPrefix(keyEnvironmentFor(config.serviceEnv)),
       sandbox: config.serviceEnv !== 'prod',
       devMailbox: mailer?.kind === 'dev-mailbox',
-      user: account ? { email: account.email, companyId: account.companyId, brandName: account.brandName } : null,
+      user: account ? { email: account.email, companyId: account.companyId, brandName: account.brandName, domain: account.brandDomain } : null,
       claim: account ? await currentClaim(accounts, account) : null,
     };
   });
