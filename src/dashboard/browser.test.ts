@@ -4,9 +4,9 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../../test/support/browser.js';
 import { ADMIN_TOKEN, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
-import { createPlatform, uniqueId } from '../../test/support/factories.js';
+import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
 import { settleScores } from '../partnerships/test-helpers.js';
-import { DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from './test-client.js';
+import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from './test-client.js';
 
 // Screenshots go to test-artifacts/; docs/ is refreshed only on request, so a test run leaves the tracked tree unchanged.
 const SCREENSHOTS = new URL(process.env.UPDATE_DOCS_SCREENSHOTS ? '../../docs/' : '../../test-artifacts/dashboard/', import.meta.url);
@@ -226,4 +226,44 @@ describe('brand dashboard in Chromium', () => {
     await signInForm.getByRole('button', { name: 'Sign in' }).click();
     await visitor.getByRole('heading', { name: 'Partnerships', level: 1 }).waitFor();
   }, 180_000);
+
+  it('pages a long list, and shows a declined row\'s current state instead of a request the service would refuse', async () => {
+    const brand = new DashboardClient(context.app);
+    const other = new DashboardClient(context.app);
+    await brand.signUpBrand('Many Requests', `${uniqueId('many')}.example`, `${uniqueId('m')}@many.example`);
+    const otherId = await other.signUpBrand('Second Chance', `${uniqueId('second')}.example`, `${uniqueId('o')}@second.example`);
+    const brandId = (await brand.get('/dashboard/api/session')).json().user.companyId;
+    const asked = await Promise.all(Array.from({ length: 21 }, () => createBrand(context.support)));
+    for (const target of asked) await brand.post(`/dashboard/api/partners/${target.companyId}/request`, {});
+    await brand.post(`/dashboard/api/partners/${otherId}/request`, {});
+    await other.post(`/dashboard/api/partners/${brandId}/decline`);
+    await brand.post(`/dashboard/api/partners/${otherId}/request`, {});
+    await other.post(`/dashboard/api/partners/${brandId}/accept`);
+
+    const browserContext = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    await browserContext.addCookies(
+      brand.cookies
+        .split('; ')
+        .map((pair) => pair.split('=') as [string, string])
+        .filter(([name]) => name.startsWith('svc_'))
+        .map(([name, value]) => ({ name, value, url: baseUrl })),
+    );
+    const page = await browserContext.newPage();
+    await page.goto(`${baseUrl}/dashboard`);
+    const sent = page.getByRole('list', { name: 'Connection requests sent' });
+    await sent.getByRole('listitem').first().waitFor();
+    await expect(sent.getByRole('listitem').count()).resolves.toBe(20);
+    const pager = page.getByRole('navigation', { name: 'Connection requests sent pages' });
+    await pager.getByText('Page 1 of 2 · 21 in all').waitFor();
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await pager.getByText('Page 2 of 2 · 21 in all').waitFor();
+    await expect(sent.getByRole('listitem').count()).resolves.toBe(1);
+    await expectAccessible(page, 'paged partnerships');
+
+    const declined = page.getByRole('list', { name: 'Declined and removed' }).getByRole('listitem').filter({ hasText: 'Second Chance' });
+    await declined.getByText('Now: Partner').waitFor();
+    await expect(declined.getByRole('button', { name: 'Send connection request' }).count()).resolves.toBe(0);
+    await pager.getByRole('button', { name: 'Previous' }).click();
+    await pager.getByText('Page 1 of 2 · 21 in all').waitFor();
+  }, 120_000);
 });
