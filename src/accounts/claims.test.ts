@@ -61,9 +61,14 @@ describeEachDatabase('store ownership claims', (use) => {
     expect(await companiesWith(domain)).toEqual([{ id: settled.companyId, business_name: 'Claimed Co' }]);
     expect((await account.get('/dashboard/api/session')).json()).toMatchObject({ user: { companyId: settled.companyId, brandName: 'Claimed Co' }, claim: null });
     expect((await account.get('/dashboard/api/partners')).statusCode).toBe(200);
-    // The service now receives the store's orders.
+    // The service now receives the store's orders, and knows its customers from the order history.
     const store = await use().db.selectFrom('sandbox_stores').select('orders_webhook_since').where('domain', '=', domain).executeTakeFirstOrThrow();
     expect(store.orders_webhook_since).not.toBeNull();
+    const history = await use().db.selectFrom('sandbox_orders').select('customer_email').where('store_domain', '=', domain).execute();
+    const known = await use().db.selectFrom('store_customers').select('customer_ref').where('store_domain', '=', domain).execute();
+    expect(history.length).toBeGreaterThan(known.length);
+    expect(known).toHaveLength(new Set(history.map((order) => order.customer_email)).size);
+    expect(JSON.stringify(known)).not.toContain('@');
   });
 
   it('lets an account whose claim the owner declined act for nothing, and claim again', async () => {

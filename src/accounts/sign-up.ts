@@ -5,13 +5,14 @@ import type { CommerceAdapter } from '../commerce/adapter.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { hashSecret, randomToken } from '../auth/keys.js';
 import { storeDomain } from '../plugin/store-domain.js';
+import { importCustomerHistory } from '../orders/service.js';
 import * as dal from './dal.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
 import { createBrandUser, normalizeEmail } from './users.js';
 
 export interface SignUpContext {
   db: Db;
-  adapter: Pick<CommerceAdapter, 'platformName' | 'requestOwnershipConfirmation' | 'ownershipAnswer' | 'subscribeToOrders'>;
+  adapter: Pick<CommerceAdapter, 'platformName' | 'requestOwnershipConfirmation' | 'ownershipAnswer' | 'subscribeToOrders' | 'pastOrders'>;
   log: FastifyBaseLogger;
 }
 
@@ -134,8 +135,8 @@ export function currentClaim(ctx: SignUpContext, account: dal.SessionAccount): P
 
 /**
  * Asks the commerce platform whether the store's owner answered, and settles the claim: on
- * confirmation the account joins or creates the brand and the service subscribes to the
- * store's orders.
+ * confirmation the account joins or creates the brand, the service takes in the store's
+ * customers from its order history and subscribes to its orders.
  */
 export async function checkClaim(ctx: SignUpContext, account: dal.SessionAccount, now = new Date()): Promise<{ companyId: string | null; claim: ClaimView | null }> {
   if (account.companyId !== null) return { companyId: account.companyId, claim: null };
@@ -151,6 +152,7 @@ export async function checkClaim(ctx: SignUpContext, account: dal.SessionAccount
     if (answer === 'confirmed') {
       const settled = await dal.settleConfirmedClaim(ctx.db, claim, crypto.randomUUID(), now);
       if (settled.outcome === 'joined' || settled.outcome === 'created') {
+        await importCustomerHistory(ctx.db, claim.domain, await ctx.adapter.pastOrders(claim.domain, now));
         await ctx.adapter.subscribeToOrders(claim.domain);
         return { companyId: settled.companyId, claim: null };
       }

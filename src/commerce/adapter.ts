@@ -55,6 +55,15 @@ export interface OwnershipRequest {
 
 export type OwnershipAnswer = 'pending' | 'confirmed' | 'declined';
 
+/** An order the store took before the service subscribed to its orders. */
+export interface PastOrder {
+  orderId: string;
+  /** The store's customer id; the service keeps only its hash. */
+  customerId: string;
+  totalCents: number;
+  placedAt: Date;
+}
+
 export interface CommerceAdapter {
   readonly platformName: string;
   status(domain: string): Promise<StoreStatus>;
@@ -88,6 +97,11 @@ export interface CommerceAdapter {
    * service's signed order webhook (POST /webhooks/commerce/orders). Idempotent.
    */
   subscribeToOrders(domain: string): Promise<void>;
+  /**
+   * The store's order history before `before`, oldest first: which customers the store already
+   * has, so a returning customer's order is not taken for a new customer's first one.
+   */
+  pastOrders(domain: string, before: Date): Promise<PastOrder[]>;
   uninstall(domain: string): Promise<void>;
   /** Webhooks, in the sandbox's case delivered in-process. */
   onEvent(listener: (event: CommerceEvent) => Promise<void>): void;

@@ -63,6 +63,7 @@ export async function insertStoreIfAbsent(db: Db, domain: string, store: Generat
             quantity: order.quantity,
             total_cents: order.totalCents,
             placed_at: order.placedAt,
+            customer_email: order.customerEmail,
           })),
         )
         .execute();
@@ -325,4 +326,17 @@ export async function answerOwnershipRequest(db: Db, domain: string, id: string,
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** The store's orders with a known customer, placed before `before`, oldest first. */
+export async function ordersBefore(db: Db, domain: string, before: Date) {
+  return db
+    .selectFrom('sandbox_orders')
+    .select(['id', 'customer_email', 'total_cents', 'placed_at'])
+    .where('store_domain', '=', domain)
+    .where('placed_at', '<', before)
+    .where('customer_email', 'is not', null)
+    .orderBy('placed_at')
+    .orderBy('id')
+    .execute();
 }

@@ -8,6 +8,7 @@ import type {
   DiscountCodeRequest,
   OwnershipAnswer,
   OwnershipRequest,
+  PastOrder,
   StoreProfile,
   StoreStatus,
 } from './adapter.js';
@@ -169,6 +170,12 @@ export class SandboxCommerce implements CommerceAdapter {
   async subscribeToOrders(domain: string): Promise<void> {
     await this.store(domain);
     await dal.subscribeToOrders(this.db, domain, new Date());
+  }
+
+  async pastOrders(domain: string, before: Date): Promise<PastOrder[]> {
+    await this.store(domain);
+    const rows = await dal.ordersBefore(this.db, domain, before);
+    return rows.map((row) => ({ orderId: row.id, customerId: row.customer_email!, totalCents: row.total_cents, placedAt: row.placed_at }));
   }
 
   /**

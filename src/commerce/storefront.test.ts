@@ -73,6 +73,21 @@ for (const kind of DATABASE_KINDS) {
       expect((await creditedOrders()).map((order) => order.matched_by).sort()).toEqual(['discount_code', 'referral_link']);
     });
 
+    it('knows a returning customer from the store\'s order history: credited, but no new customer and no commission', async () => {
+      const regular = await context.db
+        .selectFrom('sandbox_orders')
+        .select('customer_email')
+        .where('store_domain', '=', world.partnerDomain)
+        .where('discount_code', 'is', null)
+        .orderBy('placed_at')
+        .executeTakeFirstOrThrow();
+      const response = await checkout(world.partnerDomain, { email: regular.customer_email!, ref: world.token });
+      expect(response.statusCode).toBe(201);
+      const returning = (await creditedOrders()).filter((order) => !order.new_customer);
+      expect(returning).toEqual([expect.objectContaining({ matched_by: 'referral_link', platform_id: world.platformId })]);
+      expect(Number(returning[0]!.commission_cents)).toBe(0);
+    });
+
     it('delivers nothing from a store the service never subscribed to', async () => {
       const before = (await stored()).attributed;
       const response = await checkout(`${uniqueId('elsewhere')}.example`, {});

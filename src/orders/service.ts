@@ -31,6 +31,11 @@ export interface OrderOutcome {
   commissionCents: number;
 }
 
+/** Customer ids are kept only as hashes. */
+function customerRefOf(customerId: string): string {
+  return crypto.createHash('sha256').update(customerId).digest('hex');
+}
+
 /** The service's share of an order, rounded to the cent. */
 export function commissionFor(totalCents: number, basisPoints: number): number {
   return Math.round((totalCents * basisPoints) / 10_000);
@@ -70,7 +75,7 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder):
   const record: dal.OrderRecord = {
     storeDomain: order.storeDomain,
     orderId: order.orderId,
-    customerRef: crypto.createHash('sha256').update(order.customerId).digest('hex'),
+    customerRef: customerRefOf(order.customerId),
     totalCents: order.totalCents,
     currency: order.currency.toUpperCase(),
     placedAt: order.placedAt,
@@ -101,4 +106,16 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder):
     matchedBy: link?.matchedBy ?? null,
     ...outcome,
   };
+}
+
+/**
+ * Takes in the customers of a store's order history (oldest first), as the store joins: a
+ * returning customer's later order is then not a new customer's first, and carries no commission.
+ */
+export async function importCustomerHistory(db: Db, storeDomain: string, orders: Array<{ orderId: string; customerId: string }>): Promise<number> {
+  return dal.rememberPastCustomers(
+    db,
+    normalizeDomain(storeDomain),
+    orders.map((order) => ({ customerRef: customerRefOf(order.customerId), orderId: order.orderId })),
+  );
 }
