@@ -9,7 +9,7 @@ import { storeDomain } from '../plugin/store-domain.js';
 import { bundles } from '../plugin/bundles.js';
 import type { CommerceAdapter } from './adapter.js';
 import * as dal from './dal.js';
-import { APP_NAME, money, noSuchStoreBody, sendSandboxPage } from './pages.js';
+import { APP_NAME, money, noSuchStoreBody, sendSandboxPage, type SandboxPage } from './pages.js';
 import { MAX_ORDER_QUANTITY, SandboxCommerce, type OrderDelivery } from './sandbox.js';
 import { ownerSignedIn, setOwnerCookie, signInOwner, storePath } from './sandbox-owners.js';
 
@@ -64,7 +64,7 @@ export const commerceRoutes: FastifyPluginAsync = fp(
     await app.register(async (scoped) => {
       await scoped.register(cookie);
       await scoped.register(formbody);
-      const send = async (reply: FastifyReply, page: Parameters<typeof sendSandboxPage>[2]) =>
+      const send = async (reply: FastifyReply, page: SandboxPage) =>
         sendSandboxPage(reply, `/plugin/assets/${(await bundles()).pagesStyle}`, page);
       const noSuchStore = (reply: FastifyReply, raw: string) => send(reply, { title: 'No such store', body: noSuchStoreBody(raw), status: 404 });
 
@@ -111,7 +111,7 @@ export const commerceRoutes: FastifyPluginAsync = fp(
         return reply.redirect(next, 303);
       });
 
-      const ownershipPage = async (reply: FastifyReply, domain: string, claimId: string, answered?: string) => {
+      const ownershipPage = async (reply: FastifyReply, domain: string, claimId: string) => {
         const request = await dal.findOwnershipRequest(db, domain, claimId);
         if (!request) return send(reply, { title: 'No such request', body: '<h1>No such request</h1><p>Nobody asked to act for this store with this link.</p>', status: 404 });
         const store = await adapter.store(domain);
@@ -119,7 +119,7 @@ export const commerceRoutes: FastifyPluginAsync = fp(
         if (request.status !== 'pending') {
           return send(reply, {
             title: 'Answered',
-            body: `<h1>${escapeHtml(answered ?? `You ${request.status} this request`)}</h1><p>${escapeHtml(request.requested_by)} ${request.status === 'confirmed' ? 'now acts for' : 'does not act for'} ${escapeHtml(store.businessName)} on ${APP_NAME}.</p>${continueLink}`,
+            body: `<h1>You ${request.status} this request</h1><p>${escapeHtml(request.requested_by)} ${request.status === 'confirmed' ? 'may now act for' : 'does not act for'} ${escapeHtml(store.businessName)} on ${APP_NAME}.</p>${continueLink}`,
           });
         }
         return send(reply, {
