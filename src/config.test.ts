@@ -81,4 +81,18 @@ describe('loadConfig', () => {
     expect(problemsOf({ PORT: '70000' })).toEqual(['PORT must be an integer from 0 to 65535 (got "70000")']);
     expect(problemsOf({ BASE_URL: 'ftp://x.example' })).toEqual(['BASE_URL must be an http or https URL (got "ftp://x.example")']);
   });
+
+  it('reads the mail settings and keeps sandbox storefronts off prod', () => {
+    expect(loadConfig({ BASE_URL: 'https://svc.example' }).mail).toEqual({ smtpUrl: undefined, from: 'Partner Collaboration <no-reply@svc.example>' });
+    expect(loadConfig({ SMTP_URL: 'smtps://u:p@mail.example:465', MAIL_FROM: 'Desk <desk@svc.example>' }).mail).toEqual({
+      smtpUrl: 'smtps://u:p@mail.example:465',
+      from: 'Desk <desk@svc.example>',
+    });
+    expect(problemsOf({ SMTP_URL: 'http://mail.example' })).toEqual(['SMTP_URL must start with smtp:// or smtps://']);
+    expect(problemsOf({ MAIL_FROM: 'no address' })).toEqual([expect.stringMatching(/^MAIL_FROM must be one line holding an email address/)]);
+    expect(loadConfig({ SANDBOX_STOREFRONTS: 'true', SERVICE_ENV: 'dev' }).sandboxStorefronts).toBe(true);
+    expect(problemsOf({ SANDBOX_STOREFRONTS: 'true', SERVICE_ENV: 'prod' })).toEqual([expect.stringMatching(/^SANDBOX_STOREFRONTS=true is for test and dev hosts/)]);
+    expect(problemsOf({ SANDBOX_STOREFRONTS: 'yes' })).toEqual(['SANDBOX_STOREFRONTS must be true or false (got "yes")']);
+  });
 });
+

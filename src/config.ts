@@ -50,6 +50,18 @@ export interface Config {
     /** The service's share of a new customer's first order, in basis points (500 = 5%). */
     commissionBasisPoints: number;
   };
+  /** Outbound mail (password resets): SMTP when configured, else the development mailbox outside prod. */
+  mail: {
+    /** smtp:// or smtps:// URL with any credentials; never logged. */
+    smtpUrl: string | undefined;
+    /** The From address of every message. */
+    from: string;
+  };
+  /**
+   * Referral links lead to the partner's store on the sandbox commerce platform (/sandbox/shop/…)
+   * instead of its own domain, where a sandbox store has no site. Test and dev hosts only.
+   */
+  sandboxStorefronts: boolean;
 }
 
 /** The service's own platform: what a brand sends as X-Platform-Id when showing offers on its own site. */
@@ -167,6 +179,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     commissionBasisPoints: integerIn('COMMISSION_BASIS_POINTS', 500, 0, 10_000),
   };
 
+  const smtpUrl = blankToUndefined('SMTP_URL');
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) problems.push('SMTP_URL must start with smtp:// or smtps://');
+  let mailFrom = blankToUndefined('MAIL_FROM');
+  if (mailFrom === undefined) {
+    try {
+      mailFrom = `Partner Collaboration <no-reply@${new URL(baseUrl).hostname}>`;
+    } catch {
+      mailFrom = 'Partner Collaboration <no-reply@localhost>';
+    }
+  } else if (!/^[^\r\n]{1,200}$/.test(mailFrom) || !/@/.test(mailFrom)) {
+    problems.push('MAIL_FROM must be one line holding an email address, such as "Brand Desk <desk@example.com>"');
+  }
+
+  const sandboxStorefrontsRaw = blankToUndefined('SANDBOX_STOREFRONTS') ?? 'false';
+  if (sandboxStorefrontsRaw !== 'true' && sandboxStorefrontsRaw !== 'false') {
+    problems.push(`SANDBOX_STOREFRONTS must be true or false (got "${sandboxStorefrontsRaw}")`);
+  } else if (sandboxStorefrontsRaw === 'true' && serviceEnv === 'prod') {
+    problems.push('SANDBOX_STOREFRONTS=true is for test and dev hosts: in prod, referral links lead to the stores themselves');
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -186,5 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     offersRateLimitPerMinute,
     runBackgroundJobs,
     orders,
+    mail: { smtpUrl, from: mailFrom },
+    sandboxStorefronts: sandboxStorefrontsRaw === 'true',
   };
 }

@@ -10,8 +10,9 @@ import { offersRoutes } from './offers/routes.js';
 import { accountRoutes } from './accounts/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { oauthAdminRoutes } from './oauth/admin-routes.js';
+import { commerceRoutes } from './commerce/store-routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { orderRoutes } from './orders/routes.js';
 
 /** Every domain's HTTP routes, registered in this order. */
-export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, recommendationRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes, pluginRoutes, dashboardRoutes, orderRoutes];
+export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, recommendationRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes, pluginRoutes, commerceRoutes, dashboardRoutes, orderRoutes];

@@ -3,19 +3,28 @@ import type { Db } from '../db/database.js';
 
 export interface UserRecord {
   userId: string;
-  companyId: string;
+  /** Null while the account's claim of a store waits for the store owner. */
+  companyId: string | null;
   email: string;
   displayName: string | null;
   passwordHash: string;
 }
 
-export interface SessionUser {
+/** A signed-in account, with or without a brand to act for. */
+export interface SessionAccount {
   sessionId: string;
   userId: string;
-  companyId: string;
+  companyId: string | null;
   email: string;
   displayName: string | null;
   brandName: string | null;
+  /** The brand's store domain. */
+  brandDomain: string | null;
+}
+
+/** A signed-in account that acts for a brand. */
+export interface SessionUser extends SessionAccount {
+  companyId: string;
 }
 
 export async function companyExists(db: Db, companyId: string): Promise<boolean> {
@@ -108,12 +117,12 @@ export async function insertSession(db: Db, session: { userId: string; tokenHash
   });
 }
 
-export async function findSessionUser(db: Db, tokenHash: string, now: Date): Promise<SessionUser | undefined> {
+export async function findSessionAccount(db: Db, tokenHash: string, now: Date): Promise<SessionAccount | undefined> {
   const row = await db
     .selectFrom('user_sessions as s')
     .innerJoin('brand_users as u', 'u.id', 's.user_id')
-    .innerJoin('companies as c', 'c.id', 'u.company_id')
-    .select(['s.id as session_id', 'u.id as user_id', 'u.company_id', 'u.email', 'u.display_name', 'c.business_name'])
+    .leftJoin('companies as c', 'c.id', 'u.company_id')
+    .select(['s.id as session_id', 'u.id as user_id', 'u.company_id', 'u.email', 'u.display_name', 'c.business_name', 'c.domain'])
     .where('s.token_hash', '=', tokenHash)
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', now)
@@ -126,10 +135,194 @@ export async function findSessionUser(db: Db, tokenHash: string, now: Date): Pro
       email: row.email,
       displayName: row.display_name,
       brandName: row.business_name,
+      brandDomain: row.domain,
     }
   );
 }
 
 export async function revokeSession(db: Db, tokenHash: string): Promise<void> {
   await db.updateTable('user_sessions').set({ revoked_at: sql`now()` }).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).execute();
+}
+
+// --- joining a brand and resetting a password ---
+
+export async function insertInvitation(db: Db, invitation: { codeHash: string; companyId: string; createdBy: string; expiresAt: Date }): Promise<void> {
+  await db
+    .insertInto('brand_invitations')
+    .values({ code_hash: invitation.codeHash, company_id: invitation.companyId, created_by: invitation.createdBy, expires_at: invitation.expiresAt })
+    .execute();
+}
+
+/** Uses an invitation once: returns its brand, or undefined when it is unknown, used or expired. */
+export async function takeInvitation(db: Db, codeHash: string, now: Date): Promise<string | undefined> {
+  const row = await db
+    .updateTable('brand_invitations')
+    .set({ used_at: now })
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('company_id')
+    .executeTakeFirst();
+  return row?.company_id;
+}
+
+export async function findUserIdByEmail(db: Db, email: string): Promise<string | undefined> {
+  return (await db.selectFrom('brand_users').select('id').where('email', '=', email).executeTakeFirst())?.id;
+}
+
+/** Gives a brand-less account its brand (an invitation or a verified claim). */
+export async function setUserCompany(db: Db, userId: string, companyId: string): Promise<void> {
+  await db.updateTable('brand_users').set({ company_id: companyId }).where('id', '=', userId).where('company_id', 'is', null).execute();
+}
+
+export async function insertPasswordReset(db: Db, reset: { tokenHash: string; userId: string; expiresAt: Date }): Promise<void> {
+  await db.insertInto('password_resets').values({ token_hash: reset.tokenHash, user_id: reset.userId, expires_at: reset.expiresAt }).execute();
+}
+
+/** Sets the new password with a reset token, once; every session of the user ends with it. */
+export async function resetPassword(db: Db, tokenHash: string, passwordHash: string, now: Date): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const reset = await trx
+      .updateTable('password_resets')
+      .set({ used_at: now })
+      .where('token_hash', '=', tokenHash)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .returning('user_id')
+      .executeTakeFirst();
+    if (!reset) return false;
+    await trx.updateTable('brand_users').set({ password_hash: passwordHash }).where('id', '=', reset.user_id).execute();
+    await trx.updateTable('user_sessions').set({ revoked_at: now }).where('user_id', '=', reset.user_id).where('revoked_at', 'is', null).execute();
+    return true;
+  });
+}
+
+// --- claims of a store, proved by its owner through the commerce platform ---
+
+export interface NewClaim {
+  domain: string;
+  businessName: string;
+  categories: string[];
+}
+
+export interface ClaimRow {
+  id: string;
+  user_id: string;
+  domain: string;
+  business_name: string;
+  categories: string[];
+  status: 'pending' | 'verified' | 'declined' | 'refused';
+  confirm_url: string | null;
+}
+
+/** Whether a company holds the domain, and whether anyone acts for it yet. */
+export async function findCompanyByDomain(db: Db, domain: string): Promise<{ id: string; hasStaff: boolean } | undefined> {
+  const row = await db
+    .selectFrom('companies as c')
+    .select(['c.id', sql<boolean>`exists (select 1 from brand_users u where u.company_id = c.id)`.as('has_staff')])
+    .where('c.domain', '=', domain)
+    .executeTakeFirst();
+  return row && { id: row.id, hasStaff: Boolean(row.has_staff) };
+}
+
+/** Creates a brand-less account with its pending claim; undefined when the email is taken. */
+export async function insertUserWithClaim(
+  db: Db,
+  user: { email: string; passwordHash: string },
+  claim: NewClaim,
+): Promise<{ userId: string; claimId: string } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('brand_users')
+      .values({ company_id: null, email: user.email, display_name: null, password_hash: user.passwordHash })
+      .onConflict((oc) => oc.column('email').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!inserted) return undefined;
+    const claimId = await insertClaim(trx, inserted.id, claim);
+    return { userId: inserted.id, claimId };
+  });
+}
+
+/** A new pending claim for the account, replacing the one it had open. */
+export async function insertClaim(db: Db, userId: string, claim: NewClaim): Promise<string> {
+  await db.deleteFrom('brand_claims').where('user_id', '=', userId).where('status', '=', 'pending').execute();
+  const row = await db
+    .insertInto('brand_claims')
+    .values({ user_id: userId, domain: claim.domain, business_name: claim.businessName, categories: claim.categories })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function setClaimConfirmUrl(db: Db, claimId: string, confirmUrl: string): Promise<void> {
+  await db.updateTable('brand_claims').set({ confirm_url: confirmUrl }).where('id', '=', claimId).execute();
+}
+
+/** The account's latest claim, settled or not. */
+export async function latestClaim(db: Db, userId: string): Promise<ClaimRow | undefined> {
+  return db
+    .selectFrom('brand_claims')
+    .select(['id', 'user_id', 'domain', 'business_name', 'categories', 'status', 'confirm_url'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}
+
+export async function declineClaim(db: Db, claimId: string, now: Date): Promise<void> {
+  await db.updateTable('brand_claims').set({ status: 'declined', decided_at: now }).where('id', '=', claimId).where('status', '=', 'pending').execute();
+}
+
+export type ClaimSettlement = { outcome: 'joined' | 'created'; companyId: string } | { outcome: 'refused' } | { outcome: 'settled_before' };
+
+/**
+ * Settles a claim the store owner confirmed, in one transaction: the account joins the company
+ * that holds the domain when nobody acts for it yet (one a plugin onboarding imported, say), or
+ * a new company is made for it; a company that already has staff is joined by invitation only,
+ * so the claim is refused. The company row is locked, so two confirmed claims cannot both join.
+ */
+export async function settleConfirmedClaim(db: Db, claim: ClaimRow, newCompanyId: string, now: Date): Promise<ClaimSettlement> {
+  return db.transaction().execute(async (trx) => {
+    const open = await trx
+      .updateTable('brand_claims')
+      .set({ status: 'verified', decided_at: now })
+      .where('id', '=', claim.id)
+      .where('status', '=', 'pending')
+      .returning('id')
+      .executeTakeFirst();
+    if (!open) return { outcome: 'settled_before' } as const;
+    const created = await sql<{ id: string }>`
+      insert into companies (id, domain, business_name, categories)
+      values (${newCompanyId}, ${claim.domain}, ${claim.business_name}, ${claim.categories}::text[])
+      on conflict (domain) do nothing
+      returning id`.execute(trx);
+    let companyId = created.rows[0]?.id;
+    const outcome = companyId ? 'created' : 'joined';
+    if (!companyId) {
+      const existing = await sql<{ id: string }>`select id from companies where domain = ${claim.domain} for update`.execute(trx);
+      companyId = existing.rows[0]!.id;
+      const staffed = await trx.selectFrom('brand_users').select('id').where('company_id', '=', companyId).executeTakeFirst();
+      if (staffed) {
+        await trx.updateTable('brand_claims').set({ status: 'refused' }).where('id', '=', claim.id).execute();
+        return { outcome: 'refused' } as const;
+      }
+    }
+    await trx.updateTable('brand_users').set({ company_id: companyId }).where('id', '=', claim.user_id).execute();
+    return { outcome, companyId };
+  });
+}
+
+// --- the development mailbox ---
+
+/** Keeps a day of messages: the mailbox is for following a flow by hand, not an archive. */
+const OUTBOX_RETENTION_MS = 24 * 3600_000;
+
+export async function insertOutboxMail(db: Db, mail: { recipient: string; subject: string; body: string }, now: Date): Promise<void> {
+  await db.insertInto('mail_outbox').values({ ...mail, created_at: now }).execute();
+  await db.deleteFrom('mail_outbox').where('created_at', '<', new Date(now.getTime() - OUTBOX_RETENTION_MS)).execute();
+}
+
+export async function listOutboxMail(db: Db, limit: number) {
+  return db.selectFrom('mail_outbox').select(['id', 'recipient', 'subject', 'body', 'created_at']).orderBy('id', 'desc').limit(limit).execute();
 }

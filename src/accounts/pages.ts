@@ -32,6 +32,9 @@ dd{margin:0 0 .5rem;font-weight:600;overflow-wrap:anywhere}
 dd:last-child{margin-bottom:0}
 ul{margin:0 0 1rem;padding-left:1.25rem}
 form.inline{display:inline}
+.mailbox{list-style:none;padding:0}
+.mailbox li{border-top:1px solid var(--line);padding-top:1rem}
+pre.mail{white-space:pre-wrap;overflow-wrap:anywhere;font:inherit;background:#f9fafb;border:1px solid var(--line);border-radius:8px;padding:.75rem}
 `;
 
 const STYLE_HASH = `'sha256-${crypto.createHash('sha256').update(CSS).digest('base64')}'`;

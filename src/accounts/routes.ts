@@ -54,6 +54,12 @@ export const accountRoutes: FastifyPluginAsync = async (plain) => {
     }
     if (result.outcome === 'rejected') return again(401, 'The email or password is not correct.');
     await startSession(db, reply, policy, result.userId);
+    if (result.companyId === null) {
+      return sendPage(reply, 200, {
+        title: 'Confirm your store first',
+        body: `<p>Your account does not act for a brand yet: the owner of the store you signed up with has to confirm it.</p><p><a href="/dashboard">Open the brand dashboard</a> to continue.</p>`,
+      });
+    }
     return reply.redirect(returnTo, 303);
   });
 
@@ -75,6 +81,26 @@ export const accountRoutes: FastifyPluginAsync = async (plain) => {
 <form method="post" action="/account/sign-out">${hiddenField('csrf_token', csrfTokenFor(request, reply, policy))}<button type="submit" class="secondary">Sign out</button></form>`,
     });
   });
+
+  // Outside prod with no SMTP server, mail stays in the database; this page is where a tester reads it.
+  if (config.serviceEnv !== 'prod' && !config.mail.smtpUrl) {
+    app.get('/account/dev-mailbox', { schema: { hide: true } }, async (_request, reply) => {
+      const messages = await dal.listOutboxMail(db, 50);
+      const items = messages
+        .map(
+          (message) =>
+            `<li><dl><dt>To</dt><dd>${escapeHtml(message.recipient)}</dd><dt>Subject</dt><dd>${escapeHtml(message.subject)}</dd>` +
+            `<dt>Sent</dt><dd>${escapeHtml(message.created_at.toISOString())}</dd></dl><pre class="mail">${escapeHtml(message.body)}</pre></li>`,
+        )
+        .join('');
+      return sendPage(reply, 200, {
+        title: 'Development mailbox',
+        body:
+          `<p class="muted">This ${escapeHtml(config.serviceEnv)} host has no SMTP server (SMTP_URL), so the mail it sends is kept here, newest first, for a day. Production hosts send mail and have no such page.</p>` +
+          (items ? `<ul class="mailbox">${items}</ul>` : '<p>No mail yet.</p>'),
+      });
+    });
+  }
 
   app.post(
     '/admin/companies/:companyId/users',

@@ -33,10 +33,21 @@ export async function startSession(db: Db, reply: FastifyReply, policy: CookiePo
   reply.setCookie(CSRF_COOKIE, randomToken(), cookieOptions(policy));
 }
 
-export async function currentUser(db: Db, request: FastifyRequest): Promise<dal.SessionUser | undefined> {
+/** The signed-in account, including one whose claim of a store still waits for the owner. */
+export async function currentAccount(db: Db, request: FastifyRequest): Promise<dal.SessionAccount | undefined> {
   const token = request.cookies[SESSION_COOKIE];
   if (!token) return undefined;
-  return dal.findSessionUser(db, hashSecret(token), new Date());
+  return dal.findSessionAccount(db, hashSecret(token), new Date());
+}
+
+/** The signed-in account when it acts for a brand: an unverified account cannot act for any. */
+export async function currentUser(db: Db, request: FastifyRequest): Promise<dal.SessionUser | undefined> {
+  const account = await currentAccount(db, request);
+  return account && actsForBrand(account) ? account : undefined;
+}
+
+export function actsForBrand(account: dal.SessionAccount): account is dal.SessionUser {
+  return account.companyId !== null;
 }
 
 export async function endSession(db: Db, request: FastifyRequest, reply: FastifyReply, policy: CookiePolicy): Promise<void> {

@@ -41,7 +41,7 @@ export async function createBrandUser(
 export const SIGN_IN_LIMITS = { windowMs: 15 * 60_000, perEmail: 5, perIp: 50 };
 
 export type SignInResult =
-  | { outcome: 'signed_in'; userId: string }
+  | { outcome: 'signed_in'; userId: string; companyId: string | null }
   | { outcome: 'rejected' }
   | { outcome: 'rate_limited'; retryAfterSeconds: number };
 
@@ -67,5 +67,5 @@ export async function checkSignIn(db: Db, emailInput: string, password: string, 
     return { outcome: 'rejected' };
   }
   await dal.clearFailures(db, email);
-  return { outcome: 'signed_in', userId: user.userId };
+  return { outcome: 'signed_in', userId: user.userId, companyId: user.companyId };
 }

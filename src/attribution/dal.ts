@@ -55,7 +55,10 @@ export async function findReferralLink(db: Db, token: string): Promise<ResolvedL
     .selectFrom('referral_links as rl')
     .innerJoin('companies as partner', 'partner.id', 'rl.partner_id')
     .leftJoin('offers as o', (join) => join.onRef('o.company_id', '=', 'rl.partner_id').on('o.live', '=', true))
-    .select(['rl.platform_id', 'rl.campaign_id', 'rl.brand_id', 'rl.partner_id', 'partner.domain', 'o.discount_code'])
+    // The partner may leave its discount out of this one campaign's offer.
+    .leftJoin('campaign_offers as co', (join) => join.onRef('co.campaign_id', '=', 'rl.campaign_id').onRef('co.company_id', '=', 'rl.partner_id'))
+    .select(['rl.platform_id', 'rl.campaign_id', 'rl.brand_id', 'rl.partner_id', 'partner.domain'])
+    .select(sql<string | null>`case when co.include_discount = false then null else o.discount_code end`.as('discount_code'))
     .where('rl.token', '=', token)
     .executeTakeFirst();
   return (

@@ -40,7 +40,9 @@ export const attributionRoutes: FastifyPluginAsync = fp(
       },
       async (request, reply) => {
         const link = await attribution.resolveToken(request.params.token);
-        const destination = link && storeUrl(link.partnerDomain, link.discountCode);
+        const { config } = app.services;
+        const sandbox = config.sandboxStorefronts ? { base: config.baseUrl, referralToken: request.params.token } : null;
+        const destination = link && storeUrl(link.partnerDomain, link.discountCode, sandbox);
         if (!link || !destination) {
           return reply.status(404).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(LINK_NOT_FOUND_PAGE);
         }

@@ -43,6 +43,27 @@ export interface DiscountCodeRequest {
 
 export type CommerceEvent = { type: 'app_installed' | 'plan_approved' | 'app_uninstalled'; domain: string };
 
+/** A sign-up that says it acts for the store, which the store's owner confirms at the platform. */
+export interface OwnershipRequest {
+  /** The service's claim id; the platform hands it back with the owner's answer. */
+  claimId: string;
+  /** Shown to the owner: who asks to act for the store. */
+  requestedBy: string;
+  /** A path of this service where the owner continues after answering. */
+  returnTo: string;
+}
+
+export type OwnershipAnswer = 'pending' | 'confirmed' | 'declined';
+
+/** An order the store took before the service subscribed to its orders. */
+export interface PastOrder {
+  orderId: string;
+  /** The store's customer id; the service keeps only its hash. */
+  customerId: string;
+  totalCents: number;
+  placedAt: Date;
+}
+
 export interface CommerceAdapter {
   readonly platformName: string;
   status(domain: string): Promise<StoreStatus>;
@@ -56,6 +77,31 @@ export interface CommerceAdapter {
   ordersCount(domain: string): Promise<number>;
   /** Idempotent on the code: asking twice for the same code creates one. */
   createDiscountCode(domain: string, request: DiscountCodeRequest): Promise<void>;
+  /**
+   * Makes `request` the store's one code from the service (DESIGN 4): the code it replaces, when
+   * given, is changed into it (renamed, new percent); otherwise it is created. Idempotent.
+   */
+  saveDiscountCode(domain: string, request: DiscountCodeRequest, replaces: string | null): Promise<void>;
+  /** Removes the service's code from the store (the brand stopped offering a discount). */
+  removeDiscountCode(domain: string, code: string): Promise<void>;
+  /**
+   * Proof of ownership: asks the store's owner, signed in at the platform, to confirm that the
+   * requester acts for the store; returns the address where the owner answers. Idempotent on the
+   * claim id. A real platform does this with its OAuth or app-install consent.
+   */
+  requestOwnershipConfirmation(domain: string, request: OwnershipRequest): Promise<string>;
+  /** The owner's answer to a request made with requestOwnershipConfirmation. */
+  ownershipAnswer(domain: string, claimId: string): Promise<OwnershipAnswer>;
+  /**
+   * Order delivery: from now on the platform posts every order placed at the store to the
+   * service's signed order webhook (POST /webhooks/commerce/orders). Idempotent.
+   */
+  subscribeToOrders(domain: string): Promise<void>;
+  /**
+   * The store's order history before `before`, oldest first: which customers the store already
+   * has, so a returning customer's order is not taken for a new customer's first one.
+   */
+  pastOrders(domain: string, before: Date): Promise<PastOrder[]>;
   uninstall(domain: string): Promise<void>;
   /** Webhooks, in the sandbox's case delivered in-process. */
   onEvent(listener: (event: CommerceEvent) => Promise<void>): void;

@@ -16,6 +16,8 @@ export interface SandboxStoreRow {
   planApprovedAt: Date | null;
   welcomeDiscountPercent: number | null;
   importFailuresLeft: number;
+  /** Since when the service receives the store's orders; null when it never subscribed. */
+  ordersWebhookSince: Date | null;
 }
 
 /** Creates the store with its catalog and orders unless it exists; concurrent callers create it once. */
@@ -61,6 +63,7 @@ export async function insertStoreIfAbsent(db: Db, domain: string, store: Generat
             quantity: order.quantity,
             total_cents: order.totalCents,
             placed_at: order.placedAt,
+            customer_email: order.customerEmail,
           })),
         )
         .execute();
@@ -82,6 +85,7 @@ export async function findStore(db: Db, domain: string): Promise<SandboxStoreRow
     planApprovedAt: row.plan_approved_at,
     welcomeDiscountPercent: row.welcome_discount_percent,
     importFailuresLeft: row.import_failures_left,
+    ordersWebhookSince: row.orders_webhook_since,
   };
 }
 
@@ -162,7 +166,7 @@ export async function recentOrders(db: Db, domain: string, limit: number) {
   return db
     .selectFrom('sandbox_orders as o')
     .innerJoin('sandbox_products as p', (join) => join.onRef('p.store_domain', '=', 'o.store_domain').onRef('p.id', '=', 'o.product_id'))
-    .select(['o.id', 'p.title', 'o.quantity', 'o.total_cents', 'o.placed_at'])
+    .select(['o.id', 'p.title', 'o.quantity', 'o.total_cents', 'o.placed_at', 'o.discount_code', 'o.webhook_status'])
     .where('o.store_domain', '=', domain)
     .orderBy('o.placed_at', 'desc')
     .limit(limit)
@@ -183,5 +187,156 @@ export async function listDiscountCodes(db: Db, domain: string) {
     .select(['code', 'percent', 'once_per_customer', 'created_at'])
     .where('store_domain', '=', domain)
     .orderBy('created_at')
+    .execute();
+}
+
+/**
+ * Makes `code` the store's code from the service: the code it replaces goes, so the store keeps
+ * one; asking again with the same code only sets its percent.
+ */
+export async function saveDiscountCode(
+  db: Db,
+  domain: string,
+  code: { code: string; percent: number; oncePerCustomer: boolean },
+  replaces: string | null,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (replaces !== null && replaces !== code.code) {
+      await trx.deleteFrom('sandbox_discount_codes').where('store_domain', '=', domain).where('code', '=', replaces).execute();
+    }
+    await trx
+      .insertInto('sandbox_discount_codes')
+      .values({ store_domain: domain, code: code.code, percent: code.percent, once_per_customer: code.oncePerCustomer })
+      .onConflict((oc) => oc.columns(['store_domain', 'code']).doUpdateSet({ percent: code.percent, once_per_customer: code.oncePerCustomer }))
+      .execute();
+  });
+}
+
+export async function deleteDiscountCode(db: Db, domain: string, code: string): Promise<void> {
+  await db.deleteFrom('sandbox_discount_codes').where('store_domain', '=', domain).where('code', '=', code).execute();
+}
+
+/** A code of the store as a shopper types it (codes are case-insensitive at checkout). */
+export async function findDiscountCode(db: Db, domain: string, typed: string) {
+  return db
+    .selectFrom('sandbox_discount_codes')
+    .select(['code', 'percent', 'once_per_customer'])
+    .where('store_domain', '=', domain)
+    .where(sql<string>`upper(code)`, '=', typed.toUpperCase())
+    .executeTakeFirst();
+}
+
+export async function subscribeToOrders(db: Db, domain: string, now: Date): Promise<void> {
+  await db
+    .updateTable('sandbox_stores')
+    .set({ orders_webhook_since: sql`coalesce(orders_webhook_since, ${now})` })
+    .where('domain', '=', domain)
+    .execute();
+}
+
+export interface StorefrontOrder {
+  id: string;
+  productId: string;
+  quantity: number;
+  totalCents: number;
+  placedAt: Date;
+  customerEmail: string;
+  discountCode: string | null;
+  referralToken: string | null;
+}
+
+/**
+ * Records a storefront order; a code usable once per customer is refused (false) when this
+ * customer already ordered with it. One statement, so two quick checkouts cannot both use it.
+ */
+export async function insertStorefrontOrder(db: Db, domain: string, order: StorefrontOrder, oncePerCustomer: boolean): Promise<boolean> {
+  const result = await sql<{ id: string }>`
+    insert into sandbox_orders (store_domain, id, product_id, quantity, total_cents, placed_at, customer_email, discount_code, referral_token)
+    select ${domain}::text, ${order.id}::text, ${order.productId}::text, ${order.quantity}::int, ${order.totalCents}::int,
+           ${order.placedAt}::timestamptz, ${order.customerEmail}::text, ${order.discountCode}::text, ${order.referralToken}::text
+    where not (${oncePerCustomer}::boolean and exists (
+      select 1 from sandbox_orders
+      where store_domain = ${domain} and customer_email = ${order.customerEmail} and upper(discount_code) = upper(${order.discountCode}::text)
+    ))
+    returning id`.execute(db);
+  return result.rows.length > 0;
+}
+
+export async function setOrderWebhookStatus(db: Db, domain: string, orderId: string, status: number | null): Promise<void> {
+  await db.updateTable('sandbox_orders').set({ webhook_status: status }).where('store_domain', '=', domain).where('id', '=', orderId).execute();
+}
+
+// --- the store owner's sign-in and ownership confirmations ---
+
+export async function findOwner(db: Db, domain: string) {
+  return db.selectFrom('sandbox_store_owners').select(['email', 'password_hash']).where('domain', '=', domain).executeTakeFirst();
+}
+
+/** Sets up the owner sign-in of a store that has none; false when someone set one up first. */
+export async function insertOwnerIfAbsent(db: Db, domain: string, email: string, passwordHash: string): Promise<boolean> {
+  const row = await db
+    .insertInto('sandbox_store_owners')
+    .values({ domain, email, password_hash: passwordHash })
+    .onConflict((oc) => oc.column('domain').doNothing())
+    .returning('domain')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertOwnerSession(db: Db, session: { tokenHash: string; domain: string; expiresAt: Date }): Promise<void> {
+  await db.insertInto('sandbox_owner_sessions').values({ token_hash: session.tokenHash, domain: session.domain, expires_at: session.expiresAt }).execute();
+}
+
+export async function ownerSessionValid(db: Db, tokenHash: string, domain: string, now: Date): Promise<boolean> {
+  const row = await db
+    .selectFrom('sandbox_owner_sessions')
+    .select('token_hash')
+    .where('token_hash', '=', tokenHash)
+    .where('domain', '=', domain)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertOwnershipRequest(db: Db, domain: string, request: { id: string; requestedBy: string; returnTo: string }): Promise<void> {
+  await db
+    .insertInto('sandbox_ownership_requests')
+    .values({ id: request.id, domain, requested_by: request.requestedBy, return_to: request.returnTo })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+}
+
+export async function findOwnershipRequest(db: Db, domain: string, id: string) {
+  return db
+    .selectFrom('sandbox_ownership_requests')
+    .select(['id', 'requested_by', 'return_to', 'status'])
+    .where('domain', '=', domain)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Records the owner's answer once; false when the request was already answered or is unknown. */
+export async function answerOwnershipRequest(db: Db, domain: string, id: string, answer: 'confirmed' | 'declined', now: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('sandbox_ownership_requests')
+    .set({ status: answer, decided_at: now })
+    .where('domain', '=', domain)
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The store's orders with a known customer, placed before `before`, oldest first. */
+export async function ordersBefore(db: Db, domain: string, before: Date) {
+  return db
+    .selectFrom('sandbox_orders')
+    .select(['id', 'customer_email', 'total_cents', 'placed_at'])
+    .where('store_domain', '=', domain)
+    .where('placed_at', '<', before)
+    .where('customer_email', 'is not', null)
+    .orderBy('placed_at')
+    .orderBy('id')
     .execute();
 }

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
-import { escapeHtml, htmlPage, SANDBOX_PAGE_CSP } from '../plugin/html.js';
+import { escapeHtml } from '../plugin/html.js';
 import { requireOwnOrigin } from '../plugin/origin.js';
 import { storeDomain } from '../plugin/store-domain.js';
 import * as dal from './dal.js';
-import { SANDBOX_PLATFORM_NAME, type SandboxCommerce } from './sandbox.js';
+import type { SandboxCommerce } from './sandbox.js';
 import { placeholderSvg } from './sandbox-generator.js';
+import { APP_NAME, money, noSuchStoreBody, sendSandboxPage } from './pages.js';
 
 export interface SandboxRoutesOptions {
   adapter: SandboxCommerce;
@@ -14,15 +15,9 @@ export interface SandboxRoutesOptions {
   stylesheet: () => Promise<string>;
 }
 
-const APP_NAME = 'Partner Collab';
-
 /** Only the service's own return address is followed after an action: never an arbitrary URL. */
 function safeReturn(value: unknown): string | null {
   return typeof value === 'string' && /^\/plugin\/v2\/return\?[A-Za-z0-9%=&._~-]*$/.test(value) ? value : null;
-}
-
-function money(cents: number): string {
-  return `$${(cents / 100).toFixed(2)}`;
 }
 
 /**
@@ -37,23 +32,10 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
     const { db } = app.services;
 
     const send = async (reply: FastifyReply, title: string, body: string, status = 200) =>
-      reply
-        .status(status)
-        .header('Content-Type', 'text/html; charset=utf-8')
-        .header('Content-Security-Policy', SANDBOX_PAGE_CSP)
-        .header('Cache-Control', 'no-store')
-        .send(
-          htmlPage({
-            title: `${title} · ${SANDBOX_PLATFORM_NAME}`,
-            stylesheet: await options.stylesheet(),
-            bodyClass: 'sandbox',
-            body: `<header class="topbar"><a href="/sandbox">${escapeHtml(SANDBOX_PLATFORM_NAME)}</a><span>store admin (sandbox)</span></header><main class="sheet">${body}</main>`,
-          }),
-        );
+      sendSandboxPage(reply, await options.stylesheet(), { title, body, status });
 
     const domainOf = (raw: string) => storeDomain(raw);
-    const notFound = (reply: FastifyReply, raw: string) =>
-      send(reply, 'No such store', `<h1>No such store</h1><p>“${escapeHtml(raw)}” is not a store domain. Store domains look like shop.example.</p>`, 404);
+    const notFound = (reply: FastifyReply, raw: string) => send(reply, 'No such store', noSuchStoreBody(raw), 404);
 
     app.get('/sandbox', { schema: { hide: true } }, async (_request, reply) => {
       const stores = await dal.listStores(db);
@@ -114,7 +96,9 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
       const orderRows = orders
         .map(
           (order) =>
-            `<tr><td>${escapeHtml(order.id)}</td><td>${escapeHtml(order.title)} × ${order.quantity}</td><td>${money(order.total_cents)}</td><td>${order.placed_at.toISOString().slice(0, 10)}</td></tr>`,
+            `<tr><td>${escapeHtml(order.id)}</td><td>${escapeHtml(order.title)} × ${order.quantity}</td><td>${money(order.total_cents)}</td>` +
+            `<td>${order.placed_at.toISOString().slice(0, 10)}</td><td>${order.discount_code ? `<code>${escapeHtml(order.discount_code)}</code>` : ''}</td>` +
+            `<td>${order.webhook_status === null ? '' : `HTTP ${order.webhook_status}`}</td></tr>`,
         )
         .join('');
       const codeRows = codes
@@ -128,7 +112,11 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
           (store.welcomeDiscountPercent ? `<p>This store already gives new customers ${store.welcomeDiscountPercent}% off.</p>` : '') +
           `<h2>Discount codes</h2>${codeRows ? `<ul>${codeRows}</ul>` : '<p class="muted">None yet.</p>'}` +
           `<h2>Catalog (${products.length} products)</h2><table><thead><tr><th>Image</th><th>Product</th><th>Price</th><th>Status</th></tr></thead><tbody>${catalog}</tbody></table>` +
-          `<h2>Orders (${orderCount} in all, latest first)</h2>${orderRows ? `<table><thead><tr><th>Order</th><th>Items</th><th>Total</th><th>Date</th></tr></thead><tbody>${orderRows}</tbody></table>` : '<p class="muted">No orders yet.</p>'}`,
+          `<h2>Orders (${orderCount} in all, latest first)</h2>` +
+          `<p><a href="/sandbox/shop/${encodeURIComponent(domain)}">Open the storefront</a> to place an order as a shopper.</p>` +
+          (orderRows
+            ? `<table><thead><tr><th>Order</th><th>Items</th><th>Total</th><th>Date</th><th>Discount code</th><th>Sent to ${APP_NAME}</th></tr></thead><tbody>${orderRows}</tbody></table>`
+            : '<p class="muted">No orders yet.</p>'),
       );
     });
 

@@ -17,7 +17,7 @@ export interface GeneratedStore {
   welcomeDiscountPercent: number | null;
   importFailures: number;
   products: Array<{ id: string; title: string; hasImage: boolean; priceCents: number; active: boolean }>;
-  orders: Array<{ id: string; productId: string; quantity: number; totalCents: number; placedAt: Date }>;
+  orders: Array<{ id: string; productId: string; quantity: number; totalCents: number; placedAt: Date; customerEmail: string }>;
 }
 
 const CATALOGS: Record<string, { tagline: string; items: string[] }> = {
@@ -88,6 +88,9 @@ export function generateStore(domain: string, now: Date): GeneratedStore {
 
   const orderCount = prefix === 'new' ? 3 : 40 + Math.floor(random() * 120);
   const dayMs = 86_400_000;
+  // Customers come from their own sequence, so catalogs and order histories stay as they were.
+  const customerRandom = seededRandom(`${domain}#customers`);
+  const customerPool = Math.max(1, Math.round(orderCount * 0.7));
   const orders = Array.from({ length: orderCount }, (_, index) => {
     // Skewed towards the first products, so best sellers stand out.
     const product = products[Math.floor(random() ** 2 * (products.length - 1))]!;
@@ -98,6 +101,8 @@ export function generateStore(domain: string, now: Date): GeneratedStore {
       quantity,
       totalCents: product.priceCents * quantity,
       placedAt: new Date(now.getTime() - Math.floor(random() * 180 * dayMs)),
+      // About a third of the orders come from returning customers.
+      customerEmail: `customer${1 + Math.floor(customerRandom() * customerPool)}@${domain}`,
     };
   });
 

@@ -1,17 +1,44 @@
 import type { Db } from '../db/database.js';
+import crypto from 'node:crypto';
 import type {
   BestSeller,
   CatalogProduct,
   CommerceAdapter,
   CommerceEvent,
   DiscountCodeRequest,
+  OwnershipAnswer,
+  OwnershipRequest,
+  PastOrder,
   StoreProfile,
   StoreStatus,
 } from './adapter.js';
 import * as dal from './dal.js';
 import { generateStore } from './sandbox-generator.js';
+import { SIGNATURE_HEADER, signOrderBody, TIMESTAMP_HEADER } from '../orders/signature.js';
 
 export const SANDBOX_PLATFORM_NAME = 'Sandbox Commerce';
+export const ORDER_WEBHOOK_PATH = '/webhooks/commerce/orders';
+const WEBHOOK_TIMEOUT_MS = 10_000;
+export const MAX_ORDER_QUANTITY = 10;
+
+export interface CheckoutInput {
+  productId: string;
+  quantity: number;
+  customerEmail: string;
+  discountCode: string | null;
+  referralToken: string | null;
+}
+
+/** What became of the webhook delivery of one order. */
+export type OrderDelivery =
+  | { kind: 'delivered'; status: number; body: string }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'not_subscribed' }
+  | { kind: 'no_secret' };
+
+export type CheckoutResult =
+  | { outcome: 'placed'; orderId: string; totalCents: number; discountPercent: number | null; delivery: OrderDelivery }
+  | { outcome: 'refused'; reason: string };
 
 /** A transient failure of the commerce platform; the setup job retries it. */
 export class CommerceUnavailableError extends Error {
@@ -32,6 +59,8 @@ export class SandboxCommerce implements CommerceAdapter {
     private readonly baseUrl: string,
     /** Simulated time to hand over a store's data on import. */
     private readonly importMs = 0,
+    /** The order webhook's shared secret; without it orders stay at the store. */
+    private readonly orderWebhookSecret?: string,
   ) {}
 
   onEvent(listener: (event: CommerceEvent) => Promise<void>): void {
@@ -117,6 +146,103 @@ export class SandboxCommerce implements CommerceAdapter {
   async createDiscountCode(domain: string, request: DiscountCodeRequest): Promise<void> {
     await this.store(domain);
     await dal.insertDiscountCode(this.db, domain, request.code, request.percent, request.oncePerCustomer);
+  }
+
+  async saveDiscountCode(domain: string, request: DiscountCodeRequest, replaces: string | null): Promise<void> {
+    await this.store(domain);
+    await dal.saveDiscountCode(this.db, domain, request, replaces);
+  }
+
+  async removeDiscountCode(domain: string, code: string): Promise<void> {
+    await dal.deleteDiscountCode(this.db, domain, code);
+  }
+
+  async requestOwnershipConfirmation(domain: string, request: OwnershipRequest): Promise<string> {
+    await this.store(domain);
+    await dal.insertOwnershipRequest(this.db, domain, { id: request.claimId, requestedBy: request.requestedBy, returnTo: request.returnTo });
+    return `/sandbox/stores/${encodeURIComponent(domain)}/ownership/${request.claimId}`;
+  }
+
+  async ownershipAnswer(domain: string, claimId: string): Promise<OwnershipAnswer> {
+    return (await dal.findOwnershipRequest(this.db, domain, claimId))?.status ?? 'pending';
+  }
+
+  async subscribeToOrders(domain: string): Promise<void> {
+    await this.store(domain);
+    await dal.subscribeToOrders(this.db, domain, new Date());
+  }
+
+  async pastOrders(domain: string, before: Date): Promise<PastOrder[]> {
+    await this.store(domain);
+    const rows = await dal.ordersBefore(this.db, domain, before);
+    return rows.map((row) => ({ orderId: row.id, customerId: row.customer_email!, totalCents: row.total_cents, placedAt: row.placed_at }));
+  }
+
+  /**
+   * A shopper's checkout at the sandbox storefront: the store checks its own discount code (once
+   * per customer), records the order, then delivers it to the service's signed order webhook
+   * when the service subscribed to the store's orders or the app is installed there.
+   */
+  async placeOrder(domain: string, input: CheckoutInput, now = new Date()): Promise<CheckoutResult> {
+    const store = await this.store(domain);
+    const product = (await dal.listProducts(this.db, domain)).find((item) => item.id === input.productId && item.status === 'active');
+    if (!product) return { outcome: 'refused', reason: 'That product is not for sale at this store.' };
+    if (!Number.isInteger(input.quantity) || input.quantity < 1 || input.quantity > MAX_ORDER_QUANTITY) {
+      return { outcome: 'refused', reason: `Order 1 to ${MAX_ORDER_QUANTITY} of a product.` };
+    }
+    let discount: { code: string; percent: number; once_per_customer: boolean } | undefined;
+    if (input.discountCode) {
+      discount = await dal.findDiscountCode(this.db, domain, input.discountCode);
+      if (!discount) return { outcome: 'refused', reason: `The discount code ${input.discountCode} does not exist at this store.` };
+    }
+    const fullCents = product.price_cents * input.quantity;
+    const totalCents = discount ? Math.round((fullCents * (100 - discount.percent)) / 100) : fullCents;
+    const order: dal.StorefrontOrder = {
+      id: `#S${crypto.randomBytes(4).toString('hex').toUpperCase()}`,
+      productId: product.id,
+      quantity: input.quantity,
+      totalCents,
+      placedAt: now,
+      customerEmail: input.customerEmail,
+      discountCode: discount?.code ?? null,
+      referralToken: input.referralToken,
+    };
+    if (!(await dal.insertStorefrontOrder(this.db, domain, order, discount?.once_per_customer ?? false))) {
+      return { outcome: 'refused', reason: `The discount code ${discount!.code} can be used once per customer, and ${input.customerEmail} already used it.` };
+    }
+    // The app's own configuration subscribes every store that installs it, as platforms' app-level webhooks do.
+    const subscribed = store.ordersWebhookSince !== null || store.appStatus === 'installed';
+    const delivery = subscribed ? await this.deliverOrder(domain, order) : ({ kind: 'not_subscribed' } as const);
+    return { outcome: 'placed', orderId: order.id, totalCents, discountPercent: discount?.percent ?? null, delivery };
+  }
+
+  private async deliverOrder(domain: string, order: dal.StorefrontOrder): Promise<OrderDelivery> {
+    if (!this.orderWebhookSecret) return { kind: 'no_secret' };
+    const body = JSON.stringify({
+      orderId: order.id,
+      storeDomain: domain,
+      customerId: order.customerEmail,
+      totalCents: order.totalCents,
+      currency: 'USD',
+      placedAt: order.placedAt.toISOString(),
+      ...(order.referralToken ? { referralToken: order.referralToken } : {}),
+      ...(order.discountCode ? { discountCode: order.discountCode } : {}),
+    });
+    const timestamp = Math.floor(Date.now() / 1000);
+    let delivery: OrderDelivery;
+    try {
+      const response = await fetch(`${this.baseUrl}${ORDER_WEBHOOK_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [TIMESTAMP_HEADER]: String(timestamp), [SIGNATURE_HEADER]: signOrderBody(this.orderWebhookSecret, timestamp, body) },
+        body,
+        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+      });
+      delivery = { kind: 'delivered', status: response.status, body: await response.text() };
+    } catch (error) {
+      delivery = { kind: 'failed', reason: error instanceof Error ? error.message : String(error) };
+    }
+    await dal.setOrderWebhookStatus(this.db, domain, order.id, delivery.kind === 'delivered' ? delivery.status : null);
+    return delivery;
   }
 
   async install(domain: string): Promise<void> {

@@ -4,9 +4,9 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../../test/support/browser.js';
 import { ADMIN_TOKEN, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
-import { createPlatform, uniqueId } from '../../test/support/factories.js';
+import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
 import { settleScores } from '../partnerships/test-helpers.js';
-import { DASHBOARD_PASSWORD } from './test-client.js';
+import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from './test-client.js';
 
 // Screenshots go to test-artifacts/; docs/ is refreshed only on request, so a test run leaves the tracked tree unchanged.
 const SCREENSHOTS = new URL(process.env.UPDATE_DOCS_SCREENSHOTS ? '../../docs/' : '../../test-artifacts/dashboard/', import.meta.url);
@@ -18,11 +18,15 @@ async function expectAccessible(page: Page, where: string): Promise<void> {
   expect(serious.map((violation) => `${where}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
+const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+
 /**
- * The issue's two-brand story in Chromium: both sign up, one finds the other among its
- * recommendations and sends a connection request, the other accepts, they run a collab, the
- * offers endpoint returns the partner's offer for a platform, the referral link is followed, the
- * sandbox store takes an order through it, and both dashboards show what the platform earned.
+ * The issue's two-brand story in Chromium: both sign up and prove their store at the sandbox
+ * commerce platform, one finds the other among its recommendations and sends a connection
+ * request, the other accepts, they run a collab (the partner choosing its offer for it), the
+ * offers endpoint returns that offer for a platform, a shopper follows the referral link to the
+ * partner's sandbox storefront and orders there, the platform posts the order to the signed
+ * webhook, and both dashboards show what the platform earned. Then a password reset by mail.
  */
 describe('brand dashboard in Chromium', () => {
   let context: TestContext;
@@ -32,7 +36,7 @@ describe('brand dashboard in Chromium', () => {
   beforeAll(async () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    context = await startTestApp('pglite', { BASE_URL: baseUrl });
+    context = await startTestApp('pglite', { BASE_URL: baseUrl, SANDBOX_STOREFRONTS: 'true', ORDERS_WEBHOOK_SECRET: 'browser-test-webhook-secret' });
     await context.app.listen({ port, host: '127.0.0.1' });
     browser = await launchBrowser();
   }, 120_000);
@@ -42,7 +46,10 @@ describe('brand dashboard in Chromium', () => {
     if (context) await stopTestApp(context);
   });
 
-  const signUp = async (page: Page, brand: { name: string; domain: string; email: string }) => {
+  const screenshot = (page: Page, name: string) => page.screenshot({ path: new URL(name, SCREENSHOTS).pathname, fullPage: true });
+
+  /** Signs up, then proves the store as its owner at the sandbox commerce platform. */
+  const signUp = async (page: Page, brand: { name: string; domain: string; email: string }, shoot = false) => {
     await page.goto(`${baseUrl}/dashboard`);
     await expectAccessible(page, 'sign in');
     await page.getByRole('button', { name: 'Sign up' }).click();
@@ -53,6 +60,19 @@ describe('brand dashboard in Chromium', () => {
     await page.getByLabel('Password').fill(DASHBOARD_PASSWORD);
     await expectAccessible(page, 'sign up');
     await page.getByRole('button', { name: 'Create account' }).click();
+
+    await page.getByRole('heading', { name: 'Confirm your store', level: 1 }).waitFor();
+    await expectAccessible(page, 'claim');
+    if (shoot) await screenshot(page, 'dashboard-claim.png');
+    await page.getByRole('link', { name: 'Confirm at your store' }).click();
+    await page.getByRole('heading', { name: /Set up the owner sign-in of/ }).waitFor();
+    await expectAccessible(page, 'store owner sign-in');
+    await page.getByLabel('Email').fill(`owner@${brand.domain}`);
+    await page.getByLabel('Password').fill(STORE_OWNER_PASSWORD);
+    await page.getByRole('button', { name: 'Create owner sign-in' }).click();
+    await page.getByRole('heading', { name: `Does ${brand.email} act for` }).waitFor();
+    await expectAccessible(page, 'ownership confirmation');
+    await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('heading', { name: 'Partnerships', level: 1 }).waitFor();
   };
 
@@ -61,12 +81,15 @@ describe('brand dashboard in Chromium', () => {
     await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
   };
 
-  it('walks two brands from sign-up to a credited order', async () => {
+  it('walks two brands from sign-up to a credited order, then resets a password by mail', async () => {
     const alphaDomain = `${uniqueId('alpha')}.example`;
     const betaDomain = `${uniqueId('beta')}.example`;
-    const alpha = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
+    const alphaEmail = `${uniqueId('a')}@alpha.example`;
+    const alphaContext = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    await alphaContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
+    const alpha = await alphaContext.newPage();
     const beta = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
-    await signUp(alpha, { name: 'Alpha Candles', domain: alphaDomain, email: `${uniqueId('a')}@alpha.example` });
+    await signUp(alpha, { name: 'Alpha Candles', domain: alphaDomain, email: alphaEmail }, true);
     await signUp(beta, { name: 'Beta Soap Works', domain: betaDomain, email: `${uniqueId('b')}@beta.example` });
 
     // Alpha finds Beta among its recommendations, with a match rate, and sends a request.
@@ -84,67 +107,85 @@ describe('brand dashboard in Chromium', () => {
     await beta.reload();
     await beta.getByRole('button', { name: 'Accept request from Alpha Candles' }).click();
     await beta.getByRole('list', { name: 'Partners' }).getByText('Alpha Candles').waitFor();
-    await alpha.screenshot({ path: new URL('dashboard-partnerships.png', SCREENSHOTS).pathname, fullPage: true });
+    await alpha.reload();
+    await alpha.getByRole('list', { name: 'Partners' }).getByText('Beta Soap Works').waitFor();
+    await screenshot(alpha, 'dashboard-partnerships.png');
 
-    // Beta sets up the offer Alpha's shoppers will see.
+    // Beta sets up its offer, with an image from its sandbox store's catalog.
     await go(beta, 'Your offer', 'Your offer');
     await beta.getByLabel('Title', { exact: true }).fill('20% off handmade soap');
     await beta.getByLabel('Subtitle (optional)').fill('For new customers');
-    await beta.getByLabel('Image URL').fill(`${baseUrl}/dashboard/assets/soap.png`);
+    await beta.getByLabel('Image URL').fill(`${baseUrl}/sandbox/images/${betaDomain}/p1.svg`);
     await beta.getByLabel('Discount for new customers').selectOption('20');
     await expectAccessible(beta, 'offer');
     await beta.getByRole('button', { name: 'Save offer' }).click();
     await beta.getByText('Saved.').waitFor();
 
-    // Alpha creates the collab and starts it; Beta sees it too.
+    // Alpha creates the collab and starts it; Beta sees it and chooses its offer for this collab.
     await go(alpha, 'Campaigns', 'Campaigns');
     await alpha.getByLabel('Name', { exact: true }).fill('Autumn bundle');
     await alpha.getByRole('button', { name: 'Create draft' }).click();
     const collab = alpha.getByRole('list', { name: 'Collabs' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
     await collab.getByRole('button', { name: 'Start now' }).click();
     await collab.getByText('active').waitFor();
-    await expectAccessible(alpha, 'campaigns');
-    await alpha.screenshot({ path: new URL('dashboard-campaigns.png', SCREENSHOTS).pathname, fullPage: true });
     await go(beta, 'Campaigns', 'Campaigns');
-    await beta.getByRole('list', { name: 'Collabs' }).getByText('Autumn bundle').waitFor();
+    const betaCollab = beta.getByRole('list', { name: 'Collabs' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
+    await betaCollab.getByRole('button', { name: 'Change your offer for Autumn bundle' }).click();
+    await betaCollab.getByLabel('Offer title').fill('Soap for candle lovers');
+    await expect(betaCollab.getByLabel('Include your 20% new-customer discount').isChecked()).resolves.toBe(true);
+    await expectAccessible(beta, 'collab offer');
+    await betaCollab.getByRole('button', { name: 'Save offer for this collab' }).click();
+    await betaCollab.getByText('Soap for candle lovers · 20% off · for this collab').waitFor();
+    await alpha.reload();
+    const alphaCollab = alpha.getByRole('list', { name: 'Collabs' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
+    await alphaCollab.getByText('Soap for candle lovers · 20% off · for this collab').waitFor();
+    // The partner's offer image really loads (the screenshot once showed a broken one).
+    await expect(alphaCollab.locator('img').evaluateAll((images: HTMLImageElement[]) => images.map((image) => image.complete && image.naturalWidth > 0))).resolves.toEqual([true]);
+    await expectAccessible(alpha, 'campaigns');
+    await screenshot(alpha, 'dashboard-campaigns.png');
 
-    // Alpha generates an API key; the plaintext is shown once.
+    // Alpha generates an API key and copies it; then, as on a plain-http LAN address with no clipboard, a second one is selected for copying.
     await go(alpha, 'Integrations', 'Integrations');
     await alpha.getByLabel('Key name').fill('Checkout');
     await alpha.getByRole('button', { name: 'Generate key' }).click();
     const key = (await alpha.getByTestId('new-key').textContent())!;
     expect(key).toMatch(/^svc_test_/);
+    await alpha.getByRole('button', { name: 'Copy' }).click();
+    await alpha.getByText('The key is on your clipboard.').waitFor();
+    await expect(alpha.evaluate(() => navigator.clipboard.readText())).resolves.toBe(key);
     await expectAccessible(alpha, 'integrations');
-    await alpha.screenshot({ path: new URL('dashboard-integrations.png', SCREENSHOTS).pathname, fullPage: true });
+    await screenshot(alpha, 'dashboard-integrations.png');
+    await alpha.evaluate(() => Object.defineProperty(navigator, 'clipboard', { value: undefined, configurable: true }));
+    await alpha.getByLabel('Key name').fill('Second');
+    await alpha.getByRole('button', { name: 'Generate key' }).click();
+    await alpha.getByTestId('new-key').filter({ hasNotText: key }).waitFor();
+    const second = (await alpha.getByTestId('new-key').textContent())!;
+    await alpha.getByRole('button', { name: 'Copy' }).click();
+    await alpha.getByText(/press Ctrl\+C/).waitFor();
+    await expect(alpha.evaluate(() => getSelection()?.toString())).resolves.toBe(second);
 
-    // A platform asks for Alpha's offers: Beta's offer comes back, and a shopper follows its link.
+    // A platform asks for Alpha's offers: Beta's offer for this collab comes back.
     const { platformId } = await createPlatform(context.support);
     const offers = await context.app.inject({
       method: 'GET',
       url: '/v1/campaigns/offers?type=post-purchase',
       headers: { 'x-api-key': key, 'x-platform-id': platformId },
     });
-    expect(offers.json().offers).toEqual([expect.objectContaining({ title: '20% off handmade soap' })]);
-    const referralUrl: string = offers.json().offers[0].referralUrl;
-    const shopper = await (await browser.newContext()).newPage();
-    // Chromium cannot resolve the pretend store's name here, so the store's answer is stubbed
-    // after the service's own redirect, which the browser request really receives.
-    let storeUrl = '';
-    await shopper.route(referralUrl, async (route) => {
-      const response = await route.fetch({ maxRedirects: 0 });
-      storeUrl = response.headers().location ?? '';
-      await route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Beta store</title>' });
-    });
-    await shopper.goto(referralUrl);
-    expect(new URL(storeUrl).hostname).toBe(betaDomain);
-    expect(new URL(storeUrl).searchParams.get('discount')).toMatch(/^PARTNER20-/);
+    expect(offers.json().offers).toEqual([expect.objectContaining({ title: 'Soap for candle lovers', imageUrl: `${baseUrl}/sandbox/images/${betaDomain}/p1.svg` })]);
 
-    // The sandbox store takes the shopper's order, placed through the link.
-    await go(beta, 'Integrations', 'Integrations');
-    await beta.getByLabel('Referral token (optional)').fill(referralUrl.split('/r/')[1]!);
-    await beta.getByLabel('Order total in dollars (optional)').fill('40');
-    await beta.getByRole('button', { name: 'Place order' }).click();
-    await beta.getByText(`credited to platform ${platformId}, new customer, commission $2.00`).waitFor();
+    // A shopper follows the link to Beta's sandbox storefront and orders there with the 20% code.
+    const shopper = await (await browser.newContext()).newPage();
+    await shopper.goto(offers.json().offers[0].referralUrl);
+    expect(new URL(shopper.url()).pathname).toBe(`/sandbox/shop/${betaDomain}`);
+    await shopper.getByText(/Your code PARTNER20-[0-9A-F]{6} takes 20% off this order\./).waitFor();
+    await expectAccessible(shopper, 'storefront');
+    await shopper.getByLabel('Your email').fill('shopper@buyer.example');
+    await screenshot(shopper, 'sandbox-storefront.png');
+    await shopper.getByRole('button', { name: 'Place order' }).click();
+    await shopper.getByRole('heading', { name: 'Thank you for your order' }).waitFor();
+    await expect(shopper.getByTestId('delivery').textContent()).resolves.toMatch(/order webhook, which answered HTTP 200/);
+    const order = await context.db.selectFrom('attributed_orders').selectAll().where('platform_id', '=', platformId).executeTakeFirstOrThrow();
+    expect(order).toMatchObject({ store_domain: betaDomain, matched_by: 'referral_link', new_customer: true });
 
     // Both dashboards show the view, the click, the order and the commission, as the admin stats do.
     const stats = await context.app.inject({ method: 'GET', url: `/admin/platforms/${platformId}/stats`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -153,9 +194,76 @@ describe('brand dashboard in Chromium', () => {
       await go(page, 'Performance', 'Performance');
       const row = page.getByRole('table', { name: 'Per platform' }).locator(`tr[data-row="${platformId}"]`);
       await row.waitFor();
-      await expect(row.locator('td').allTextContents()).resolves.toEqual(['1', '1', '1', '1', '$40.00', '$2.00']);
+      await expect(row.locator('td').allTextContents()).resolves.toEqual(['1', '1', '1', '1', money(Number(order.total_cents)), money(Number(order.commission_cents))]);
       await expectAccessible(page, 'performance');
     }
-    await alpha.screenshot({ path: new URL('dashboard-performance.png', SCREENSHOTS).pathname, fullPage: true });
+    expect(Number(order.commission_cents)).toBe(Math.round(Number(order.total_cents) * 0.05));
+    await screenshot(alpha, 'dashboard-performance.png');
+
+    // Alpha forgets the password: the token arrives in the development mailbox (no SMTP here).
+    const visitor = await (await browser.newContext()).newPage();
+    await visitor.goto(`${baseUrl}/dashboard`);
+    await visitor.getByRole('button', { name: 'Reset password' }).click();
+    await expectAccessible(visitor, 'password reset');
+    await visitor.getByRole('form', { name: 'Request a password reset' }).getByLabel('Email').fill(alphaEmail);
+    await visitor.getByRole('button', { name: 'Send reset token' }).click();
+    await visitor.getByText('If the email has an account, we sent it a reset token.').waitFor();
+    await expectAccessible(visitor, 'password reset requested');
+    const mailbox = await visitor.context().newPage();
+    await mailbox.goto(`${baseUrl}/account/dev-mailbox`);
+    await mailbox.getByText(alphaEmail).first().waitFor();
+    await expectAccessible(mailbox, 'development mailbox');
+    const token = /^([A-Za-z0-9]{43})$/m.exec((await mailbox.locator('pre.mail').first().textContent())!)![1]!;
+    const setPassword = visitor.getByRole('form', { name: 'Set a new password' });
+    await setPassword.getByLabel('Reset token').fill(token);
+    await setPassword.getByLabel('New password').fill('a brand new long password');
+    await setPassword.getByRole('button', { name: 'Set new password' }).click();
+    await visitor.getByText('Your password was changed.').waitFor();
+    await expectAccessible(visitor, 'password changed');
+    const signInForm = visitor.getByRole('form', { name: 'Sign in' });
+    await signInForm.getByLabel('Email').fill(alphaEmail);
+    await signInForm.getByLabel('Password').fill('a brand new long password');
+    await signInForm.getByRole('button', { name: 'Sign in' }).click();
+    await visitor.getByRole('heading', { name: 'Partnerships', level: 1 }).waitFor();
+  }, 180_000);
+
+  it('pages a long list, and shows a declined row\'s current state instead of a request the service would refuse', async () => {
+    const brand = new DashboardClient(context.app);
+    const other = new DashboardClient(context.app);
+    await brand.signUpBrand('Many Requests', `${uniqueId('many')}.example`, `${uniqueId('m')}@many.example`);
+    const otherId = await other.signUpBrand('Second Chance', `${uniqueId('second')}.example`, `${uniqueId('o')}@second.example`);
+    const brandId = (await brand.get('/dashboard/api/session')).json().user.companyId;
+    const asked = await Promise.all(Array.from({ length: 21 }, () => createBrand(context.support)));
+    for (const target of asked) await brand.post(`/dashboard/api/partners/${target.companyId}/request`, {});
+    await brand.post(`/dashboard/api/partners/${otherId}/request`, {});
+    await other.post(`/dashboard/api/partners/${brandId}/decline`);
+    await brand.post(`/dashboard/api/partners/${otherId}/request`, {});
+    await other.post(`/dashboard/api/partners/${brandId}/accept`);
+
+    const browserContext = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    await browserContext.addCookies(
+      brand.cookies
+        .split('; ')
+        .map((pair) => pair.split('=') as [string, string])
+        .filter(([name]) => name.startsWith('svc_'))
+        .map(([name, value]) => ({ name, value, url: baseUrl })),
+    );
+    const page = await browserContext.newPage();
+    await page.goto(`${baseUrl}/dashboard`);
+    const sent = page.getByRole('list', { name: 'Connection requests sent' });
+    await sent.getByRole('listitem').first().waitFor();
+    await expect(sent.getByRole('listitem').count()).resolves.toBe(20);
+    const pager = page.getByRole('navigation', { name: 'Connection requests sent pages' });
+    await pager.getByText('Page 1 of 2 · 21 in all').waitFor();
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await pager.getByText('Page 2 of 2 · 21 in all').waitFor();
+    await expect(sent.getByRole('listitem').count()).resolves.toBe(1);
+    await expectAccessible(page, 'paged partnerships');
+
+    const declined = page.getByRole('list', { name: 'Declined and removed' }).getByRole('listitem').filter({ hasText: 'Second Chance' });
+    await declined.getByText('Now: Partner').waitFor();
+    await expect(declined.getByRole('button', { name: 'Send connection request' }).count()).resolves.toBe(0);
+    await pager.getByRole('button', { name: 'Previous' }).click();
+    await pager.getByText('Page 1 of 2 · 21 in all').waitFor();
   }, 120_000);
 });

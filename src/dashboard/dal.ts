@@ -3,54 +3,6 @@ import type { Db } from '../db/database.js';
 import { effectiveCampaignStatusSql, type CampaignStatus } from '../campaigns/status.js';
 import type { PartnershipStatus, StoredCampaignStatus } from '../db/schema.js';
 
-// --- joining a brand and resetting a password ---
-
-export async function insertInvitation(db: Db, invitation: { codeHash: string; companyId: string; createdBy: string; expiresAt: Date }): Promise<void> {
-  await db
-    .insertInto('brand_invitations')
-    .values({ code_hash: invitation.codeHash, company_id: invitation.companyId, created_by: invitation.createdBy, expires_at: invitation.expiresAt })
-    .execute();
-}
-
-/** Uses an invitation once: returns its brand, or undefined when it is unknown, used or expired. */
-export async function takeInvitation(db: Db, codeHash: string, now: Date): Promise<string | undefined> {
-  const row = await db
-    .updateTable('brand_invitations')
-    .set({ used_at: now })
-    .where('code_hash', '=', codeHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('company_id')
-    .executeTakeFirst();
-  return row?.company_id;
-}
-
-export async function findUserIdByEmail(db: Db, email: string): Promise<string | undefined> {
-  return (await db.selectFrom('brand_users').select('id').where('email', '=', email).executeTakeFirst())?.id;
-}
-
-export async function insertPasswordReset(db: Db, reset: { tokenHash: string; userId: string; expiresAt: Date }): Promise<void> {
-  await db.insertInto('password_resets').values({ token_hash: reset.tokenHash, user_id: reset.userId, expires_at: reset.expiresAt }).execute();
-}
-
-/** Sets the new password with a reset token, once; every session of the user ends with it. */
-export async function resetPassword(db: Db, tokenHash: string, passwordHash: string, now: Date): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const reset = await trx
-      .updateTable('password_resets')
-      .set({ used_at: now })
-      .where('token_hash', '=', tokenHash)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', now)
-      .returning('user_id')
-      .executeTakeFirst();
-    if (!reset) return false;
-    await trx.updateTable('brand_users').set({ password_hash: passwordHash }).where('id', '=', reset.user_id).execute();
-    await trx.updateTable('user_sessions').set({ revoked_at: now }).where('user_id', '=', reset.user_id).where('revoked_at', 'is', null).execute();
-    return true;
-  });
-}
-
 // --- brands and partnerships ---
 
 export interface BrandRow {
@@ -122,6 +74,22 @@ export async function moveOpenPartnership(
     where ${side} and status = ${from}
     returning id`.execute(db);
   return result.rows[0]?.id;
+}
+
+/** The latest partnership of the caller with each of the brands, whatever its status. */
+export async function latestPartnershipStatuses(db: Db, companyId: string, others: string[]) {
+  if (others.length === 0) return [];
+  const result = await sql<{ other_id: string; status: PartnershipStatus; requester_id: string }>`
+    select distinct on (other_id) other_id, status, requester_id
+    from (
+      select recipient_id as other_id, status, requester_id, created_at, id from partnerships
+      where requester_id = ${companyId} and recipient_id = any(${others}::text[])
+      union all
+      select requester_id, status, requester_id, created_at, id from partnerships
+      where recipient_id = ${companyId} and requester_id = any(${others}::text[])
+    ) as pairs
+    order by other_id, created_at desc, id desc`.execute(db);
+  return result.rows;
 }
 
 /** Campaigns of an ended partnership end with it: only active partnerships have running campaigns (DESIGN 4). */
@@ -236,6 +204,44 @@ export async function findOffers(db: Db, companyIds: string[]): Promise<OfferRow
     .select(['company_id', 'title', 'subtitle', 'image_url', 'discount_percent', 'discount_code', 'live'])
     .where('company_id', 'in', companyIds)
     .execute();
+}
+
+export interface CampaignOfferContent {
+  title: string;
+  subtitle: string | null;
+  imageUrl: string;
+  includeDiscount: boolean;
+}
+
+export interface CampaignOfferRow {
+  campaign_id: string;
+  company_id: string;
+  title: string;
+  subtitle: string | null;
+  image_url: string;
+  include_discount: boolean;
+}
+
+export async function findCampaignOffers(db: Db, campaignIds: string[]): Promise<CampaignOfferRow[]> {
+  if (campaignIds.length === 0) return [];
+  return db
+    .selectFrom('campaign_offers')
+    .select(['campaign_id', 'company_id', 'title', 'subtitle', 'image_url', 'include_discount'])
+    .where('campaign_id', 'in', campaignIds)
+    .execute();
+}
+
+export async function upsertCampaignOffer(db: Db, campaignId: string, companyId: string, offer: CampaignOfferContent, now: Date): Promise<void> {
+  const values = { title: offer.title, subtitle: offer.subtitle, image_url: offer.imageUrl, include_discount: offer.includeDiscount, updated_at: now };
+  await db
+    .insertInto('campaign_offers')
+    .values({ campaign_id: campaignId, company_id: companyId, ...values })
+    .onConflict((oc) => oc.columns(['campaign_id', 'company_id']).doUpdateSet(values))
+    .execute();
+}
+
+export async function deleteCampaignOffer(db: Db, campaignId: string, companyId: string): Promise<void> {
+  await db.deleteFrom('campaign_offers').where('campaign_id', '=', campaignId).where('company_id', '=', companyId).execute();
 }
 
 export async function upsertOffer(

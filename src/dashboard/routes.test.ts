@@ -1,17 +1,23 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from '../../test/support/harness.js';
-import { createPlatform, uniqueId } from '../../test/support/factories.js';
+import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
+import { consent, pkce, REDIRECT_URI, signIn, tokenRequest } from '../../test/support/oauth-flow.js';
+import { waitUntil } from '../../test/support/service-process.js';
+import { registerOAuthClient } from '../oauth/clients.js';
+import { createBrandUser } from '../accounts/users.js';
 import { DashboardClient, DASHBOARD_PASSWORD } from './test-client.js';
 
 describeEachDatabase('brand dashboard', (use) => {
   const newClient = () => new DashboardClient(use().app);
-  const count = async (table: 'companies' | 'brand_users' | 'partnerships' | 'campaigns' | 'offers' | 'brand_api_keys' | 'password_resets' | 'brand_invitations') =>
+  const count = async (table: 'companies' | 'brand_users' | 'brand_claims' | 'partnerships' | 'campaigns' | 'campaign_offers' | 'offers' | 'brand_api_keys' | 'password_resets' | 'brand_invitations') =>
     Number((await use().db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   const everything = async () => ({
     companies: await count('companies'),
     users: await count('brand_users'),
+    claims: await count('brand_claims'),
     partnerships: await count('partnerships'),
     campaigns: await count('campaigns'),
+    campaignOffers: await count('campaign_offers'),
     offers: await count('offers'),
     keys: await count('brand_api_keys'),
     resets: await count('password_resets'),
@@ -39,7 +45,7 @@ describeEachDatabase('brand dashboard', (use) => {
     });
   });
 
-  describe('sign up, sign in, invitations and password reset', () => {
+  describe('sign up, sign in and invitations', () => {
     it('signs up a brand with its first user, who is then signed in', async () => {
       const client = newClient();
       const companyId = await client.signUpBrand('Sunny Socks', `https://www.${uniqueId('sunny')}.example/shop`, `${uniqueId('a')}@sunny.example`);
@@ -73,33 +79,15 @@ describeEachDatabase('brand dashboard', (use) => {
       expect(await everything()).toEqual(before);
     });
 
-    it('signs in with the right password only, and resets a password once with a token that is stored hashed', async () => {
-      const email = `${uniqueId('r')}@reset.example`;
-      const first = newClient();
-      await first.signUpBrand('Reset Co', `${uniqueId('reset')}.example`, email);
+    it('signs in with the right password only', async () => {
+      const email = `${uniqueId('r')}@signin.example`;
+      await newClient().signUpBrand('Sign In Co', `${uniqueId('signin')}.example`, email);
       const other = await newClient().start();
       const wrong = await other.post('/dashboard/api/sign-in', { email, password: 'not the password at all' });
       expect(wrong.statusCode).toBe(401);
-
-      const unknown = await other.post('/dashboard/api/password-reset', { email: 'nobody@nowhere.example' });
-      expect(unknown.statusCode).toBe(202);
-      expect(unknown.json()).toEqual({});
-      const requested = await other.post('/dashboard/api/password-reset', { email });
-      expect(requested.statusCode).toBe(202);
-      const token = requested.json().resetToken as string;
-      const rows = await use().db.selectFrom('password_resets').select('token_hash').execute();
-      expect(rows.map((row) => row.token_hash)).not.toContain(token);
-
-      const short = await other.post('/dashboard/api/password-reset/confirm', { token, password: 'short' });
-      expect(short.statusCode).toBe(400);
-      const done = await other.post('/dashboard/api/password-reset/confirm', { token, password: 'a brand new long password' });
-      expect(done.statusCode).toBe(200);
-      const replay = await other.post('/dashboard/api/password-reset/confirm', { token, password: 'yet another long password' });
-      expect(replay.statusCode).toBe(400);
-      expect(replay.json()).toMatchObject({ error: 'invalid_token' });
-      // The reset ends every session of the account.
-      expect((await first.get('/dashboard/api/session')).json().user).toBeNull();
-      expect((await other.post('/dashboard/api/sign-in', { email, password: 'a brand new long password' })).statusCode).toBe(200);
+      expect((await other.get('/dashboard/api/session')).json().user).toBeNull();
+      expect((await other.post('/dashboard/api/sign-in', { email, password: DASHBOARD_PASSWORD })).statusCode).toBe(200);
+      expect((await other.get('/dashboard/api/session')).json().user).toMatchObject({ email, brandName: 'Sign In Co' });
     });
 
     const badSignUps: Array<[string, unknown, number, string]> = [
@@ -156,14 +144,18 @@ describeEachDatabase('brand dashboard', (use) => {
     let beta: DashboardClient;
     let alphaId: string;
     let betaId: string;
+    let alphaEmail: string;
+    let betaDomain: string;
     let platformId: string;
     let alphaKey: string;
 
     beforeAll(async () => {
       alpha = newClient();
       beta = newClient();
-      alphaId = await alpha.signUpBrand('Alpha Candles', `${uniqueId('alpha')}.example`, `${uniqueId('a')}@alpha.example`, ['home']);
-      betaId = await beta.signUpBrand('Beta Soap Works', `${uniqueId('beta')}.example`, `${uniqueId('b')}@beta.example`, ['home']);
+      alphaEmail = `${uniqueId('a')}@alpha.example`;
+      betaDomain = `${uniqueId('beta')}.example`;
+      alphaId = await alpha.signUpBrand('Alpha Candles', `${uniqueId('alpha')}.example`, alphaEmail, ['home']);
+      betaId = await beta.signUpBrand('Beta Soap Works', betaDomain, `${uniqueId('b')}@beta.example`, ['home']);
       ({ platformId } = await createPlatform(use().support));
       const issued = await alpha.post('/dashboard/api/keys', { name: 'Checkout' });
       expect(issued.statusCode).toBe(201);
@@ -215,6 +207,29 @@ describeEachDatabase('brand dashboard', (use) => {
       expect((await v1Partners('active')).data).toEqual([expect.objectContaining({ companyId: betaId, status: 'active' })]);
       expect(await dashboardPartners(alpha, 'active')).toEqual(await v1Partners('active'));
       expect((await v1Partners('declined')).totalRows).toBe(2);
+      // The declined and removed rows are history: the dashboard says the pair are partners again.
+      const declined = await dashboardPartners(alpha, 'declined');
+      expect(declined.data).toEqual((await v1Partners('declined')).data);
+      expect(declined.current).toEqual({ [betaId]: 'active' });
+    });
+
+    it('pages the partnership lists', async () => {
+      const others = await Promise.all([0, 1, 2].map(() => createBrand(use().support)));
+      for (const other of others) expect((await alpha.post(`/dashboard/api/partners/${other.companyId}/request`, {})).statusCode).toBe(201);
+      const page = async (query: string) => (await alpha.get(`/dashboard/api/partners?status=inviteSent&${query}`)).json();
+      const first = await page('pageSize=2&pageIndex=1');
+      const second = await page('pageSize=2&pageIndex=2');
+      expect(first.totalRows).toBe(3);
+      expect(first.data).toHaveLength(2);
+      expect(second.data).toHaveLength(1);
+      expect([...first.data, ...second.data].map((partner: { companyId: string }) => partner.companyId).sort()).toEqual(others.map((other) => other.companyId).sort());
+      expect((await page('pageSize=2&pageIndex=3')).data).toEqual([]);
+      for (const query of ['pageSize=0', 'pageSize=101', 'pageIndex=0', 'pageIndex=x', 'status=pending']) {
+        const response = await alpha.get(`/dashboard/api/partners?status=inviteSent&${query}`);
+        expect(response.statusCode, query).toBe(400);
+        expect(response.json()).toMatchObject({ error: 'invalid_request' });
+      }
+      for (const other of others) await alpha.post(`/dashboard/api/partners/${other.companyId}/withdraw`);
     });
 
     it('creates, starts and closes a campaign, and the offers endpoint follows at once', async () => {
@@ -244,6 +259,84 @@ describeEachDatabase('brand dashboard', (use) => {
       expect((await alpha.post(`/dashboard/api/campaigns/${campaignId}/close`)).statusCode).toBe(409);
     });
 
+    const discountCodes = () =>
+      use().db.selectFrom('sandbox_discount_codes').select(['code', 'percent', 'once_per_customer']).where('store_domain', '=', betaDomain).execute();
+    const redirectOf = async () => {
+      const campaigns = (await alpha.get('/dashboard/api/campaigns')).json().data;
+      expect(campaigns.some((campaign: { status: string }) => campaign.status === 'active')).toBe(true);
+      const referralUrl: string = (await offers())[0].referralUrl;
+      return new URL((await use().app.inject({ method: 'HEAD', url: referralUrl.replace(/^https?:\/\/[^/]+/, '') })).headers.location as string);
+    };
+
+    it('keeps the store\'s one discount code in the store, through the commerce platform, as the offer\'s discount changes', async () => {
+      // The earlier saves (20%, then 25%) left one code: the 20% code was changed into the 25% one.
+      expect(await discountCodes()).toEqual([{ code: expect.stringMatching(/^PARTNER25-[0-9A-F]{6}$/), percent: 25, once_per_customer: true }]);
+      await beta.post('/dashboard/api/offer', { title: 'Soap', imageUrl: 'https://cdn.example/soap.png', discountPercent: 10 });
+      const [ten] = await discountCodes();
+      expect(ten).toEqual({ code: expect.stringMatching(/^PARTNER10-/), percent: 10, once_per_customer: true });
+      const stored = await use().db.selectFrom('offers').select(['discount_code', 'discount_percent']).where('company_id', '=', betaId).executeTakeFirstOrThrow();
+      expect(stored).toEqual({ discount_code: ten!.code, discount_percent: 10 });
+      await beta.post('/dashboard/api/offer', { title: 'Soap', imageUrl: 'https://cdn.example/soap.png', discountPercent: null });
+      expect(await discountCodes()).toEqual([]);
+      expect((await beta.post('/dashboard/api/offer', { title: 'Soap, 25% off', imageUrl: 'https://cdn.example/soap2.png', discountPercent: 25 })).statusCode).toBe(200);
+      expect(await discountCodes()).toEqual([expect.objectContaining({ percent: 25 })]);
+    });
+
+    it('lets each side choose the offer it shows in a campaign; both dashboards and the offers endpoint follow at once', async () => {
+      await alpha.post('/dashboard/api/offer', { title: 'Alpha candles', imageUrl: 'https://cdn.example/candle.png', discountPercent: 10 });
+      const created = await alpha.post('/dashboard/api/campaigns', {
+        partnerId: betaId,
+        name: 'Candles and soap',
+        offer: { title: 'Candles for soap lovers', imageUrl: 'https://cdn.example/candle-soap.png', discountPercent: 10 },
+      });
+      expect(created.statusCode).toBe(201);
+      const id = created.json().id;
+      const find = async (client: DashboardClient) => (await client.get('/dashboard/api/campaigns')).json().data.find((c: { id: string }) => c.id === id);
+      expect((await find(alpha)).offers).toEqual({
+        mine: { title: 'Candles for soap lovers', subtitle: null, imageUrl: 'https://cdn.example/candle-soap.png', discountPercent: 10, live: true, custom: true },
+        partner: expect.objectContaining({ title: 'Soap, 25% off', discountPercent: 25, custom: false }),
+      });
+      expect((await find(beta)).offers.partner).toMatchObject({ title: 'Candles for soap lovers', custom: true });
+
+      expect((await alpha.post(`/dashboard/api/campaigns/${id}/start`)).statusCode).toBe(200);
+      expect(await offers()).toEqual([expect.objectContaining({ title: 'Soap, 25% off' })]);
+      expect((await redirectOf()).searchParams.get('discount')).toMatch(/^PARTNER25-/);
+
+      const chosen = await beta.post(`/dashboard/api/campaigns/${id}/offer`, { title: 'Soap for candle lovers', subtitle: 'Only with Alpha', imageUrl: 'https://cdn.example/soap-candle.png', discountPercent: null });
+      expect(chosen.statusCode).toBe(200);
+      expect(await offers()).toEqual([{ title: 'Soap for candle lovers', subtitle: 'Only with Alpha', imageUrl: 'https://cdn.example/soap-candle.png', referralUrl: expect.any(String) }]);
+      // This campaign's offer leaves the discount out, so the link brings no code.
+      expect((await redirectOf()).searchParams.get('discount')).toBeNull();
+      expect((await find(alpha)).offers.partner).toMatchObject({ title: 'Soap for candle lovers', discountPercent: null, custom: true });
+      const v1 = await use().app.inject({ method: 'GET', url: '/v1/campaigns?status=active', headers: { 'x-api-key': alphaKey } });
+      expect(v1.json().data).toEqual([expect.objectContaining({ id, name: 'Candles and soap', status: 'active' })]);
+
+      const before = await everything();
+      const refusals: Array<[DashboardClient, string, unknown, number]> = [
+        [beta, `/dashboard/api/campaigns/${id}/offer`, { title: 'x', imageUrl: 'https://cdn.example/a.png', discountPercent: 10 }, 400],
+        [beta, `/dashboard/api/campaigns/${id}/offer`, { title: '', imageUrl: 'https://cdn.example/a.png' }, 400],
+        [beta, `/dashboard/api/campaigns/${id}/offer`, { title: 'x', imageUrl: 'ftp://cdn.example/a.png' }, 400],
+        [beta, `/dashboard/api/campaigns/${id}/offer`, { title: 'x', imageUrl: 'https://cdn.example/a.png', extra: true }, 400],
+        [beta, '/dashboard/api/campaigns/not-a-uuid/offer', { title: 'x', imageUrl: 'https://cdn.example/a.png' }, 400],
+        [beta, '/dashboard/api/campaigns/3f1b5e0e-0000-4000-8000-000000000000/offer', { title: 'x', imageUrl: 'https://cdn.example/a.png' }, 404],
+        [alpha, '/dashboard/api/campaigns', { partnerId: betaId, name: 'Bad offer', offer: { title: 'x', imageUrl: 'https://cdn.example/a.png', discountPercent: 25 } }, 400],
+      ];
+      for (const [client, url, body, status] of refusals) {
+        const response = await client.post(url, body);
+        expect(response.statusCode, `${url} ${JSON.stringify(body)}`).toBe(status);
+        expect(response.json()).toMatchObject({ error: expect.any(String), message: expect.any(String) });
+      }
+      expect(await everything()).toEqual(before);
+
+      expect((await beta.post(`/dashboard/api/campaigns/${id}/offer/reset`)).statusCode).toBe(200);
+      expect(await offers()).toEqual([expect.objectContaining({ title: 'Soap, 25% off' })]);
+      expect((await redirectOf()).searchParams.get('discount')).toMatch(/^PARTNER25-/);
+
+      expect((await alpha.post(`/dashboard/api/campaigns/${id}/close`)).statusCode).toBe(200);
+      const closed = await beta.post(`/dashboard/api/campaigns/${id}/offer`, { title: 'Too late', imageUrl: 'https://cdn.example/a.png' });
+      expect(closed.statusCode).toBe(409);
+    });
+
     it('schedules a draft for a future start', async () => {
       const created = await alpha.post('/dashboard/api/campaigns', { partnerId: betaId, name: 'Winter' });
       const id = created.json().id;
@@ -269,6 +362,8 @@ describeEachDatabase('brand dashboard', (use) => {
         [outsider, '/dashboard/api/campaigns', { partnerId: betaId, name: 'Not partners' }, 404],
         [outsider, `/dashboard/api/campaigns/${campaignId}/close`, undefined, 404],
         [outsider, `/dashboard/api/campaigns/${campaignId}/start`, undefined, 404],
+        [outsider, `/dashboard/api/campaigns/${campaignId}/offer`, { title: 'Mine now', imageUrl: 'https://cdn.example/a.png' }, 404],
+        [outsider, `/dashboard/api/campaigns/${campaignId}/offer/reset`, undefined, 404],
         [alpha, '/dashboard/api/campaigns/not-a-uuid/close', undefined, 400],
         [alpha, '/dashboard/api/offer', { title: '', imageUrl: 'https://cdn.example/a.png' }, 400],
         [alpha, '/dashboard/api/offer', { title: 'x'.repeat(81), imageUrl: 'https://cdn.example/a.png' }, 400],
@@ -284,6 +379,44 @@ describeEachDatabase('brand dashboard', (use) => {
         expect(response.json()).toMatchObject({ error: expect.any(String), message: expect.any(String) });
       }
       expect(await everything()).toEqual(before);
+    });
+
+    it('shows when a key was last used', async () => {
+      const issued = (await alpha.post('/dashboard/api/keys', { name: 'Fresh' })).json();
+      const listed = async () => (await alpha.get('/dashboard/api/keys')).json().data.find((key: { keyId: string }) => key.keyId === issued.keyId);
+      expect((await listed()).lastUsedAt).toBeNull();
+      const usedAt = Date.now();
+      expect((await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { 'x-api-key': issued.key } })).statusCode).toBe(200);
+      // Key use is recorded off the request path, every couple of seconds.
+      await waitUntil(async () => (await listed()).lastUsedAt !== null, 10_000, 200);
+      expect(Date.parse((await listed()).lastUsedAt)).toBeGreaterThanOrEqual(usedAt - 1000);
+      expect((await alpha.post(`/dashboard/api/keys/${issued.keyId}/revoke`)).statusCode).toBe(200);
+    });
+
+    it('lists an OAuth app authorized for the brand and revokes it: its tokens stop working', async () => {
+      const client = await registerOAuthClient({ db: use().db, serviceEnv: 'test' }, { name: 'Checkout Plus', redirectUris: [REDIRECT_URI], confidential: false });
+      const cookies = await signIn(use().app, alphaEmail, DASHBOARD_PASSWORD);
+      const { verifier, challenge } = pkce();
+      const redirect = await consent(use().app, cookies, { clientId: client.clientId, challenge, platformId });
+      const tokens = (
+        await tokenRequest(use().app, { grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: client.clientId })
+      ).json();
+      const bearer = { authorization: `Bearer ${tokens.access_token}` };
+      expect((await use().app.inject({ method: 'GET', url: '/v1/partners', headers: bearer })).statusCode).toBe(200);
+
+      const apps = (await alpha.get('/dashboard/api/apps')).json().data;
+      expect(apps).toEqual([{ grantId: expect.any(String), clientId: client.clientId, name: 'Checkout Plus', platform: expect.any(String), scope: expect.any(Array), authorizedAt: expect.any(String) }]);
+      expect((await beta.get('/dashboard/api/apps')).json().data).toEqual([]);
+      expect((await beta.post(`/dashboard/api/apps/${apps[0].grantId}/revoke`)).statusCode).toBe(404);
+      expect((await use().app.inject({ method: 'GET', url: '/v1/partners', headers: bearer })).statusCode).toBe(200);
+
+      expect((await alpha.post(`/dashboard/api/apps/${apps[0].grantId}/revoke`)).statusCode).toBe(200);
+      expect((await alpha.get('/dashboard/api/apps')).json().data).toEqual([]);
+      expect((await use().app.inject({ method: 'GET', url: '/v1/partners', headers: bearer })).statusCode).toBe(401);
+      const refreshed = await tokenRequest(use().app, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId });
+      expect(refreshed.statusCode).toBe(400);
+      expect(refreshed.json()).toMatchObject({ error: 'invalid_grant' });
+      expect((await alpha.post(`/dashboard/api/apps/${apps[0].grantId}/revoke`)).statusCode).toBe(404);
     });
 
     it('lists, and revokes only its own keys; a revoked key stops working', async () => {
@@ -310,3 +443,27 @@ describeEachDatabase('brand dashboard', (use) => {
     });
   });
 });
+
+describeEachDatabase(
+  'dashboard API keys on a prod host',
+  (use) => {
+    it('issues svc_live_ keys, which the API takes, and refuses test keys', async () => {
+      const { companyId } = await createBrand(use().support);
+      const email = `${uniqueId('live')}@prod.example`;
+      await createBrandUser({ db: use().db }, companyId, { email, password: DASHBOARD_PASSWORD });
+      const client = await new DashboardClient(use().app).start();
+      expect((await client.post('/dashboard/api/sign-in', { email, password: DASHBOARD_PASSWORD })).statusCode).toBe(200);
+      expect((await client.get('/dashboard/api/session')).json().keyPrefix).toBe('svc_live_');
+      const issued = await client.post('/dashboard/api/keys', { name: 'Production checkout' });
+      expect(issued.statusCode).toBe(201);
+      const key: string = issued.json().key;
+      expect(key).toMatch(/^svc_live_/);
+      expect((await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { 'x-api-key': key } })).statusCode).toBe(200);
+      const testKey = `svc_test_${key.slice('svc_live_'.length)}`;
+      const refused = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { 'x-api-key': testKey } });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.json().message).toMatch(/svc_live_/);
+    });
+  },
+  { SERVICE_ENV: 'prod' },
+);

@@ -1,17 +1,18 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
 import { ApiError, notFound, unauthorized } from '../http/errors.js';
-import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser, endSession, startSession } from '../accounts/sessions.js';
+import { DEFAULT_PAGE_SIZE } from '../http/paging.js';
+import { actsForBrand, cookiePolicyFor, csrfTokenFor, csrfValid, currentAccount, endSession, startSession } from '../accounts/sessions.js';
 import { checkSignIn } from '../accounts/users.js';
-import type { SessionUser } from '../accounts/dal.js';
+import type { SessionAccount, SessionUser } from '../accounts/dal.js';
+import { mailerFor } from '../accounts/mail.js';
+import { completePasswordReset, requestPasswordReset } from '../accounts/password-reset.js';
+import { checkClaim, createInvitation, currentClaim, joinWithInvitation, signUp, startClaim } from '../accounts/sign-up.js';
 import { brandKeyPrefix, keyEnvironmentFor } from '../auth/keys.js';
 import { issueBrandKey, revokeKey } from '../support/service.js';
 import { findCompany, listBrandKeys } from '../support/dal.js';
 import { revokeGrant } from '../oauth/dal.js';
-import { listPartners } from '../partnerships/service.js';
-import { receiveOrder, sandboxOrder } from '../orders/service.js';
 import { escapeHtml } from '../plugin/html.js';
 import { dashboardBundle } from './bundle.js';
 import * as dal from './dal.js';
@@ -21,6 +22,7 @@ import * as service from './service.js';
 declare module 'fastify' {
   interface FastifyRequest {
     dashboardUser: SessionUser | null;
+    dashboardAccount: SessionAccount | null;
   }
 }
 
@@ -34,6 +36,11 @@ function userOf(request: FastifyRequest): SessionUser {
   return request.dashboardUser;
 }
 
+function accountOf(request: FastifyRequest): SessionAccount {
+  if (!request.dashboardAccount) throw new Error('route is missing the account check');
+  return request.dashboardAccount;
+}
+
 /**
  * The brand dashboard: one page running the Preact app, and its JSON API under /dashboard/api,
  * signed in with the staff session cookie of src/accounts. Every write needs the CSRF token
@@ -42,12 +49,17 @@ function userOf(request: FastifyRequest): SessionUser {
 export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config, bus } = app.services;
-  const ctx: service.DashboardContext = { db, bus, serviceEnv: config.serviceEnv };
+  const ctx: service.DashboardContext = { db, bus, serviceEnv: config.serviceEnv, adapter: app.commerce };
+  const accounts = { db, adapter: app.commerce, log: app.log };
+  const mailer = mailerFor(config, db);
+  const resets = { db, mailer, baseUrl: config.baseUrl, log: app.log };
   const support = { db, bus, serviceEnv: config.serviceEnv };
   const policy = cookiePolicyFor(config.baseUrl);
   const serviceOrigin = new URL(config.baseUrl).origin;
   await app.register(cookie);
   app.decorateRequest('dashboardUser', null);
+  app.decorateRequest('dashboardAccount', null);
+  app.addHook('onClose', async () => mailer?.close());
 
   app.addHook('onSend', async (_request, reply) => {
     reply.header('X-Frame-Options', 'DENY');
@@ -62,13 +74,21 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
       throw new ApiError(403, 'csrf_failed', `the ${CSRF_HEADER} header must carry the token from GET /dashboard/api/session, from this site`);
     }
   };
+  const signedInAccount = async (request: FastifyRequest) => {
+    const account = await currentAccount(db, request);
+    if (!account) throw unauthorized('sign in first');
+    request.dashboardAccount = account;
+  };
+  // An account acts for a brand only once the store's owner confirmed its claim.
   const signedIn = async (request: FastifyRequest) => {
-    const user = await currentUser(db, request);
-    if (!user) throw unauthorized('sign in first');
-    request.dashboardUser = user;
+    await signedInAccount(request);
+    const account = accountOf(request);
+    if (!actsForBrand(account)) throw new ApiError(403, 'brand_unverified', 'your account does not act for a brand yet: the store owner has to confirm your claim first');
+    request.dashboardUser = account;
   };
   const read = { onRequest: signedIn };
   const write = { onRequest: [checkCsrf, signedIn] };
+  const accountWrite = { onRequest: [checkCsrf, signedInAccount] };
   const hide = { hide: true };
 
   app.get('/dashboard', { schema: hide }, async (_request, reply) => {
@@ -92,20 +112,34 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
   // --- session ---
 
   app.get('/dashboard/api/session', { schema: hide }, async (request, reply) => {
-    const user = await currentUser(db, request);
+    const account = await currentAccount(db, request);
     return {
       csrfToken: csrfTokenFor(request, reply, policy),
       keyPrefix: brandKeyPrefix(keyEnvironmentFor(config.serviceEnv)),
       sandbox: config.serviceEnv !== 'prod',
-      user: user ? { email: user.email, companyId: user.companyId, brandName: user.brandName } : null,
+      devMailbox: mailer?.kind === 'dev-mailbox',
+      user: account ? { email: account.email, companyId: account.companyId, brandName: account.brandName, domain: account.brandDomain } : null,
+      claim: account ? await currentClaim(accounts, account) : null,
     };
   });
 
   app.post('/dashboard/api/sign-up', { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignUpBody } }, async (request, reply) => {
-    const created = await service.signUp(ctx, request.body);
+    const created = await signUp(accounts, request.body);
     await startSession(db, reply, policy, created.userId);
-    return reply.status(201).send(created);
+    return reply.status(201).send({ companyId: created.companyId, claim: created.claim });
   });
+
+  // --- proof of store ownership, for an account without a brand ---
+
+  app.post('/dashboard/api/claim/check', { ...accountWrite, schema: hide }, async (request) => checkClaim(accounts, accountOf(request)));
+
+  app.post('/dashboard/api/claim', { ...accountWrite, schema: { ...hide, body: schemas.ClaimBody } }, async (request, reply) =>
+    reply.status(201).send({ claim: await startClaim(accounts, accountOf(request), request.body.brand) }),
+  );
+
+  app.post('/dashboard/api/join', { ...accountWrite, schema: { ...hide, body: schemas.JoinBody } }, async (request) => ({
+    companyId: await joinWithInvitation(accounts, accountOf(request), request.body.invitationCode),
+  }));
 
   app.post('/dashboard/api/sign-in', { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignInBody } }, async (request, reply) => {
     const result = await checkSignIn(db, request.body.email, request.body.password, request.ip);
@@ -122,17 +156,18 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
     return { signedIn: false };
   });
 
-  app.post('/dashboard/api/password-reset', { onRequest: checkCsrf, schema: { ...hide, body: schemas.ResetRequestBody } }, async (request, reply) =>
-    reply.status(202).send(await service.requestPasswordReset(ctx, request.body.email)),
-  );
+  app.post('/dashboard/api/password-reset', { onRequest: checkCsrf, schema: { ...hide, body: schemas.ResetRequestBody } }, async (request, reply) => {
+    await requestPasswordReset(resets, request.body.email);
+    return reply.status(202).send({ requested: true });
+  });
 
   app.post('/dashboard/api/password-reset/confirm', { onRequest: checkCsrf, schema: { ...hide, body: schemas.ResetConfirmBody } }, async (request) => {
-    await service.completePasswordReset(ctx, request.body.token, request.body.password);
+    await completePasswordReset(resets, request.body.token, request.body.password);
     return { reset: true };
   });
 
   app.post('/dashboard/api/invitations', { ...write, schema: hide }, async (request, reply) =>
-    reply.status(201).send(await service.createInvitation(ctx, userOf(request))),
+    reply.status(201).send(await createInvitation(db, userOf(request))),
   );
 
   // --- partnerships ---
@@ -144,8 +179,12 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
   app.get('/dashboard/api/recommendations', { ...read, schema: hide }, async (request) => service.recommendationsWithIds(ctx, userOf(request).companyId));
 
   // The same function as GET /v1/partners, so the dashboard and the API cannot disagree.
-  app.get('/dashboard/api/partners', { ...read, schema: { ...hide, querystring: schemas.PartnerStatusQuery } }, async (request) =>
-    listPartners(db, userOf(request).companyId, { status: request.query.status ?? 'active', pageSize: 100 }),
+  app.get('/dashboard/api/partners', { ...read, schema: { ...hide, querystring: schemas.PartnerListQuery } }, async (request) =>
+    service.partnersWithCurrentState(ctx, userOf(request).companyId, {
+      status: request.query.status ?? 'active',
+      pageIndex: request.query.pageIndex ?? 1,
+      pageSize: request.query.pageSize ?? DEFAULT_PAGE_SIZE,
+    }),
   );
 
   app.post(
@@ -173,6 +212,16 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
   app.post('/dashboard/api/campaigns', { ...write, schema: { ...hide, body: schemas.CreateCampaignBody } }, async (request, reply) =>
     reply.status(201).send(await service.createCampaign(ctx, userOf(request).companyId, request.body)),
   );
+
+  app.post('/dashboard/api/campaigns/:id/offer', { ...write, schema: { ...hide, params: schemas.UuidParams, body: schemas.OfferBody } }, async (request) => {
+    await service.setCampaignOffer(ctx, userOf(request).companyId, request.params.id, request.body);
+    return { saved: true };
+  });
+
+  app.post('/dashboard/api/campaigns/:id/offer/reset', { ...write, schema: { ...hide, params: schemas.UuidParams } }, async (request) => {
+    await service.setCampaignOffer(ctx, userOf(request).companyId, request.params.id, null);
+    return { saved: true };
+  });
 
   app.post(
     '/dashboard/api/campaigns/:id/:action',
@@ -237,15 +286,4 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
       .header('Content-Disposition', `attachment; filename="performance-${report.from}-${report.to}.csv"`)
       .send(service.performanceCsv(report));
   });
-
-  // --- the sandbox store's checkout, for trying attribution without a real commerce platform ---
-
-  app.post('/dashboard/api/sandbox/orders', { ...write, schema: { ...hide, body: schemas.SandboxOrderBody } }, async (request, reply) => {
-    if (config.serviceEnv === 'prod') throw notFound('the sandbox is not available on this host');
-    const company = await findCompany(db, userOf(request).companyId);
-    if (!company?.domain) throw new ApiError(409, 'conflict', 'your brand has no store domain');
-    const order = sandboxOrder(company.domain, request.body, new Date());
-    return reply.status(201).send(await receiveOrder({ db, commissionBasisPoints: config.orders.commissionBasisPoints }, order));
-  });
-
 };

@@ -2,12 +2,10 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import type { ServiceEnv } from '../config.js';
+import type { CommerceAdapter } from '../commerce/adapter.js';
 import { ApiError, badRequest, forbidden, notFound } from '../http/errors.js';
-import { hashSecret, randomToken } from '../auth/keys.js';
-import { createBrandUser, normalizeEmail } from '../accounts/users.js';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../accounts/passwords.js';
-import { createCompany } from '../support/service.js';
-import { partnerStatusFor } from '../partnerships/status.js';
+import { partnerStatusFor, type PartnerStatus } from '../partnerships/status.js';
+import { listPartners } from '../partnerships/service.js';
 import { listRecommendations } from '../recommendations/service.js';
 import { effectiveCampaignStatus } from '../campaigns/status.js';
 import { discountCodeFor } from '../plugin/onboarding.js';
@@ -17,75 +15,10 @@ export interface DashboardContext {
   db: Db;
   bus: InvalidationBus;
   serviceEnv: ServiceEnv;
+  adapter: Pick<CommerceAdapter, 'saveDiscountCode' | 'removeDiscountCode'>;
 }
-
-export const INVITATION_LIFETIME_MS = 7 * 86_400_000;
-export const RESET_LIFETIME_MS = 30 * 60_000;
-
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const conflict = (message: string) => new ApiError(409, 'conflict', message);
-
-// --- sign up, invitations, password reset ---
-
-/** Signs up a new brand (its first staff account) or joins one with an invitation code from a member. */
-export async function signUp(
-  ctx: DashboardContext,
-  input: { email: string; password: string; brand?: { businessName: string; domain: string; categories?: string[] }; invitationCode?: string },
-  now = new Date(),
-): Promise<{ userId: string; companyId: string }> {
-  if ((input.brand === undefined) === (input.invitationCode === undefined)) {
-    throw badRequest('send either brand (to create a brand) or invitationCode (to join one)');
-  }
-  if (input.password.length < MIN_PASSWORD_LENGTH || input.password.length > MAX_PASSWORD_LENGTH) {
-    throw badRequest(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`);
-  }
-  const email = normalizeEmail(input.email);
-  // Checked before a brand is created, so a refused account never leaves a brand without staff.
-  if (!EMAIL_PATTERN.test(email)) throw badRequest('email must be an email address');
-  if (await dal.findUserIdByEmail(ctx.db, email)) throw new ApiError(409, 'email_taken', `a user with email ${email} already exists`);
-  if (input.invitationCode !== undefined) {
-    const companyId = await dal.takeInvitation(ctx.db, hashSecret(input.invitationCode), now);
-    if (!companyId) throw badRequest('invitationCode is unknown, used or expired', 'invalid_invitation');
-    const user = await createBrandUser({ db: ctx.db }, companyId, { email, password: input.password });
-    return { userId: user.userId, companyId };
-  }
-  const brand = input.brand!;
-  const company = await createCompany(
-    { db: ctx.db, bus: ctx.bus, serviceEnv: ctx.serviceEnv },
-    { companyId: crypto.randomUUID(), businessName: brand.businessName, domain: brand.domain, categories: brand.categories ?? [] },
-  );
-  const user = await createBrandUser({ db: ctx.db }, company.companyId, { email, password: input.password });
-  return { userId: user.userId, companyId: company.companyId };
-}
-
-export async function createInvitation(ctx: DashboardContext, user: { userId: string; companyId: string }, now = new Date()) {
-  const code = randomToken(24);
-  const expiresAt = new Date(now.getTime() + INVITATION_LIFETIME_MS);
-  await dal.insertInvitation(ctx.db, { codeHash: hashSecret(code), companyId: user.companyId, createdBy: user.userId, expiresAt });
-  return { code, expiresAt: expiresAt.toISOString() };
-}
-
-/**
- * Starts a reset. There is no mail service yet: outside prod the token is handed back for the
- * tester to use; in prod nothing leaves the service until a mail adapter exists. The answer is
- * the same whether the email is known, so it reveals no accounts.
- */
-export async function requestPasswordReset(ctx: DashboardContext, emailInput: string, now = new Date()): Promise<{ resetToken?: string }> {
-  const userId = await dal.findUserIdByEmail(ctx.db, normalizeEmail(emailInput));
-  if (!userId) return {};
-  const token = randomToken(43);
-  await dal.insertPasswordReset(ctx.db, { tokenHash: hashSecret(token), userId, expiresAt: new Date(now.getTime() + RESET_LIFETIME_MS) });
-  return ctx.serviceEnv === 'prod' ? {} : { resetToken: token };
-}
-
-export async function completePasswordReset(ctx: DashboardContext, token: string, password: string, now = new Date()): Promise<void> {
-  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-    throw badRequest(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`);
-  }
-  const done = await dal.resetPassword(ctx.db, hashSecret(token), await hashPassword(password), now);
-  if (!done) throw badRequest('token is unknown, used or expired', 'invalid_token');
-}
 
 // --- partnerships (DESIGN 4) ---
 
@@ -143,15 +76,71 @@ export async function changePartnership(ctx: DashboardContext, companyId: string
   await partnershipsChanged(ctx);
 }
 
+/**
+ * What a declined or removed row leads to now: the pair's latest partnership, seen by the caller.
+ * The pair may be partners again, or have a request open, and then a new request would be refused.
+ */
+export async function partnersWithCurrentState(
+  ctx: DashboardContext,
+  companyId: string,
+  query: { status: PartnerStatus; pageIndex: number; pageSize: number },
+) {
+  const page = await listPartners(ctx.db, companyId, query);
+  if (query.status !== 'declined' && query.status !== 'removed') return page;
+  const latest = await dal.latestPartnershipStatuses(ctx.db, companyId, [...new Set(page.data.map((partner) => partner.companyId))]);
+  const current: Record<string, PartnerStatus> = {};
+  for (const row of latest) current[row.other_id] = partnerStatusFor(row.status, row.requester_id === companyId);
+  return { ...page, current };
+}
+
 // --- campaigns (collabs) and offers ---
 
+export interface OfferInput {
+  title: string;
+  subtitle?: string | null | undefined;
+  imageUrl: string;
+  discountPercent?: number | null | undefined;
+}
+
+/** Title, subtitle and image as stored, checked the same for the brand's offer and a campaign's. */
+function offerContent(input: OfferInput): { title: string; subtitle: string | null; imageUrl: string } {
+  const title = input.title.trim();
+  if (title === '') throw badRequest('title must not be empty');
+  let imageUrl: URL;
+  try {
+    imageUrl = new URL(input.imageUrl);
+  } catch {
+    throw badRequest('imageUrl must be an absolute http or https URL');
+  }
+  if (imageUrl.protocol !== 'https:' && imageUrl.protocol !== 'http:') throw badRequest('imageUrl must be an absolute http or https URL');
+  return { title, subtitle: input.subtitle?.trim() ? input.subtitle.trim() : null, imageUrl: imageUrl.toString() };
+}
+
 function toOffer(row: dal.OfferRow | undefined) {
-  return row ? { title: row.title, subtitle: row.subtitle, imageUrl: row.image_url, discountPercent: row.discount_percent, live: row.live } : null;
+  return row ? { title: row.title, subtitle: row.subtitle, imageUrl: row.image_url, discountPercent: row.discount_percent, live: row.live, custom: false } : null;
+}
+
+/** A side's offer in one campaign: its own for this campaign when it set one, else the brand's offer. */
+function campaignSideOffer(own: dal.OfferRow | undefined, custom: dal.CampaignOfferRow | undefined) {
+  if (!custom) return toOffer(own);
+  return {
+    title: custom.title,
+    subtitle: custom.subtitle,
+    imageUrl: custom.image_url,
+    discountPercent: custom.include_discount ? (own?.discount_percent ?? null) : null,
+    live: own?.live ?? true,
+    custom: true,
+  };
 }
 
 export async function listCampaigns(ctx: DashboardContext, companyId: string, now = new Date()) {
   const rows = await dal.listCampaignDetails(ctx.db, companyId, now, 100);
-  const offers = new Map((await dal.findOffers(ctx.db, [...new Set([companyId, ...rows.flatMap((row) => [row.owner_id, row.partner_id])])])).map((row) => [row.company_id, row]));
+  const [ownOffers, customOffers] = await Promise.all([
+    dal.findOffers(ctx.db, [...new Set([companyId, ...rows.flatMap((row) => [row.owner_id, row.partner_id])])]),
+    dal.findCampaignOffers(ctx.db, rows.map((row) => row.id)),
+  ]);
+  const own = new Map(ownOffers.map((row) => [row.company_id, row]));
+  const custom = new Map(customOffers.map((row) => [`${row.campaign_id} ${row.company_id}`, row]));
   return rows.map((row) => {
     const partnerId = row.owner_id === companyId ? row.partner_id : row.owner_id;
     return {
@@ -163,15 +152,36 @@ export async function listCampaigns(ctx: DashboardContext, companyId: string, no
       endDate: row.end_date?.toISOString() ?? null,
       mine: row.owner_id === companyId,
       partner: { companyId: partnerId, businessName: row.partner_name },
-      offers: { mine: toOffer(offers.get(companyId)), partner: toOffer(offers.get(partnerId)) },
+      offers: {
+        mine: campaignSideOffer(own.get(companyId), custom.get(`${row.id} ${companyId}`)),
+        partner: campaignSideOffer(own.get(partnerId), custom.get(`${row.id} ${partnerId}`)),
+      },
     };
   });
+}
+
+/**
+ * The offer a brand shows in one campaign. Its discount is the store's one code (DESIGN 4), so
+ * a campaign offer either includes the brand's discount or leaves it out; it cannot name another.
+ */
+async function checkedCampaignOffer(ctx: DashboardContext, companyId: string, input: OfferInput): Promise<dal.CampaignOfferContent> {
+  const content = offerContent(input);
+  const storePercent = (await dal.findOffers(ctx.db, [companyId]))[0]?.discount_percent ?? null;
+  const percent = input.discountPercent ?? null;
+  if (percent !== null && percent !== storePercent) {
+    throw badRequest(
+      storePercent === null
+        ? 'discountPercent must be null: your brand offers no discount (set one under Your offer)'
+        : `discountPercent must be ${storePercent} or null: a store has one discount code, and yours gives ${storePercent}%`,
+    );
+  }
+  return { ...content, includeDiscount: percent !== null };
 }
 
 export async function createCampaign(
   ctx: DashboardContext,
   companyId: string,
-  input: { partnerId: string; name: string; startDate?: string | undefined; endDate?: string | undefined },
+  input: { partnerId: string; name: string; startDate?: string | undefined; endDate?: string | undefined; offer?: OfferInput | undefined },
   now = new Date(),
 ): Promise<{ id: string }> {
   const name = input.name.trim();
@@ -180,20 +190,42 @@ export async function createCampaign(
   const endDate = input.endDate ? new Date(input.endDate) : null;
   if (startDate && endDate && endDate <= startDate) throw badRequest('endDate must be after startDate');
   if (endDate && endDate <= now) throw badRequest('endDate must be in the future');
+  const offer = input.offer ? await checkedCampaignOffer(ctx, companyId, input.offer) : null;
   const partnershipId = await dal.activePartnershipId(ctx.db, companyId, input.partnerId);
   if (!partnershipId) throw notFound(`no active partnership with brand ${input.partnerId}`);
   const id = crypto.randomUUID();
-  await dal.insertCampaign(ctx.db, { id, partnershipId, ownerId: companyId, partnerId: input.partnerId, name, startDate, endDate, now });
+  await ctx.db.transaction().execute(async (trx) => {
+    await dal.insertCampaign(trx, { id, partnershipId, ownerId: companyId, partnerId: input.partnerId, name, startDate, endDate, now });
+    if (offer) await dal.upsertCampaignOffer(trx, id, companyId, offer, now);
+  });
   await ctx.bus.publish('campaigns');
   return { id };
 }
 
-export type CampaignAction = 'start' | 'schedule' | 'close';
+/** Another brand's campaign is not found, so campaign ids reveal nothing. */
+async function visibleCampaign(ctx: DashboardContext, companyId: string, campaignId: string) {
+  const campaign = await dal.findCampaign(ctx.db, campaignId);
+  if (!campaign || (campaign.owner_id !== companyId && campaign.partner_id !== companyId)) throw notFound(`no campaign ${campaignId}`);
+  return campaign;
+}
 
 /**
- * Campaign transitions of DESIGN 4: the owner starts or schedules a draft, either brand closes;
- * closed is final. Another brand's campaign is not found, so ids reveal nothing.
+ * Either brand sets the offer it shows in a campaign, or (null) goes back to its own offer; the
+ * offers endpoint uses it at once. A closed campaign is history and keeps what it showed.
  */
+export async function setCampaignOffer(ctx: DashboardContext, companyId: string, campaignId: string, input: OfferInput | null, now = new Date()): Promise<void> {
+  const campaign = await visibleCampaign(ctx, companyId, campaignId);
+  const offer = input ? await checkedCampaignOffer(ctx, companyId, input) : null;
+  if (effectiveCampaignStatus(campaign, now) === 'closed') throw conflict('the campaign is closed');
+  if (offer) await dal.upsertCampaignOffer(ctx.db, campaignId, companyId, offer, now);
+  else await dal.deleteCampaignOffer(ctx.db, campaignId, companyId);
+  await ctx.bus.publish('campaigns');
+  await ctx.bus.publish('offers');
+}
+
+export type CampaignAction = 'start' | 'schedule' | 'close';
+
+/** Campaign transitions of DESIGN 4: the owner starts or schedules a draft, either brand closes; closed is final. */
 export async function changeCampaign(
   ctx: DashboardContext,
   companyId: string,
@@ -202,8 +234,7 @@ export async function changeCampaign(
   input: { startDate?: string | undefined },
   now = new Date(),
 ): Promise<void> {
-  const campaign = await dal.findCampaign(ctx.db, campaignId);
-  if (!campaign || (campaign.owner_id !== companyId && campaign.partner_id !== companyId)) throw notFound(`no campaign ${campaignId}`);
+  const campaign = await visibleCampaign(ctx, companyId, campaignId);
   const status = effectiveCampaignStatus(campaign, now);
   if (action === 'close') {
     if (status === 'closed') throw conflict('the campaign is already closed');
@@ -231,33 +262,23 @@ export async function getOffer(ctx: DashboardContext, companyId: string) {
   return toOffer((await dal.findOffers(ctx.db, [companyId]))[0]);
 }
 
-export async function saveOffer(
-  ctx: DashboardContext,
-  company: { companyId: string; domain: string | null },
-  input: { title: string; subtitle?: string | null | undefined; imageUrl: string; discountPercent?: number | null | undefined },
-  now = new Date(),
-) {
-  const title = input.title.trim();
-  if (title === '') throw badRequest('title must not be empty');
-  let imageUrl: URL;
-  try {
-    imageUrl = new URL(input.imageUrl);
-  } catch {
-    throw badRequest('imageUrl must be an absolute http or https URL');
-  }
-  if (imageUrl.protocol !== 'https:' && imageUrl.protocol !== 'http:') throw badRequest('imageUrl must be an absolute http or https URL');
+/**
+ * The brand's own offer. Its discount is the store's one code (DESIGN 4), kept in the store
+ * through the commerce platform: a new percent renames the existing code and changes its
+ * percent, no discount removes it, so the store never holds a code the offer does not name.
+ */
+export async function saveOffer(ctx: DashboardContext, company: { companyId: string; domain: string | null }, input: OfferInput, now = new Date()) {
+  const content = offerContent(input);
   const discountPercent = input.discountPercent ?? null;
-  // The store's one discount code follows its percent (DESIGN 4), as the plugin's consent names it.
-  const discountCode = discountPercent !== null && company.domain ? discountCodeFor(company.domain, discountPercent) : null;
-  await dal.upsertOffer(ctx.db, {
-    companyId: company.companyId,
-    title,
-    subtitle: input.subtitle?.trim() ? input.subtitle.trim() : null,
-    imageUrl: imageUrl.toString(),
-    discountPercent,
-    discountCode,
-    now,
-  });
+  if (discountPercent !== null && !company.domain) throw conflict('your brand has no store domain to create a discount code in');
+  const previousCode = (await dal.findOffers(ctx.db, [company.companyId]))[0]?.discount_code ?? null;
+  const discountCode = discountPercent !== null ? discountCodeFor(company.domain!, discountPercent) : null;
+  if (discountCode !== null) {
+    await ctx.adapter.saveDiscountCode(company.domain!, { code: discountCode, percent: discountPercent!, oncePerCustomer: true }, previousCode);
+  } else if (previousCode !== null && company.domain) {
+    await ctx.adapter.removeDiscountCode(company.domain, previousCode);
+  }
+  await dal.upsertOffer(ctx.db, { companyId: company.companyId, ...content, discountPercent, discountCode, now });
   await ctx.bus.publish('offers');
   return getOffer(ctx, company.companyId);
 }

@@ -1,7 +1,13 @@
 import type { App } from '../app.js';
-import { csrfOf, mergeCookies } from '../../test/support/oauth-flow.js';
+import { csrfOf, form, mergeCookies } from '../../test/support/oauth-flow.js';
+import { createPlatform, uniqueId } from '../../test/support/factories.js';
+import type { TestContext } from '../../test/support/harness.js';
 
 export const DASHBOARD_PASSWORD = 'correct horse battery staple';
+/** The sandbox store owner's password in tests: the store's own sign-in, not the dashboard's. */
+export const STORE_OWNER_PASSWORD = 'the store owner password';
+
+const OWN_ORIGIN = { origin: 'http://localhost:80' };
 
 /** A browser's view of the dashboard API in tests: keeps the cookies and sends the CSRF header. */
 export class DashboardClient {
@@ -38,11 +44,63 @@ export class DashboardClient {
     return response;
   }
 
-  /** Signs up a new brand; returns its company id. */
+  /** A form post to a sandbox commerce page, from that page's origin, as a browser sends it. */
+  async postForm(url: string, fields: Record<string, string>) {
+    const response = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie: this.cookies, 'content-type': 'application/x-www-form-urlencoded', ...OWN_ORIGIN },
+      payload: form(fields),
+    });
+    this.cookies = mergeCookies(this.cookies, response);
+    return response;
+  }
+
+  /**
+   * Answers an ownership confirmation at the sandbox commerce platform as the store's owner:
+   * signs in to the store (setting up its owner sign-in when it has none) and confirms or declines.
+   */
+  async answerAsStoreOwner(confirmUrl: string, decision: 'confirm' | 'decline', owner = { email: 'owner@store.example', password: STORE_OWNER_PASSWORD }) {
+    const page = await this.get(confirmUrl);
+    if (page.statusCode === 303) {
+      const signInUrl = new URL(page.headers.location as string, 'http://localhost');
+      const signedIn = await this.postForm(signInUrl.pathname, { email: owner.email, password: owner.password, next: signInUrl.searchParams.get('next') ?? '' });
+      if (signedIn.statusCode !== 303) throw new Error(`store owner sign-in failed: ${signedIn.statusCode}`);
+    }
+    return this.postForm(confirmUrl, { decision });
+  }
+
+  /** Signs up a brand and has the store's owner confirm the claim; returns the brand's company id. */
   async signUpBrand(businessName: string, domain: string, email: string, categories: string[] = []): Promise<string> {
     await this.start();
     const response = await this.post('/dashboard/api/sign-up', { email, password: DASHBOARD_PASSWORD, brand: { businessName, domain, categories } });
     if (response.statusCode !== 201) throw new Error(`sign-up failed: ${response.body}`);
-    return response.json().companyId;
+    const confirmed = await this.answerAsStoreOwner(response.json().claim.confirmUrl, 'confirm');
+    if (confirmed.statusCode !== 303) throw new Error(`confirmation failed: ${confirmed.statusCode} ${confirmed.body}`);
+    const checked = await this.post('/dashboard/api/claim/check');
+    if (!checked.json().companyId) throw new Error(`claim not settled: ${checked.body}`);
+    return checked.json().companyId;
   }
+}
+
+/**
+ * Two verified brands in a running collab: the partner's offer (15% off) is live, and the
+ * shower asked the offers endpoint once for a platform, so a referral link exists.
+ */
+export async function runningCollab(context: TestContext) {
+  const shower = new DashboardClient(context.app);
+  const partner = new DashboardClient(context.app);
+  const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
+  const partnerDomain = `${uniqueId('store')}.example`;
+  const partnerId = await partner.signUpBrand('Partner Store', partnerDomain, `${uniqueId('p')}@store.example`);
+  const { platformId } = await createPlatform(context.support);
+  const key: string = (await shower.post('/dashboard/api/keys', { name: 'k' })).json().key;
+  await partner.post('/dashboard/api/offer', { title: '15% off', imageUrl: 'https://cdn.example/p.png', discountPercent: 15 });
+  await shower.post(`/dashboard/api/partners/${partnerId}/request`, {});
+  await partner.post(`/dashboard/api/partners/${showerId}/accept`);
+  const campaignId: string = (await shower.post('/dashboard/api/campaigns', { partnerId, name: 'Orders' })).json().id;
+  await shower.post(`/dashboard/api/campaigns/${campaignId}/start`);
+  const offers = await context.app.inject({ method: 'GET', url: '/v1/campaigns/offers?type=post-purchase', headers: { 'x-api-key': key, 'x-platform-id': platformId } });
+  const referralUrl: string = offers.json().offers[0].referralUrl;
+  return { shower, partner, showerId, partnerId, partnerDomain, platformId, key, campaignId, referralUrl, token: referralUrl.split('/r/')[1]! };
 }

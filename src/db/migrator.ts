@@ -7,6 +7,7 @@ import * as pluginCommerce from './migrations/0004_plugin_commerce.js';
 import * as accountsOAuth from './migrations/0005_accounts_oauth.js';
 import * as listIndexes from './migrations/0006_list_indexes.js';
 import * as dashboardOrders from './migrations/0007_dashboard_orders.js';
+import * as claimsMailCampaignOffers from './migrations/0008_store_claims_mail_campaign_offers.js';
 import * as setupJobLeases from './migrations/0010_setup_job_leases.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_accounts_oauth': accountsOAuth,
   '0006_list_indexes': listIndexes,
   '0007_dashboard_orders': dashboardOrders,
+  '0008_store_claims_mail_campaign_offers': claimsMailCampaignOffers,
   '0010_setup_job_leases': setupJobLeases,
 };
 

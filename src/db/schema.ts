@@ -185,7 +185,8 @@ export interface AttributionTables {
 
 export interface BrandUsersTable {
   id: Generated<string>;
-  company_id: string;
+  /** Null while the account's claim of a store waits for the store owner's confirmation (migration 0008). */
+  company_id: string | null;
   email: string;
   display_name: string | null;
   password_hash: string;
@@ -263,6 +264,8 @@ export interface AccountsOAuthTables {
 }
 
 export interface SandboxStoresTable {
+  /** Set when the service subscribed to the store's orders (migration 0008). */
+  orders_webhook_since: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   domain: string;
   business_name: string;
   tagline: string | null;
@@ -292,6 +295,11 @@ export interface SandboxOrdersTable {
   quantity: number;
   total_cents: number;
   placed_at: ColumnType<Date, Date | string, Date | string>;
+  customer_email: ColumnType<string | null, string | null | undefined, string | null>;
+  discount_code: ColumnType<string | null, string | null | undefined, string | null>;
+  referral_token: ColumnType<string | null, string | null | undefined, string | null>;
+  /** HTTP status of the delivery to the service's order webhook; null when not delivered. */
+  webhook_status: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface SandboxDiscountCodesTable {
@@ -387,5 +395,69 @@ export interface DashboardOrdersTables {
   store_customers: StoreCustomersTable;
 }
 
+export interface BrandClaimsTable {
+  id: Generated<string>;
+  user_id: string;
+  domain: string;
+  business_name: string;
+  categories: ColumnType<string[], string[] | undefined, string[]>;
+  status: Generated<'pending' | 'verified' | 'declined' | 'refused'>;
+  /** Where the store owner answers, as the commerce platform gave it. */
+  confirm_url: string | null;
+  created_at: CreatedAt;
+  decided_at: NullableTimestamp;
+}
+
+export interface MailOutboxTable {
+  id: Generated<string>;
+  recipient: string;
+  subject: string;
+  body: string;
+  created_at: CreatedAt;
+}
+
+export interface CampaignOffersTable {
+  campaign_id: string;
+  company_id: string;
+  title: string;
+  subtitle: string | null;
+  image_url: string;
+  include_discount: boolean;
+  updated_at: CreatedAt;
+}
+
+export interface SandboxStoreOwnersTable {
+  domain: string;
+  email: string;
+  password_hash: string;
+  created_at: CreatedAt;
+}
+
+export interface SandboxOwnerSessionsTable {
+  token_hash: string;
+  domain: string;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+}
+
+export interface SandboxOwnershipRequestsTable {
+  id: string;
+  domain: string;
+  requested_by: string;
+  return_to: string;
+  status: Generated<'pending' | 'confirmed' | 'declined'>;
+  created_at: CreatedAt;
+  decided_at: NullableTimestamp;
+}
+
+/** Tables of migration 0008: store ownership claims, the development mailbox, per-campaign offers, sandbox owners. */
+export interface ClaimsMailCampaignOfferTables {
+  brand_claims: BrandClaimsTable;
+  mail_outbox: MailOutboxTable;
+  campaign_offers: CampaignOffersTable;
+  sandbox_store_owners: SandboxStoreOwnersTable;
+  sandbox_owner_sessions: SandboxOwnerSessionsTable;
+  sandbox_ownership_requests: SandboxOwnershipRequestsTable;
+}
+
 /** Every table the service has: the foundation's plus each domain's own. */
-export interface Database extends FoundationTables, RecommendationTables, AttributionTables, AccountsOAuthTables, PluginCommerceTables, DashboardOrdersTables {}
+export interface Database extends FoundationTables, RecommendationTables, AttributionTables, AccountsOAuthTables, PluginCommerceTables, DashboardOrdersTables, ClaimsMailCampaignOfferTables {}

@@ -16,7 +16,7 @@ export interface PartnerOfferRow {
 
 /**
  * The live offers of the brand's partners in its active campaigns (as owner or partner), one per
- * partner, best first: the partner's match score for the brand, then the offer's click-through
+ * partner, each as the partner set it for that campaign or else its own offer, best first: the partner's match score for the brand, then the offer's click-through
  * over the last days (smoothed so a handful of views does not outrank an established offer),
  * then the partner id so the order is stable. A partner without a store domain is left out:
  * its referral link would have nowhere to go.
@@ -32,12 +32,16 @@ export async function findPartnerOffers(db: Db, brandId: string, now: Date): Pro
   }>`
     with candidates as (
       select distinct on (side.partner_id)
-        c.id as campaign_id, side.partner_id, o.title, o.subtitle, o.image_url
+        c.id as campaign_id, side.partner_id,
+        coalesce(co.title, o.title) as title,
+        case when co.campaign_id is null then o.subtitle else co.subtitle end as subtitle,
+        coalesce(co.image_url, o.image_url) as image_url
       from campaigns c
       cross join lateral (select case when c.owner_id = ${brandId} then c.partner_id else c.owner_id end as partner_id) side
       join partnerships p on p.id = c.partnership_id and p.status = 'active'
       join offers o on o.company_id = side.partner_id and o.live
       join companies partner on partner.id = side.partner_id and partner.domain is not null
+      left join campaign_offers co on co.campaign_id = c.id and co.company_id = side.partner_id
       where (c.owner_id = ${brandId} or c.partner_id = ${brandId})
         and ${effectiveCampaignStatusSql('c', now)} = 'active'
       order by side.partner_id, c.id

@@ -94,3 +94,20 @@ export async function findOrder(db: Db, storeDomain: string, orderId: string) {
     .where('order_id', '=', orderId)
     .executeTakeFirst();
 }
+
+/**
+ * Records the customers of a store's past orders in one statement, each with its first order;
+ * customers the service already knew keep their record. Returns how many were new to it.
+ */
+export async function rememberPastCustomers(db: Db, storeDomain: string, orders: Array<{ customerRef: string; orderId: string }>): Promise<number> {
+  if (orders.length === 0) return 0;
+  const result = await sql<{ customer_ref: string }>`
+    insert into store_customers (store_domain, customer_ref, first_order_id)
+    select distinct on (item.customer_ref) ${storeDomain}::text, item.customer_ref, item.order_id
+    from unnest(${orders.map((order) => order.customerRef)}::text[], ${orders.map((order) => order.orderId)}::text[])
+      with ordinality as item(customer_ref, order_id, position)
+    order by item.customer_ref, item.position
+    on conflict (store_domain, customer_ref) do nothing
+    returning customer_ref`.execute(db);
+  return result.rows.length;
+}

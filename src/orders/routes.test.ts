@@ -1,7 +1,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN, describeEachDatabase } from '../../test/support/harness.js';
-import { createPlatform, uniqueId } from '../../test/support/factories.js';
-import { DashboardClient } from '../dashboard/test-client.js';
+import { uniqueId } from '../../test/support/factories.js';
+import { runningCollab, type DashboardClient } from '../dashboard/test-client.js';
 import { signOrderBody } from './signature.js';
 
 const SECRET = 'orders-webhook-secret-0123456789';
@@ -11,29 +11,12 @@ describeEachDatabase(
   (use) => {
     let shower: DashboardClient;
     let partner: DashboardClient;
-    let partnerId: string;
     let partnerDomain: string;
     let platformId: string;
-    let key: string;
     let token: string;
 
     beforeAll(async () => {
-      shower = new DashboardClient(use().app);
-      partner = new DashboardClient(use().app);
-      await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
-      partnerDomain = `${uniqueId('store')}.example`;
-      partnerId = await partner.signUpBrand('Partner Store', partnerDomain, `${uniqueId('p')}@store.example`);
-      ({ platformId } = await createPlatform(use().support));
-      key = (await shower.post('/dashboard/api/keys', { name: 'k' })).json().key;
-      await partner.post('/dashboard/api/offer', { title: '15% off', imageUrl: 'https://cdn.example/p.png', discountPercent: 15 });
-      await shower.post(`/dashboard/api/partners/${partnerId}/request`, {});
-      const showerId = (await shower.get('/dashboard/api/session')).json().user.companyId;
-      await partner.post(`/dashboard/api/partners/${showerId}/accept`);
-      const campaignId = (await shower.post('/dashboard/api/campaigns', { partnerId, name: 'Orders' })).json().id;
-      await shower.post(`/dashboard/api/campaigns/${campaignId}/start`);
-      const offers = await use().app.inject({ method: 'GET', url: '/v1/campaigns/offers?type=post-purchase', headers: { 'x-api-key': key, 'x-platform-id': platformId } });
-      const referralUrl: string = offers.json().offers[0].referralUrl;
-      token = referralUrl.split('/r/')[1]!;
+      ({ shower, partner, partnerDomain, platformId, token } = await runningCollab(use()));
       const click = await use().app.inject({ method: 'GET', url: `/r/${token}` });
       expect(click.statusCode).toBe(302);
       expect(click.headers.location).toContain('discount=PARTNER15-');
@@ -108,17 +91,6 @@ describeEachDatabase(
       }
       const bad = [`from=${day}`, 'from=yesterday&to=today', `from=${day}&to=2000-01-01`, 'from=2020-01-01&to=2022-01-01'];
       for (const query of bad) expect((await shower.get(`/dashboard/api/performance?${query}`)).statusCode, query).toBe(400);
-    });
-
-    it('places a sandbox order at the signed-in brand\'s own store through a referral token', async () => {
-      const before = (await stats()).orders;
-      const response = await partner.post('/dashboard/api/sandbox/orders', { referralToken: token, totalCents: 1_000 });
-      expect(response.statusCode).toBe(201);
-      expect(response.json()).toMatchObject({ platformId, newCustomer: true, commissionCents: 50 });
-      expect((await stats()).orders).toBe(before + 1);
-      const elsewhere = await shower.post('/dashboard/api/sandbox/orders', { referralToken: token });
-      expect(elsewhere.json()).toMatchObject({ platformId: null, commissionCents: 0 });
-      expect((await shower.post('/dashboard/api/sandbox/orders', { totalCents: -1 })).statusCode).toBe(400);
     });
 
     const refusals: Array<[string, () => Promise<{ statusCode: number; json(): unknown }>, number, string]> = [

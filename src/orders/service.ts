@@ -31,6 +31,11 @@ export interface OrderOutcome {
   commissionCents: number;
 }
 
+/** Customer ids are kept only as hashes. */
+function customerRefOf(customerId: string): string {
+  return crypto.createHash('sha256').update(customerId).digest('hex');
+}
+
 /** The service's share of an order, rounded to the cent. */
 export function commissionFor(totalCents: number, basisPoints: number): number {
   return Math.round((totalCents * basisPoints) / 10_000);
@@ -70,7 +75,7 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder):
   const record: dal.OrderRecord = {
     storeDomain: order.storeDomain,
     orderId: order.orderId,
-    customerRef: crypto.createHash('sha256').update(order.customerId).digest('hex'),
+    customerRef: customerRefOf(order.customerId),
     totalCents: order.totalCents,
     currency: order.currency.toUpperCase(),
     placedAt: order.placedAt,
@@ -103,16 +108,14 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder):
   };
 }
 
-/** A sandbox order at a store: what the sandbox commerce platform delivers when a shopper checks out. */
-export function sandboxOrder(storeDomain: string, input: { customerId?: string | undefined; totalCents?: number | undefined; referralToken?: string | undefined; discountCode?: string | undefined }, now: Date): IncomingOrder {
-  return {
-    storeDomain,
-    orderId: `sandbox-${crypto.randomUUID()}`,
-    customerId: input.customerId ?? `shopper-${crypto.randomUUID()}`,
-    totalCents: input.totalCents ?? 4_900,
-    currency: 'USD',
-    placedAt: now,
-    referralToken: input.referralToken,
-    discountCode: input.discountCode,
-  };
+/**
+ * Takes in the customers of a store's order history (oldest first), as the store joins: a
+ * returning customer's later order is then not a new customer's first, and carries no commission.
+ */
+export async function importCustomerHistory(db: Db, storeDomain: string, orders: Array<{ orderId: string; customerId: string }>): Promise<number> {
+  return dal.rememberPastCustomers(
+    db,
+    normalizeDomain(storeDomain),
+    orders.map((order) => ({ customerRef: customerRefOf(order.customerId), orderId: order.orderId })),
+  );
 }

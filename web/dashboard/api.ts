@@ -37,11 +37,29 @@ export async function post<T>(path: string, body: unknown = {}): Promise<T> {
   );
 }
 
+export interface Claim {
+  domain: string;
+  businessName: string;
+  status: 'pending' | 'declined' | 'refused';
+  confirmUrl: string | null;
+  message: string;
+}
+
 export interface Session {
   csrfToken: string;
   keyPrefix: string;
   sandbox: boolean;
-  user: { email: string; companyId: string; brandName: string | null } | null;
+  devMailbox: boolean;
+  /** companyId is null while the account's claim of a store waits for the store's owner. */
+  user: { email: string; companyId: string | null; brandName: string | null; domain: string | null } | null;
+  claim: Claim | null;
+}
+
+export interface Page<T> {
+  data: T[];
+  totalRows: number;
+  /** For declined and removed rows: where each pair stands now. */
+  current?: Record<string, string>;
 }
 
 export interface Partner {
@@ -74,6 +92,8 @@ export interface Offer {
   imageUrl: string;
   discountPercent: number | null;
   live: boolean;
+  /** True when the brand set this offer for one campaign only. */
+  custom: boolean;
 }
 
 export interface Campaign {

@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
 import { post } from './api.ts';
 import { ErrorText, Field, formValue, useAction } from './ui.tsx';
+import { BrandFields, brandFromForm } from './brand-fields.tsx';
 
 type Screen = 'sign-in' | 'sign-up' | 'reset';
 
-export function AuthScreens({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
-  const [screen, setScreen] = useState<Screen>('sign-in');
+export function AuthScreens({ onSignedIn, devMailbox }: { onSignedIn: () => Promise<void>; devMailbox: boolean }) {
+  const [screen, setScreen] = useState<Screen>(location.hash === '#/reset' ? 'reset' : 'sign-in');
   const [error, run, busy] = useAction();
   const [joining, setJoining] = useState(false);
-  const [resetToken, setResetToken] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
   const switchTo = (next: Screen) => {
@@ -51,14 +51,8 @@ export function AuthScreens({ onSignedIn }: { onSignedIn: () => Promise<void> })
           onSubmit={(event) => {
             event.preventDefault();
             const form = event.currentTarget;
-            const categories = formValue(form, 'categories').split(',').map((c) => c.trim()).filter(Boolean);
-            const body = joining
-              ? { email: formValue(form, 'email'), password: formValue(form, 'password'), invitationCode: formValue(form, 'invitationCode') }
-              : {
-                  email: formValue(form, 'email'),
-                  password: formValue(form, 'password'),
-                  brand: { businessName: formValue(form, 'businessName'), domain: formValue(form, 'domain'), categories },
-                };
+            const account = { email: formValue(form, 'email'), password: formValue(form, 'password') };
+            const body = joining ? { ...account, invitationCode: formValue(form, 'invitationCode') } : { ...account, brand: brandFromForm(form) };
             void run(async () => {
               await post('sign-up', body);
               await onSignedIn();
@@ -67,17 +61,13 @@ export function AuthScreens({ onSignedIn }: { onSignedIn: () => Promise<void> })
         >
           <fieldset>
             <legend>Your brand</legend>
-            <label class="choice"><input type="radio" name="mode" checked={!joining} onChange={() => setJoining(false)} /> Create a new brand</label>
+            <label class="choice"><input type="radio" name="mode" checked={!joining} onChange={() => setJoining(false)} /> My store's brand</label>
             <label class="choice"><input type="radio" name="mode" checked={joining} onChange={() => setJoining(true)} /> Join my team's brand</label>
           </fieldset>
           {joining ? (
             <Field label="Invitation code" hint="A member of your brand creates it under Integrations."><input name="invitationCode" required maxLength={100} /></Field>
           ) : (
-            <>
-              <Field label="Brand name"><input name="businessName" required maxLength={100} /></Field>
-              <Field label="Store domain" hint="For example mystore.com"><input name="domain" required maxLength={100} /></Field>
-              <Field label="Categories" hint="Separated by commas"><input name="categories" maxLength={500} /></Field>
-            </>
+            <BrandFields />
           )}
           <Field label="Email"><input name="email" type="email" autocomplete="username" required maxLength={254} /></Field>
           <Field label="Password" hint="At least 12 characters"><input name="password" type="password" autocomplete="new-password" required minLength={12} maxLength={256} /></Field>
@@ -94,18 +84,17 @@ export function AuthScreens({ onSignedIn }: { onSignedIn: () => Promise<void> })
               event.preventDefault();
               const form = event.currentTarget;
               void run(async () => {
-                const result = await post<{ resetToken?: string }>('password-reset', { email: formValue(form, 'email') });
-                setResetToken(result.resetToken ?? null);
-                setNotice('If the email has an account, a reset token was issued.');
+                await post('password-reset', { email: formValue(form, 'email') });
+                setNotice('If the email has an account, we sent it a reset token. It works once, for 30 minutes.');
               });
             }}
           >
-            <Field label="Email"><input name="email" type="email" required maxLength={254} /></Field>
+            <Field label="Email"><input name="email" type="email" autocomplete="username" required maxLength={254} /></Field>
             <button type="submit" disabled={busy}>Send reset token</button>
           </form>
-          {resetToken && (
-            <p class="notice">
-              Test environment, no mail is sent. Your reset token: <code data-testid="reset-token">{resetToken}</code>
+          {devMailbox && (
+            <p class="muted">
+              This test host sends no real mail: read it in the <a href="/account/dev-mailbox" target="_blank" rel="noopener">development mailbox</a>.
             </p>
           )}
           <form
@@ -114,14 +103,13 @@ export function AuthScreens({ onSignedIn }: { onSignedIn: () => Promise<void> })
               event.preventDefault();
               const form = event.currentTarget;
               void run(async () => {
-                await post('password-reset/confirm', { token: formValue(form, 'token'), password: formValue(form, 'password') });
-                setResetToken(null);
+                await post('password-reset/confirm', { token: formValue(form, 'token').trim(), password: formValue(form, 'password') });
                 switchTo('sign-in');
                 setNotice('Your password was changed. Sign in with the new one.');
               });
             }}
           >
-            <Field label="Reset token"><input name="token" required maxLength={100} value={resetToken ?? undefined} /></Field>
+            <Field label="Reset token" hint="From the mail we sent you"><input name="token" required maxLength={100} autocomplete="one-time-code" /></Field>
             <Field label="New password" hint="At least 12 characters"><input name="password" type="password" autocomplete="new-password" required minLength={12} maxLength={256} /></Field>
             <ErrorText error={error} />
             <button type="submit" disabled={busy}>Set new password</button>

@@ -12,7 +12,11 @@ function OfferSummary({ label, offer }: { label: string; offer: Offer | null }) 
       {offer ? (
         <>
           <img src={offer.imageUrl} alt="" width={48} height={48} />
-          <span>{offer.title}{offer.discountPercent ? ` · ${offer.discountPercent}% off` : ''}</span>
+          <span>
+            {offer.title}
+            {offer.discountPercent ? ` · ${offer.discountPercent}% off` : ''}
+            {offer.custom ? ' · for this collab' : ''}
+          </span>
         </>
       ) : (
         <span>No offer yet</span>
@@ -21,14 +25,98 @@ function OfferSummary({ label, offer }: { label: string; offer: Offer | null }) 
   );
 }
 
+/**
+ * The offer one side shows in a collab: title, subtitle, image, and whether it carries the
+ * brand's discount (a store has one discount code, so a collab cannot name another percent).
+ */
+function CollabOfferFields({ own, initial }: { own: Offer | null; initial?: Offer | null }) {
+  const start = initial ?? own;
+  return (
+    <>
+      <Field label="Offer title"><input name="offerTitle" required maxLength={80} value={start?.title ?? ''} /></Field>
+      <Field label="Offer subtitle (optional)"><input name="offerSubtitle" maxLength={120} value={start?.subtitle ?? ''} /></Field>
+      <Field label="Offer image URL"><input name="offerImageUrl" type="url" required maxLength={2000} value={start?.imageUrl ?? ''} /></Field>
+      {own?.discountPercent ? (
+        <label class="choice">
+          <input type="checkbox" name="offerDiscount" checked={start ? start.discountPercent !== null : true} /> Include your {own.discountPercent}% new-customer discount
+        </label>
+      ) : (
+        <p class="muted">Your offer has no discount; set one under Your offer.</p>
+      )}
+    </>
+  );
+}
+
+function collabOfferFromForm(form: HTMLFormElement, own: Offer | null) {
+  return {
+    title: formValue(form, 'offerTitle'),
+    subtitle: formValue(form, 'offerSubtitle') || null,
+    imageUrl: formValue(form, 'offerImageUrl'),
+    discountPercent: own?.discountPercent && new FormData(form).get('offerDiscount') ? own.discountPercent : null,
+  };
+}
+
+/** Where a side changes its offer for one collab, or goes back to its own offer. */
+function CollabOfferEditor({ campaign, own, onSaved }: { campaign: Campaign; own: Offer | null; onSaved: () => Promise<void> }) {
+  const [open, setOpen] = useState(false);
+  const [error, run, busy] = useAction();
+  const name = campaign.name ?? 'collab';
+  if (!open) {
+    return (
+      <button type="button" class="secondary" onClick={() => setOpen(true)}>
+        Change your offer for {name}
+      </button>
+    );
+  }
+  return (
+    <form
+      aria-label={`Your offer in ${name}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        const form = event.currentTarget;
+        void run(async () => {
+          await post(`campaigns/${campaign.id}/offer`, collabOfferFromForm(form, own));
+          setOpen(false);
+          await onSaved();
+        });
+      }}
+    >
+      <CollabOfferFields own={own} initial={campaign.offers.mine} />
+      <ErrorText error={error} />
+      <div class="actions">
+        <button type="submit" disabled={busy}>Save offer for this collab</button>
+        {campaign.offers.mine?.custom && (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() =>
+              run(async () => {
+                await post(`campaigns/${campaign.id}/offer/reset`);
+                setOpen(false);
+                await onSaved();
+              })
+            }
+          >
+            Use my own offer
+          </button>
+        )}
+        <button type="button" class="secondary" onClick={() => setOpen(false)}>Cancel</button>
+      </div>
+    </form>
+  );
+}
+
 export function Campaigns() {
   const [campaigns, setCampaigns] = useState<Campaign[]>([]);
   const [partners, setPartners] = useState<Partner[]>([]);
+  const [own, setOwn] = useState<Offer | null>(null);
+  const [customOffer, setCustomOffer] = useState(false);
   const [error, run, busy] = useAction();
 
   const refresh = async () => {
     setCampaigns((await get<{ data: Campaign[] }>('campaigns')).data);
-    setPartners((await get<{ data: Partner[] }>('partners?status=active')).data);
+    setPartners((await get<{ data: Partner[] }>('partners?status=active&pageSize=100')).data);
+    setOwn((await get<{ offer: Offer | null }>('offer')).offer);
   };
   useEffect(() => {
     void run(refresh);
@@ -57,8 +145,10 @@ export function Campaigns() {
                   name: formValue(form, 'name'),
                   startDate: toIso(formValue(form, 'startDate')),
                   endDate: toIso(formValue(form, 'endDate')),
+                  offer: customOffer ? collabOfferFromForm(form, own) : undefined,
                 });
                 form.reset();
+                setCustomOffer(false);
                 await refresh();
               });
             }}
@@ -71,6 +161,13 @@ export function Campaigns() {
             <Field label="Name"><input name="name" required maxLength={100} /></Field>
             <Field label="Start (optional)"><input name="startDate" type="datetime-local" /></Field>
             <Field label="End (optional)"><input name="endDate" type="datetime-local" /></Field>
+            <fieldset>
+              <legend>The offer you show in this collab</legend>
+              <label class="choice"><input type="radio" name="offerMode" checked={!customOffer} onChange={() => setCustomOffer(false)} /> My offer{own ? `: ${own.title}` : ' (not set up yet)'}</label>
+              <label class="choice"><input type="radio" name="offerMode" checked={customOffer} onChange={() => setCustomOffer(true)} /> An offer for this collab only</label>
+              {customOffer && <CollabOfferFields own={own} />}
+            </fieldset>
+            <p class="muted">Your partner chooses the offer it shows on its side.</p>
             <button type="submit" disabled={busy}>Create draft</button>
           </form>
         )}
@@ -108,6 +205,9 @@ export function Campaigns() {
                 {campaign.status !== 'closed' && (
                   <button type="button" class="secondary" onClick={() => act(campaign.id, 'close')}>Close</button>
                 )}
+              </div>
+              <div class="actions">
+                {campaign.status !== 'closed' && <CollabOfferEditor campaign={campaign} own={own} onSaved={refresh} />}
               </div>
             </li>
           ))}

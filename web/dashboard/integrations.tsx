@@ -1,20 +1,60 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post } from './api.ts';
-import { ErrorText, Field, formValue, money, useAction } from './ui.tsx';
+import { ErrorText, Field, formValue, useAction } from './ui.tsx';
 
 interface Key { keyId: string; name: string; lastFour: string; createdAt: string; lastUsedAt: string | null }
 interface AuthorizedApp { grantId: string; name: string; platform: string | null; authorizedAt: string }
-interface OrderOutcome { orderId: string; platformId: string | null; newCustomer: boolean; commissionCents: number }
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'Never');
 
-export function Integrations({ keyPrefix, sandbox }: { keyPrefix: string; sandbox: boolean }) {
+/**
+ * The new key, shown once, with a copy button. Where the browser gives no clipboard (a plain
+ * http address on a LAN, for one), the key is selected instead and the person told to copy it.
+ */
+function IssuedKey({ plaintext }: { plaintext: string }) {
+  const [copy, setCopy] = useState<'idle' | 'copied' | 'selected'>('idle');
+  const keyText = useRef<HTMLElement>(null);
+  const selectKey = () => {
+    const selection = getSelection();
+    if (!keyText.current || !selection) return;
+    const range = document.createRange();
+    range.selectNodeContents(keyText.current);
+    selection.removeAllRanges();
+    selection.addRange(range);
+    setCopy('selected');
+  };
+  const copyKey = async () => {
+    // Undefined outside secure contexts, whatever the type says.
+    const clipboard = navigator.clipboard as Clipboard | undefined;
+    if (clipboard) {
+      try {
+        await clipboard.writeText(plaintext);
+        setCopy('copied');
+        return;
+      } catch {
+        // Refused (no permission): fall back to selecting the key.
+      }
+    }
+    selectKey();
+  };
+  return (
+    <div class="notice">
+      <p>Copy your key now: it is shown only once.</p>
+      <code data-testid="new-key" ref={keyText}>{plaintext}</code>{' '}
+      <button type="button" onClick={() => void copyKey()}>{copy === 'copied' ? 'Copied' : 'Copy'}</button>
+      <p role="status">
+        {copy === 'copied' && 'The key is on your clipboard.'}
+        {copy === 'selected' && 'This page cannot use the clipboard here, so the key is selected: press Ctrl+C (⌘C on a Mac) to copy it.'}
+      </p>
+    </div>
+  );
+}
+
+export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string; sandbox: boolean; domain: string | null }) {
   const [keys, setKeys] = useState<Key[]>([]);
   const [apps, setApps] = useState<AuthorizedApp[]>([]);
   const [issued, setIssued] = useState<string | null>(null);
-  const [copied, setCopied] = useState(false);
   const [invitation, setInvitation] = useState<string | null>(null);
-  const [order, setOrder] = useState<OrderOutcome | null>(null);
   const [error, run, busy] = useAction();
 
   const refresh = async () => {
@@ -40,7 +80,6 @@ export function Integrations({ keyPrefix, sandbox }: { keyPrefix: string; sandbo
             void run(async () => {
               const result = await post<{ key: string }>('keys', { name: formValue(form, 'name') });
               setIssued(result.key);
-              setCopied(false);
               form.reset();
               await refresh();
             });
@@ -49,21 +88,7 @@ export function Integrations({ keyPrefix, sandbox }: { keyPrefix: string; sandbo
           <Field label="Key name"><input name="name" required maxLength={100} /></Field>
           <button type="submit" disabled={busy}>Generate key</button>
         </form>
-        {issued && (
-          <div class="notice" role="status">
-            <p>Copy your key now: it is shown only once.</p>
-            <code data-testid="new-key">{issued}</code>{' '}
-            <button
-              type="button"
-              onClick={async () => {
-                await navigator.clipboard.writeText(issued);
-                setCopied(true);
-              }}
-            >
-              {copied ? 'Copied' : 'Copy'}
-            </button>
-          </div>
-        )}
+        {issued && <IssuedKey key={issued} plaintext={issued} />}
         <table>
           <caption class="visually-hidden">API keys</caption>
           <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
@@ -119,38 +144,14 @@ export function Integrations({ keyPrefix, sandbox }: { keyPrefix: string; sandbo
         {invitation && <p class="notice" role="status">Give this code to a colleague to sign up (valid 7 days, once): <code>{invitation}</code></p>}
       </section>
 
-      {sandbox && (
+      {sandbox && domain && (
         <section aria-labelledby="sandbox-title">
           <h2 id="sandbox-title">Sandbox store</h2>
-          <p class="muted">Place a test order at your sandbox store, as a shopper sent by a partner would.</p>
-          <form
-            aria-label="Place a sandbox order"
-            onSubmit={(event) => {
-              event.preventDefault();
-              const form = event.currentTarget;
-              const text = (name: string) => formValue(form, name).trim() || undefined;
-              void run(async () => {
-                setOrder(await post<OrderOutcome>('sandbox/orders', {
-                  referralToken: text('referralToken'),
-                  discountCode: text('discountCode'),
-                  customerId: text('customerId'),
-                  totalCents: text('total') ? Math.round(Number(text('total')) * 100) : undefined,
-                }));
-              });
-            }}
-          >
-            <Field label="Referral token (optional)" hint="The part after /r/ of the link the shopper followed"><input name="referralToken" maxLength={64} /></Field>
-            <Field label="Discount code (optional)"><input name="discountCode" maxLength={100} /></Field>
-            <Field label="Customer id (optional)"><input name="customerId" maxLength={200} /></Field>
-            <Field label="Order total in dollars (optional)"><input name="total" type="number" min="0" step="0.01" /></Field>
-            <button type="submit" disabled={busy}>Place order</button>
-          </form>
-          {order && (
-            <p class="notice" role="status">
-              Order {order.orderId}: {order.platformId ? `credited to platform ${order.platformId}` : 'not attributed'}
-              {order.newCustomer ? `, new customer, commission ${money(order.commissionCents)}` : ', returning customer'}.
-            </p>
-          )}
+          <p class="muted">
+            Your store runs on the sandbox commerce platform, which sends its orders to this service. Shoppers reach the{' '}
+            <a href={`/sandbox/shop/${encodeURIComponent(domain)}`}>storefront</a> through partners' referral links; the{' '}
+            <a href={`/sandbox/stores/${encodeURIComponent(domain)}`}>store admin</a> lists the orders and what the service answered.
+          </p>
         </section>
       )}
     </>

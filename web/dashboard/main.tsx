@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { get, post, setCsrfToken, type Session } from './api.ts';
 import { AuthScreens } from './auth.tsx';
+import { ClaimScreen } from './claim.tsx';
 import { Partnerships } from './partnerships.tsx';
 import { Campaigns } from './campaigns.tsx';
 import { OfferPage } from './offer.tsx';
@@ -39,7 +40,8 @@ function App() {
   }, []);
 
   if (!session) return <main class="narrow"><p>Loading…</p></main>;
-  if (!session.user) return <AuthScreens onSignedIn={load} />;
+  if (!session.user) return <AuthScreens onSignedIn={load} devMailbox={session.devMailbox} />;
+  if (!session.user.companyId) return <ClaimScreen session={session} onChanged={load} />;
 
   const title = SECTIONS.find(([id]) => id === section)![1];
   return (
@@ -69,7 +71,7 @@ function App() {
         {section === 'partnerships' && <Partnerships />}
         {section === 'campaigns' && <Campaigns />}
         {section === 'offer' && <OfferPage />}
-        {section === 'integrations' && <Integrations keyPrefix={session.keyPrefix} sandbox={session.sandbox} />}
+        {section === 'integrations' && <Integrations keyPrefix={session.keyPrefix} sandbox={session.sandbox} domain={session.user.domain} />}
         {section === 'performance' && <PerformancePage />}
       </main>
     </>

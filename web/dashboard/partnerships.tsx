@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, post, type Brand, type Partner, type Recommendation } from './api.ts';
+import { get, post, type Brand, type Page, type Partner, type Recommendation } from './api.ts';
 import { ErrorText, Field, formValue, STATUS_LABELS, useAction } from './ui.tsx';
 
 const LISTS = ['active', 'inviteReceived', 'inviteSent', 'declined'] as const;
@@ -9,6 +9,21 @@ const LIST_TITLES: Record<(typeof LISTS)[number], string> = {
   inviteSent: 'Connection requests sent',
   declined: 'Declined and removed',
 };
+type List = (typeof LISTS)[number];
+const PAGE_SIZE = 20;
+
+/** A list's page controls: previous and next, with where the page is. */
+function Pager({ list, page, totalRows, onPage }: { list: string; page: number; totalRows: number; onPage: (page: number) => void }) {
+  const pages = Math.max(1, Math.ceil(totalRows / PAGE_SIZE));
+  if (pages === 1) return null;
+  return (
+    <nav class="pager" aria-label={`${list} pages`}>
+      <button type="button" class="secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>Previous</button>
+      <span>Page {page} of {pages} · {totalRows} in all</span>
+      <button type="button" class="secondary" disabled={page >= pages} onClick={() => onPage(page + 1)}>Next</button>
+    </nav>
+  );
+}
 
 /** The request form: a connection request carries an optional message. */
 function RequestForm({ companyId, name, onSent }: { companyId: string; name: string; onSent: () => Promise<void> }) {
@@ -36,15 +51,17 @@ function RequestForm({ companyId, name, onSent }: { companyId: string; name: str
 }
 
 export function Partnerships() {
-  const [lists, setLists] = useState<Record<string, Partner[]>>({});
+  const [lists, setLists] = useState<Partial<Record<List, Page<Partner>>>>({});
+  const [pages, setPages] = useState<Record<List, number>>({ active: 1, inviteReceived: 1, inviteSent: 1, declined: 1 });
   const [recommendations, setRecommendations] = useState<Recommendation[]>([]);
   const [results, setResults] = useState<Brand[] | null>(null);
   const [query, setQuery] = useState('');
   const [error, run] = useAction();
 
-  const refresh = async () => {
-    const loaded = await Promise.all(LISTS.map((status) => get<{ data: Partner[] }>(`partners?status=${status}`)));
-    setLists(Object.fromEntries(LISTS.map((status, i) => [status, loaded[i]!.data])));
+  const loadList = (status: List, page: number) => get<Page<Partner>>(`partners?status=${status}&pageIndex=${page}&pageSize=${PAGE_SIZE}`);
+  const refresh = async (at = pages) => {
+    const loaded = await Promise.all(LISTS.map((status) => loadList(status, at[status])));
+    setLists(Object.fromEntries(LISTS.map((status, i) => [status, loaded[i]!])));
     setRecommendations((await get<{ data: Recommendation[] }>('recommendations')).data);
     if (query) setResults((await get<{ data: Brand[] }>(`brands?q=${encodeURIComponent(query)}`)).data);
   };
@@ -57,8 +74,19 @@ export function Partnerships() {
     await refresh();
   });
 
-  const actionsFor = (partner: Partner) => {
+  const turnPage = (status: List, page: number) =>
+    run(async () => {
+      const next = { ...pages, [status]: page };
+      setPages(next);
+      await refresh(next);
+    });
+
+  const actionsFor = (partner: Partner, current: string | undefined) => {
     const name = partner.businessName ?? partner.companyId;
+    // A declined or removed row is history: when the pair moved on, say where they stand now.
+    if ((partner.status === 'declined' || partner.status === 'removed') && current && current !== 'declined' && current !== 'removed') {
+      return <span class="badge">Now: {STATUS_LABELS[current]}</span>;
+    }
     switch (partner.status) {
       case 'inviteReceived':
         return (
@@ -128,21 +156,25 @@ export function Partnerships() {
         </ul>
       </section>
 
-      {LISTS.map((status) => (
-        <section aria-labelledby={`list-${status}`}>
-          <h2 id={`list-${status}`}>{LIST_TITLES[status]}</h2>
-          <ul class="cards" aria-label={LIST_TITLES[status]}>
-            {(lists[status] ?? []).length === 0 && <li class="muted">None.</li>}
-            {(lists[status] ?? []).map((partner) => (
-              <li>
-                <strong>{partner.businessName ?? partner.companyId}</strong> <span class="muted">{partner.domain}</span>{' '}
-                <span class="badge">{STATUS_LABELS[partner.status]}</span>
-                <div class="actions">{actionsFor(partner)}</div>
-              </li>
-            ))}
-          </ul>
-        </section>
-      ))}
+      {LISTS.map((status) => {
+        const list = lists[status];
+        return (
+          <section aria-labelledby={`list-${status}`}>
+            <h2 id={`list-${status}`}>{LIST_TITLES[status]}</h2>
+            <ul class="cards" aria-label={LIST_TITLES[status]}>
+              {(list?.data ?? []).length === 0 && <li class="muted">None.</li>}
+              {(list?.data ?? []).map((partner) => (
+                <li>
+                  <strong>{partner.businessName ?? partner.companyId}</strong> <span class="muted">{partner.domain}</span>{' '}
+                  <span class="badge">{STATUS_LABELS[partner.status]}</span>
+                  <div class="actions">{actionsFor(partner, list?.current?.[partner.companyId])}</div>
+                </li>
+              ))}
+            </ul>
+            {list && <Pager list={LIST_TITLES[status]} page={pages[status]} totalRows={list.totalRows} onPage={(page) => void turnPage(status, page)} />}
+          </section>
+        );
+      })}
     </>
   );
 }

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
+import { DATABASE_KINDS } from '../../test/support/databases.js';
+import { freePort } from '../../test/support/service-process.js';
+import { uniqueId } from '../../test/support/factories.js';
+import { DashboardClient, runningCollab } from '../dashboard/test-client.js';
+
+const SECRET = 'orders-webhook-secret-0123456789';
+
+/**
+ * Orders reach attribution from the sandbox commerce platform: a shopper follows a partner's
+ * referral link to the sandbox storefront, orders there, and the platform posts the order,
+ * signed, to the service's order webhook over HTTP (so the app listens on a real port).
+ */
+for (const kind of DATABASE_KINDS) {
+  describe(`sandbox storefront orders through the signed webhook [${kind}]`, () => {
+    let context: TestContext;
+    let world: Awaited<ReturnType<typeof runningCollab>>;
+    let shopper: DashboardClient;
+
+    beforeAll(async () => {
+      const port = await freePort();
+      context = await startTestApp(kind, { BASE_URL: `http://127.0.0.1:${port}`, ORDERS_WEBHOOK_SECRET: SECRET, SANDBOX_STOREFRONTS: 'true' });
+      await context.app.listen({ port, host: '127.0.0.1' });
+      world = await runningCollab(context);
+      shopper = new DashboardClient(context.app);
+    }, 120_000);
+
+    afterAll(async () => {
+      if (context) await stopTestApp(context);
+    });
+
+    const stored = async () => ({
+      storeOrders: await context.db.selectFrom('sandbox_orders').select(['store_domain', 'id']).where('customer_email', 'is not', null).orderBy('id').execute(),
+      attributed: await context.db.selectFrom('attributed_orders').select(['store_domain', 'order_id']).orderBy('order_id').execute(),
+    });
+    const creditedOrders = () => context.db.selectFrom('attributed_orders').selectAll().where('platform_id', '=', world.platformId).execute();
+    const checkout = (domain: string, fields: Record<string, string>) =>
+      shopper.postForm(`/sandbox/shop/${domain}/checkout`, { productId: 'p1', quantity: '1', email: 'shopper@buyer.example', discount: '', ref: '', ...fields });
+
+    it('leads the referral link to the partner\'s storefront, with its discount code and the referral', async () => {
+      const click = await context.app.inject({ method: 'GET', url: `/r/${world.token}` });
+      expect(click.statusCode).toBe(302);
+      const location = new URL(click.headers.location as string);
+      expect(location.pathname).toBe(`/sandbox/shop/${world.partnerDomain}`);
+      expect(location.searchParams.get('ref')).toBe(world.token);
+      const code = location.searchParams.get('discount')!;
+      expect(code).toMatch(/^PARTNER15-/);
+      const page = await shopper.get(`${location.pathname}${location.search}`);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain(`Your code <code>${code}</code> takes 15% off this order.`);
+      expect(page.body).toContain(`name="ref" value="${world.token}"`);
+    });
+
+    it('posts the order, signed, to the webhook: credited to the platform through the referral, 15% off, 5% commission', async () => {
+      const code = new URL((await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string).searchParams.get('discount')!;
+      const response = await checkout(world.partnerDomain, { email: 'first@buyer.example', discount: code.toLowerCase(), ref: world.token });
+      expect(response.statusCode).toBe(201);
+      expect(response.body).toContain('order webhook, which answered HTTP 200');
+      const [order] = await creditedOrders();
+      expect(order).toMatchObject({ store_domain: world.partnerDomain, matched_by: 'referral_link', new_customer: true, campaign_id: world.campaignId });
+      const storeOrder = await context.db.selectFrom('sandbox_orders').selectAll().where('id', '=', order!.order_id).executeTakeFirstOrThrow();
+      expect(storeOrder).toMatchObject({ discount_code: code, webhook_status: 200, customer_email: 'first@buyer.example' });
+      // The store applied its 15% code; the service took 5% of what was paid.
+      expect(Number(order!.total_cents)).toBe(Math.round(storeOrder.total_cents));
+      expect(Number(order!.commission_cents)).toBe(Math.round(storeOrder.total_cents * 0.05));
+    });
+
+    it('credits an order with only the discount code to the showing clicked last', async () => {
+      const code = new URL((await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string).searchParams.get('discount')!;
+      const response = await checkout(world.partnerDomain, { email: 'second@buyer.example', discount: code });
+      expect(response.statusCode).toBe(201);
+      expect((await creditedOrders()).map((order) => order.matched_by).sort()).toEqual(['discount_code', 'referral_link']);
+    });
+
+    it('knows a returning customer from the store\'s order history: credited, but no new customer and no commission', async () => {
+      const regular = await context.db
+        .selectFrom('sandbox_orders')
+        .select('customer_email')
+        .where('store_domain', '=', world.partnerDomain)
+        .where('discount_code', 'is', null)
+        .orderBy('placed_at')
+        .executeTakeFirstOrThrow();
+      const response = await checkout(world.partnerDomain, { email: regular.customer_email!, ref: world.token });
+      expect(response.statusCode).toBe(201);
+      const returning = (await creditedOrders()).filter((order) => !order.new_customer);
+      expect(returning).toEqual([expect.objectContaining({ matched_by: 'referral_link', platform_id: world.platformId })]);
+      expect(Number(returning[0]!.commission_cents)).toBe(0);
+    });
+
+    it('delivers nothing from a store the service never subscribed to', async () => {
+      const before = (await stored()).attributed;
+      const response = await checkout(`${uniqueId('elsewhere')}.example`, {});
+      expect(response.statusCode).toBe(201);
+      expect(response.body).toContain('it has not subscribed to this store');
+      expect((await stored()).attributed).toEqual(before);
+    });
+
+    const refusals: Array<[string, () => Promise<{ statusCode: number; body: string }>, number, RegExp]> = [
+      ['a code the store does not have', () => checkout(world.partnerDomain, { discount: 'PARTNER99-NOPE' }), 400, /does not exist at this store/],
+      ['a once-per-customer code used again', async () => {
+        const code = new URL((await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string).searchParams.get('discount')!;
+        return checkout(world.partnerDomain, { email: 'first@buyer.example', discount: code });
+      }, 400, /once per customer/],
+      ['no email', () => checkout(world.partnerDomain, { email: '' }), 400, /Enter your email/],
+      ['a quantity of zero', () => checkout(world.partnerDomain, { quantity: '0' }), 400, /Order 1 to 10/],
+      ['a quantity that is not a number', () => checkout(world.partnerDomain, { quantity: 'lots' }), 400, /Order 1 to 10/],
+      ['a product the store does not sell', () => checkout(world.partnerDomain, { productId: 'p999' }), 400, /not for sale/],
+      ['a damaged referral', () => checkout(world.partnerDomain, { ref: 'not a token!' }), 400, /damaged/],
+      ['a malformed store domain', () => checkout('no_dot', {}), 404, /not a store domain/],
+      [
+        'a post from another site',
+        () =>
+          context.app.inject({
+            method: 'POST',
+            url: `/sandbox/shop/${world.partnerDomain}/checkout`,
+            headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+            payload: 'productId=p1&quantity=1&email=x%40y.example',
+          }),
+        403,
+        /own pages/,
+      ],
+    ];
+    for (const [check, send, status, message] of refusals) {
+      it(`refuses a checkout with ${check}, writing nothing`, async () => {
+        const before = await stored();
+        const response = await send();
+        expect(response.statusCode).toBe(status);
+        expect(response.body).toMatch(message);
+        expect(await stored()).toEqual(before);
+      });
+    }
+  });
+}
