@@ -1,3 +1,4 @@
+import { DashboardClient } from '../../src/dashboard/test-client.js';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -70,6 +71,10 @@ const PUBLIC_GETS = [
   'GET /sandbox/stores/:domain/install',
   'GET /sandbox/stores/:domain/plan',
   'GET /sandbox/images/:domain/:file',
+  'GET /sandbox/stores/:domain/sign-in',
+  'GET /sandbox/stores/:domain/ownership/:claimId',
+  'GET /sandbox/shop/:domain',
+  'GET /account/dev-mailbox',
   'GET /r/:token',
 ];
 
@@ -128,7 +133,11 @@ const DASHBOARD_API = [
   'POST /dashboard/api/apps/:id/revoke',
   'GET /dashboard/api/performance',
   'GET /dashboard/api/performance.csv',
-  'POST /dashboard/api/sandbox/orders',
+  'POST /dashboard/api/claim',
+  'POST /dashboard/api/claim/check',
+  'POST /dashboard/api/join',
+  'POST /dashboard/api/campaigns/:id/offer',
+  'POST /dashboard/api/campaigns/:id/offer/reset',
 ];
 
 /** Staff forms: session cookie and the CSRF token in a form field. */
@@ -146,6 +155,9 @@ const SANDBOX_ACTIONS = [
   'POST /sandbox/stores/:domain/plan',
   'POST /sandbox/stores/:domain/uninstall',
   'POST /sandbox/stores/:domain/close-campaign',
+  'POST /sandbox/stores/:domain/sign-in',
+  'POST /sandbox/stores/:domain/ownership/:claimId',
+  'POST /sandbox/shop/:domain/checkout',
 ];
 
 const WEBHOOK = ['POST /webhooks/commerce/orders'];
@@ -375,16 +387,10 @@ describe('hostile input against every route', () => {
     expect(token.statusCode).toBe(200);
 
     const dashboardEmail = `${uniqueId('staff')}@fuzz.example`;
-    let cookies = mergeCookies('', await app.inject({ method: 'GET', url: '/dashboard/api/session' }));
-    const signUp = await app.inject({
-      method: 'POST',
-      url: '/dashboard/api/sign-up',
-      headers: { cookie: cookies, 'x-csrf-token': csrfOf(cookies), 'content-type': 'application/json', 'x-forwarded-for': SETUP_ADDRESS },
-      payload: JSON.stringify({ email: dashboardEmail, password: PASSWORD, brand: { businessName: 'Fuzzed Co', domain: storeDomain } }),
-    });
-    expect(signUp.statusCode, signUp.body).toBe(201);
-    cookies = mergeCookies(cookies, signUp);
-    const dashboardCompanyId = (signUp.json() as { companyId: string }).companyId;
+    // A brand staff member whose store's owner confirmed the claim, as the dashboard's sign-up goes.
+    const staff = new DashboardClient(app);
+    const dashboardCompanyId = await staff.signUpBrand('Fuzzed Co', storeDomain, dashboardEmail);
+    const cookies = staff.cookies;
     const targetEmail = `${uniqueId('target')}@fuzz.example`;
     await createBrandUser({ db: database.db }, otherBrand.companyId, { email: targetEmail, password: PASSWORD });
 
@@ -743,15 +749,18 @@ describe('hostile input against every route', () => {
           { requiredKeys: ['title', 'imageUrl'] },
         ),
       'POST /dashboard/api/keys': () => fc.record({ name: mostly(shortText) }),
-      'POST /dashboard/api/sandbox/orders': () =>
+      'POST /dashboard/api/claim': () =>
+        fc.record({ brand: mostly(fc.record({ businessName: mostly(shortText), domain: mostly(newDomain), categories: mostly(fc.array(shortText, { maxLength: 3 })) }, optional)) }),
+      'POST /dashboard/api/join': () => fc.record({ invitationCode: mostly(fc.base64String({ minLength: 4, maxLength: 64 })) }),
+      'POST /dashboard/api/campaigns/:id/offer': () =>
         fc.record(
           {
-            referralToken: mostly(fc.constant(world.referralToken)),
-            discountCode: mostly(shortText),
-            customerId: mostly(shortText),
-            totalCents: mostly(fc.integer({ min: 0, max: 10_000_000 }), fc.oneof(fc.integer(), fc.double())),
+            title: mostly(shortText),
+            subtitle: mostly(fc.oneof(fc.string({ maxLength: 120 }), fc.constant(null))),
+            imageUrl: mostly(fc.constantFrom('https://cdn.example/o.png', 'http://cdn.example/o.png'), fc.oneof(hostileString, fc.constantFrom('javascript:alert(1)', 'data:text/html,x', 'http://[::1]/x'))),
+            discountPercent: mostly(fc.constantFrom(10, 15, 20, 25, null), fc.oneof(fc.integer(), fc.constantFrom('15', 0, 99))),
           },
-          optional,
+          { requiredKeys: ['title', 'imageUrl'] },
         ),
     };
     return shapes[route]?.() ?? fc.constant({});
@@ -929,7 +938,10 @@ describe('hostile input against every route', () => {
       fc.record({
         target: fc.constantFrom(...SANDBOX_ACTIONS).chain(routeUrl),
         origin: fc.oneof(fc.constant(OWN_HOST_ORIGIN), fc.constant(undefined), headerText),
-        fields: formBody(['return'], fc.oneof(hostileString, fc.constantFrom('/plugin/v2/return?platformId=x&domain=y', 'https://evil.example/'))),
+        fields: formBody(
+          ['return', 'next', 'email', 'password', 'decision', 'productId', 'quantity', 'discount', 'ref'],
+          fc.oneof(hostileString, fc.constantFrom('/plugin/v2/return?platformId=x&domain=y', 'https://evil.example/', 'confirm', 'decline', '1', 'shopper@fuzz.example', world.referralToken)),
+        ),
         extra: extraHeaders,
       }),
       ({ target, origin, fields, extra }) =>

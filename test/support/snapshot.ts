@@ -20,6 +20,9 @@ const VOLATILE: { columns: Record<string, string[]>; tables: string[] } = {
     // background (src/recommendations/scorer.ts), which runs in-process on PGlite.
     'scoring_queue',
     'recommendation_scores',
+    // The development mailbox: a password reset's mail is sent after the answer, so that the time
+    // taken does not tell whether the address has an account (src/accounts/password-reset.ts).
+    'mail_outbox',
     // A refused sign-in is recorded on purpose: the lockout counts these (src/accounts/users.ts).
     'sign_in_failures',
     // The migrator's own bookkeeping.
