@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { pagingQuery } from '../http/paging.js';
 
 const Email = Type.String({ minLength: 3, maxLength: 254 });
 const Password = Type.String({ minLength: 1, maxLength: 256 });
@@ -70,6 +71,8 @@ export const RangeQuery = Type.Object({
   from: Type.String({ format: 'date' }),
   to: Type.String({ format: 'date' }),
 });
+/** The performance page: a range, and which page of the per-partner table (50 partners by default). */
+export const PerformanceQuery = Type.Object({ ...RangeQuery.properties, ...pagingQuery });
 
 export const SandboxOrderBody = Type.Object(
   {

@@ -7,6 +7,7 @@ import * as pluginCommerce from './migrations/0004_plugin_commerce.js';
 import * as accountsOAuth from './migrations/0005_accounts_oauth.js';
 import * as listIndexes from './migrations/0006_list_indexes.js';
 import * as dashboardOrders from './migrations/0007_dashboard_orders.js';
+import * as performanceRollups from './migrations/0009_performance_rollups.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_accounts_oauth': accountsOAuth,
   '0006_list_indexes': listIndexes,
   '0007_dashboard_orders': dashboardOrders,
+  '0009_performance_rollups': performanceRollups,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
