@@ -22,6 +22,8 @@ function niceCeiling(value: number): number {
 
 const CHART = { width: 720, height: 220, left: 52, right: 8, top: 10, bottom: 34 };
 const X_LABELS = 6;
+/** Room (in chart units) a middle-anchored date label needs before the end-anchored last one. */
+const LABEL_GAP = 100;
 
 /** Views and clicks per day for every day of the range (the server fills empty days with zeros). */
 function Chart({ days }: { days: Performance['byDay'] }) {
@@ -53,14 +55,19 @@ function Chart({ days }: { days: Performance['byDay'] }) {
             {d.clicks > 0 && <rect x={CHART.left + i * band + band * 0.5} y={y(d.clicks)} width={band * 0.4} height={y(0) - y(d.clicks)} class="bar-clicks" />}
           </g>
         ))}
-        {days.map((d, i) =>
-          i % labelEvery === 0 || i === days.length - 1 ? (
+        {days.map((d, i) => {
+          const lastIndex = days.length - 1;
+          // Regular ticks, and the range's last day; a tick whose label would touch the last one gives way.
+          if (i !== lastIndex && (i % labelEvery !== 0 || (lastIndex - i) * band < LABEL_GAP)) return null;
+          const x = CHART.left + (i + 0.5) * band;
+          const anchor = i === 0 ? 'start' : i === lastIndex ? 'end' : 'middle';
+          return (
             <g>
-              <line x1={CHART.left + (i + 0.5) * band} x2={CHART.left + (i + 0.5) * band} y1={y(0)} y2={y(0) + 4} class="grid" />
-              <text x={CHART.left + (i + 0.5) * band} y={CHART.height - CHART.bottom + 18} text-anchor="middle" class="axis-label" data-day={d.date}>{d.date}</text>
+              <line x1={x} x2={x} y1={y(0)} y2={y(0) + 4} class="grid" />
+              <text x={x} y={CHART.height - CHART.bottom + 18} text-anchor={days.length === 1 ? 'middle' : anchor} class="axis-label" data-day={d.date}>{d.date}</text>
             </g>
-          ) : null,
-        )}
+          );
+        })}
       </svg>
       <figcaption>
         <span class="legend legend-views" aria-hidden="true" /> Views and <span class="legend legend-clicks" aria-hidden="true" /> clicks per day, {first} to {last}
@@ -107,7 +114,8 @@ export function PerformancePage() {
   const [error, run, busy] = useAction();
   useEffect(() => {
     void run(async () => setReport(await get<Performance>(`performance?from=${range.from}&to=${range.to}&pageIndex=${pageIndex}`)));
-  }, [range.from, range.to, pageIndex]);
+    // A new range object on every submit: Show reloads the figures even for the same dates.
+  }, [range, pageIndex]);
 
   return (
     <>
