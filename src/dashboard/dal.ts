@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import { effectiveCampaignStatusSql, type CampaignStatus } from '../campaigns/status.js';
 import type { PartnershipStatus, StoredCampaignStatus } from '../db/schema.js';
@@ -322,6 +322,7 @@ const FIGURE_COLUMNS: Array<keyof PerformanceFigureRow> = ['views', 'clicks', 'o
 /** Each figure of the rows `alias`, summed (`sum`) or as is (`value`), as a bigint that is 0 when there is none. */
 const figures = (alias: string, shape: 'sum' | 'value') =>
   sql.raw(FIGURE_COLUMNS.map((figure) => `coalesce(${shape === 'sum' ? `sum(${alias}.${figure})` : `${alias}.${figure}`}, 0)::int8 as ${figure}`).join(', '));
+const figureList = (alias: string) => sql.raw(FIGURE_COLUMNS.map((figure) => `${alias}.${figure}`).join(', '));
 
 /**
  * The brand's figures per day and per platform (one grouping each), from both sides: offers of
@@ -351,8 +352,23 @@ export async function countPerformancePartners(db: Db, companyId: string): Promi
 export type PerformancePartnerRow = PerformanceFigureRow & { other_id: string; other_name: string | null };
 
 /**
+ * The company's rollup rows with each other brand over the range, from both sides: as the
+ * showing brand, and as the partner whose offer another brand showed (its own showings of its
+ * own offer count once). `others` limits them to some brands.
+ */
+function pairRows(companyId: string, from: string, to: string, others?: RawBuilder<unknown>) {
+  const days = sql`d.day between ${from}::date and ${to}::date`;
+  return sql`
+    select d.partner_id as other_id, ${figureList('d')} from performance_pair_days d
+    where d.brand_id = ${companyId} and ${days} ${others ? sql`and d.partner_id = ${others}` : sql``}
+    union all
+    select d.brand_id, ${figureList('d')} from performance_pair_days d
+    where d.partner_id = ${companyId} and d.brand_id <> ${companyId} and ${days} ${others ? sql`and d.brand_id = ${others}` : sql``}`;
+}
+
+/**
  * One page of the brands the company has figures with, by name, each with its figures over the
- * range: only the page's brands are summed, through (company, other brand, day).
+ * range: only the page's brands are summed, through (brand, partner, day) from either side.
  */
 export async function performancePartnerPage(db: Db, companyId: string, from: string, to: string, window: { fromEnd: boolean; offset: number; limit: number }) {
   const direction = window.fromEnd ? sql`desc` : sql`asc`;
@@ -365,8 +381,7 @@ export async function performancePartnerPage(db: Db, companyId: string, from: st
       offset ${window.offset} limit ${window.limit}
     ) page
     cross join lateral (
-      select ${figures('d', 'sum')} from performance_partner_days d
-      where d.company_id = ${companyId} and d.other_id = page.other_id and d.day between ${from}::date and ${to}::date
+      select ${figures('pair', 'sum')} from (${pairRows(companyId, from, to, sql`page.other_id`)}) pair
     ) figures
     order by page.other_name ${direction}, page.other_id ${direction}`.execute(db);
   return window.fromEnd ? result.rows.reverse() : result.rows;
@@ -374,16 +389,14 @@ export async function performancePartnerPage(db: Db, companyId: string, from: st
 
 /**
  * Every brand the company has figures with, by name, with its figures over the range (the CSV
- * export): sums the range's rollup rows of all partners, so it costs what the range holds.
+ * export): sums all of the company's rollup rows with other brands in the range.
  */
 export async function performanceAllPartners(db: Db, companyId: string, from: string, to: string): Promise<PerformancePartnerRow[]> {
   const result = await sql<PerformancePartnerRow>`
     select p.other_id, p.other_name, ${figures('f', 'value')}
     from performance_partners p
     left join (
-      select d.other_id, ${figures('d', 'sum')} from performance_partner_days d
-      where d.company_id = ${companyId} and d.day between ${from}::date and ${to}::date
-      group by d.other_id
+      select pair.other_id, ${figures('pair', 'sum')} from (${pairRows(companyId, from, to)}) pair group by pair.other_id
     ) f on f.other_id = p.other_id
     where p.company_id = ${companyId}
     order by p.other_name, p.other_id`.execute(db);

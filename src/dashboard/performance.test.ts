@@ -115,10 +115,10 @@ describeEachDatabase('performance page and admin stats', (use) => {
         select company_id, day::text, platform_id::text, sum(views)::int8 as views, sum(clicks)::int8 as clicks, sum(orders)::int8 as orders,
                sum(new_customers)::int8 as new_customers, sum(revenue_cents)::int8 as revenue, sum(commission_cents)::int8 as commission
         from performance_days group by 1, 2, 3 order by 1, 2, 3`.execute(use().db)).rows,
-      partners: (await sql`
-        select company_id, other_id, day::text, sum(views)::int8 as views, sum(clicks)::int8 as clicks, sum(orders)::int8 as orders,
+      pairs: (await sql`
+        select brand_id, partner_id, day::text, sum(views)::int8 as views, sum(clicks)::int8 as clicks, sum(orders)::int8 as orders,
                sum(new_customers)::int8 as new_customers, sum(revenue_cents)::int8 as revenue, sum(commission_cents)::int8 as commission
-        from performance_partner_days group by 1, 2, 3 order by 1, 2, 3`.execute(use().db)).rows,
+        from performance_pair_days group by 1, 2, 3 order by 1, 2, 3`.execute(use().db)).rows,
       names: (await sql`select company_id, other_id, other_name from performance_partners order by 1, 2`.execute(use().db)).rows,
     });
     const maintained = await snapshot();

@@ -402,9 +402,9 @@ export interface PerformanceDaysTable extends PerformanceFigures {
   platform_id: string;
 }
 
-export interface PerformancePartnerDaysTable extends PerformanceFigures {
-  company_id: string;
-  other_id: string;
+export interface PerformancePairDaysTable extends PerformanceFigures {
+  brand_id: string;
+  partner_id: string;
   day: ColumnType<Date, string, string>;
 }
 
@@ -418,7 +418,7 @@ export interface PerformancePartnersTable {
 /** Tables of migration 0009: the performance page's rollups, written with the counters and orders. */
 export interface PerformanceTables {
   performance_days: PerformanceDaysTable;
-  performance_partner_days: PerformancePartnerDaysTable;
+  performance_pair_days: PerformancePairDaysTable;
   performance_partners: PerformancePartnersTable;
 }
 

@@ -10,12 +10,12 @@ const figureList = sql.raw(FIGURES.join(', '));
  * The performance page's rollups and the brand search index.
  *
  * A brand's performance is read from daily rollups instead of the raw counters and orders,
- * maintained in the same transaction as every write of those: per brand, day and platform
- * (totals, chart, per-platform table) and per brand, other brand and day (the per-partner
- * table, one page of partners at a time), each from both sides: offers the brand showed and
- * its own offer shown by others. Rows carry the writer's shard like the counters, so the
- * group-commit writes, each on its own shard, never wait on each other's row locks; orders
- * write on a shard of their own (-1) that group commit never uses. `record_performance` is the
+ * maintained in the same transaction as every write of those: per brand, day and platform from
+ * both sides, offers the brand showed and its own offer shown by others (totals, chart,
+ * per-platform table), and per showing brand, partner and day (the per-partner table, one page
+ * of partners at a time, and the CSV export). Rows carry the writer's shard like the counters,
+ * so the group-commit writes, each on its own shard, never wait on each other's row locks;
+ * orders write on a shard of their own (-1) that group commit never uses. `record_performance` is the
  * one place that turns link-level deltas into rollup rows: `add_attribution_counts` (the only
  * writer of counters) and the trigger on attributed_orders call it, and `rebuild_performance`
  * recomputes everything from the raw tables (the backfill below).
@@ -30,17 +30,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       ${figureColumns},
       primary key (company_id, day, platform_id, shard)
     ) with (fillfactor = 70)`.execute(db);
+  // One row per showing (brand, partner), not one per side: the hot path writes half the rows,
+  // and a brand's figures with another are its rows as the showing brand plus those as the partner.
   await sql`
-    create table performance_partner_days (
-      company_id text not null,
-      other_id text not null,
+    create table performance_pair_days (
+      brand_id text not null,
+      partner_id text not null,
       day date not null,
       shard smallint not null,
       ${figureColumns},
-      primary key (company_id, other_id, day, shard)
+      primary key (brand_id, partner_id, day, shard)
     ) with (fillfactor = 70)`.execute(db);
-  // The CSV export sums every partner over a range: read by day, not partner by partner.
-  await sql`create index performance_partner_days_day_idx on performance_partner_days (company_id, day)`.execute(db);
+  // A page of partners probes the primary key from both ends of a pair; the CSV export reads
+  // all of a brand's pairs in a range, by day. Figures are in no index, so an update that keeps
+  // its row's page (fillfactor) touches no index at all.
+  await sql`create index performance_pair_days_brand_day_idx on performance_pair_days (brand_id, day)`.execute(db);
+  await sql`create index performance_pair_days_partner_day_idx on performance_pair_days (partner_id, day)`.execute(db);
   // Every brand a brand has figures with, and its name: the per-partner table pages through it
   // by name without reading the companies (the trigger below keeps the names current).
   await sql`
@@ -70,31 +75,40 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       view_counts bigint[], click_counts bigint[], order_counts bigint[], new_customer_counts bigint[], revenue bigint[], commission bigint[]
     ) returns void language plpgsql as $$
     begin
-      -- Each delta counts for the showing brand and, unless it showed its own offer, for the partner.
       -- Rows go in key order, so writers touching overlapping rows lock them in the same order.
       with delta as (
-        select side.company_id, side.other_id, d.day, d.platform_id, d.shard,
+        select d.platform_id, d.day, d.brand_id, d.partner_id, d.shard,
                coalesce(d.views, 0) as views, coalesce(d.clicks, 0) as clicks, coalesce(d.orders, 0) as orders,
                coalesce(d.new_customers, 0) as new_customers, coalesce(d.revenue_cents, 0) as revenue_cents,
                coalesce(d.commission_cents, 0) as commission_cents
         from unnest(platform_ids, days, brand_ids, partner_ids, shards, view_counts, click_counts, order_counts, new_customer_counts, revenue, commission)
                as d(platform_id, day, brand_id, partner_id, shard, views, clicks, orders, new_customers, revenue_cents, commission_cents)
-        cross join lateral (values (d.brand_id, d.partner_id), (d.partner_id, d.brand_id)) as side(company_id, other_id)
-        where d.platform_id is not null and (side.company_id = d.brand_id or d.partner_id <> d.brand_id)
+        where d.platform_id is not null
       ),
+      -- A showing counts for the showing brand and, unless it showed its own offer, for the partner.
       by_day as (
         insert into performance_days as t (company_id, day, platform_id, shard, ${figureList})
-        select company_id, day, platform_id, shard, ${sums} from delta group by 1, 2, 3, 4 order by 1, 2, 3, 4
+        select side.company_id, d.day, d.platform_id, d.shard, ${sums}
+        from delta d cross join lateral (values (d.brand_id), (d.partner_id)) as side(company_id)
+        where side.company_id = d.brand_id or d.partner_id <> d.brand_id
+        group by 1, 2, 3, 4 order by 1, 2, 3, 4
         on conflict (company_id, day, platform_id, shard) do update set ${addExcluded}
       ),
-      by_partner as (
-        insert into performance_partner_days as t (company_id, other_id, day, shard, ${figureList})
-        select company_id, other_id, day, shard, ${sums} from delta group by 1, 2, 3, 4 order by 1, 2, 3, 4
-        on conflict (company_id, other_id, day, shard) do update set ${addExcluded}
+      by_pair as (
+        insert into performance_pair_days as t (brand_id, partner_id, day, shard, ${figureList})
+        select brand_id, partner_id, day, shard, ${sums} from delta group by 1, 2, 3, 4 order by 1, 2, 3, 4
+        on conflict (brand_id, partner_id, day, shard) do update set ${addExcluded}
+        -- xmax is 0 only on a row this statement inserted: a pair's first row of a day and shard.
+        returning t.brand_id, t.partner_id, t.xmax = 0 as inserted
       )
+      -- Only a pair's new rows can bring a brand a new partner, so updates skip the directory.
       insert into performance_partners (company_id, other_id, other_name)
       select pair.company_id, pair.other_id, (select business_name from companies where id = pair.other_id)
-      from (select distinct company_id, other_id from delta) pair
+      from (
+        select distinct side.company_id, side.other_id
+        from by_pair p cross join lateral (values (p.brand_id, p.partner_id), (p.partner_id, p.brand_id)) as side(company_id, other_id)
+        where p.inserted and (side.company_id = p.brand_id or p.partner_id <> p.brand_id)
+      ) pair
       order by 1, 2
       on conflict do nothing;
     end $$`.execute(db);
@@ -148,7 +162,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create function rebuild_performance() returns void language plpgsql as $$
     begin
-      truncate performance_days, performance_partner_days, performance_partners;
+      truncate performance_days, performance_pair_days, performance_partners;
       perform record_performance(array_agg(platform_id), array_agg(day), array_agg(brand_id), array_agg(partner_id), array_agg(shard),
         array_agg(views), array_agg(clicks), array_agg(orders), null::bigint[], null::bigint[], null::bigint[])
       from (select platform_id, day, brand_id, partner_id, shard, sum(views)::bigint as views, sum(clicks)::bigint as clicks, sum(orders)::bigint as orders
@@ -196,6 +210,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop function if exists add_attribution_counts(uuid[], date[], text[], text[], text[], smallint[], bigint[], bigint[], bigint[])`.execute(db);
   await sql`drop function if exists record_performance(uuid[], date[], text[], text[], smallint[], bigint[], bigint[], bigint[], bigint[], bigint[], bigint[])`.execute(db);
   await sql`drop table if exists performance_partners`.execute(db);
-  await sql`drop table if exists performance_partner_days`.execute(db);
+  await sql`drop table if exists performance_pair_days`.execute(db);
   await sql`drop table if exists performance_days`.execute(db);
 }
