@@ -343,8 +343,8 @@ export async function performance(ctx: DashboardContext, companyId: string, quer
   return { ...report, byPartner };
 }
 
-function csvField(value: string | number | null): string {
-  const text = value === null ? '' : String(value);
+function csvField(value: string | null): string {
+  const text = value ?? '';
   // A leading formula character is neutralized so a spreadsheet never runs a brand name.
   const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
@@ -357,7 +357,9 @@ function csvField(value: string | number | null): string {
 export async function performanceCsv(ctx: DashboardContext, companyId: string, range: PerformanceRange): Promise<string> {
   const days = daysOf(range);
   const [report, partners] = await Promise.all([summary(ctx, companyId, range, days), dal.performanceAllPartners(ctx.db, companyId, range.from, range.to)]);
-  const line = (group: string, id: string, name: string | null, figures: Figures) => [group, id, name, ...FIGURES.map((f) => figures[f])].map(csvField).join(',');
+  // Figures are integers and need no quoting; only the texts go through csvField.
+  const line = (group: string, id: string, name: string | null, figures: Figures) =>
+    `${[group, id, name].map(csvField).join(',')},${FIGURES.map((f) => figures[f]).join(',')}`;
   const lines = [['group', 'id', 'name', ...FIGURES].join(',')];
   for (const day of report.byDay) lines.push(line('day', day.date, null, day));
   for (const row of report.byPlatform) lines.push(line('platform', row.platformId, row.name, row));
