@@ -74,26 +74,34 @@ export async function findReferralLink(db: Db, token: string): Promise<ResolvedL
 }
 
 /**
- * Adds a batch of counter deltas in one statement. Rows go in key order so that two instances
- * writing overlapping batches lock them in the same order and cannot deadlock.
+ * The shard of the counters and rollups that orders write to: group commit never uses it, so an
+ * order's transaction never waits on a batch of views or locks rows in another order than it.
  */
-export async function addCounters(db: Db, rows: CounterRow[]): Promise<void> {
+export const ORDER_SHARD = -1;
+
+/**
+ * Adds counter deltas, and the same deltas to the performance rollups, in one statement
+ * (add_attribution_counts, migration 0009: the only writer of counters). Rows go in key order so
+ * that two instances writing overlapping batches lock them in the same order and cannot deadlock.
+ */
+async function addCounts(db: Db, rows: Array<CounterRow & { orders: number }>): Promise<void> {
   if (rows.length === 0) return;
   await sql`
-    insert into attribution_counters as c (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
-    select item.platform_id::uuid, item.day::date, item.campaign_id, item.brand_id, item.partner_id, item.shard, item.views, item.clicks
-    from unnest(${rows.map((row) => row.platformId)}::text[],
-                ${rows.map((row) => row.day)}::text[],
-                ${rows.map((row) => row.campaignId)}::text[],
-                ${rows.map((row) => row.brandId)}::text[],
-                ${rows.map((row) => row.partnerId)}::text[],
-                ${rows.map((row) => row.shard)}::smallint[],
-                ${rows.map((row) => row.views)}::bigint[],
-                ${rows.map((row) => row.clicks)}::bigint[]) as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
-    order by 1, 2, 3, 4, 5, 6
-    on conflict (platform_id, day, campaign_id, brand_id, partner_id, shard) do update set
-      views = c.views + excluded.views,
-      clicks = c.clicks + excluded.clicks`.execute(db);
+    select add_attribution_counts(
+      ${rows.map((row) => row.platformId)}::uuid[],
+      ${rows.map((row) => row.day)}::date[],
+      ${rows.map((row) => row.campaignId)}::text[],
+      ${rows.map((row) => row.brandId)}::text[],
+      ${rows.map((row) => row.partnerId)}::text[],
+      ${rows.map((row) => row.shard)}::smallint[],
+      ${rows.map((row) => row.views)}::bigint[],
+      ${rows.map((row) => row.clicks)}::bigint[],
+      ${rows.map((row) => row.orders)}::bigint[])`.execute(db);
+}
+
+/** Adds a batch of view and click deltas (one group-commit write). */
+export async function addCounters(db: Db, rows: CounterRow[]): Promise<void> {
+  await addCounts(db, rows.map((row) => ({ ...row, orders: 0 })));
 }
 
 /**
@@ -101,27 +109,55 @@ export async function addCounters(db: Db, rows: CounterRow[]): Promise<void> {
  * below the rate of views, so they skip group commit and join the caller's transaction instead.
  */
 export async function addOrderCount(db: Db, link: LinkKey, day: string): Promise<void> {
-  await sql`
-    insert into attribution_counters as c (platform_id, day, campaign_id, brand_id, partner_id, shard, orders)
-    values (${link.platformId}::uuid, ${day}::date, ${link.campaignId}, ${link.brandId}, ${link.partnerId}, 0, 1)
-    on conflict (platform_id, day, campaign_id, brand_id, partner_id, shard) do update set orders = c.orders + 1`.execute(db);
+  await addCounts(db, [{ ...link, day, shard: ORDER_SHARD, views: 0, clicks: 0, orders: 1 }]);
 }
 
 export interface PlatformTotals {
   views: number;
   clicks: number;
   orders: number;
+  newCustomers: number;
+  revenueCents: number;
+  commissionCents: number;
 }
 
-export async function platformTotals(db: Db, platformId: string): Promise<PlatformTotals> {
-  const row = await db
-    .selectFrom('attribution_counters')
-    .select([
-      sql<number>`coalesce(sum(views), 0)::int8`.as('views'),
-      sql<number>`coalesce(sum(clicks), 0)::int8`.as('clicks'),
-      sql<number>`coalesce(sum(orders), 0)::int8`.as('orders'),
-    ])
-    .where('platform_id', '=', platformId)
-    .executeTakeFirstOrThrow();
-  return { views: Number(row.views), clicks: Number(row.clicks), orders: Number(row.orders) };
+/** UTC days, inclusive; either end may be open. */
+export interface DayRange {
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/**
+ * What a platform was credited with, from the raw counters and orders (not the dashboard's
+ * rollups, so the two are checked against each other): one index range per table.
+ */
+export async function platformTotals(db: Db, platformId: string, range: DayRange = {}): Promise<PlatformTotals> {
+  const from = range.from ?? null;
+  const to = range.to ?? null;
+  const result = await sql<PlatformTotals>`
+    select counted.views, counted.clicks, counted.orders,
+           sold.new_customers as "newCustomers", sold.revenue_cents as "revenueCents", sold.commission_cents as "commissionCents"
+    from (
+      select coalesce(sum(views), 0)::int8 as views, coalesce(sum(clicks), 0)::int8 as clicks, coalesce(sum(orders), 0)::int8 as orders
+      from attribution_counters
+      where platform_id = ${platformId}::uuid
+        and (${from}::date is null or day >= ${from}::date) and (${to}::date is null or day <= ${to}::date)
+    ) counted
+    cross join (
+      select count(*) filter (where new_customer)::int8 as new_customers, coalesce(sum(total_cents), 0)::int8 as revenue_cents,
+             coalesce(sum(commission_cents), 0)::int8 as commission_cents
+      from attributed_orders
+      where platform_id = ${platformId}::uuid
+        and (${from}::date is null or placed_at >= ${from}::date::timestamp at time zone 'UTC')
+        and (${to}::date is null or placed_at < (${to}::date + 1)::timestamp at time zone 'UTC')
+    ) sold`.execute(db);
+  const row = result.rows[0]!;
+  return {
+    views: Number(row.views),
+    clicks: Number(row.clicks),
+    orders: Number(row.orders),
+    newCustomers: Number(row.newCustomers),
+    revenueCents: Number(row.revenueCents),
+    commissionCents: Number(row.commissionCents),
+  };
 }

@@ -103,7 +103,7 @@ describeEachDatabase('referral links and platform stats', (use) => {
   describe('GET /admin/platforms/{platformId}/stats', () => {
     it('reports views, clicks and zero orders for a platform', async () => {
       const fresh = await createPlatform(use().support);
-      expect((await stats(fresh.platformId)).json()).toEqual({ views: 0, clicks: 0, orders: 0 });
+      expect((await stats(fresh.platformId)).json()).toEqual({ views: 0, clicks: 0, orders: 0, newCustomers: 0, revenueCents: 0, commissionCents: 0 });
       const response = await use().app.inject({
         method: 'GET',
         url: '/v1/campaigns/offers?type=post-purchase',
@@ -111,7 +111,7 @@ describeEachDatabase('referral links and platform stats', (use) => {
       });
       const offers = response.json().offers as Array<{ referralUrl: string }>;
       await follow(offers[0]!.referralUrl);
-      expect((await stats(fresh.platformId)).json()).toEqual({ views: offers.length, clicks: 1, orders: 0 });
+      expect((await stats(fresh.platformId)).json()).toEqual({ views: offers.length, clicks: 1, orders: 0, newCustomers: 0, revenueCents: 0, commissionCents: 0 });
     });
 
     it('401 without the admin token', async () => {

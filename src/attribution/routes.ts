@@ -2,9 +2,9 @@ import fp from 'fastify-plugin';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { notFound, serviceUnavailable } from '../http/errors.js';
+import { badRequest, notFound, serviceUnavailable } from '../http/errors.js';
 import { LINK_NOT_FOUND_PAGE } from './pages.js';
-import { PlatformStats, PlatformStatsParams, ReferralParams } from './schemas.js';
+import { PlatformStats, PlatformStatsParams, PlatformStatsQuery, ReferralParams } from './schemas.js';
 import { Attribution } from './service.js';
 import { storeUrl } from './store-url.js';
 
@@ -64,16 +64,20 @@ export const attributionRoutes: FastifyPluginAsync = fp(
       {
         onRequest: app.requireAdmin,
         schema: {
-          summary: 'Views, clicks and orders credited to a platform',
+          summary: 'Views, clicks, orders, new customers, revenue and commission credited to a platform',
+          description: 'All time, or the UTC days from `from` to `to` (inclusive, either end optional).',
           tags: ['admin'],
           params: PlatformStatsParams,
+          querystring: PlatformStatsQuery,
           response: { 200: PlatformStats, 400: errorRef, 401: errorRef, 404: errorRef },
         },
       },
       async (request) => {
         const platformId = request.params.platformId.toLowerCase();
+        const { from, to } = request.query;
+        if (from !== undefined && to !== undefined && to < from) throw badRequest('to must not be before from');
         if (!(await app.services.auth.findPlatform(platformId))) throw notFound(`no platform ${platformId}`);
-        return attribution.platformTotals(platformId);
+        return attribution.platformTotals(platformId, { from, to });
       },
     );
   },

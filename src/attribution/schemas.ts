@@ -4,11 +4,19 @@ export const PlatformStatsParams = Type.Object({
   platformId: Type.String({ format: 'uuid', description: 'Platform.Id' }),
 });
 
+export const PlatformStatsQuery = Type.Object({
+  from: Type.Optional(Type.String({ format: 'date', description: 'First UTC day counted (YYYY-MM-DD); omitted: from the start' })),
+  to: Type.Optional(Type.String({ format: 'date', description: 'Last UTC day counted, inclusive; omitted: up to now' })),
+});
+
 export const PlatformStats = Type.Object(
   {
     views: Type.Integer({ description: 'Offers shown by the platform (one per offer returned)' }),
     clicks: Type.Integer({ description: 'Referral links followed from the platform' }),
     orders: Type.Integer({ description: 'Orders credited to the platform' }),
+    newCustomers: Type.Integer({ description: 'Of those orders, first orders of a customer new to the store' }),
+    revenueCents: Type.Integer({ description: 'Total of the orders credited to the platform, in cents' }),
+    commissionCents: Type.Integer({ description: "The service's commission on those orders, in cents" }),
   },
   { title: 'PlatformStats' },
 );

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import { effectiveCampaignStatusSql, type CampaignStatus } from '../campaigns/status.js';
 import type { PartnershipStatus, StoredCampaignStatus } from '../db/schema.js';
@@ -15,9 +15,25 @@ export interface BrandRow {
   requester_id: string | null;
 }
 
-/** Brands whose name, domain or a category contains the text, with the open or last partnership with the caller. */
+/** Below this many characters a contains-search has no trigram to use; it matches starts of words instead. */
+const MIN_CONTAINS_SEARCH = 3;
+
+/**
+ * Brands whose name, domain or a category contains the text (case-insensitive), by name, with
+ * the open or last partnership with the caller. The trigram index of migration 0009 answers a
+ * text of three characters or more; a shorter one matches names, domains and categories, or
+ * words of them, that start with it, which the same index answers from its word-start trigrams.
+ * For a text that most brands contain, the planner walks brands by name instead and stops at
+ * `limit`.
+ */
 export async function searchBrands(db: Db, companyId: string, text: string, limit: number): Promise<BrandRow[]> {
-  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const literal = text.replace(/\s+/g, ' ').replace(/[\\%_]/g, (c) => `\\${c}`);
+  const searchText = sql`company_search_text(c.business_name, c.domain, c.categories)`;
+  // Fields are separated by new lines in the indexed text (company_search_text).
+  const matches =
+    text.length >= MIN_CONTAINS_SEARCH
+      ? sql`${searchText} like lower(${`%${literal}%`})`
+      : sql`(${searchText} like lower(${`%\n${literal}%`}) or ${searchText} like lower(${`% ${literal}%`}))`;
   const result = await sql<BrandRow>`
     select c.id, c.business_name, c.domain, c.logo_image_url, c.categories, p.status, p.requester_id
     from companies c
@@ -26,10 +42,8 @@ export async function searchBrands(db: Db, companyId: string, text: string, limi
       where (requester_id = ${companyId} and recipient_id = c.id) or (requester_id = c.id and recipient_id = ${companyId})
       order by created_at desc, id desc limit 1
     ) p on true
-    where c.id <> ${companyId}
-      and (c.business_name ilike ${pattern} or c.domain ilike ${pattern}
-           or exists (select 1 from unnest(c.categories) category where category ilike ${pattern}))
-    order by c.business_name nulls last, c.id
+    where c.id <> ${companyId} and ${matches}
+    order by c.business_name, c.id
     limit ${limit}`.execute(db);
   return result.rows;
 }
@@ -299,14 +313,9 @@ export async function brandKeyBelongsTo(db: Db, keyId: string, companyId: string
   return row !== undefined;
 }
 
-// --- performance ---
+// --- performance (read from the rollups of migration 0009) ---
 
-export interface PerformanceRow {
-  day: string;
-  platform_id: string;
-  platform_name: string | null;
-  other_id: string;
-  other_name: string | null;
+export interface PerformanceFigureRow {
   views: number;
   clicks: number;
   orders: number;
@@ -315,58 +324,87 @@ export interface PerformanceRow {
   commission_cents: number;
 }
 
+const FIGURE_COLUMNS: Array<keyof PerformanceFigureRow> = ['views', 'clicks', 'orders', 'new_customers', 'revenue_cents', 'commission_cents'];
+/** Each figure of the rows `alias`, summed (`sum`) or as is (`value`), as a bigint that is 0 when there is none. */
+const figures = (alias: string, shape: 'sum' | 'value') =>
+  sql.raw(FIGURE_COLUMNS.map((figure) => `coalesce(${shape === 'sum' ? `sum(${alias}.${figure})` : `${alias}.${figure}`}, 0)::int8 as ${figure}`).join(', '));
+const figureList = (alias: string) => sql.raw(FIGURE_COLUMNS.map((figure) => `${alias}.${figure}`).join(', '));
+
 /**
- * The brand's counters and orders per day, platform and other brand, from both sides: offers of
+ * The brand's figures per day and per platform (one grouping each), from both sides: offers of
  * partners it showed, and its own offer shown by partners. Days are UTC, from and to inclusive.
+ * Reads at most days x platforms x shards rollup rows, however many partners the brand has.
  */
-export async function performanceRows(db: Db, companyId: string, from: string, to: string): Promise<PerformanceRow[]> {
-  const result = await sql<PerformanceRow>`
-    with counters as (
-      select day, platform_id, partner_id as other_id, views, clicks, orders from attribution_counters
-      where brand_id = ${companyId} and day between ${from}::date and ${to}::date
-      union all
-      select day, platform_id, brand_id as other_id, views, clicks, orders from attribution_counters
-      where partner_id = ${companyId} and brand_id <> ${companyId} and day between ${from}::date and ${to}::date
-    ),
-    sales as (
-      select (placed_at at time zone 'UTC')::date as day, platform_id, partner_id as other_id,
-             count(*) filter (where new_customer) as new_customers, sum(total_cents) as revenue_cents, sum(commission_cents) as commission_cents
-      from attributed_orders
-      where brand_id = ${companyId} and platform_id is not null
-        and placed_at >= ${from}::date and placed_at < ${to}::date + 1
-      group by 1, 2, 3
-      union all
-      select (placed_at at time zone 'UTC')::date, platform_id, brand_id,
-             count(*) filter (where new_customer), sum(total_cents), sum(commission_cents)
-      from attributed_orders
-      where partner_id = ${companyId} and brand_id <> ${companyId} and platform_id is not null
-        and placed_at >= ${from}::date and placed_at < ${to}::date + 1
-      group by 1, 2, 3
-    ),
-    keyed as (
-      select day, platform_id, other_id, sum(views) as views, sum(clicks) as clicks, sum(orders) as orders,
-             0::bigint as new_customers, 0::bigint as revenue_cents, 0::bigint as commission_cents
-      from counters group by 1, 2, 3
-      union all
-      select day, platform_id, other_id, 0, 0, 0, new_customers, revenue_cents, commission_cents from sales
-    )
-    select to_char(k.day, 'YYYY-MM-DD') as day, k.platform_id::text as platform_id, p.name as platform_name,
-           k.other_id, other.business_name as other_name,
-           sum(k.views)::int8 as views, sum(k.clicks)::int8 as clicks, sum(k.orders)::int8 as orders,
-           sum(k.new_customers)::int8 as new_customers, sum(k.revenue_cents)::int8 as revenue_cents,
-           sum(k.commission_cents)::int8 as commission_cents
-    from keyed k
-    left join platforms p on p.id = k.platform_id
-    left join companies other on other.id = k.other_id
-    group by k.day, k.platform_id, p.name, k.other_id, other.business_name
-    order by 1, 2, 4`.execute(db);
-  return result.rows.map((row) => ({
-    ...row,
-    views: Number(row.views),
-    clicks: Number(row.clicks),
-    orders: Number(row.orders),
-    new_customers: Number(row.new_customers),
-    revenue_cents: Number(row.revenue_cents),
-    commission_cents: Number(row.commission_cents),
-  }));
+export async function performanceByDayAndPlatform(db: Db, companyId: string, from: string, to: string) {
+  const result = await sql<PerformanceFigureRow & { day: string | null; platform_id: string | null; platform_name: string | null }>`
+    select to_char(d.day, 'YYYY-MM-DD') as day, d.platform_id::text as platform_id, max(p.name) as platform_name, ${figures('d', 'sum')}
+    from performance_days d
+    left join platforms p on p.id = d.platform_id
+    where d.company_id = ${companyId} and d.day between ${from}::date and ${to}::date
+    group by grouping sets ((d.day), (d.platform_id))
+    order by 1, 2`.execute(db);
+  return result.rows;
+}
+
+export async function countPerformancePartners(db: Db, companyId: string): Promise<number> {
+  const row = await db
+    .selectFrom('performance_partners')
+    .select(sql<number>`count(*)::int8`.as('n'))
+    .where('company_id', '=', companyId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export type PerformancePartnerRow = PerformanceFigureRow & { other_id: string; other_name: string | null };
+
+/**
+ * The company's rollup rows with each other brand over the range, from both sides: as the
+ * showing brand, and as the partner whose offer another brand showed (its own showings of its
+ * own offer count once). `others` limits them to some brands.
+ */
+function pairRows(companyId: string, from: string, to: string, others?: RawBuilder<unknown>) {
+  const days = sql`d.day between ${from}::date and ${to}::date`;
+  return sql`
+    select d.partner_id as other_id, ${figureList('d')} from performance_pair_days d
+    where d.brand_id = ${companyId} and ${days} ${others ? sql`and d.partner_id = ${others}` : sql``}
+    union all
+    select d.brand_id, ${figureList('d')} from performance_pair_days d
+    where d.partner_id = ${companyId} and d.brand_id <> ${companyId} and ${days} ${others ? sql`and d.brand_id = ${others}` : sql``}`;
+}
+
+/**
+ * One page of the brands the company has figures with, by name, each with its figures over the
+ * range: only the page's brands are summed, through (brand, partner, day) from either side.
+ */
+export async function performancePartnerPage(db: Db, companyId: string, from: string, to: string, window: { fromEnd: boolean; offset: number; limit: number }) {
+  const direction = window.fromEnd ? sql`desc` : sql`asc`;
+  const result = await sql<PerformancePartnerRow>`
+    select page.other_id, page.other_name, figures.*
+    from (
+      select other_id, other_name from performance_partners
+      where company_id = ${companyId}
+      order by other_name ${direction}, other_id ${direction}
+      offset ${window.offset} limit ${window.limit}
+    ) page
+    cross join lateral (
+      select ${figures('pair', 'sum')} from (${pairRows(companyId, from, to, sql`page.other_id`)}) pair
+    ) figures
+    order by page.other_name ${direction}, page.other_id ${direction}`.execute(db);
+  return window.fromEnd ? result.rows.reverse() : result.rows;
+}
+
+/**
+ * Every brand the company has figures with, by name, with its figures over the range (the CSV
+ * export): sums all of the company's rollup rows with other brands in the range.
+ */
+export async function performanceAllPartners(db: Db, companyId: string, from: string, to: string): Promise<PerformancePartnerRow[]> {
+  const result = await sql<PerformancePartnerRow>`
+    select p.other_id, p.other_name, ${figures('f', 'value')}
+    from performance_partners p
+    left join (
+      select pair.other_id, ${figures('pair', 'sum')} from (${pairRows(companyId, from, to)}) pair group by pair.other_id
+    ) f on f.other_id = p.other_id
+    where p.company_id = ${companyId}
+    order by p.other_name, p.other_id`.execute(db);
+  return result.rows;
 }

@@ -275,15 +275,15 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
 
   // --- performance ---
 
-  app.get('/dashboard/api/performance', { ...read, schema: { ...hide, querystring: schemas.RangeQuery } }, async (request) =>
+  app.get('/dashboard/api/performance', { ...read, schema: { ...hide, querystring: schemas.PerformanceQuery } }, async (request) =>
     service.performance(ctx, userOf(request).companyId, request.query),
   );
 
   app.get('/dashboard/api/performance.csv', { ...read, schema: { ...hide, querystring: schemas.RangeQuery } }, async (request, reply) => {
-    const report = await service.performance(ctx, userOf(request).companyId, request.query);
+    const csv = await service.performanceCsv(ctx, userOf(request).companyId, request.query);
     return reply
       .type('text/csv; charset=utf-8')
-      .header('Content-Disposition', `attachment; filename="performance-${report.from}-${report.to}.csv"`)
-      .send(service.performanceCsv(report));
+      .header('Content-Disposition', `attachment; filename="performance-${request.query.from}-${request.query.to}.csv"`)
+      .send(csv);
   });
 };

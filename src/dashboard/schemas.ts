@@ -73,3 +73,5 @@ export const RangeQuery = Type.Object({
   from: Type.String({ format: 'date' }),
   to: Type.String({ format: 'date' }),
 });
+/** The performance page: a range, and which page of the per-partner table (50 partners by default). */
+export const PerformanceQuery = Type.Object({ ...RangeQuery.properties, ...pagingQuery });

@@ -9,6 +9,7 @@ import { listPartners } from '../partnerships/service.js';
 import { listRecommendations } from '../recommendations/service.js';
 import { effectiveCampaignStatus } from '../campaigns/status.js';
 import { discountCodeFor } from '../plugin/onboarding.js';
+import { DEFAULT_PAGE_SIZE, pageWindow } from '../http/paging.js';
 import * as dal from './dal.js';
 
 export interface DashboardContext {
@@ -22,7 +23,7 @@ const conflict = (message: string) => new ApiError(409, 'conflict', message);
 
 // --- partnerships (DESIGN 4) ---
 
-export async function searchBrands(ctx: DashboardContext, companyId: string, text: string) {
+export async function searchBrands(ctx: Pick<DashboardContext, 'db'>, companyId: string, text: string) {
   const rows = await dal.searchBrands(ctx.db, companyId, text.trim(), 25);
   return rows.map((row) => ({
     companyId: row.id,
@@ -296,64 +297,94 @@ export interface Figures {
 
 const FIGURES: Array<keyof Figures> = ['views', 'clicks', 'orders', 'newCustomers', 'revenueCents', 'commissionCents'];
 
-function emptyFigures(): Figures {
-  return { views: 0, clicks: 0, orders: 0, newCustomers: 0, revenueCents: 0, commissionCents: 0 };
-}
-
-function add(target: Figures, row: dal.PerformanceRow): void {
-  target.views += row.views;
-  target.clicks += row.clicks;
-  target.orders += row.orders;
-  target.newCustomers += row.new_customers;
-  target.revenueCents += row.revenue_cents;
-  target.commissionCents += row.commission_cents;
-}
-
-export const MAX_RANGE_DAYS = 366;
-
-export async function performance(ctx: DashboardContext, companyId: string, range: { from: string; to: string }) {
-  const days = (Date.parse(range.to) - Date.parse(range.from)) / 86_400_000;
-  if (!(days >= 0)) throw badRequest('to must not be before from');
-  if (days >= MAX_RANGE_DAYS) throw badRequest(`the range must be at most ${MAX_RANGE_DAYS} days`);
-  const rows = await dal.performanceRows(ctx.db, companyId, range.from, range.to);
-  const totals = emptyFigures();
-  const byDay = new Map<string, Figures>();
-  const byPlatform = new Map<string, Figures & { platformId: string; name: string | null }>();
-  const byPartner = new Map<string, Figures & { companyId: string; name: string | null }>();
-  for (const row of rows) {
-    add(totals, row);
-    const day = byDay.get(row.day) ?? emptyFigures();
-    add(day, row);
-    byDay.set(row.day, day);
-    const platform = byPlatform.get(row.platform_id) ?? { platformId: row.platform_id, name: row.platform_name, ...emptyFigures() };
-    add(platform, row);
-    byPlatform.set(row.platform_id, platform);
-    const partner = byPartner.get(row.other_id) ?? { companyId: row.other_id, name: row.other_name, ...emptyFigures() };
-    add(partner, row);
-    byPartner.set(row.other_id, partner);
-  }
+function figuresOf(row: dal.PerformanceFigureRow): Figures {
   return {
-    from: range.from,
-    to: range.to,
-    totals,
-    byDay: [...byDay].map(([date, figures]) => ({ date, ...figures })),
-    byPlatform: [...byPlatform.values()],
-    byPartner: [...byPartner.values()],
+    views: row.views,
+    clicks: row.clicks,
+    orders: row.orders,
+    newCustomers: row.new_customers,
+    revenueCents: row.revenue_cents,
+    commissionCents: row.commission_cents,
   };
 }
 
-function csvField(value: string | number | null): string {
-  const text = value === null ? '' : String(value);
+function sumOf(rows: Figures[]): Figures {
+  const total: Figures = { views: 0, clicks: 0, orders: 0, newCustomers: 0, revenueCents: 0, commissionCents: 0 };
+  for (const row of rows) for (const figure of FIGURES) total[figure] += row[figure];
+  return total;
+}
+
+export const MAX_RANGE_DAYS = 366;
+const DAY_MS = 86_400_000;
+
+export interface PerformanceRange {
+  from: string;
+  to: string;
+}
+
+/** Every UTC day of the range, from and to inclusive; refuses a reversed or too long range. */
+function daysOf(range: PerformanceRange): string[] {
+  const from = Date.parse(range.from);
+  const count = (Date.parse(range.to) - from) / DAY_MS + 1;
+  if (!(count >= 1)) throw badRequest('to must not be before from');
+  if (count > MAX_RANGE_DAYS) throw badRequest(`the range must be at most ${MAX_RANGE_DAYS} days`);
+  return Array.from({ length: count }, (_, index) => new Date(from + index * DAY_MS).toISOString().slice(0, 10));
+}
+
+/** Totals, every day of the range (days without activity as zeros) and each platform's figures. */
+async function summary(ctx: DashboardContext, companyId: string, range: PerformanceRange, days: string[]) {
+  const rows = await dal.performanceByDayAndPlatform(ctx.db, companyId, range.from, range.to);
+  const byDate = new Map(rows.flatMap((row) => (row.day === null ? [] : [[row.day, figuresOf(row)] as const])));
+  const byPlatform = rows.flatMap((row) => (row.platform_id === null ? [] : [{ platformId: row.platform_id, name: row.platform_name, ...figuresOf(row) }]));
+  return {
+    from: range.from,
+    to: range.to,
+    totals: sumOf(byPlatform),
+    byDay: days.map((date) => ({ date, ...(byDate.get(date) ?? sumOf([])) })),
+    byPlatform,
+  };
+}
+
+const partnerFigures = (row: dal.PerformancePartnerRow) => ({ companyId: row.other_id, name: row.other_name, ...figuresOf(row) });
+
+/**
+ * The performance page: the summary, and one page of the brands the company has figures with
+ * (by name) with their figures over the range; only that page's partners are summed.
+ */
+export async function performance(ctx: Pick<DashboardContext, 'db'>, companyId: string, query: PerformanceRange & { pageIndex?: number; pageSize?: number }) {
+  const { pageIndex = 1, pageSize = DEFAULT_PAGE_SIZE } = query;
+  const days = daysOf(query);
+  const partnerPage = async () => {
+    const totalRows = await dal.countPerformancePartners(ctx.db, companyId);
+    const window = pageWindow(pageIndex, pageSize, totalRows);
+    const rows = window.empty ? [] : await dal.performancePartnerPage(ctx.db, companyId, query.from, query.to, window);
+    return { pageIndex, pageSize, totalRows, data: rows.map(partnerFigures) };
+  };
+  const [report, byPartner] = await Promise.all([summary(ctx, companyId, query, days), partnerPage()]);
+  return { ...report, byPartner };
+}
+
+function csvField(value: string | null): string {
+  const text = value ?? '';
   // A leading formula character is neutralized so a spreadsheet never runs a brand name.
   const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function performanceCsv(report: Awaited<ReturnType<typeof performance>>): string {
-  const header = ['group', 'id', 'name', ...FIGURES];
-  const lines = [header.join(',')];
-  for (const row of report.byPlatform) lines.push(['platform', row.platformId, row.name, ...FIGURES.map((f) => row[f])].map(csvField).join(','));
-  for (const row of report.byPartner) lines.push(['partner', row.companyId, row.name, ...FIGURES.map((f) => row[f])].map(csvField).join(','));
-  lines.push(['total', '', '', ...FIGURES.map((f) => report.totals[f])].map(csvField).join(','));
+/**
+ * The performance page as CSV: every day, every platform, every partner (not one page) and the
+ * totals. Its cost grows with the partners and the rollup rows in the range.
+ */
+export async function performanceCsv(ctx: Pick<DashboardContext, 'db'>, companyId: string, range: PerformanceRange): Promise<string> {
+  const days = daysOf(range);
+  const [report, partners] = await Promise.all([summary(ctx, companyId, range, days), dal.performanceAllPartners(ctx.db, companyId, range.from, range.to)]);
+  // Figures are integers and need no quoting; only the texts go through csvField.
+  const line = (group: string, id: string, name: string | null, figures: Figures) =>
+    `${[group, id, name].map(csvField).join(',')},${FIGURES.map((f) => figures[f]).join(',')}`;
+  const lines = [['group', 'id', 'name', ...FIGURES].join(',')];
+  for (const day of report.byDay) lines.push(line('day', day.date, null, day));
+  for (const row of report.byPlatform) lines.push(line('platform', row.platformId, row.name, row));
+  for (const row of partners) lines.push(line('partner', row.other_id, row.other_name, figuresOf(row)));
+  lines.push(line('total', '', null, report.totals));
   return `${lines.join('\r\n')}\r\n`;
 }

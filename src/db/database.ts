@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGlitePool } from './pglite-pool.js';
 import type { Database } from './schema.js';
 
@@ -42,13 +43,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
 
+  // Brand search runs on a trigram index (migration 0009); PGlite loads the extension on demand.
+  const extensions = { pg_trgm };
   let pglite: PGlite;
   if (options.dataDir) {
     const dir = path.join(options.dataDir, 'pglite');
     fs.mkdirSync(dir, { recursive: true });
-    pglite = await PGlite.create(dir);
+    pglite = await PGlite.create(dir, { extensions });
   } else {
-    pglite = await PGlite.create();
+    pglite = await PGlite.create({ extensions });
   }
   const pool = new PGlitePool(pglite);
   const db = new Kysely<Database>({

@@ -8,6 +8,7 @@ import * as accountsOAuth from './migrations/0005_accounts_oauth.js';
 import * as listIndexes from './migrations/0006_list_indexes.js';
 import * as dashboardOrders from './migrations/0007_dashboard_orders.js';
 import * as claimsMailCampaignOffers from './migrations/0008_store_claims_mail_campaign_offers.js';
+import * as performanceRollups from './migrations/0009_performance_rollups.js';
 import * as setupJobLeases from './migrations/0010_setup_job_leases.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_list_indexes': listIndexes,
   '0007_dashboard_orders': dashboardOrders,
   '0008_store_claims_mail_campaign_offers': claimsMailCampaignOffers,
+  '0009_performance_rollups': performanceRollups,
   '0010_setup_job_leases': setupJobLeases,
 };
 

@@ -459,5 +459,42 @@ export interface ClaimsMailCampaignOfferTables {
   sandbox_ownership_requests: SandboxOwnershipRequestsTable;
 }
 
+/** A brand's figures in a performance rollup (migration 0009); a key's figures are the sum over its shards. */
+interface PerformanceFigures {
+  shard: number;
+  views: Counter;
+  clicks: Counter;
+  orders: Counter;
+  new_customers: Counter;
+  revenue_cents: Counter;
+  commission_cents: Counter;
+}
+
+export interface PerformanceDaysTable extends PerformanceFigures {
+  company_id: string;
+  day: ColumnType<Date, string, string>;
+  platform_id: string;
+}
+
+export interface PerformancePairDaysTable extends PerformanceFigures {
+  brand_id: string;
+  partner_id: string;
+  day: ColumnType<Date, string, string>;
+}
+
+export interface PerformancePartnersTable {
+  company_id: string;
+  other_id: string;
+  /** The other brand's business name, kept current by a trigger on companies: the sort key of the per-partner table. */
+  other_name: string | null;
+}
+
+/** Tables of migration 0009: the performance page's rollups, written with the counters and orders. */
+export interface PerformanceTables {
+  performance_days: PerformanceDaysTable;
+  performance_pair_days: PerformancePairDaysTable;
+  performance_partners: PerformancePartnersTable;
+}
+
 /** Every table the service has: the foundation's plus each domain's own. */
-export interface Database extends FoundationTables, RecommendationTables, AttributionTables, AccountsOAuthTables, PluginCommerceTables, DashboardOrdersTables, ClaimsMailCampaignOfferTables {}
+export interface Database extends FoundationTables, RecommendationTables, AttributionTables, AccountsOAuthTables, PluginCommerceTables, DashboardOrdersTables, ClaimsMailCampaignOfferTables, PerformanceTables {}

@@ -55,11 +55,12 @@ describeEachDatabase(
       const response = await deliver(first);
       expect(response.statusCode).toBe(200);
       expect(response.json()).toEqual({ orderId: first.orderId, duplicate: false, platformId, matchedBy: 'referral_link', newCustomer: true, commissionCents: 500 });
-      expect(await stats()).toEqual({ views: 1, clicks: 1, orders: 1 });
+      const credited = { views: 1, clicks: 1, orders: 1, newCustomers: 1, revenueCents: 10_000, commissionCents: 500 };
+      expect(await stats()).toEqual(credited);
 
       const replay = await deliver(first);
       expect(replay.json()).toMatchObject({ duplicate: true, commissionCents: 500 });
-      expect(await stats()).toEqual({ views: 1, clicks: 1, orders: 1 });
+      expect(await stats()).toEqual(credited);
 
       const again = await deliver(order({ referralToken: token }));
       expect(again.json()).toMatchObject({ platformId, newCustomer: false, commissionCents: 0 });

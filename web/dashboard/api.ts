@@ -123,5 +123,6 @@ export interface Performance {
   totals: Figures;
   byDay: Array<Figures & { date: string }>;
   byPlatform: Array<Figures & { platformId: string; name: string | null }>;
-  byPartner: Array<Figures & { companyId: string; name: string | null }>;
+  /** One page of the brands with figures, by name. */
+  byPartner: { pageIndex: number; pageSize: number; totalRows: number; data: Array<Figures & { companyId: string; name: string | null }> };
 }

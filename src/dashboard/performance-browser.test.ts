@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { sql } from 'kysely';
+import { launchBrowser } from '../../test/support/browser.js';
+import { freePort } from '../../test/support/service-process.js';
+import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
+import { seedPerformanceStory, utcDay, type PerformanceStory } from './performance-fixture.js';
+import { DASHBOARD_PASSWORD } from './test-client.js';
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/** The performance page in Chromium: the chart covers every day of the range, with axes, and the partner table pages. */
+describe('performance page in Chromium', () => {
+  let context: TestContext;
+  let browser: Browser;
+  let baseUrl: string;
+  let story: PerformanceStory;
+  let page: Page;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    context = await startTestApp('pglite', { BASE_URL: baseUrl });
+    await context.app.listen({ port, host: '127.0.0.1' });
+    story = await seedPerformanceStory(context);
+    browser = await launchBrowser();
+    page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
+    await page.goto(`${baseUrl}/dashboard`);
+    const signIn = page.getByRole('form', { name: 'Sign in' });
+    await signIn.getByLabel('Email').fill(story.alphaEmail);
+    await signIn.getByLabel('Password').fill(DASHBOARD_PASSWORD);
+    await signIn.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Performance' }).click();
+    await page.getByRole('heading', { name: 'Performance', level: 1 }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (context) await stopTestApp(context);
+  });
+
+  const chart = () => page.getByRole('img', { name: /Views and clicks per day/ });
+  const dayLabels = () => chart().locator('text[data-day]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-day')));
+  const axisValues = () => chart().locator('text:not([data-day])').allTextContents();
+
+  it('charts the last 30 days by default, empty days included, with labelled axes', async () => {
+    await chart().waitFor();
+    await expect(chart().getAttribute('aria-label')).resolves.toBe(
+      `Views and clicks per day from ${utcDay(29)} to ${utcDay(0)}, 30 days. Most views: 7 on ${utcDay(2)}.`,
+    );
+    const labels = await dayLabels();
+    expect(labels[0]).toBe(utcDay(29));
+    expect(labels.at(-1)).toBe(utcDay(0));
+    expect(labels.length).toBeGreaterThanOrEqual(5);
+    await expect(axisValues()).resolves.toEqual(['0', '5', '10']);
+    // Bars only where something happened: three days with views, two with clicks.
+    await expect(chart().locator('rect.bar-views').count()).resolves.toBe(3);
+    await expect(chart().locator('rect.bar-clicks').count()).resolves.toBe(2);
+    await expect(page.locator('[data-total="views"]').textContent()).resolves.toBe('14');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: new URL('../../test-artifacts/dashboard/performance-30-days.png', import.meta.url).pathname, fullPage: true });
+  });
+
+  it('labels every day of a short range, the empty one too', async () => {
+    const range = page.getByRole('form', { name: 'Date range' });
+    await range.getByLabel('From').fill(utcDay(3));
+    await range.getByLabel('To').fill(utcDay(0));
+    await range.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(dayLabels).toEqual([utcDay(3), utcDay(2), utcDay(1), utcDay(0)]);
+    const partners = page.getByRole('table', { name: 'Per partner' }).locator('tbody th');
+    await expect(partners.allTextContents()).resolves.toEqual(['Beta Tea Traders', 'Zeta Coffee House']);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('pages through more partners than fit on a page', async () => {
+    // 60 more partners with one view each today, written the way group commit writes them.
+    await sql`
+      insert into companies (id, domain, business_name)
+      select 'many-' || i, 'many-' || i || '.example', 'Many ' || lpad(i::text, 2, '0') from generate_series(1, 60) as i`.execute(context.db);
+    await sql`
+      select add_attribution_counts(
+        array_fill(${story.platforms.p1}::uuid, array[60]), array_fill(current_date, array[60]),
+        array(select 'many-campaign-' || i from generate_series(1, 60) as i), array_fill(${story.alphaId}::text, array[60]),
+        array(select 'many-' || i from generate_series(1, 60) as i), array_fill(0::smallint, array[60]),
+        array_fill(1::bigint, array[60]), array_fill(0::bigint, array[60]), array_fill(0::bigint, array[60]))`.execute(context.db);
+    await page.getByRole('button', { name: 'Show' }).click();
+    const partners = page.getByRole('table', { name: 'Per partner' }).locator('tbody th');
+    await page.getByText('Page 1 of 2 (62 partners)').waitFor();
+    await expect(partners.count()).resolves.toBe(50);
+    await page.getByRole('button', { name: 'Next partners' }).click();
+    await page.getByText('Page 2 of 2 (62 partners)').waitFor();
+    await expect(partners.allTextContents()).resolves.toEqual([...Array.from({ length: 11 }, (_, i) => `Many ${i + 50}`), 'Zeta Coffee House']);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+});
