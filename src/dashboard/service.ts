@@ -332,7 +332,7 @@ function daysOf(range: PerformanceRange): string[] {
 }
 
 /** Totals, every day of the range (days without activity as zeros) and each platform's figures. */
-async function summary(ctx: DashboardContext, companyId: string, range: PerformanceRange, days: string[]) {
+async function summary(ctx: Pick<DashboardContext, 'db'>, companyId: string, range: PerformanceRange, days: string[]) {
   const rows = await dal.performanceByDayAndPlatform(ctx.db, companyId, range.from, range.to);
   const byDate = new Map(rows.flatMap((row) => (row.day === null ? [] : [[row.day, figuresOf(row)] as const])));
   const byPlatform = rows.flatMap((row) => (row.platform_id === null ? [] : [{ platformId: row.platform_id, name: row.platform_name, ...figuresOf(row) }]));
