@@ -130,6 +130,12 @@ describeEachDatabase('POST /v1/platform/brands', (use) => {
       ['bad status', { brands: [{ domain: 'ok-2.example' }, { domain: 'ok-3.example', status: 'paused' }] }, /brands\[1\]\.status must be one of active, closed/],
       ['businessName over 100 characters', { brands: [{ domain: 'ok-4.example', businessName: 'x'.repeat(101) }] }, /brands\[0\]\.businessName must not be longer than 100 characters/],
       ['domain over 100 characters after normalization', { brands: [{ domain: 'ok-5.example' }, { domain: `https://www.${'a'.repeat(95)}.example/` }] }, /brands\[1\]\.domain is longer than 100 characters/],
+      ['a scheme other than http(s)', { brands: [{ domain: 'ok-7.example' }, { domain: 'ftp://brand.example/' }] }, /brands\[1\]\.domain has an unsupported scheme "ftp:\/\/"/],
+      ['a malformed scheme', { brands: [{ domain: 'https:/brand.example' }] }, /brands\[0\]\.domain has a malformed scheme "https:"/],
+      ['a doubled scheme', { brands: [{ domain: 'ok-8.example' }, { domain: 'ok-9.example' }, { domain: 'http://http://a.example' }] }, /brands\[2\]\.domain has more than one scheme/],
+      ['user information', { brands: [{ domain: 'https://user@brand.example' }] }, /brands\[0\]\.domain contains user information/],
+      ['a malformed port', { brands: [{ domain: 'brand.example:99999' }] }, /brands\[0\]\.domain has a malformed port "99999"/],
+      ['a trailing dot', { brands: [{ domain: 'brand.example.' }] }, /brands\[0\]\.domain has an empty label/],
       ['domain empty after normalization', { brands: [{ domain: 'https://www./path' }] }, /brands\[0\]\.domain is empty after normalization/],
       ['platformId not matching the key', { platformId: '00000000-0000-4000-8000-000000000000', brands: [{ domain: 'ok-6.example' }] }, /platformId in the body does not match/],
     ];
