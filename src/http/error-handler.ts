@@ -12,7 +12,7 @@ declare module 'fastify' {
 
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001']);
 
-function isDatabaseUnavailable(error: unknown): boolean {
+export function isDatabaseUnavailable(error: unknown): boolean {
   const candidate = error as { code?: string; message?: string } | undefined;
   if (!candidate) return false;
   if (candidate.code && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
