@@ -12,6 +12,7 @@ import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../tes
 import { openDatabase } from './db/database.js';
 import { InvalidationBus } from './cache/invalidation.js';
 import { issuePlatformKey, savePlatform } from './support/service.js';
+import { registerOAuthClient } from './oauth/clients.js';
 import { createBrand } from '../test/support/factories.js';
 import { hashSecret } from './auth/keys.js';
 import { LOCK_FILE_NAME } from './support/data-dir-lock.js';
@@ -154,6 +155,7 @@ describe('CLI on PostgreSQL', () => {
 
   it('refuses a bad OAuth client registration with nothing written', async () => {
     const clients = () => database.db.selectFrom('oauth_clients').select('client_id').orderBy('client_id').execute();
+    await registerOAuthClient({ db: database.db, serviceEnv: 'test' }, { clientId: 'cli-taken', name: 'Taken', redirectUris: ['https://app.example/cb'], confidential: false });
     const before = await clients();
 
     const plainHttp = await cli(['oauth-client', 'register', '--name', 'Insecure', '--redirect-uri', 'http://app.example/cb'], env);
@@ -168,11 +170,11 @@ describe('CLI on PostgreSQL', () => {
     expect(noRedirect.code).toBe(1);
     expect(noRedirect.stderr).toMatch(/redirectUris must list 1 to 20 URIs/);
 
-    const publicWithCompany = await cli(['oauth-client', 'register', '--name', 'P', '--redirect-uri', 'https://p.example/cb', '--company-id', 'cli-brand'], env);
+    const publicWithCompany = await cli(['oauth-client', 'register', '--name', 'P', '--redirect-uri', 'https://p.example/cb', '--company-id', 'any-brand'], env);
     expect(publicWithCompany.code).toBe(1);
     expect(publicWithCompany.stderr).toMatch(/companyId is only for confidential clients/);
 
-    const taken = await cli(['oauth-client', 'register', '--name', 'Again', '--client-id', 'cli-app', '--redirect-uri', 'https://app.example/cb'], env);
+    const taken = await cli(['oauth-client', 'register', '--name', 'Again', '--client-id', 'cli-taken', '--redirect-uri', 'https://app.example/cb'], env);
     expect(taken.code).toBe(1);
     expect(taken.stderr).toMatch(/Error \(client_exists\)/);
 

@@ -1,76 +1,22 @@
-export const MAX_DOMAIN_LENGTH = 100;
-
-export type ParsedDomain = { domain: string; problem: null } | { domain: null; problem: string };
-
-const WEB_SCHEMES = ['http', 'https'];
-// RFC 3986 scheme syntax, followed by "://".
-const SCHEME_WITH_AUTHORITY = /^([a-z][a-z0-9+.-]*):\/\//;
-// http or https followed by anything but "//": "https:/brand.example", "http:brand.example".
-const MALFORMED_WEB_SCHEME = /^(https?):/;
-// Another scheme without "//": "mailto:someone", "ftp:/x". A host with a port is not one: only
-// digits follow its colon ("localhost:8080"), or its name has a dot ("brand.example:/path" has
-// an empty port).
-const SCHEME_WITHOUT_AUTHORITY = /^([a-z][a-z0-9+-]*):(?!\d+(?:[/?#]|$))(?=.)/;
-const PORT = /^\d{1,5}$/;
-const MAX_PORT = 65535;
-// Letters (with their combining marks) and digits of any script, for internationalized names;
-// dots, hyphens and underscores.
-const HOST_CHARACTERS = /^[\p{L}\p{M}\p{N}._-]+$/u;
-
-const refuse = (problem: string): ParsedDomain => ({ domain: null, problem });
-
 /**
  * Normalizes a brand's website to the domain stored for it (SPEC 4.2): lowercase the host,
  * remove the scheme (http:// or https://), a leading www., the port, and the path, query string
  * and fragment. Other subdomains stay: shop.brand.example is not reduced to brand.example.
- * A leading www. is removed as often as it repeats, so that the stored domain, sent again,
- * names the same record (www.www.brand.example is brand.example, not www.brand.example).
- * Anything else that is not a plain host is refused rather than guessed at: another scheme, a
- * malformed or doubled scheme, user information, an IP literal in brackets, a malformed port,
- * an empty label (a leading, trailing or doubled dot). The problem names the failed check.
- */
-export function parseDomain(input: string): ParsedDomain {
-  let rest = input.trim().toLowerCase();
-  const scheme = SCHEME_WITH_AUTHORITY.exec(rest);
-  if (scheme) {
-    if (!WEB_SCHEMES.includes(scheme[1]!)) return refuse(unsupportedScheme(scheme[0]));
-    rest = rest.slice(scheme[0].length);
-  }
-
-  const authorityEnd = rest.search(/[/?#]/);
-  const authority = authorityEnd === -1 ? rest : rest.slice(0, authorityEnd);
-  if (authority.includes('@')) return refuse('contains user information (user@host); send the host only');
-  if (authority.startsWith('[')) return refuse('is an IP address in brackets, not a domain');
-
-  const bareScheme = SCHEME_WITH_AUTHORITY.exec(rest) ?? MALFORMED_WEB_SCHEME.exec(rest) ?? SCHEME_WITHOUT_AUTHORITY.exec(rest);
-  if (bareScheme) {
-    if (scheme) return refuse('has more than one scheme');
-    const name = bareScheme[1]!;
-    return WEB_SCHEMES.includes(name) ? refuse(`has a malformed scheme "${bareScheme[0]}" (expected ${name}://)`) : refuse(unsupportedScheme(bareScheme[0]));
-  }
-
-  let host = authority;
-  const portStart = authority.indexOf(':');
-  if (portStart !== -1) {
-    const port = authority.slice(portStart + 1);
-    if (!PORT.test(port) || Number(port) > MAX_PORT) return refuse(`has a malformed port "${port}" (expected 0 to ${MAX_PORT})`);
-    host = authority.slice(0, portStart);
-  }
-  while (host.startsWith('www.')) host = host.slice(4);
-
-  const problem = domainProblem(host);
-  return problem === null ? { domain: host, problem: null } : refuse(problem);
-}
-
-const unsupportedScheme = (scheme: string) => `has an unsupported scheme "${scheme}" (only http:// and https:// are accepted)`;
-
-/**
- * The normalized domain of `input`, or its trimmed, lowercased text when it cannot be
- * normalized; `domainProblem` refuses such text, so callers that check it never store it.
  */
 export function normalizeDomain(input: string): string {
-  return parseDomain(input).domain ?? input.trim().toLowerCase();
+  let host = input.trim().toLowerCase();
+  host = host.replace(/^https?:\/\//, '');
+  const end = host.search(/[/?#]/);
+  if (end !== -1) host = host.slice(0, end);
+  host = host.replace(/:\d*$/, '');
+  if (host.startsWith('www.')) host = host.slice(4);
+  return host;
 }
+
+export const MAX_DOMAIN_LENGTH = 100;
+
+// Letters and digits of any script (internationalized names), dots, hyphens and underscores.
+const HOST_CHARACTERS = /^[\p{L}\p{N}._-]+$/u;
 
 /** Why a normalized domain cannot be stored, or null when it can. */
 export function domainProblem(normalized: string): string | null {
@@ -79,6 +25,5 @@ export function domainProblem(normalized: string): string | null {
     return `is longer than ${MAX_DOMAIN_LENGTH} characters after normalization (${normalized.length})`;
   }
   if (!HOST_CHARACTERS.test(normalized)) return 'is not a valid domain (only letters, digits, dots, hyphens and underscores)';
-  if (normalized.split('.').includes('')) return 'has an empty label (a leading, trailing or doubled dot)';
   return null;
 }
