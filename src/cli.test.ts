@@ -1,10 +1,19 @@
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../test/support/databases.js';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../test/support/databases.js';
+import { openDatabase } from './db/database.js';
+import { InvalidationBus } from './cache/invalidation.js';
+import { issuePlatformKey, savePlatform } from './support/service.js';
+import { registerOAuthClient } from './oauth/clients.js';
+import { createBrand } from '../test/support/factories.js';
 import { hashSecret } from './auth/keys.js';
 import { LOCK_FILE_NAME } from './support/data-dir-lock.js';
 
@@ -47,6 +56,8 @@ describe('CLI on PostgreSQL', () => {
     await fs.rm(tmp, { recursive: true, force: true });
   });
 
+  const supportContext = () => ({ db: database.db, bus: new InvalidationBus(), serviceEnv: 'test' as const });
+
   const count = async (table: 'platforms' | 'platform_keys' | 'companies' | 'brand_api_keys') =>
     Number((await database.db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
 
@@ -81,6 +92,93 @@ describe('CLI on PostgreSQL', () => {
     expect(first.written).toMatchObject({ companies: 1, brandKeys: 1 });
     const second = JSON.parse((await cli(['seed', file], env)).stdout);
     expect(Object.values(second.written).every((n) => n === 0)).toBe(true);
+  }, SPAWNING_TIMEOUT);
+
+  it('revokes a platform key and a brand key, and activates a deactivated platform', async () => {
+    // Set up in this process; only the commands under test are spawned.
+    const ctx = supportContext();
+    const platform = { id: crypto.randomUUID() };
+    await savePlatform(ctx, { id: platform.id, name: 'Revocations', active: false, offerTypes: ['post-purchase'], approvedOrigins: [], pluginPageUrl: null });
+    const platformKey = await issuePlatformKey(ctx, platform.id);
+    const brandKey = await createBrand(ctx, { companyId: 'cli-revoke' });
+
+    const revokedPlatformKey = await cli(['platform-key', 'revoke', platformKey.keyId], env);
+    expect(revokedPlatformKey.code).toBe(0);
+    expect(JSON.parse(revokedPlatformKey.stdout)).toEqual({ keyId: platformKey.keyId, revokedAt: expect.any(String) });
+    const revokedBrandKey = JSON.parse((await cli(['brand-key', 'revoke', brandKey.keyId], env)).stdout);
+    expect(revokedBrandKey.keyId).toBe(brandKey.keyId);
+    const platformKeyRow = await database.db.selectFrom('platform_keys').select('revoked_at').where('id', '=', platformKey.keyId).executeTakeFirstOrThrow();
+    const brandKeyRow = await database.db.selectFrom('brand_api_keys').select('revoked_at').where('id', '=', brandKey.keyId).executeTakeFirstOrThrow();
+    expect(platformKeyRow.revoked_at?.toISOString()).toBe(JSON.parse(revokedPlatformKey.stdout).revokedAt);
+    expect(brandKeyRow.revoked_at?.toISOString()).toBe(revokedBrandKey.revokedAt);
+
+    const unknownKey = await cli(['brand-key', 'revoke', '00000000-0000-4000-8000-00000000beef'], env);
+    expect(unknownKey.code).toBe(1);
+    expect(unknownKey.stderr).toMatch(/Error \(not_found\): no brand key 00000000-0000-4000-8000-00000000beef/);
+
+    const activated = await cli(['platform', 'activate', platform.id], env);
+    expect(activated.code).toBe(0);
+    expect(JSON.parse(activated.stdout)).toMatchObject({ id: platform.id, active: true });
+    const stored = await database.db.selectFrom('platforms').select('active').where('id', '=', platform.id).executeTakeFirstOrThrow();
+    expect(stored.active).toBe(true);
+  }, SPAWNING_TIMEOUT);
+
+  it('registers public and confidential OAuth clients and lists them without secrets', async () => {
+    const publicClient = await cli(
+      ['oauth-client', 'register', '--name', 'CLI App', '--client-id', 'cli-app', '--redirect-uri', 'https://app.example/cb', '--redirect-uri', 'http://127.0.0.1:8765/cb'],
+      env,
+    );
+    expect(publicClient.stderr).not.toMatch(/Error/);
+    expect(JSON.parse(publicClient.stdout)).toEqual({
+      clientId: 'cli-app',
+      name: 'CLI App',
+      redirectUris: ['https://app.example/cb', 'http://127.0.0.1:8765/cb'],
+      confidential: false,
+      companyId: null,
+    });
+
+    await createBrand(supportContext(), { companyId: 'cli-oauth-brand' });
+    const confidential = JSON.parse(
+      (await cli(['oauth-client', 'register', '--name', 'Backend', '--redirect-uri', 'https://backend.example/cb', '--confidential', '--company-id', 'cli-oauth-brand'], env)).stdout,
+    );
+    expect(confidential).toMatchObject({ clientId: expect.stringMatching(/^oc_/), confidential: true, companyId: 'cli-oauth-brand', clientSecret: expect.stringMatching(/^svc_cs_/) });
+    const stored = await database.db.selectFrom('oauth_clients').select('secret_hash').where('client_id', '=', confidential.clientId).executeTakeFirstOrThrow();
+    expect(stored.secret_hash).toBe(hashSecret(confidential.clientSecret));
+
+    const listed = await cli(['oauth-client', 'list'], env);
+    expect(listed.stdout).not.toContain(confidential.clientSecret);
+    expect(JSON.parse(listed.stdout).data.map((client: { clientId: string; confidential: boolean }) => [client.clientId, client.confidential])).toEqual([
+      ['cli-app', false],
+      [confidential.clientId, true],
+    ]);
+  }, SPAWNING_TIMEOUT);
+
+  it('refuses a bad OAuth client registration with nothing written', async () => {
+    const clients = () => database.db.selectFrom('oauth_clients').select('client_id').orderBy('client_id').execute();
+    await registerOAuthClient({ db: database.db, serviceEnv: 'test' }, { clientId: 'cli-taken', name: 'Taken', redirectUris: ['https://app.example/cb'], confidential: false });
+    const before = await clients();
+
+    const plainHttp = await cli(['oauth-client', 'register', '--name', 'Insecure', '--redirect-uri', 'http://app.example/cb'], env);
+    expect(plainHttp.code).toBe(1);
+    expect(plainHttp.stderr).toMatch(/Error \(invalid_request\): redirect URI http:\/\/app\.example\/cb must use https/);
+
+    const noName = await cli(['oauth-client', 'register', '--redirect-uri', 'https://app.example/cb'], env);
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toMatch(/--name is required/);
+
+    const noRedirect = await cli(['oauth-client', 'register', '--name', 'Nowhere'], env);
+    expect(noRedirect.code).toBe(1);
+    expect(noRedirect.stderr).toMatch(/redirectUris must list 1 to 20 URIs/);
+
+    const publicWithCompany = await cli(['oauth-client', 'register', '--name', 'P', '--redirect-uri', 'https://p.example/cb', '--company-id', 'any-brand'], env);
+    expect(publicWithCompany.code).toBe(1);
+    expect(publicWithCompany.stderr).toMatch(/companyId is only for confidential clients/);
+
+    const taken = await cli(['oauth-client', 'register', '--name', 'Again', '--client-id', 'cli-taken', '--redirect-uri', 'https://app.example/cb'], env);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(/Error \(client_exists\)/);
+
+    expect(await clients()).toEqual(before);
   }, SPAWNING_TIMEOUT);
 
   it('fails with a clear message, a non-zero exit code and nothing written', async () => {
@@ -119,4 +217,68 @@ describe('CLI on PGlite', () => {
       await fs.rm(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+describe('npm run migrate on a fresh database', () => {
+  /** The documented command, through npm, as support runs it. */
+  const migrate = (env: Record<string, string>) =>
+    new Promise<CliResult>((resolve) => {
+      execFile(
+        'npm',
+        ['run', '--silent', 'migrate'],
+        { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_ENV: 'test', ...env }, timeout: 60_000 },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  const expectMigratesOnceThenNothing = async (env: Record<string, string>, tables: () => Promise<string[]>) => {
+    expect(await tables()).not.toContain('platform_brands');
+    const first = await migrate(env);
+    expect(first.code).toBe(0);
+    const { applied } = JSON.parse(first.stdout) as { applied: string[] };
+    expect(applied.length).toBeGreaterThan(0);
+    expect(applied).toEqual([...applied].sort());
+    expect(await tables()).toEqual(expect.arrayContaining(['platforms', 'platform_brands', 'companies', 'brand_api_keys', 'oauth_clients']));
+    const second = await migrate(env);
+    expect(JSON.parse(second.stdout)).toEqual({ applied: [] });
+  };
+
+  it('PostgreSQL: applies every migration once, then nothing', async () => {
+    const name = `svc_test_fresh_${crypto.randomBytes(6).toString('hex')}`;
+    const url = new URL(TEST_POSTGRES_URL);
+    url.pathname = `/${name}`;
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const fresh = new pg.Client({ connectionString: url.toString() });
+    await fresh.connect();
+    try {
+      const tables = async () =>
+        (await fresh.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public'")).rows.map((row) => row.table_name);
+      await expectMigratesOnceThenNothing({ DATABASE_URL: url.toString() }, tables);
+    } finally {
+      await fresh.end();
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  }, SPAWNING_TIMEOUT);
+
+  it('PGlite: applies every migration once in a new DATA_DIR, then nothing', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-cli-migrate-'));
+    try {
+      const tables = async () => {
+        if (!existsSync(path.join(dataDir, 'pglite'))) return [];
+        const handle = await openDatabase({ dataDir });
+        try {
+          const result = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public'`.execute(handle.db);
+          return result.rows.map((row) => row.table_name);
+        } finally {
+          await handle.close();
+        }
+      };
+      await expectMigratesOnceThenNothing({ DATA_DIR: dataDir }, tables);
+    } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, SPAWNING_TIMEOUT);
 });

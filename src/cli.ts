@@ -12,6 +12,9 @@ import { FixtureError, loadFixtureFile } from './fixtures/loader.js';
 import { acquireDataDirLock, DataDirLockedError } from './support/data-dir-lock.js';
 import * as support from './support/service.js';
 import { CreateCompanyBody, CreatePlatformBody, UpdateCompanyBody, UpdatePlatformBody } from './support/schemas.js';
+import { registerOAuthClient } from './oauth/clients.js';
+import { listClients } from './oauth/dal.js';
+import { RegisterClientBody } from './oauth/schemas.js';
 
 /**
  * Support's command line: the same service functions as the admin API, run directly on the
@@ -42,6 +45,10 @@ const USAGE = `Usage: npm run cli -- <command> [arguments] [--flags]
   company update <companyId> [the same profile flags; "none" clears a field]
   brand-key issue <companyId> [--name <label>]
   brand-key revoke <keyId>
+
+  oauth-client register --name <name> --redirect-uri <uri> [--redirect-uri <uri> ...]
+                        [--confidential [--company-id <companyId>]] [--client-id <id>]
+  oauth-client list
 
 Database: DATABASE_URL=postgres://... or PGlite in DATA_DIR (default ./data), which must not be
 in use by a running service (use the admin API then). Keys are issued for SERVICE_ENV.
@@ -87,6 +94,8 @@ const COMPANY_FLAGS = text([
   'platform',
 ]);
 
+type Flags = Record<string, string | boolean | string[] | undefined>;
+
 function parse(args: string[], options: Options, positionals: string[]) {
   let parsed;
   try {
@@ -97,13 +106,13 @@ function parse(args: string[], options: Options, positionals: string[]) {
   if (parsed.positionals.length !== positionals.length) {
     throw new UsageError(`expected ${positionals.length ? positionals.map((p) => `<${p}>`).join(' ') : 'no arguments'}`);
   }
-  return { flags: parsed.values as Record<string, string | boolean | undefined>, args: parsed.positionals };
+  return { flags: parsed.values as Flags, args: parsed.positionals };
 }
 
 const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
 
 /** Turns --kebab-case flags into the body fields; "none" clears a nullable field on update. */
-function fieldsFrom(flags: Record<string, string | boolean | undefined>, clearable: boolean): Record<string, unknown> {
+function fieldsFrom(flags: Flags, clearable: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [flag, value] of Object.entries(flags)) {
     if (typeof value !== 'string') continue;
@@ -120,7 +129,7 @@ function fieldsFrom(flags: Record<string, string | boolean | undefined>, clearab
 
 async function run(argv: string[], ctx: support.SupportContext, database: DatabaseHandle): Promise<unknown> {
   const [command, sub, ...rest] = argv;
-  const grouped = ['platform', 'platform-key', 'company', 'brand-key'].includes(command ?? '');
+  const grouped = ['platform', 'platform-key', 'company', 'brand-key', 'oauth-client'].includes(command ?? '');
   const key = grouped ? `${command} ${sub ?? ''}`.trim() : command;
   const tail = grouped ? rest : argv.slice(1);
   switch (key) {
@@ -183,6 +192,19 @@ async function run(argv: string[], ctx: support.SupportContext, database: Databa
     }
     case 'brand-key revoke':
       return support.revokeKey(ctx, 'brand', parse(tail, {}, ['keyId']).args[0]!);
+    case 'oauth-client register': {
+      const options = { ...text(['name', 'client-id', 'company-id']), 'redirect-uri': { type: 'string', multiple: true }, confidential: { type: 'boolean' } } satisfies Options;
+      const { flags } = parse(tail, options, []);
+      const body = {
+        ...fieldsFrom(flags, false),
+        redirectUris: flags['redirect-uri'] ?? [],
+        confidential: flags.confidential === true,
+      };
+      return registerOAuthClient(ctx, checkInput(RegisterClientBody, body));
+    }
+    case 'oauth-client list':
+      parse(tail, {}, []);
+      return { data: await listClients(ctx.db) };
     default:
       throw new UsageError(command ? `unknown command: ${key}` : 'no command given');
   }

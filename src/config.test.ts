@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_SERVICE_PLATFORM_ID, loadConfig } from './config.js';
 
@@ -93,6 +96,48 @@ describe('loadConfig', () => {
     expect(loadConfig({ SANDBOX_STOREFRONTS: 'true', SERVICE_ENV: 'dev' }).sandboxStorefronts).toBe(true);
     expect(problemsOf({ SANDBOX_STOREFRONTS: 'true', SERVICE_ENV: 'prod' })).toEqual([expect.stringMatching(/^SANDBOX_STOREFRONTS=true is for test and dev hosts/)]);
     expect(problemsOf({ SANDBOX_STOREFRONTS: 'yes' })).toEqual(['SANDBOX_STOREFRONTS must be true or false (got "yes")']);
+  });
+
+  it('accepts IP addresses and host names for HOST, and bases the default BASE_URL on them', () => {
+    for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', 'api-1.internal.example']) {
+      expect(problemsOf({ HOST: host })).toEqual([]);
+    }
+    expect(loadConfig({ HOST: '::1', PORT: '8080' }).baseUrl).toBe('http://[::1]:8080');
+  });
+
+  it('refuses a HOST the server could not listen on, naming the variable', () => {
+    expect(problemsOf({ HOST: '[::1]' })).toEqual(['HOST must be written without brackets (for example ::1 or ::) (got "[::1]")']);
+    for (const host of ['http://localhost', 'localhost:3000', 'my host', '-leading.example', 'a..b', '999.1.1.1.1.']) {
+      expect(problemsOf({ HOST: host })).toEqual([`HOST must be an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name (got "${host}")`]);
+    }
+  });
+
+  describe('DATA_DIR', () => {
+    const scratch = () => fs.mkdtempSync(path.join(os.tmpdir(), 'config-data-dir-'));
+
+    it('accepts an existing directory, or one that can be created under an existing one', () => {
+      const dir = scratch();
+      expect(problemsOf({ DATA_DIR: dir })).toEqual([]);
+      expect(problemsOf({ DATA_DIR: path.join(dir, 'not', 'yet', 'there') })).toEqual([]);
+      expect(fs.existsSync(path.join(dir, 'not'))).toBe(false);
+    });
+
+    it('refuses a file, or a path under a file, with a message naming the variable', () => {
+      const file = path.join(scratch(), 'a-file');
+      fs.writeFileSync(file, '');
+      expect(problemsOf({ DATA_DIR: file })).toEqual([
+        `DATA_DIR is a file, not a directory (got "${file}"; it holds the embedded database when DATABASE_URL is not set)`,
+      ]);
+      expect(problemsOf({ DATA_DIR: path.join(file, 'data') })).toEqual([
+        `DATA_DIR cannot be created: ${file} is a file, not a directory (got "${path.join(file, 'data')}"; it holds the embedded database when DATABASE_URL is not set)`,
+      ]);
+    });
+
+    it('is not checked when DATABASE_URL is set, since PostgreSQL does not use it', () => {
+      const file = path.join(scratch(), 'a-file');
+      fs.writeFileSync(file, '');
+      expect(problemsOf({ DATA_DIR: file, DATABASE_URL: 'postgres://u@db/x' })).toEqual([]);
+    });
   });
 });
 

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 export type ServiceEnv = 'test' | 'dev' | 'prod';
@@ -102,6 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const port = integerIn('PORT', 3000, 0, 65535);
   const host = blankToUndefined('HOST') ?? '127.0.0.1';
+  const hostProblem = listenHostProblem(host);
+  if (hostProblem) problems.push(`HOST ${hostProblem} (got "${host}")`);
 
   const serviceEnvRaw = blankToUndefined('SERVICE_ENV') ?? 'test';
   let serviceEnv: ServiceEnv = 'test';
@@ -111,8 +115,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`SERVICE_ENV must be one of test, dev, prod (got "${serviceEnvRaw}")`);
   }
 
-  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  let baseUrl = blankToUndefined('BASE_URL') ?? `http://${displayHost}:${port}`;
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : net.isIPv6(host) ? `[${host}]` : host;
+  const baseUrlSet = blankToUndefined('BASE_URL');
+  let baseUrl = baseUrlSet ?? `http://${displayHost}:${port}`;
   try {
     const parsed = new URL(baseUrl);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
@@ -120,13 +125,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     baseUrl = baseUrl.replace(/\/+$/, '');
   } catch {
-    problems.push(`BASE_URL must be an absolute URL (got "${baseUrl}")`);
+    // A default built from a bad HOST is already reported as HOST.
+    if (baseUrlSet !== undefined || !hostProblem) problems.push(`BASE_URL must be an absolute URL (got "${baseUrl}")`);
   }
 
   const databaseUrl = blankToUndefined('DATABASE_URL');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   }
+
+  const dataDir = path.resolve(blankToUndefined('DATA_DIR') ?? './data');
+  // Only PGlite keeps its files there; with DATABASE_URL the directory is never used.
+  const dataDirIssue = databaseUrl === undefined ? dataDirProblem(dataDir) : null;
+  if (dataDirIssue) problems.push(`DATA_DIR ${dataDirIssue} (got "${dataDir}"; it holds the embedded database when DATABASE_URL is not set)`);
 
   const redisUrl = blankToUndefined('REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
@@ -206,7 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     baseUrl,
     databaseUrl,
-    dataDir: path.resolve(blankToUndefined('DATA_DIR') ?? './data'),
+    dataDir,
     redisUrl,
     serviceEnv,
     servicePlatformId: servicePlatformId.toLowerCase(),
@@ -221,4 +232,38 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl, from: mailFrom },
     sandboxStorefronts: sandboxStorefrontsRaw === 'true',
   };
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/** Why the server could not listen on `host`, as far as its spelling tells; null when it looks right. */
+function listenHostProblem(host: string): string | null {
+  if (net.isIP(host) !== 0 || HOST_NAME.test(host)) return null;
+  if (/^\[.*\]$/.test(host) && net.isIPv6(host.slice(1, -1))) return 'must be written without brackets (for example ::1 or ::)';
+  return 'must be an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name';
+}
+
+/**
+ * Why the embedded database could not keep its files in `dir`, or null: it must be a directory
+ * this process can write, or be creatable under the nearest existing parent.
+ */
+function dataDirProblem(dir: string): string | null {
+  for (let current = dir; ; current = path.dirname(current)) {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(current);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && path.dirname(current) !== current) continue;
+      return `cannot be used: ${(error as Error).message}`;
+    }
+    const where = current === dir ? 'is' : `cannot be created: ${current} is`;
+    if (!stat.isDirectory()) return `${where} a file, not a directory`;
+    try {
+      fs.accessSync(current, fs.constants.W_OK);
+    } catch {
+      return `${where} not writable by this process`;
+    }
+    return null;
+  }
 }

@@ -7,6 +7,9 @@ import { FixtureError } from './fixtures/loader.js';
 import { acquireDataDirLock, DataDirLockedError } from './support/data-dir-lock.js';
 import { startDemoHost } from './plugin/demo-host.js';
 
+/** The service could not bind its address; the message says which variables to check. */
+class ListenError extends Error {}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   // PGlite's files take one process at a time; the CLI checks this lock and points at the admin API.
@@ -40,7 +43,12 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ListenError(`cannot listen on HOST=${config.host} PORT=${config.port} (${reason}). Check HOST and PORT.`);
+  }
   const demo = await startDemoHost(app.services);
   closeDemo = demo.close;
   const where = database.kind === 'pglite' ? `PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)';
@@ -62,6 +70,8 @@ async function main(): Promise<void> {
 main().catch((error) => {
   if (error instanceof ConfigError || error instanceof FixtureError) {
     process.stderr.write(`${error.message}\n`);
+  } else if (error instanceof ListenError) {
+    process.stderr.write(`Failed to start: ${error.message}\n`);
   } else if (error instanceof DataDirLockedError) {
     process.stderr.write(`Failed to start: ${error.message}. Stop that process or set another DATA_DIR.\n`);
   } else {

@@ -86,9 +86,8 @@ describeEachDatabase('brand authentication and X-Platform-Id', (use) => {
 
   describe('X-Platform-Id (SPEC 5.2)', () => {
     const resolve = async (value: string | undefined) => {
-      const principal = await authenticate({ 'x-api-key': brand.key });
       const headers: Record<string, string> = value === undefined ? {} : { 'x-platform-id': value };
-      return use().services.auth.resolvePlatformHeader(headers, principal, 'invalid_request');
+      return use().services.auth.resolvePlatformHeader(headers, 'invalid_request');
     };
 
     it('allows an omitted X-Platform-Id', async () => {
@@ -116,15 +115,17 @@ describeEachDatabase('brand authentication and X-Platform-Id', (use) => {
       expect(links).toEqual([]);
     });
 
-    it('upserts the PlatformCompany link on the first valid call, once', async () => {
+    it('resolves an active platform without linking it; the link is upserted once, by linkBrandToPlatform', async () => {
       const fresh = await createPlatform(use().support);
       const linksOf = () => use().db.selectFrom('platform_companies').selectAll().where('platform_id', '=', fresh.platformId).execute();
-      expect(await linksOf()).toEqual([]);
       const resolved = await resolve(fresh.platformId.toUpperCase());
       expect(resolved?.id).toBe(fresh.platformId);
+      expect(await linksOf()).toEqual([]);
+      const principal = await authenticate({ 'x-api-key': brand.key });
+      await use().services.auth.linkBrandToPlatform(resolved!, principal);
       const [link] = await linksOf();
       expect(link).toMatchObject({ company_id: brand.companyId });
-      await resolve(fresh.platformId);
+      await use().services.auth.linkBrandToPlatform(resolved!, principal);
       await use().services.usage.flush();
       const after = await linksOf();
       expect(after).toHaveLength(1);

@@ -140,13 +140,10 @@ export class Authenticator {
 
   /**
    * Applies SPEC 5.2 to X-Platform-Id: omitted → undefined; not a UUID, unknown or inactive →
-   * 400 with `errorCode`; active → the platform, and the brand's PlatformCompany link is recorded.
+   * 400 with `errorCode`; active → the platform. It records nothing: the caller records the
+   * PlatformCompany link (`linkBrandToPlatform`) once the request has passed every check.
    */
-  async resolvePlatformHeader(
-    headers: IncomingHttpHeaders,
-    brand: BrandPrincipal,
-    errorCode: string,
-  ): Promise<PlatformRecord | undefined> {
+  async resolvePlatformHeader(headers: IncomingHttpHeaders, errorCode: string): Promise<PlatformRecord | undefined> {
     const raw = headers['x-platform-id'];
     if (raw === undefined) return undefined;
     const value = singleHeader(raw);
@@ -157,8 +154,12 @@ export class Authenticator {
     if (!platform || !platform.active) {
       throw new ApiError(400, errorCode, 'X-Platform-Id is not an active platform');
     }
-    await this.usage.platformSeen(platform.id, brand.companyId);
     return platform;
+  }
+
+  /** The PlatformCompany link of SPEC 2.6: upserted on the first valid call of a brand on a platform. */
+  async linkBrandToPlatform(platform: PlatformRecord, brand: BrandPrincipal): Promise<void> {
+    await this.usage.platformSeen(platform.id, brand.companyId);
   }
 
   async findPlatform(platformId: string): Promise<PlatformRecord | undefined> {

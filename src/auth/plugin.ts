@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import type { BrandPrincipal, PlatformKeyPrincipal } from './authenticator.js';
 
 declare module 'fastify' {
@@ -7,6 +7,11 @@ declare module 'fastify' {
     requireBrand: onRequestAsyncHookHandler;
     /** onRequest hook for the platform sync route: platform key only, else 401. */
     requirePlatformKey: onRequestAsyncHookHandler;
+    /**
+     * Last preHandler of the brand lists: SPEC 5.2 on X-Platform-Id (400 `invalid_request`), then,
+     * every check having passed, the PlatformCompany link of an active platform is recorded.
+     */
+    attributeListToPlatform: preHandlerAsyncHookHandler;
   }
   interface FastifyRequest {
     brand: BrandPrincipal | null;
@@ -23,6 +28,10 @@ export function installAuthHooks(app: FastifyInstance): void {
   });
   app.decorate('requirePlatformKey', async function requirePlatformKey(request: FastifyRequest) {
     request.platformKey = await auth.authenticatePlatformKey(request.headers, request.query);
+  });
+  app.decorate('attributeListToPlatform', async function attributeListToPlatform(request: FastifyRequest) {
+    const platform = await auth.resolvePlatformHeader(request.headers, 'invalid_request');
+    if (platform) await auth.linkBrandToPlatform(platform, brandOf(request));
   });
 }
 

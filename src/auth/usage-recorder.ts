@@ -42,19 +42,38 @@ export class UsageRecorder {
     this.knownLinks.add(linkKey);
   }
 
+  /**
+   * Writes what is pending in one transaction. When that fails, the updates are put back (unless
+   * a newer one for the same link or key arrived meanwhile), so the next flush retries them.
+   */
   async flush(): Promise<void> {
-    const links = [...this.pendingLinks.values()];
-    const brandKeys = [...this.pendingKeys.brand_api_keys].map(([keyId, usedAt]) => ({ keyId, usedAt }));
-    const platformKeys = [...this.pendingKeys.platform_keys].map(([keyId, usedAt]) => ({ keyId, usedAt }));
+    const links = this.pendingLinks;
+    const keys = this.pendingKeys;
+    if (links.size === 0 && keys.brand_api_keys.size === 0 && keys.platform_keys.size === 0) return;
     this.pendingLinks = new Map();
     this.pendingKeys = { brand_api_keys: new Map(), platform_keys: new Map() };
-    await upsertPlatformCompanyLinks(this.db, links);
-    await touchKeys(this.db, 'brand_api_keys', brandKeys);
-    await touchKeys(this.db, 'platform_keys', platformKeys);
+    const usesOf = (pending: Map<string, Date>) => [...pending].map(([keyId, usedAt]) => ({ keyId, usedAt }));
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await upsertPlatformCompanyLinks(trx, [...links.values()]);
+        await touchKeys(trx, 'brand_api_keys', usesOf(keys.brand_api_keys));
+        await touchKeys(trx, 'platform_keys', usesOf(keys.platform_keys));
+      });
+    } catch (error) {
+      putBackOlder(this.pendingLinks, links);
+      putBackOlder(this.pendingKeys.brand_api_keys, keys.brand_api_keys);
+      putBackOlder(this.pendingKeys.platform_keys, keys.platform_keys);
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.flush();
   }
+}
+
+/** Returns unwritten entries to `pending`; an entry already there was recorded later and wins. */
+function putBackOlder<T>(pending: Map<string, T>, unwritten: Map<string, T>): void {
+  for (const [key, value] of unwritten) if (!pending.has(key)) pending.set(key, value);
 }

@@ -10,15 +10,13 @@ const errorRef = Type.Ref('ErrorResponse');
 
 export const campaignRoutes: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, auth } = app.services;
+  const { db } = app.services;
 
   app.get(
     '/v1/campaigns',
     {
       onRequest: app.requireBrand,
-      preHandler: async (request) => {
-        await auth.resolvePlatformHeader(request.headers, brandOf(request), 'invalid_request');
-      },
+      preHandler: app.attributeListToPlatform,
       schema: {
         summary: 'List the campaigns of the brand\'s collaborations',
         description:

@@ -9,6 +9,8 @@ describe('effectiveCampaignStatus', () => {
   const cases: Array<[string, Parameters<typeof effectiveCampaignStatus>[0], string]> = [
     ['a draft', { status: 'draft', start_date: null, end_date: null }, 'draft'],
     ['a draft past its end date', { status: 'draft', start_date: null, end_date: before }, 'closed'],
+    // Only a scheduled campaign starts by itself; a draft's start date is a plan, not a schedule.
+    ['a draft whose start date has passed', { status: 'draft', start_date: before, end_date: null }, 'draft'],
     ['a scheduled campaign before its start', { status: 'scheduled', start_date: after, end_date: null }, 'draft'],
     ['a scheduled campaign with no start date', { status: 'scheduled', start_date: null, end_date: null }, 'draft'],
     ['a scheduled campaign from its start', { status: 'scheduled', start_date: now, end_date: after }, 'active'],

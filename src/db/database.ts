@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type LogConfig } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -23,6 +23,8 @@ export interface DatabaseOptions {
   /** Directory for PGlite's files; omitted means an in-memory database. */
   dataDir?: string;
   poolSize?: number;
+  /** Called with the SQL of every statement sent, transaction control included (tests count them). */
+  onQuery?: (sql: string) => void;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -39,7 +41,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // away between two queries (inside a transaction) would otherwise crash the process with an
     // unhandled 'error'. Its next query fails instead, which the error handler answers with 503.
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLog(options) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
 
@@ -56,8 +58,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const pool = new PGlitePool(pglite);
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }),
+    log: queryLog(options),
   });
   return { db, kind: 'pglite', close: () => db.destroy() };
+}
+
+function queryLog({ onQuery }: DatabaseOptions): LogConfig | undefined {
+  return onQuery && ((event) => onQuery(event.query.sql));
 }
 
 export async function pingDatabase(db: Db): Promise<void> {

@@ -25,7 +25,7 @@ function isInvalidText(error: unknown): boolean {
   return typeof code === 'string' && INVALID_TEXT_CODES.has(code);
 }
 
-function isDatabaseUnavailable(error: unknown): boolean {
+export function isDatabaseUnavailable(error: unknown): boolean {
   const candidate = error as { code?: string; message?: string } | undefined;
   if (!candidate) return false;
   if (candidate.code && CONNECTION_ERROR_CODES.has(candidate.code)) return true;

@@ -268,6 +268,17 @@ export async function findActiveAccessToken(db: Db, tokenHash: string, now: Date
 }
 
 /** RFC 7009 for an access token: revokes it when it belongs to the client; true when something changed. */
+/** The client an access token was issued to, revoked or not; undefined for an unknown token. */
+export async function accessTokenClientId(db: Db, tokenHash: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('oauth_access_tokens as a')
+    .innerJoin('oauth_grants as g', 'g.id', 'a.grant_id')
+    .select('g.client_id')
+    .where('a.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  return row?.client_id;
+}
+
 export async function revokeAccessToken(db: Db, tokenHash: string, clientId: string): Promise<boolean> {
   const result = await db
     .updateTable('oauth_access_tokens')

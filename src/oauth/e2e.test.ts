@@ -4,7 +4,8 @@ import * as client from 'openid-client';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../../test/support/browser.js';
-import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
+import { ADMIN_TOKEN, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
+import { seedPartnerOffer } from '../../test/durability/seed.js';
 import { createBrandUser } from '../accounts/users.js';
 import { registerOAuthClient } from './clients.js';
 import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
@@ -38,6 +39,8 @@ describe('OAuth end to end with openid-client and Chromium', () => {
     const brand = await createBrand(context.support, { businessName: 'Sunrise Coffee' });
     const email = `${uniqueId('owner')}@sunrise.example`;
     await createBrandUser({ db: context.db }, brand.companyId, { email, password: PASSWORD });
+    // An active campaign with a live partner offer, so the platform-bound token is shown real offers.
+    const partner = await seedPartnerOffer(context.support, brand.companyId, { title: 'Half-price pour-over kit' });
     const platform = await createPlatform(context.support);
     const otherPlatform = await createPlatform(context.support);
     const registered = await registerOAuthClient(
@@ -95,7 +98,13 @@ describe('OAuth end to end with openid-client and Chromium', () => {
     expect((await call('/v1/partners', first.access_token)).status).toBe(200);
     const offers = await call('/v1/campaigns/offers?type=post-purchase', first.access_token);
     expect(offers.status).toBe(200);
-    expect(await offers.json()).toEqual({ offers: [] });
+    const { offers: shown } = (await offers.json()) as { offers: Array<{ title: string; referralUrl: string; imageUrl: string }> };
+    expect(shown).toEqual([
+      { title: partner.title, subtitle: expect.any(String), imageUrl: expect.stringMatching(/^https:\/\//), referralUrl: expect.stringMatching(new RegExp(`^${baseUrl}/r/`)) },
+    ]);
+    // The view is credited to the platform the token carries.
+    const stats = await context.app.inject({ method: 'GET', url: `/admin/platforms/${platform.platformId}/stats`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(stats.json()).toMatchObject({ views: 1 });
     expect((await call('/v1/campaigns/offers?type=post-purchase', first.access_token, { 'x-platform-id': platform.platformId })).status).toBe(200);
     const mismatch = await call('/v1/campaigns/offers?type=post-purchase', first.access_token, { 'x-platform-id': otherPlatform.platformId });
     expect(mismatch.status).toBe(400);

@@ -2,18 +2,25 @@ import type { Db } from '../db/database.js';
 import { hashSecret } from '../auth/keys.js';
 import * as dal from './dal.js';
 
+/** What revoking a presented token did: `other_client` when it was issued to another client. */
+export type RevocationOutcome = 'revoked' | 'nothing_to_revoke' | 'other_client';
+
 /**
  * RFC 7009: revokes a token the client presents. An access token is revoked alone; a refresh
  * token revokes its whole grant (the refresh token, its rotations and their access tokens).
- * Tokens of other clients and unknown tokens are left alone without saying so (RFC 7009 2.2).
- * Returns true when something was revoked.
+ * Unknown and already revoked tokens are no error (RFC 7009 2.2); a token issued to another
+ * client is refused and left alone (RFC 7009 2.1).
  */
-export async function revokePresentedToken(db: Db, clientId: string, token: string): Promise<boolean> {
+export async function revokePresentedToken(db: Db, clientId: string, token: string): Promise<RevocationOutcome> {
   const tokenHash = hashSecret(token);
-  if (await dal.revokeAccessToken(db, tokenHash, clientId)) return true;
+  if (await dal.revokeAccessToken(db, tokenHash, clientId)) return 'revoked';
+  const accessTokenClient = await dal.accessTokenClientId(db, tokenHash);
+  if (accessTokenClient !== undefined) return accessTokenClient === clientId ? 'nothing_to_revoke' : 'other_client';
   const refresh = await dal.findRefreshToken(db, tokenHash);
-  if (!refresh || refresh.grant.clientId !== clientId || refresh.grantRevoked) return false;
-  return dal.revokeGrant(db, refresh.grant.grantId, 'refresh token revoked by the client');
+  if (!refresh) return 'nothing_to_revoke';
+  if (refresh.grant.clientId !== clientId) return 'other_client';
+  if (refresh.grantRevoked) return 'nothing_to_revoke';
+  return (await dal.revokeGrant(db, refresh.grant.grantId, 'refresh token revoked by the client')) ? 'revoked' : 'nothing_to_revoke';
 }
 
 /**

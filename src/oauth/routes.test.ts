@@ -1,5 +1,11 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { describeEachDatabase, type TestContext } from '../../test/support/harness.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type App } from '../app.js';
+import { openDatabase } from '../db/database.js';
+import { registerOAuthClient } from './clients.js';
+import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../../test/support/databases.js';
+import { createBrand } from '../../test/support/factories.js';
+import { describeEachDatabase, startTestApp, stopTestApp, testConfig, type TestContext } from '../../test/support/harness.js';
+import { TcpProxy } from '../../test/resilience/support.js';
 import {
   authorizeFields,
   consent,
@@ -227,13 +233,28 @@ describeEachDatabase('OAuth endpoints', (use) => {
       expect((await counts(use())).access).toBe(before.access);
     });
 
-    it('refuses a code sent with another redirect URI', async () => {
-      const { code, verifier } = await freshCode();
+    it('refuses a code sent with another redirect URI as invalid_grant (RFC 6749 5.2), and one without it as invalid_request', async () => {
       const before = await counts(use());
-      const response = await exchange(code, verifier, { redirect_uri: 'https://app.example/other' });
-      expect(response.statusCode).toBe(400);
-      expect(response.json().error).toBe('invalid_request');
-      expect((await counts(use())).access).toBe(before.access);
+      const other = await freshCode();
+      await expectGrantError(await exchange(other.code, other.verifier, { redirect_uri: 'https://app.example/other' }), 400, 'invalid_grant', /redirect_uri.*differs/);
+      const missing = await freshCode();
+      await expectGrantError(await exchange(missing.code, missing.verifier, { redirect_uri: '' }), 400, 'invalid_request', /Missing parameter: `redirect_uri`/);
+      const after = await counts(use());
+      expect([after.access, after.refresh]).toEqual([before.access, before.refresh]);
+    });
+
+    it('refuses a code issued to client A when client B presents it, and it still works for A', async () => {
+      const { code, verifier } = await freshCode();
+      const { clientId, clientSecret } = world.confidentialClient;
+      const before = await counts(use());
+      await expectGrantError(
+        await exchange(code, verifier, { client_id: clientId, client_secret: clientSecret! }),
+        400,
+        'invalid_grant',
+        /authorization code is invalid/,
+      );
+      expect(await counts(use())).toEqual(before);
+      expect((await exchange(code, verifier)).statusCode).toBe(200);
     });
 
     it('refuses an unknown client, a wrong client secret and a confidential client without its secret', async () => {
@@ -340,13 +361,17 @@ describeEachDatabase('OAuth endpoints', (use) => {
       const revoke = (token: string, clientId = world.publicClient.clientId) =>
         use().app.inject({ method: 'POST', url: '/v1/oauth/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ token, client_id: clientId }) });
 
-      const byOther = await use().app.inject({
-        method: 'POST',
-        url: '/v1/oauth/revoke',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: form({ token: pair.access_token, client_id: world.confidentialClient.clientId, client_secret: world.confidentialClient.clientSecret! }),
-      });
-      expect(byOther.statusCode).toBe(200);
+      // RFC 7009 2.1: a token issued to another client is refused, and stays valid.
+      for (const token of [pair.access_token, pair.refresh_token]) {
+        const byOther = await use().app.inject({
+          method: 'POST',
+          url: '/v1/oauth/revoke',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: form({ token, client_id: world.confidentialClient.clientId, client_secret: world.confidentialClient.clientSecret! }),
+        });
+        expect(byOther.statusCode).toBe(400);
+        expect(byOther.json()).toEqual({ error: 'invalid_grant', error_description: 'the token was issued to another client' });
+      }
       expect((await partnersWith(pair.access_token)).statusCode).toBe(200);
 
       expect((await revoke(pair.access_token)).statusCode).toBe(200);
@@ -385,5 +410,88 @@ describeEachDatabase('OAuth endpoints', (use) => {
       const expired = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${fresh.access_token}` } });
       expect(expired.statusCode).toBe(401);
     });
+  });
+});
+
+describe('OAuth endpoints over the rate limit', () => {
+  let context: TestContext;
+  beforeAll(async () => {
+    context = await startTestApp('pglite', { RATE_LIMIT_PER_MINUTE: '2' });
+  });
+  afterAll(async () => {
+    await stopTestApp(context);
+  });
+
+  it('answers 429 with Retry-After and an RFC 6749 shaped body, not 400', async () => {
+    const statuses: number[] = [];
+    let limited: Awaited<ReturnType<typeof tokenRequest>> | undefined;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const response = await tokenRequest(context.app, { grant_type: 'client_credentials', client_id: 'no-such-client', client_secret: 'x' });
+      statuses.push(response.statusCode);
+      limited = response;
+    }
+    expect(statuses).toEqual([400, 400, 429]);
+    expect(limited!.json()).toEqual({ error: 'rate_limited', error_description: expect.stringMatching(/rate limit of 2 requests per minute exceeded/) });
+    expect(Number(limited!.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited!.headers['ratelimit-limit']).toBe('2');
+    expect(limited!.headers['ratelimit-remaining']).toBe('0');
+
+    const revoke = await context.app.inject({
+      method: 'POST',
+      url: '/v1/oauth/revoke',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ token: 'svc_at_x', client_id: 'no-such-client' }),
+    });
+    expect(revoke.statusCode).toBe(429);
+    expect(revoke.json().error).toBe('rate_limited');
+    expect(revoke.headers['retry-after']).toBeDefined();
+  });
+});
+
+describe('OAuth endpoints while PostgreSQL is unreachable', () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let app: App;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    proxy = await TcpProxy.start({ host: new URL(TEST_POSTGRES_URL).hostname, port: Number(new URL(TEST_POSTGRES_URL).port || 5432) });
+    const proxiedUrl = new URL(database.url!);
+    proxiedUrl.hostname = '127.0.0.1';
+    proxiedUrl.port = String(proxy.port);
+    const proxied = await openDatabase({ databaseUrl: proxiedUrl.toString(), poolSize: 2 });
+    app = await buildApp({ config: testConfig({ DATABASE_URL: proxiedUrl.toString() }), database: proxied });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await proxy?.cut();
+    await database?.close();
+  });
+
+  it('answers 503 temporarily_unavailable with Retry-After on the token and revocation endpoints, RFC 6749 shaped', async () => {
+    const client = await registerOAuthClient(
+      { db: database.db, serviceEnv: 'test' },
+      { name: 'Outage App', redirectUris: [REDIRECT_URI], confidential: true, companyId: (await createBrand({ db: database.db, bus: app.services.bus, serviceEnv: 'test' })).companyId },
+    );
+    const credentials = { client_id: client.clientId, client_secret: client.clientSecret! };
+    expect((await tokenRequest(app, { grant_type: 'client_credentials', ...credentials })).statusCode).toBe(200);
+
+    await proxy.cut();
+    const token = await tokenRequest(app, { grant_type: 'client_credentials', ...credentials });
+    expect(token.statusCode).toBe(503);
+    expect(token.json()).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+    expect(token.headers['retry-after']).toBe('5');
+    expect(token.headers['cache-control']).toBe('no-store');
+
+    const revoke = await app.inject({
+      method: 'POST',
+      url: '/v1/oauth/revoke',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ token: 'svc_at_x', ...credentials }),
+    });
+    expect(revoke.statusCode).toBe(503);
+    expect(revoke.json().error).toBe('temporarily_unavailable');
+    expect(revoke.headers['retry-after']).toBe('5');
   });
 });

@@ -12,12 +12,16 @@ import * as dal from './dal.js';
 import { authenticateClient, createOAuthModel, toServiceClient, type Grantee } from './model.js';
 import { authorizeErrorPage, authorizeParams, consentPage } from './pages.js';
 import { basicCredentials, revokePresentedToken } from './revocation.js';
+import { grantTypeOverrides } from './code-grant.js';
+import { isDatabaseUnavailable } from '../http/error-handler.js';
 import { SUPPORTED_SCOPES } from './scopes.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, AUTHORIZATION_CODE_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS } from './tokens.js';
 
 const { OAuthError, ServerError, Request: OAuthRequest, Response: OAuthResponse } = OAuth2Server;
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
+/** As the rest of the service answers a database outage (503 with Retry-After). */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** RFC 6749 5.2 error body. */
 function sendOAuthError(reply: FastifyReply, status: number, error: string, description: string): FastifyReply {
@@ -54,6 +58,7 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
     accessTokenLifetime: ACCESS_TOKEN_LIFETIME_SECONDS,
     refreshTokenLifetime: REFRESH_TOKEN_LIFETIME_SECONDS,
     alwaysIssueNewRefreshToken: true,
+    extendedGrantTypes: grantTypeOverrides,
     // Public clients prove possession with PKCE (codes) or hold the refresh token; the model
     // still demands the secret of every confidential client, whatever the grant.
     requireClientAuthentication: { authorization_code: false, refresh_token: false },
@@ -146,7 +151,14 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
 
   await app.register(async (scope) => {
     // Everything these endpoints answer, errors included, is RFC 6749 shaped.
-    scope.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
+    scope.setErrorHandler((error: { statusCode?: number; message: string; inner?: unknown }, request, reply) => {
+      // The rate limiter has already set Retry-After and the RateLimit-* headers.
+      if (error.statusCode === 429) return sendOAuthError(reply, 429, 'rate_limited', error.message);
+      if (isDatabaseUnavailable(error) || isDatabaseUnavailable(error.inner)) {
+        request.log.error({ err: error }, 'OAuth endpoint: database unavailable');
+        reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+        return sendOAuthError(reply, 503, 'temporarily_unavailable', 'the service is temporarily unavailable; retry shortly');
+      }
       if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
         return sendOAuthError(reply, 400, 'invalid_request', error.message);
       }
@@ -227,7 +239,9 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
       {
         schema: {
           summary: 'Revoke a token (RFC 7009)',
-          description: 'Form-encoded `token` (and optional `token_type_hint`). A refresh token revokes its whole grant. Answers 200 for unknown tokens too.',
+          description:
+            'Form-encoded `token` (and optional `token_type_hint`). A refresh token revokes its whole grant. Answers 200 for unknown ' +
+            'tokens too; a token issued to another client is refused with 400 invalid_grant.',
           tags: ['oauth'],
         },
       },
@@ -244,7 +258,10 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
           return sendOAuthError(reply, 401, 'invalid_client', 'client authentication failed');
         }
         if (!body.token) return sendOAuthError(reply, 400, 'invalid_request', 'token is required');
-        if (await revokePresentedToken(db, client.id, body.token)) await bus.publish('credentials');
+        const outcome = await revokePresentedToken(db, client.id, body.token);
+        // RFC 6749 5.2 names a token "issued to another client" invalid_grant; RFC 7009 2.1 says refuse.
+        if (outcome === 'other_client') return sendOAuthError(reply, 400, 'invalid_grant', 'the token was issued to another client');
+        if (outcome === 'revoked') await bus.publish('credentials');
         return reply.header('Cache-Control', 'no-store').status(200).send();
       },
     );

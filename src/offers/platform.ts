@@ -1,21 +1,20 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Authenticator, BrandPrincipal } from '../auth/authenticator.js';
 import type { PlatformRecord } from '../auth/credentials-dal.js';
-import type { UsageRecorder } from '../auth/usage-recorder.js';
 import { ApiError } from '../http/errors.js';
 
 /**
  * The platform the offers are shown on (SPEC 4.1): X-Platform-Id, or the platform an OAuth token
  * was authorized for; when both are present they must agree. The offers endpoint always needs one.
+ * The brand's PlatformCompany link is recorded only once every check has passed.
  */
 export async function platformForOffers(
   auth: Authenticator,
-  usage: UsageRecorder,
   headers: IncomingHttpHeaders,
   brand: BrandPrincipal,
   offerType: string,
 ): Promise<PlatformRecord> {
-  const fromHeader = await auth.resolvePlatformHeader(headers, brand, 'invalid_platform');
+  const fromHeader = await auth.resolvePlatformHeader(headers, 'invalid_platform');
   const tokenPlatformId = brand.tokenPlatformId?.toLowerCase();
   let platform: PlatformRecord;
   if (fromHeader) {
@@ -28,7 +27,6 @@ export async function platformForOffers(
     if (!carried || !carried.active) {
       throw new ApiError(400, 'invalid_platform', 'the platform the access token was authorized for is not an active platform');
     }
-    await usage.platformSeen(carried.id, brand.companyId);
     platform = carried;
   } else {
     const hint = brand.via === 'api_key' ? 'requests with an API key must send X-Platform-Id' : 'send X-Platform-Id';
@@ -37,5 +35,6 @@ export async function platformForOffers(
   if (!platform.offerTypes.includes(offerType)) {
     throw new ApiError(400, 'unsupported_platform', `platform ${platform.id} is not set up to show ${offerType} offers`);
   }
+  await auth.linkBrandToPlatform(platform, brand);
   return platform;
 }

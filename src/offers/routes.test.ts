@@ -5,6 +5,7 @@ import { describeEachDatabase, type TestContext } from '../../test/support/harne
 import { createBrand, createPlatform } from '../../test/support/factories.js';
 import { addCampaign, pinMatchRates, seedPartnerOffer, totalViews } from '../../test/durability/seed.js';
 import { savePlatform } from '../support/service.js';
+import { platformLinksOf } from '../partnerships/test-helpers.js';
 import type { BrandPrincipal } from '../auth/authenticator.js';
 
 interface OfferBody {
@@ -30,6 +31,13 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
     expect(response.statusCode).toBe(200);
     return response.json() as OfferBody;
   };
+
+  it('records the PlatformCompany link on the first valid call', async () => {
+    const brand = await createBrand(use().support);
+    expect(await platformLinksOf(use().db, brand.companyId)).toEqual([]);
+    await getOffers(brand.key);
+    expect(await platformLinksOf(use().db, brand.companyId)).toEqual([{ platform_id: platformId }]);
+  });
 
   describe('which offers', () => {
     it('returns the live offers of partners in active campaigns, best match first, subtitle omitted when none', async () => {
@@ -249,7 +257,7 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
     });
   });
 
-  describe('refuses bad requests with the SPEC 7.2 code and records no view', () => {
+  describe('refuses bad requests with the SPEC 7.2 code, recording no view and no PlatformCompany link', () => {
     let brand: { companyId: string; key: string };
 
     beforeAll(async () => {
@@ -263,11 +271,11 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       error: string,
       message: RegExp,
     ) => {
-      const before = await totalViews(use().db);
+      const before = { views: await totalViews(use().db), links: await platformLinksOf(use().db, brand.companyId) };
       const response = await send();
       expect(response.statusCode).toBe(status);
       expect(response.json()).toMatchObject({ error, message: expect.stringMatching(message) });
-      expect(await totalViews(use().db)).toBe(before);
+      expect({ views: await totalViews(use().db), links: await platformLinksOf(use().db, brand.companyId) }).toEqual(before);
       return response;
     };
 

@@ -13,7 +13,7 @@ const errorRef = Type.Ref('ErrorResponse');
 /** Needs `app.attribution`, so it is registered after the attribution routes. */
 export const offersRoutes: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, auth, usage, bus, config } = app.services;
+  const { db, auth, bus, config } = app.services;
   const attribution = app.attribution;
   const cache = new OffersCache((brandId, platformId, now) => loadOfferSet(db, attribution, brandId, platformId, now), bus);
 
@@ -43,7 +43,7 @@ export const offersRoutes: FastifyPluginAsync = async (plain) => {
     },
     async (request, reply) => {
       const brand = brandOf(request);
-      const platform = await platformForOffers(auth, usage, request.headers, brand, request.query.type);
+      const platform = await platformForOffers(auth, request.headers, brand, request.query.type);
       const set = await cache.get(brand.companyId, platform.id);
       if (set.views.length > 0) {
         try {

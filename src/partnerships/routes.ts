@@ -10,15 +10,13 @@ const errorRef = Type.Ref('ErrorResponse');
 
 export const partnershipRoutes: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, auth } = app.services;
+  const { db } = app.services;
 
   app.get(
     '/v1/partners',
     {
       onRequest: app.requireBrand,
-      preHandler: async (request) => {
-        await auth.resolvePlatformHeader(request.headers, brandOf(request), 'invalid_request');
-      },
+      preHandler: app.attributeListToPlatform,
       schema: {
         summary: 'List the brand\'s partnerships',
         description:

@@ -1,5 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { describeEachDatabase, type TestContext } from '../../test/support/harness.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { DATABASE_KINDS } from '../../test/support/databases.js';
+import { describeEachDatabase, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform } from '../../test/support/factories.js';
 import { issuePlatformKey, revokeKey } from '../support/service.js';
 
@@ -10,6 +12,15 @@ async function brandsOf(context: TestContext, platformId: string) {
     .where('platform_id', '=', platformId)
     .orderBy('domain')
     .execute();
+}
+
+function syncRequest(context: TestContext, key: string, body: unknown) {
+  return context.app.inject({
+    method: 'POST',
+    url: '/v1/platform/brands',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    payload: JSON.stringify(body),
+  });
 }
 
 describeEachDatabase('POST /v1/platform/brands', (use) => {
@@ -130,6 +141,12 @@ describeEachDatabase('POST /v1/platform/brands', (use) => {
       ['bad status', { brands: [{ domain: 'ok-2.example' }, { domain: 'ok-3.example', status: 'paused' }] }, /brands\[1\]\.status must be one of active, closed/],
       ['businessName over 100 characters', { brands: [{ domain: 'ok-4.example', businessName: 'x'.repeat(101) }] }, /brands\[0\]\.businessName must not be longer than 100 characters/],
       ['domain over 100 characters after normalization', { brands: [{ domain: 'ok-5.example' }, { domain: `https://www.${'a'.repeat(95)}.example/` }] }, /brands\[1\]\.domain is longer than 100 characters/],
+      ['a scheme other than http(s)', { brands: [{ domain: 'ok-7.example' }, { domain: 'ftp://brand.example/' }] }, /brands\[1\]\.domain has an unsupported scheme "ftp:\/\/"/],
+      ['a malformed scheme', { brands: [{ domain: 'https:/brand.example' }] }, /brands\[0\]\.domain has a malformed scheme "https:"/],
+      ['a doubled scheme', { brands: [{ domain: 'ok-8.example' }, { domain: 'ok-9.example' }, { domain: 'http://http://a.example' }] }, /brands\[2\]\.domain has more than one scheme/],
+      ['user information', { brands: [{ domain: 'https://user@brand.example' }] }, /brands\[0\]\.domain contains user information/],
+      ['a malformed port', { brands: [{ domain: 'brand.example:99999' }] }, /brands\[0\]\.domain has a malformed port "99999"/],
+      ['a trailing dot', { brands: [{ domain: 'brand.example.' }] }, /brands\[0\]\.domain has an empty label/],
       ['domain empty after normalization', { brands: [{ domain: 'https://www./path' }] }, /brands\[0\]\.domain is empty after normalization/],
       ['platformId not matching the key', { platformId: '00000000-0000-4000-8000-000000000000', brands: [{ domain: 'ok-6.example' }] }, /platformId in the body does not match/],
     ];
@@ -244,3 +261,70 @@ describeEachDatabase('POST /v1/platform/brands', (use) => {
     });
   });
 });
+
+for (const kind of DATABASE_KINDS) {
+  describe(`POST /v1/platform/brands writes in one statement [${kind}]`, () => {
+    const statements: string[] = [];
+    let context: TestContext;
+    beforeAll(async () => {
+      context = await startTestApp(kind, {}, { onQuery: (text) => statements.push(text) });
+    });
+    afterAll(async () => {
+      if (context) await stopTestApp(context);
+    });
+
+    const brandsOfRequest = (prefix: string) => ({ brands: Array.from({ length: 1000 }, (_, i) => ({ domain: `${prefix}-${i}.example`, businessName: `Item ${i}` })) });
+
+    it('sends one bulk INSERT ... ON CONFLICT for a 1000-item request, and no other statement on platform_brands', async () => {
+      const { key } = await createPlatform(context.support);
+      expect((await syncRequest(context, key, { brands: [{ domain: 'warm-up.example' }] })).statusCode).toBe(200);
+      // First every item is new, then every item is an update.
+      for (const counts of [{ created: 1000, updated: 0 }, { created: 0, updated: 1000 }]) {
+        statements.length = 0;
+        const response = await syncRequest(context, key, brandsOfRequest('bulk'));
+        expect(response.json()).toEqual({ received: 1000, ...counts });
+        const onBrands = statements.filter((text) => /platform_brands/.test(text));
+        expect(onBrands).toHaveLength(1);
+        expect(onBrands[0]).toMatch(/^\s*insert into platform_brands .* from unnest\(.* on conflict \(platform_id, domain\) do update/s);
+      }
+    });
+
+    it('is one transaction: a row the database refuses at item 1000 leaves the 999 before it unwritten', async () => {
+      const { platformId, key } = await createPlatform(context.support);
+      await sql`create function refuse_last_item() returns trigger language plpgsql as $$
+                begin if new.domain = 'atomic-999.example' then raise exception 'refused for this test'; end if; return new; end $$`.execute(context.db);
+      await sql`create trigger refuse_last_item before insert on platform_brands for each row execute function refuse_last_item()`.execute(context.db);
+      try {
+        const response = await syncRequest(context, key, brandsOfRequest('atomic'));
+        expect(response.statusCode).toBe(500);
+      } finally {
+        await sql`drop trigger refuse_last_item on platform_brands`.execute(context.db);
+        await sql`drop function refuse_last_item()`.execute(context.db);
+      }
+      const written = await context.db.selectFrom('platform_brands').select('domain').where('platform_id', '=', platformId).execute();
+      expect(written).toEqual([]);
+    });
+  });
+}
+
+describeEachDatabase(
+  'POST /v1/platform/brands on a prod host',
+  (use) => {
+    it('refuses a svc_platform_test_ key, writing nothing, and takes a svc_platform_live_ key', async () => {
+      const { platformId, key: liveKey } = await createPlatform(use().support);
+      expect(liveKey).toMatch(/^svc_platform_live_/);
+      // A test key of the same platform, as a test host would have issued it.
+      const { key: testKey } = await issuePlatformKey({ ...use().support, serviceEnv: 'test' }, platformId);
+      expect(testKey).toMatch(/^svc_platform_test_/);
+
+      const refused = await syncRequest(use(), testKey, { brands: [{ domain: 'prod-refused.example' }] });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/must start with svc_platform_live_/) });
+      const rows = await use().db.selectFrom('platform_brands').select('domain').where('platform_id', '=', platformId).execute();
+      expect(rows).toEqual([]);
+
+      expect((await syncRequest(use(), liveKey, { brands: [{ domain: 'prod-taken.example' }] })).statusCode).toBe(200);
+    });
+  },
+  { SERVICE_ENV: 'prod' },
+);

@@ -1,5 +1,5 @@
 import { badRequest } from '../http/errors.js';
-import { domainProblem, normalizeDomain } from './domain.js';
+import { parseDomain } from './domain-parser.js';
 
 export interface SyncBrandInput {
   domain: string;
@@ -21,9 +21,8 @@ export interface SyncBrandRow {
 export function prepareSyncRows(brands: SyncBrandInput[]): SyncBrandRow[] {
   const rows = new Map<string, SyncBrandRow>();
   brands.forEach((brand, index) => {
-    const domain = normalizeDomain(brand.domain);
-    const problem = domainProblem(domain);
-    if (problem) throw badRequest(`brands[${index}].domain ${problem}`);
+    const { domain, problem } = parseDomain(brand.domain);
+    if (problem !== null) throw badRequest(`brands[${index}].domain ${problem}`);
     const businessName = brand.businessName?.trim();
     rows.delete(domain);
     rows.set(domain, {

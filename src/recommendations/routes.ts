@@ -11,7 +11,7 @@ const errorRef = Type.Ref('ErrorResponse');
 
 export const recommendationRoutes: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, auth } = app.services;
+  const { db } = app.services;
 
   app.get(
     '/v1/discover/partner/recommendations',
@@ -26,9 +26,7 @@ export const recommendationRoutes: FastifyPluginAsync = async (plain) => {
           }
         }
       },
-      preHandler: async (request) => {
-        await auth.resolvePlatformHeader(request.headers, brandOf(request), 'invalid_request');
-      },
+      preHandler: app.attributeListToPlatform,
       schema: {
         summary: 'Recommended partner brands',
         description:

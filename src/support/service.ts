@@ -13,7 +13,7 @@ import {
   lastFour,
   platformKeyPrefix,
 } from '../auth/keys.js';
-import { domainProblem, normalizeDomain } from '../platforms/domain.js';
+import { parseDomain } from '../platforms/domain-parser.js';
 import * as dal from './dal.js';
 
 export interface SupportContext {
@@ -258,9 +258,8 @@ const toCompanyView = ({ id, commercePlatform, ...rest }: dal.CompanyRow): Compa
 
 /** Normalizes a company profile; the domain is stored normalized like synced domains (SPEC 4.2). */
 export function prepareCompany(profile: CompanyProfile, field = (name: string) => name): dal.CompanyInput {
-  const domain = normalizeDomain(profile.domain);
-  const problem = domainProblem(domain);
-  if (problem) throw new SupportError('invalid_request', `${field('domain')} ${problem}`);
+  const { domain, problem } = parseDomain(profile.domain);
+  if (problem !== null) throw new SupportError('invalid_request', `${field('domain')} ${problem}`);
   const businessName = profile.businessName.trim();
   if (businessName === '') throw new SupportError('invalid_request', `${field('businessName')} must not be empty`);
   const text = (value: string | null | undefined) => (value?.trim() ? value.trim() : null);
@@ -338,7 +337,8 @@ export async function saveCompany(ctx: SupportContext, company: dal.CompanyInput
 
 export async function listPlatformBrands(ctx: SupportContext, platformId: string, domain?: string) {
   const platform = await getPlatformRow(ctx, platformId);
-  const data = await dal.listPlatformBrands(ctx.db, platform.id, domain === undefined ? undefined : normalizeDomain(domain));
+  // A filter that is no domain at all matches no brand, as an unknown domain would.
+  const data = await dal.listPlatformBrands(ctx.db, platform.id, domain === undefined ? undefined : (parseDomain(domain).domain ?? ''));
   return { data, totalRows: data.length };
 }
 

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
@@ -5,7 +6,9 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import type { SupportContext } from '../../src/support/service.js';
 import { seedPartnerOffer } from '../durability/seed.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
-import { createBrand, createPlatform } from '../support/factories.js';
+import { createBrandUser } from '../../src/accounts/users.js';
+import { createBrand, createPlatform, uniqueId } from '../support/factories.js';
+import { PASSWORD } from '../support/oauth-flow.js';
 import { ADMIN_TOKEN } from '../support/harness.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 import { startWorker, totalCounts, waitUntil, type WorkerProcess } from './support.js';
@@ -151,6 +154,28 @@ describe('two API instances and a worker on one PostgreSQL and one Redis', () =>
     expect(await titles()).toEqual([shown.title]);
   });
 
+  it('a campaign its owner closes on the dashboard of one instance stops showing on the other within one second', async () => {
+    const brand = await createBrand(support);
+    const email = `${uniqueId('owner')}@scale-out.example`;
+    await createBrandUser({ db: database.db }, brand.companyId, { email, password: PASSWORD });
+    const shown = await seedPartnerOffer(support, brand.companyId);
+    const closing = await seedPartnerOffer(support, brand.companyId);
+    // Campaigns made on the dashboard have UUIDs, and its routes take only those.
+    const campaignId = crypto.randomUUID();
+    await database.db.updateTable('campaigns').set({ id: campaignId }).where('id', '=', closing.campaignId).execute();
+    const titles = async () => ((await (await offers(b, brand.key)).json()) as { offers: Array<{ title: string }> }).offers.map((o) => o.title);
+    expect((await titles()).sort()).toEqual([shown.title, closing.title].sort());
+
+    // The dashboard's own calls, as the browser makes them: session (CSRF token), sign-in, close.
+    const dashboard = await dashboardSession(a.baseUrl);
+    expect((await dashboard.post('/dashboard/api/sign-in', { email, password: PASSWORD })).status).toBe(200);
+    const closed = await dashboard.post(`/dashboard/api/campaigns/${campaignId}/close`, {});
+    expect(closed.status).toBe(200);
+    const took = await waitUntil(async () => !(await titles()).includes(closing.title), 1_000, 100);
+    expect(took).toBeLessThan(1_000);
+    expect(await titles()).toEqual([shown.title]);
+  });
+
   it('counts every view and every click exactly once, whichever instance answered', async () => {
     const brand = await createBrand(support);
     for (let i = 0; i < 3; i += 1) await seedPartnerOffer(support, brand.companyId);
@@ -181,3 +206,33 @@ describe('two API instances and a worker on one PostgreSQL and one Redis', () =>
     worker = undefined;
   });
 });
+
+/**
+ * The dashboard API of a running instance over HTTP, keeping cookies and sending the CSRF header
+ * as its page does (the token is the CSRF cookie's, which signing in renews).
+ */
+async function dashboardSession(baseUrl: string) {
+  const cookies = new Map<string, string>();
+  const keep = (response: Response) => {
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const [name, value] = pair!.split('=') as [string, string];
+      if (value === '') cookies.delete(name);
+      else cookies.set(name, value);
+    }
+    return response;
+  };
+  const cookieHeader = () => [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  keep(await fetch(`${baseUrl}/dashboard/api/session`));
+  return {
+    post: async (path: string, body: unknown) =>
+      keep(
+        await fetch(`${baseUrl}${path}`, {
+          method: 'POST',
+          // Node's fetch would send Origin: null; the page's own origin is what a browser sends.
+          headers: { origin: baseUrl, cookie: cookieHeader(), 'x-csrf-token': cookies.get('svc_csrf') ?? '', 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      ),
+  };
+}

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import fs from 'node:fs';
@@ -8,7 +9,7 @@ import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { openDatabase } from '../../src/db/database.js';
 import { issuePlatformKey, savePlatform } from '../../src/support/service.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
-import { startService } from '../support/service-process.js';
+import { freePort, startService } from '../support/service-process.js';
 
 async function seedPlatform(database: { db: TestDatabase['db'] }) {
   const bus = new InvalidationBus();
@@ -111,5 +112,44 @@ describe('the service process on PGlite', () => {
     const rows = await reopened.db.selectFrom('platform_brands').select(['domain', 'business_name']).where('platform_id', '=', platformId).execute();
     await reopened.close();
     expect(rows).toEqual([{ domain: 'persisted.example', business_name: 'Persisted' }]);
+  });
+});
+
+describe('the service process with a bad address or data directory', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bad-config-'));
+
+  afterAll(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const startFailing = async (env: Record<string, string>) => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.resume();
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    return { code, stderr };
+  };
+
+  it('exits 1 with the variable named, not a stack trace, when HOST is malformed or DATA_DIR is a file', async () => {
+    const file = path.join(dataDir, 'a-file');
+    fs.writeFileSync(file, '');
+    const { code, stderr } = await startFailing({ HOST: 'http://localhost', DATA_DIR: file });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/HOST must be an IP address .* \(got "http:\/\/localhost"\)/);
+    expect(stderr).toMatch(/DATA_DIR is a file, not a directory/);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 1 naming HOST and PORT when the address cannot be bound', async () => {
+    // 192.0.2.1 (TEST-NET-1) is well formed but is no address of this machine.
+    const { code, stderr } = await startFailing({ HOST: '192.0.2.1', DATA_DIR: dataDir });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/Failed to start: cannot listen on HOST=192\.0\.2\.1 PORT=\d+ \(.*EADDRNOTAVAIL.*\)\. Check HOST and PORT\./);
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -21,9 +21,9 @@ function withDatabaseName(url: string, name: string): string {
   return parsed.toString();
 }
 
-export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+export async function createTestDatabase(kind: DatabaseKind, options: { onQuery?: (sql: string) => void } = {}): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const handle = await openDatabase({});
+    const handle = await openDatabase({ onQuery: options.onQuery });
     await migrateToLatest(handle.db);
     return { ...handle, url: undefined };
   }
@@ -33,7 +33,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   await admin.query(`create database ${name}`);
   await admin.end();
   const url = withDatabaseName(TEST_POSTGRES_URL, name);
-  const handle = await openDatabase({ databaseUrl: url, poolSize: 5 });
+  const handle = await openDatabase({ databaseUrl: url, poolSize: 5, onQuery: options.onQuery });
   await migrateToLatest(handle.db);
   return {
     ...handle,

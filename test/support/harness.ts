@@ -22,8 +22,12 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({ SERVICE_ENV: 'test', LOG_LEVEL: 'silent', ADMIN_TOKEN, BASE_URL: 'http://svc.test', ...overrides });
 }
 
-export async function startTestApp(kind: DatabaseKind, env: Record<string, string> = {}): Promise<TestContext> {
-  const database = await createTestDatabase(kind);
+export async function startTestApp(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+  databaseOptions: Parameters<typeof createTestDatabase>[1] = {},
+): Promise<TestContext> {
+  const database = await createTestDatabase(kind, databaseOptions);
   const config = testConfig({ ...(database.url ? { DATABASE_URL: database.url } : {}), ...env });
   const app = await buildApp({ config, database });
   await app.ready();
