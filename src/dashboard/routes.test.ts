@@ -317,7 +317,7 @@ describeEachDatabase('brand dashboard', (use) => {
         [beta, `/dashboard/api/campaigns/${id}/offer`, { title: '', imageUrl: 'https://cdn.example/a.png' }, 400],
         [beta, `/dashboard/api/campaigns/${id}/offer`, { title: 'x', imageUrl: 'ftp://cdn.example/a.png' }, 400],
         [beta, `/dashboard/api/campaigns/${id}/offer`, { title: 'x', imageUrl: 'https://cdn.example/a.png', extra: true }, 400],
-        [beta, '/dashboard/api/campaigns/not-a-uuid/offer', { title: 'x', imageUrl: 'https://cdn.example/a.png' }, 400],
+        [beta, '/dashboard/api/campaigns/not%20an%20id/offer', { title: 'x', imageUrl: 'https://cdn.example/a.png' }, 400],
         [beta, '/dashboard/api/campaigns/3f1b5e0e-0000-4000-8000-000000000000/offer', { title: 'x', imageUrl: 'https://cdn.example/a.png' }, 404],
         [alpha, '/dashboard/api/campaigns', { partnerId: betaId, name: 'Bad offer', offer: { title: 'x', imageUrl: 'https://cdn.example/a.png', discountPercent: 25 } }, 400],
       ];
@@ -335,6 +335,28 @@ describeEachDatabase('brand dashboard', (use) => {
       expect((await alpha.post(`/dashboard/api/campaigns/${id}/close`)).statusCode).toBe(200);
       const closed = await beta.post(`/dashboard/api/campaigns/${id}/offer`, { title: 'Too late', imageUrl: 'https://cdn.example/a.png' });
       expect(closed.statusCode).toBe(409);
+    });
+
+    it('runs a campaign that support or a fixture loaded under its own id, not a uuid', async () => {
+      const partnership = await use()
+        .db.selectFrom('partnerships')
+        .select('id')
+        .where('requester_id', 'in', [alphaId, betaId])
+        .where('recipient_id', 'in', [alphaId, betaId])
+        .where('status', '=', 'active')
+        .executeTakeFirstOrThrow();
+      const id = uniqueId('cmp-fixture');
+      const now = new Date();
+      await use()
+        .db.insertInto('campaigns')
+        .values({ id, partnership_id: partnership.id, owner_id: alphaId, partner_id: betaId, name: 'Loaded', status: 'draft', created_at: now, updated_at: now })
+        .execute();
+      expect((await alpha.post(`/dashboard/api/campaigns/${id}/start`)).statusCode).toBe(200);
+      expect((await beta.post(`/dashboard/api/campaigns/${id}/offer`, { title: 'Loaded offer', imageUrl: 'https://cdn.example/l.png' })).statusCode).toBe(200);
+      expect((await beta.post(`/dashboard/api/campaigns/${id}/offer/reset`)).statusCode).toBe(200);
+      expect((await beta.post(`/dashboard/api/campaigns/${id}/close`)).statusCode).toBe(200);
+      const listed = (await alpha.get('/dashboard/api/campaigns')).json().data.find((c: { id: string }) => c.id === id);
+      expect(listed).toMatchObject({ status: 'closed' });
     });
 
     it('schedules a draft for a future start', async () => {
@@ -364,7 +386,8 @@ describeEachDatabase('brand dashboard', (use) => {
         [outsider, `/dashboard/api/campaigns/${campaignId}/start`, undefined, 404],
         [outsider, `/dashboard/api/campaigns/${campaignId}/offer`, { title: 'Mine now', imageUrl: 'https://cdn.example/a.png' }, 404],
         [outsider, `/dashboard/api/campaigns/${campaignId}/offer/reset`, undefined, 404],
-        [alpha, '/dashboard/api/campaigns/not-a-uuid/close', undefined, 400],
+        [alpha, '/dashboard/api/campaigns/not%20an%20id/close', undefined, 400],
+        [alpha, '/dashboard/api/campaigns/no-such-campaign/close', undefined, 404],
         [alpha, '/dashboard/api/offer', { title: '', imageUrl: 'https://cdn.example/a.png' }, 400],
         [alpha, '/dashboard/api/offer', { title: 'x'.repeat(81), imageUrl: 'https://cdn.example/a.png' }, 400],
         [alpha, '/dashboard/api/offer', { title: 'Ok', imageUrl: 'javascript:alert(1)' }, 400],

@@ -213,12 +213,12 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
     reply.status(201).send(await service.createCampaign(ctx, userOf(request).companyId, request.body)),
   );
 
-  app.post('/dashboard/api/campaigns/:id/offer', { ...write, schema: { ...hide, params: schemas.UuidParams, body: schemas.OfferBody } }, async (request) => {
+  app.post('/dashboard/api/campaigns/:id/offer', { ...write, schema: { ...hide, params: schemas.CampaignParams, body: schemas.OfferBody } }, async (request) => {
     await service.setCampaignOffer(ctx, userOf(request).companyId, request.params.id, request.body);
     return { saved: true };
   });
 
-  app.post('/dashboard/api/campaigns/:id/offer/reset', { ...write, schema: { ...hide, params: schemas.UuidParams } }, async (request) => {
+  app.post('/dashboard/api/campaigns/:id/offer/reset', { ...write, schema: { ...hide, params: schemas.CampaignParams } }, async (request) => {
     await service.setCampaignOffer(ctx, userOf(request).companyId, request.params.id, null);
     return { saved: true };
   });

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { pagingQuery } from '../http/paging.js';
+import { COMPANY_ID_PATTERN } from '../support/schemas.js';
 
 const Email = Type.String({ minLength: 3, maxLength: 254 });
 const Password = Type.String({ minLength: 1, maxLength: 256 });
@@ -61,8 +62,11 @@ export const CreateCampaignBody = Type.Object(
   },
   { additionalProperties: false },
 );
+/** Campaigns made here have uuids; those support or fixtures loaded keep their own ids (`cmp-summer-bundle`). */
+const CampaignId = Type.String({ pattern: COMPANY_ID_PATTERN });
+export const CampaignParams = Type.Object({ id: CampaignId });
 export const CampaignActionParams = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: CampaignId,
   action: Type.Union([Type.Literal('start'), Type.Literal('schedule'), Type.Literal('close')]),
 });
 export const CampaignActionBody = Type.Object({ startDate: Type.Optional(Type.String({ format: 'date-time' })) }, { additionalProperties: false });
