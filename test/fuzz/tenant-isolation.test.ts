@@ -183,7 +183,7 @@ describe('tenant isolation', () => {
     }
     // The same pages show their brand its own: the checks above would see a leak.
     const partnersIn = async (client: DashboardClient) =>
-      ((await client.get(`/dashboard/api/performance?from=${today}&to=${today}`)).json() as { byPartner: Array<{ companyId: string; views: number }> }).byPartner;
+      ((await client.get(`/dashboard/api/performance?from=${today}&to=${today}`)).json() as { byPartner: { data: Array<{ companyId: string; views: number }> } }).byPartner.data;
     const theirFigures = await partnersIn(theirDashboard);
     expect(theirFigures.reduce((sum, partner) => sum + partner.views, 0)).toBeGreaterThan(0);
     const myPartnerIds = myPartners.map((p) => p.partnerId);
