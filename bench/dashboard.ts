@@ -2,9 +2,7 @@
  * The dashboard's data requests on PostgreSQL for a brand with 10,000 partnerships, 10,000
  * campaigns and 1,000,000 views (plus 20,000 attributed orders), each timed against
  * GET /v1/partners on the same data in the same run (target: at most 3×). app.inject loops,
- * the cases taking turns in rounds; medians and p95. Then, on the same database, what keeping the
- * performance rollups costs the offers hot path: the group-commit statement with the rollups,
- * without them, and as it was before them. Writes docs/performance-dashboard.md.
+ * the cases taking turns in rounds; medians and p95. Writes docs/performance-dashboard.md.
  *
  *   npm run bench:dashboard   (ITERATIONS=200 timed requests per case after 20 warm-up requests)
  */
@@ -19,8 +17,6 @@ import { drainScoringQueue } from '../src/recommendations/scorer.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { testConfig } from '../test/support/harness.js';
 import { csrfOf, mergeCookies } from '../test/support/oauth-flow.js';
-import { addCounters, type CounterRow } from '../src/attribution/dal.js';
-import { summarize } from './support.js';
 
 const ITERATIONS = Number(process.env.ITERATIONS ?? 200);
 const WARMUP = 20;
@@ -62,10 +58,10 @@ async function seed(db: Kysely<Database>): Promise<void> {
   // over a year, spread over the four group-commit shards as a busy brand's counters are.
   for (const side of ['brand', 'partner'] as const) {
     await sql`
-      insert into attribution_counters (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks, orders)
+      insert into attribution_counters (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
       select (${PLATFORMS}::uuid[])[1 + i % 3], current_date - (i % 365), 'c' || (i % ${ROWS}),
              ${side === 'brand' ? sql`${ME}` : sql`'p' || (i % ${ROWS})`}, ${side === 'brand' ? sql`'p' || (i % ${ROWS})` : sql`${ME}`},
-             i % 4, ${VIEWS_PER_ROW}, i % 3, case when i % 10 = 0 then 1 else 0 end
+             i % 4, ${VIEWS_PER_ROW}, i % 3
       from generate_series(0, ${COUNTER_ROWS_PER_SIDE - 1}) as i`.execute(db);
   }
   await sql`
@@ -75,83 +71,6 @@ async function seed(db: Kysely<Database>): Promise<void> {
            case when i % 2 = 0 then ${ME} else 'p' || (i % ${ROWS}) end, case when i % 2 = 0 then 'p' || (i % ${ROWS}) else ${ME} end,
            'referral_link', i % 3 = 0, case when i % 3 = 0 then (1000 + i % 9000) / 20 else 0 end
     from generate_series(0, ${ORDERS - 1}) as i`.execute(db);
-}
-
-/** Group-commit batch sizes measured: one offers response of 6 offers, and a busy moment's batch. */
-const BATCH_SIZES = [6, 60];
-const STATEMENT_ROUNDS = 400;
-const CONCURRENT_STATEMENTS = 300;
-const SHARDS = 4;
-
-type Writer = (rows: CounterRow[]) => Promise<void>;
-
-/**
- * The offers hot path's one write, three ways on the same data: as it is now (counters and
- * rollups, add_attribution_counts), the counters alone, and the counters as they were before the
- * rollups (with the showing-brand index the dashboard used to read). Copies of the counters
- * table take the two old shapes, so every variant writes into 200,000 rows with its own indexes.
- */
-async function measureGroupCommit(db: Kysely<Database>) {
-  await sql`create table bench_counters_before (like attribution_counters including all)`.execute(db);
-  await sql`create index on bench_counters_before (brand_id, day) include (platform_id, partner_id, views, clicks, orders)`.execute(db);
-  await sql`create table bench_counters_alone (like attribution_counters including all)`.execute(db);
-  await sql`insert into bench_counters_before select * from attribution_counters`.execute(db);
-  await sql`insert into bench_counters_alone select * from attribution_counters`.execute(db);
-  await sql`vacuum analyze bench_counters_before, bench_counters_alone`.execute(db);
-  // The statement group commit wrote before migration 0009, against a table of choice.
-  const plainUpsert = (table: string): Writer => async (rows) => {
-    await sql`
-      insert into ${sql.table(table)} as c (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
-      select item.platform_id::uuid, item.day::date, item.campaign_id, item.brand_id, item.partner_id, item.shard, item.views, item.clicks
-      from unnest(${rows.map((row) => row.platformId)}::text[], ${rows.map((row) => row.day)}::text[], ${rows.map((row) => row.campaignId)}::text[],
-                  ${rows.map((row) => row.brandId)}::text[], ${rows.map((row) => row.partnerId)}::text[], ${rows.map((row) => row.shard)}::smallint[],
-                  ${rows.map((row) => row.views)}::bigint[], ${rows.map((row) => row.clicks)}::bigint[])
-             as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
-      order by 1, 2, 3, 4, 5, 6
-      on conflict (platform_id, day, campaign_id, brand_id, partner_id, shard) do update set
-        views = c.views + excluded.views, clicks = c.clicks + excluded.clicks`.execute(db);
-  };
-  const variants: Array<[string, Writer]> = [
-    ['before the rollups (0007 indexes)', plainUpsert('bench_counters_before')],
-    ['counters alone (0009 indexes)', plainUpsert('bench_counters_alone')],
-    ['counters and rollups (add_attribution_counts)', (rows) => addCounters(db, rows)],
-  ];
-  const today = new Date().toISOString().slice(0, 10);
-  // A batch of the brand's showings of its partners' offers on one platform, today.
-  const batch = (size: number, shard: number): CounterRow[] =>
-    Array.from({ length: size }, (_, i) => ({
-      platformId: PLATFORMS[0]!, day: today, campaignId: `c${i * 2}`, brandId: ME, partnerId: `p${i * 2}`, shard, views: 1, clicks: i % 5 === 0 ? 1 : 0,
-    }));
-
-  const sequential = new Map<string, Map<number, number[]>>(variants.map(([name]) => [name, new Map(BATCH_SIZES.map((size) => [size, []]))]));
-  for (let round = 0; round < STATEMENT_ROUNDS; round++) {
-    for (const size of BATCH_SIZES) {
-      for (const [name, write] of variants) {
-        const rows = batch(size, round % SHARDS);
-        const t = process.hrtime.bigint();
-        await write(rows);
-        sequential.get(name)!.get(size)!.push(Number(process.hrtime.bigint() - t) / 1e6);
-      }
-    }
-  }
-  // Four writers at once, each on its own shard, all adding to the same showings: what group
-  // commit does under load. Any row lock shared between shards would serialize them.
-  const concurrent = new Map<string, number>();
-  for (const [name, write] of variants) {
-    const t = process.hrtime.bigint();
-    await Promise.all(
-      Array.from({ length: SHARDS }, async (_, shard) => {
-        for (let i = 0; i < CONCURRENT_STATEMENTS / SHARDS; i++) await write(batch(24, shard));
-      }),
-    );
-    concurrent.set(name, CONCURRENT_STATEMENTS / (Number(process.hrtime.bigint() - t) / 1e9));
-  }
-  await sql`drop table bench_counters_before, bench_counters_alone`.execute(db);
-  return {
-    variants: variants.map(([name]) => name),
-    medians: (name: string, size: number) => summarize(sequential.get(name)!.get(size)!),
-    statementsPerSecond: (name: string) => concurrent.get(name)!,
-  };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -174,8 +93,9 @@ async function main(): Promise<void> {
     started = Date.now();
     await sql`select rebuild_performance()`.execute(database.db);
     const rollupMs = Date.now() - started;
-    const rollupRows = await sql<{ days: number; partnerDays: number; partners: number }>`
+    const rollupRows = await sql<{ days: number; partnerDays: number; partners: number; sealed: string }>`
       select (select count(*) from performance_days where company_id = ${ME})::int8 as days,
+             (select to_char(sealed_through, 'YYYY-MM-DD') from performance_sealed) as sealed,
              (select count(*) from performance_pair_days where brand_id = ${ME} or partner_id = ${ME})::int8 as "partnerDays",
              (select count(*) from performance_partners where company_id = ${ME})::int8 as partners`.execute(database.db);
     await sql`delete from scoring_queue where company_id <> ${ME}`.execute(database.db);
@@ -267,31 +187,12 @@ async function main(): Promise<void> {
     out(failures === 0 ? 'Every dashboard data request is within 3× of GET /v1/partners.' : `${failures} request(s) exceed 3× of GET /v1/partners.`);
     out('The CSV export is a download of every partner (not one page), so its cost grows with the partners and the rows of the range.');
     out();
-    out(`Rollups (migration 0009) for this brand: ${rollupRows.rows[0]!.days.toLocaleString('en')} rows per day × platform × shard, ` +
-      `${rollupRows.rows[0]!.partnerDays.toLocaleString('en')} per showing brand × partner × day × shard, ${rollupRows.rows[0]!.partners.toLocaleString('en')} partners; ` +
-      `rebuilt from all raw counters and orders (every brand's) in ${rollupMs} ms.`);
+    out(`Rollups (migration 0009) for this brand: ${rollupRows.rows[0]!.days.toLocaleString('en')} rows per day × platform, ` +
+      `${rollupRows.rows[0]!.partnerDays.toLocaleString('en')} per showing brand × partner × day, ${rollupRows.rows[0]!.partners.toLocaleString('en')} partners; ` +
+      `rebuilt from all raw counters and orders (every brand's) in ${rollupMs} ms, views and clicks sealed through ${rollupRows.rows[0]!.sealed}: ` +
+      'every range also reads the counters of the days after that (the live week).');
     out();
 
-    const loadBefore = os.loadavg();
-    const commit = await measureGroupCommit(database.db);
-    out('## The offers hot path: the group-commit statement');
-    out();
-    out(`The one write of a group-commit batch, on the same database, three ways: as before the rollups, the counters alone, and counters with rollups. ` +
-      `Sequential: ${STATEMENT_ROUNDS} statements per variant and batch size, the variants taking turns, rotating over the ${SHARDS} shards. ` +
-      `Concurrent: ${SHARDS} writers at once, each on its own shard, ${CONCURRENT_STATEMENTS} statements of 24 rows in all, every writer adding to the same 24 showings. ` +
-      `Load average ${loadBefore.map((load) => load.toFixed(1)).join(' / ')} before, ${os.loadavg().map((load) => load.toFixed(1)).join(' / ')} after.`);
-    out();
-    out(`| statement | ${BATCH_SIZES.map((size) => `${size} rows: median ms | p95 ms`).join(' | ')} | 4 shards at once: statements/s |`);
-    out(`|---|${BATCH_SIZES.map(() => '---:|---:').join('|')}|---:|`);
-    for (const name of commit.variants) {
-      const cells = BATCH_SIZES.map((size) => `${commit.medians(name, size).median.toFixed(3)} | ${commit.medians(name, size).p95.toFixed(3)}`);
-      out(`| ${name} | ${cells.join(' | ')} | ${commit.statementsPerSecond(name).toFixed(0)} |`);
-    }
-    const [before, alone, now] = commit.variants as [string, string, string];
-    const ratio = (a: string, b: string, size: number) => (commit.medians(a, size).median / commit.medians(b, size).median).toFixed(2);
-    out();
-    out(`Median cost of the statement with rollups: ${BATCH_SIZES.map((size) => `${ratio(now, before, size)}× before the rollups and ${ratio(now, alone, size)}× the counters alone at ${size} rows`).join('; ')}. ` +
-      `Four shards at once: ${(commit.statementsPerSecond(now) / commit.statementsPerSecond(before)).toFixed(2)}× the statements/s of before the rollups.`);
     fs.writeFileSync(new URL('../docs/performance-dashboard.md', import.meta.url), `${lines.join('\n')}\n`);
     await app.close();
   } finally {

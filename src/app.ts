@@ -11,7 +11,8 @@ import { pingDatabase } from './db/database.js';
 import { InvalidationBus } from './cache/invalidation.js';
 import { Authenticator } from './auth/authenticator.js';
 import { UsageRecorder } from './auth/usage-recorder.js';
-import { ScoringLoop } from './recommendations/scorer.js';
+import { scoringLoop } from './recommendations/scorer.js';
+import { performanceSealer } from './dashboard/sealer.js';
 import { keyEnvironmentFor } from './auth/keys.js';
 import { installAuthHooks } from './auth/plugin.js';
 import { installAdminAuth } from './support/admin-auth.js';
@@ -89,9 +90,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   }
   usage.start();
   if (config.runBackgroundJobs) {
-    const scoring = new ScoringLoop(database.db, app.log);
-    scoring.start();
-    app.addHook('onClose', () => scoring.stop());
+    for (const job of [scoringLoop(database.db, app.log), performanceSealer(database.db, app.log)]) {
+      job.start({ runNow: true });
+      app.addHook('onClose', () => job.stop());
+    }
   }
   app.addHook('onClose', async () => {
     await usage.close().catch((error) => app.log.warn({ err: error }, 'could not record final key usage'));

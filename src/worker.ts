@@ -4,7 +4,8 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { InvalidationBus } from './cache/invalidation.js';
-import { ScoringLoop } from './recommendations/scorer.js';
+import { scoringLoop } from './recommendations/scorer.js';
+import { performanceSealer } from './dashboard/sealer.js';
 import { SandboxCommerce } from './commerce/sandbox.js';
 import { SetupWorker } from './plugin/setup-worker.js';
 
@@ -39,7 +40,8 @@ async function main(): Promise<void> {
   }
   await bus.connectRemote({ postgresUrl: config.databaseUrl }, log);
 
-  const scoring = new ScoringLoop(database.db, log);
+  const scoring = scoringLoop(database.db, log);
+  const sealer = performanceSealer(database.db, log);
   const setup = new SetupWorker({
     db: database.db,
     adapter: new SandboxCommerce(database.db, config.baseUrl, config.plugin.sandboxImportMs),
@@ -50,8 +52,9 @@ async function main(): Promise<void> {
     leaseMs: config.plugin.setupLeaseMs,
   });
   scoring.start({ keepProcessAlive: true });
+  sealer.start({ keepProcessAlive: true, runNow: true });
   setup.start();
-  log.info('worker started: recommendation scoring, store setup');
+  log.info('worker started: recommendation scoring, performance sealing, store setup');
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -65,7 +68,7 @@ async function main(): Promise<void> {
     forceExit.unref();
     try {
       // A batch or step in flight commits or rolls back as a whole; stopping waits for it.
-      await Promise.all([scoring.stop(), setup.stop()]);
+      await Promise.all([scoring.stop(), sealer.stop(), setup.stop()]);
       await bus.close();
       redis?.disconnect();
       await database.close();

@@ -74,42 +74,29 @@ export async function findReferralLink(db: Db, token: string): Promise<ResolvedL
 }
 
 /**
- * The shard of the counters and rollups that orders write to: group commit never uses it, so an
- * order's transaction never waits on a batch of views or locks rows in another order than it.
+ * Adds a batch of counter deltas in one statement (one group-commit write). Rows go in key order
+ * so that two instances writing overlapping batches lock them in the same order and cannot
+ * deadlock. The performance rollups are not written here: they take a day's counters once the
+ * day has passed (seal_performance, migration 0009), which keeps this statement as small as the
+ * hot path needs.
  */
-export const ORDER_SHARD = -1;
-
-/**
- * Adds counter deltas, and the same deltas to the performance rollups, in one statement
- * (add_attribution_counts, migration 0009: the only writer of counters). Rows go in key order so
- * that two instances writing overlapping batches lock them in the same order and cannot deadlock.
- */
-async function addCounts(db: Db, rows: Array<CounterRow & { orders: number }>): Promise<void> {
+export async function addCounters(db: Db, rows: CounterRow[]): Promise<void> {
   if (rows.length === 0) return;
   await sql`
-    select add_attribution_counts(
-      ${rows.map((row) => row.platformId)}::uuid[],
-      ${rows.map((row) => row.day)}::date[],
-      ${rows.map((row) => row.campaignId)}::text[],
-      ${rows.map((row) => row.brandId)}::text[],
-      ${rows.map((row) => row.partnerId)}::text[],
-      ${rows.map((row) => row.shard)}::smallint[],
-      ${rows.map((row) => row.views)}::bigint[],
-      ${rows.map((row) => row.clicks)}::bigint[],
-      ${rows.map((row) => row.orders)}::bigint[])`.execute(db);
-}
-
-/** Adds a batch of view and click deltas (one group-commit write). */
-export async function addCounters(db: Db, rows: CounterRow[]): Promise<void> {
-  await addCounts(db, rows.map((row) => ({ ...row, orders: 0 })));
-}
-
-/**
- * Credits one order to a link's counters for its day. Orders arrive one webhook at a time, far
- * below the rate of views, so they skip group commit and join the caller's transaction instead.
- */
-export async function addOrderCount(db: Db, link: LinkKey, day: string): Promise<void> {
-  await addCounts(db, [{ ...link, day, shard: ORDER_SHARD, views: 0, clicks: 0, orders: 1 }]);
+    insert into attribution_counters as c (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+    select item.platform_id, item.day, item.campaign_id, item.brand_id, item.partner_id, item.shard, item.views, item.clicks
+    from unnest(${rows.map((row) => row.platformId)}::uuid[],
+                ${rows.map((row) => row.day)}::date[],
+                ${rows.map((row) => row.campaignId)}::text[],
+                ${rows.map((row) => row.brandId)}::text[],
+                ${rows.map((row) => row.partnerId)}::text[],
+                ${rows.map((row) => row.shard)}::smallint[],
+                ${rows.map((row) => row.views)}::bigint[],
+                ${rows.map((row) => row.clicks)}::bigint[]) as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+    order by 1, 2, 3, 4, 5, 6
+    on conflict (platform_id, day, campaign_id, brand_id, partner_id, shard) do update set
+      views = c.views + excluded.views,
+      clicks = c.clicks + excluded.clicks`.execute(db);
 }
 
 export interface PlatformTotals {
@@ -135,16 +122,16 @@ export async function platformTotals(db: Db, platformId: string, range: DayRange
   const from = range.from ?? null;
   const to = range.to ?? null;
   const result = await sql<PlatformTotals>`
-    select counted.views, counted.clicks, counted.orders,
+    select counted.views, counted.clicks, sold.orders,
            sold.new_customers as "newCustomers", sold.revenue_cents as "revenueCents", sold.commission_cents as "commissionCents"
     from (
-      select coalesce(sum(views), 0)::int8 as views, coalesce(sum(clicks), 0)::int8 as clicks, coalesce(sum(orders), 0)::int8 as orders
+      select coalesce(sum(views), 0)::int8 as views, coalesce(sum(clicks), 0)::int8 as clicks
       from attribution_counters
       where platform_id = ${platformId}::uuid
         and (${from}::date is null or day >= ${from}::date) and (${to}::date is null or day <= ${to}::date)
     ) counted
     cross join (
-      select count(*) filter (where new_customer)::int8 as new_customers, coalesce(sum(total_cents), 0)::int8 as revenue_cents,
+      select count(*)::int8 as orders, count(*) filter (where new_customer)::int8 as new_customers, coalesce(sum(total_cents), 0)::int8 as revenue_cents,
              coalesce(sum(commission_cents), 0)::int8 as commission_cents
       from attributed_orders
       where platform_id = ${platformId}::uuid

@@ -313,7 +313,7 @@ export async function brandKeyBelongsTo(db: Db, keyId: string, companyId: string
   return row !== undefined;
 }
 
-// --- performance (read from the rollups of migration 0009) ---
+// --- performance (the rollups of migration 0009 for sealed days, the counters for the live week) ---
 
 export interface PerformanceFigureRow {
   views: number;
@@ -330,18 +330,42 @@ const figures = (alias: string, shape: 'sum' | 'value') =>
   sql.raw(FIGURE_COLUMNS.map((figure) => `coalesce(${shape === 'sum' ? `sum(${alias}.${figure})` : `${alias}.${figure}`}, 0)::int8 as ${figure}`).join(', '));
 const figureList = (alias: string) => sql.raw(FIGURE_COLUMNS.map((figure) => `${alias}.${figure}`).join(', '));
 
+/** The last day whose views and clicks are in the rollups; later days are read from the counters. */
+const sealedThrough = sql`(select coalesce(sealed_through, '-infinity'::date) from performance_sealed)`;
+
+/**
+ * Views and clicks of the days not sealed yet (at most a week), from the raw counters and from
+ * both sides, as the rollups hold them: as the showing brand (attribution_counters_brand_idx) and
+ * as the partner whose offer another brand showed (attribution_counters_partner_idx). Orders are
+ * in the rollups whatever their day. `others` limits the rows to some brands.
+ */
+function liveRows(companyId: string, from: string, to: string, others?: RawBuilder<unknown>) {
+  const days = sql`c.day between ${from}::date and ${to}::date and c.day > ${sealedThrough}`;
+  const noOrders = sql.raw('0::int8 as orders, 0::int8 as new_customers, 0::int8 as revenue_cents, 0::int8 as commission_cents');
+  return sql`
+    select c.day, c.platform_id, c.partner_id as other_id, c.views, c.clicks, ${noOrders} from attribution_counters c
+    where c.brand_id = ${companyId} and ${days} ${others ? sql`and c.partner_id = ${others}` : sql``}
+    union all
+    select c.day, c.platform_id, c.brand_id, c.views, c.clicks, ${noOrders} from attribution_counters c
+    where c.partner_id = ${companyId} and c.brand_id <> ${companyId} and ${days} ${others ? sql`and c.brand_id = ${others}` : sql``}`;
+}
+
 /**
  * The brand's figures per day and per platform (one grouping each), from both sides: offers of
  * partners it showed, and its own offer shown by partners. Days are UTC, from and to inclusive.
- * Reads at most days x platforms x shards rollup rows, however many partners the brand has.
+ * Reads at most days x platforms rollup rows, and the counters of the live days only.
  */
 export async function performanceByDayAndPlatform(db: Db, companyId: string, from: string, to: string) {
   const result = await sql<PerformanceFigureRow & { day: string | null; platform_id: string | null; platform_name: string | null }>`
-    select to_char(d.day, 'YYYY-MM-DD') as day, d.platform_id::text as platform_id, max(p.name) as platform_name, ${figures('d', 'sum')}
-    from performance_days d
-    left join platforms p on p.id = d.platform_id
-    where d.company_id = ${companyId} and d.day between ${from}::date and ${to}::date
-    group by grouping sets ((d.day), (d.platform_id))
+    select to_char(f.day, 'YYYY-MM-DD') as day, f.platform_id::text as platform_id, max(p.name) as platform_name, ${figures('f', 'sum')}
+    from (
+      select d.day, d.platform_id, ${figureList('d')} from performance_days d
+      where d.company_id = ${companyId} and d.day between ${from}::date and ${to}::date
+      union all
+      select live.day, live.platform_id, ${figureList('live')} from (${liveRows(companyId, from, to)}) live
+    ) f
+    left join platforms p on p.id = f.platform_id
+    group by grouping sets ((f.day), (f.platform_id))
     order by 1, 2`.execute(db);
   return result.rows;
 }
@@ -358,9 +382,10 @@ export async function countPerformancePartners(db: Db, companyId: string): Promi
 export type PerformancePartnerRow = PerformanceFigureRow & { other_id: string; other_name: string | null };
 
 /**
- * The company's rollup rows with each other brand over the range, from both sides: as the
- * showing brand, and as the partner whose offer another brand showed (its own showings of its
- * own offer count once). `others` limits them to some brands.
+ * The company's rows with each other brand over the range, from both sides: as the showing
+ * brand, and as the partner whose offer another brand showed (its own showings of its own offer
+ * count once); sealed days from the rollups, live days' views and clicks from the counters.
+ * `others` limits them to some brands.
  */
 function pairRows(companyId: string, from: string, to: string, others?: RawBuilder<unknown>) {
   const days = sql`d.day between ${from}::date and ${to}::date`;
@@ -369,12 +394,14 @@ function pairRows(companyId: string, from: string, to: string, others?: RawBuild
     where d.brand_id = ${companyId} and ${days} ${others ? sql`and d.partner_id = ${others}` : sql``}
     union all
     select d.brand_id, ${figureList('d')} from performance_pair_days d
-    where d.partner_id = ${companyId} and d.brand_id <> ${companyId} and ${days} ${others ? sql`and d.brand_id = ${others}` : sql``}`;
+    where d.partner_id = ${companyId} and d.brand_id <> ${companyId} and ${days} ${others ? sql`and d.brand_id = ${others}` : sql``}
+    union all
+    select live.other_id, ${figureList('live')} from (${liveRows(companyId, from, to, others)}) live`;
 }
 
 /**
- * One page of the brands the company has figures with, by name, each with its figures over the
- * range: only the page's brands are summed, through (brand, partner, day) from either side.
+ * One page of the brands the company has run campaigns with, by name, each with its figures over
+ * the range: only the page's brands are summed, through (brand, partner, day) from either side.
  */
 export async function performancePartnerPage(db: Db, companyId: string, from: string, to: string, window: { fromEnd: boolean; offset: number; limit: number }) {
   const direction = window.fromEnd ? sql`desc` : sql`asc`;
@@ -394,8 +421,8 @@ export async function performancePartnerPage(db: Db, companyId: string, from: st
 }
 
 /**
- * Every brand the company has figures with, by name, with its figures over the range (the CSV
- * export): sums all of the company's rollup rows with other brands in the range.
+ * Every brand the company has run campaigns with, by name, with its figures over the range (the
+ * CSV export): sums all of the company's rows with other brands in the range.
  */
 export async function performanceAllPartners(db: Db, companyId: string, from: string, to: string): Promise<PerformancePartnerRow[]> {
   const result = await sql<PerformancePartnerRow>`
@@ -407,4 +434,13 @@ export async function performanceAllPartners(db: Db, companyId: string, from: st
     where p.company_id = ${companyId}
     order by p.other_name, p.other_id`.execute(db);
   return result.rows;
+}
+
+/**
+ * Folds the views and clicks of every day older than the live window into the rollups (one
+ * transaction; concurrent callers wait their turn and find it done); returns the last sealed day.
+ */
+export async function sealPerformance(db: Db): Promise<string | null> {
+  const result = await sql<{ sealed: string | null }>`select to_char(seal_performance(performance_seal_day()), 'YYYY-MM-DD') as sealed`.execute(db);
+  return result.rows[0]?.sealed ?? null;
 }

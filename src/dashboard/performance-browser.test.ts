@@ -79,16 +79,17 @@ describe('performance page in Chromium', () => {
   });
 
   it('pages through more partners than fit on a page', async () => {
-    // 60 more partners with one view each today, written the way group commit writes them.
+    // 60 more partners, each in a campaign with Alpha, with one view each today.
     await sql`
       insert into companies (id, domain, business_name)
       select 'many-' || i, 'many-' || i || '.example', 'Many ' || lpad(i::text, 2, '0') from generate_series(1, 60) as i`.execute(context.db);
     await sql`
-      select add_attribution_counts(
-        array_fill(${story.platforms.p1}::uuid, array[60]), array_fill(current_date, array[60]),
-        array(select 'many-campaign-' || i from generate_series(1, 60) as i), array_fill(${story.alphaId}::text, array[60]),
-        array(select 'many-' || i from generate_series(1, 60) as i), array_fill(0::smallint, array[60]),
-        array_fill(1::bigint, array[60]), array_fill(0::bigint, array[60]), array_fill(0::bigint, array[60]))`.execute(context.db);
+      insert into campaigns (id, owner_id, partner_id, name, status, created_at, updated_at)
+      select 'many-campaign-' || i, ${story.alphaId}, 'many-' || i, 'Many', 'active', now(), now() from generate_series(1, 60) as i`.execute(context.db);
+    await sql`
+      insert into attribution_counters (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+      select ${story.platforms.p1}::uuid, (now() at time zone 'UTC')::date, 'many-campaign-' || i, ${story.alphaId}, 'many-' || i, 0, 1, 0
+      from generate_series(1, 60) as i`.execute(context.db);
     await page.getByRole('button', { name: 'Show' }).click();
     const partners = page.getByRole('table', { name: 'Per partner' }).locator('tbody th');
     await page.getByText('Page 1 of 2 (62 partners)').waitFor();

@@ -348,7 +348,7 @@ async function summary(ctx: Pick<DashboardContext, 'db'>, companyId: string, ran
 const partnerFigures = (row: dal.PerformancePartnerRow) => ({ companyId: row.other_id, name: row.other_name, ...figuresOf(row) });
 
 /**
- * The performance page: the summary, and one page of the brands the company has figures with
+ * The performance page: the summary, and one page of the brands the company has run campaigns with
  * (by name) with their figures over the range; only that page's partners are summed.
  */
 export async function performance(ctx: Pick<DashboardContext, 'db'>, companyId: string, query: PerformanceRange & { pageIndex?: number; pageSize?: number }) {

@@ -164,7 +164,7 @@ export interface ReferralLinksTable {
 
 type Counter = ColumnType<number, number | undefined, number>;
 
-/** Views, clicks and orders credited to a platform, per campaign, showing brand, partner and UTC day. */
+/** Views and clicks credited to a platform, per campaign, showing brand, partner and UTC day. */
 export interface AttributionCountersTable {
   platform_id: string;
   day: ColumnType<Date, string, string>;
@@ -174,7 +174,6 @@ export interface AttributionCountersTable {
   shard: ColumnType<number, number | undefined, number>;
   views: Counter;
   clicks: Counter;
-  orders: Counter;
 }
 
 /** Tables of migration 0003. */
@@ -459,9 +458,8 @@ export interface ClaimsMailCampaignOfferTables {
   sandbox_ownership_requests: SandboxOwnershipRequestsTable;
 }
 
-/** A brand's figures in a performance rollup (migration 0009); a key's figures are the sum over its shards. */
+/** A brand's figures in a performance rollup (migration 0009). */
 interface PerformanceFigures {
-  shard: number;
   views: Counter;
   clicks: Counter;
   orders: Counter;
@@ -489,11 +487,18 @@ export interface PerformancePartnersTable {
   other_name: string | null;
 }
 
-/** Tables of migration 0009: the performance page's rollups, written with the counters and orders. */
+/** One row: the days whose views and clicks are in the rollups (through this day; none when null). */
+export interface PerformanceSealedTable {
+  singleton: Generated<boolean>;
+  sealed_through: ColumnType<Date | null, string | null, string | null>;
+}
+
+/** Tables of migration 0009: the performance page's rollups, sealed day by day, and orders as they come. */
 export interface PerformanceTables {
   performance_days: PerformanceDaysTable;
   performance_pair_days: PerformancePairDaysTable;
   performance_partners: PerformancePartnersTable;
+  performance_sealed: PerformanceSealedTable;
 }
 
 /** Every table the service has: the foundation's plus each domain's own. */

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
-import { addOrderCount, findReferralLink, type LinkKey } from '../attribution/dal.js';
+import { findReferralLink, type LinkKey } from '../attribution/dal.js';
 import { normalizeDomain } from '../platforms/domain.js';
 import * as dal from './dal.js';
 
@@ -85,7 +85,6 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder):
     const newCustomer = await dal.rememberCustomer(trx, record);
     const commissionCents = newCustomer && link ? commissionFor(record.totalCents, ctx.commissionBasisPoints) : 0;
     await dal.setCustomerOutcome(trx, record, newCustomer, commissionCents);
-    if (link) await addOrderCount(trx, link, record.placedAt.toISOString().slice(0, 10));
     return { newCustomer, commissionCents };
   });
   if (!outcome) {

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
 import { claimQueuedBrands, countCompanies, loadProfiles, upsertScores } from './dal.js';
 import { scoresToRefresh } from './scoring.js';
+import { PeriodicJob } from '../jobs/periodic.js';
 
 export const SCORING_INTERVAL_MS = 1_000;
 /** Rows written by one upsert: keeps a batch's statement and transaction short however many brands exist. */
@@ -41,39 +42,13 @@ export async function drainScoringQueue(db: Db, stopped: () => boolean = () => f
  * The background scorer: drains the queue on a timer. The API process runs one; a worker process
  * can run more (src/worker.ts), since batches are claimed with skip locked.
  */
-export class ScoringLoop {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
-
-  constructor(
-    private readonly db: Db,
-    private readonly log: FastifyBaseLogger,
-    private readonly intervalMs = SCORING_INTERVAL_MS,
-  ) {}
-
-  /** In the API the timer must not keep a closing process alive; a worker process lives for it. */
-  start(options: { keepProcessAlive?: boolean } = {}): void {
-    this.timer = setInterval(() => this.tick(), this.intervalMs);
-    if (!options.keepProcessAlive) this.timer.unref();
-  }
-
-  private tick(): void {
-    if (this.running || this.stopped) return;
-    this.running = drainScoringQueue(this.db, () => this.stopped)
-      .then((scored) => {
-        if (scored > 0) this.log.debug({ scored }, 'recommendation scores refreshed');
-      })
-      .catch((error) => this.log.warn({ err: error }, 'recommendation scoring failed; will retry'))
-      .finally(() => {
-        this.running = undefined;
-      });
-  }
-
-  /** Stops the timer and waits for the batch in flight, so the database can be closed after. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
-  }
+export function scoringLoop(db: Db, log: FastifyBaseLogger, intervalMs = SCORING_INTERVAL_MS): PeriodicJob {
+  return new PeriodicJob(
+    async (stopped) => {
+      const scored = await drainScoringQueue(db, stopped);
+      if (scored > 0) log.debug({ scored }, 'recommendation scores refreshed');
+    },
+    intervalMs,
+    (error) => log.warn({ err: error }, 'recommendation scoring failed; will retry'),
+  );
 }
