@@ -21,7 +21,7 @@ import { installErrorHandlers } from './http/error-handler.js';
 import { installMetrics } from './http/metrics.js';
 import { installRateLimits } from './http/rate-limit.js';
 import { installValidators } from './http/validation.js';
-import { loggerOptions } from './http/logging.js';
+import { loggerOptions, requestLogger } from './http/logging.js';
 import type { Services } from './services.js';
 import { domainRoutes } from './routes.js';
 
@@ -48,6 +48,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : crypto.randomUUID();
     },
+    childLoggerFactory: requestLogger,
     trustProxy: true,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { CounterRow, LinkKey } from './dal.js';
 
 interface Counts {
@@ -13,11 +14,19 @@ interface Waiter {
 }
 
 /**
- * Writes that may run at once. Each takes its own counter shard, so concurrent writes never wait
- * on each other's row locks and PostgreSQL flushes their commits to disk together; when commits
- * are slow (a busy disk), throughput then grows with the slots instead of stalling on one flush.
+ * Writes in flight at once, per instance. Requests that arrive while a write runs wait together
+ * for the next one, so a busy moment makes bigger batches rather than more statements. On this
+ * project's two-core machine one write in flight served more requests than 2, 4 or 8 and halved
+ * PostgreSQL's CPU time (docs/performance-offers.md): every statement costs both processes a
+ * round trip and a commit, whatever its size.
  */
-const WRITE_SLOTS = 4;
+const WRITE_SLOTS = 1;
+
+/**
+ * Counter rows a key is spread over. Each instance writes its own shard, picked at random when it
+ * starts, so the writes of several instances rarely wait on each other's row locks.
+ */
+export const COUNTER_SHARDS = 16;
 
 /**
  * Group commit for attribution counters: deltas recorded while writes are running wait together
@@ -33,7 +42,7 @@ export class CounterCommitter {
    */
   private pending = new Map<string, Map<LinkKey, Counts>>();
   private waiters: Waiter[] = [];
-  private readonly freeShards = Array.from({ length: WRITE_SLOTS }, (_, shard) => shard);
+  private readonly freeShards = ((first) => Array.from({ length: WRITE_SLOTS }, (_, slot) => (first + slot) % COUNTER_SHARDS))(crypto.randomInt(COUNTER_SHARDS));
   private readonly running = new Set<Promise<void>>();
   private flushScheduled = false;
   private today = { number: -1, day: '' };

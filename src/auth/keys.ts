@@ -42,7 +42,8 @@ export function generatePlatformKey(environment: KeyEnvironment): string {
  * the hash is the lookup index, and the plaintext is never stored.
  */
 export function hashSecret(plaintext: string): string {
-  return crypto.createHash('sha256').update(plaintext, 'utf8').digest('hex');
+  // The one-shot form: no Hash object per call, on the path of every authenticated request.
+  return crypto.hash('sha256', plaintext, 'hex');
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describeValidationError } from './error-handler.js';
@@ -77,21 +77,29 @@ const pointerPart = (name: string) => name.replaceAll('~', '~0').replaceAll('/',
  * Iterative, so a deeply nested body cannot exhaust the stack.
  */
 function findUnacceptableText(root: unknown): { instancePath: string; message: string } | undefined {
-  const pending: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }];
+  // Each entry keeps its parent and name; a path is spelled out only for the value refused.
+  interface Entry {
+    value: unknown;
+    parent: Entry | undefined;
+    name: string;
+  }
+  const pathOf = (entry: Entry | undefined): string => (entry?.parent ? `${pathOf(entry.parent)}/${pointerPart(entry.name)}` : '');
+  const pending: Entry[] = [{ value: root, parent: undefined, name: '' }];
   while (pending.length > 0) {
-    const { value, path } = pending.pop()!;
+    const entry = pending.pop()!;
+    const { value } = entry;
     if (typeof value === 'string') {
       const message = unacceptableText(value);
-      if (message) return { instancePath: path, message };
+      if (message) return { instancePath: pathOf(entry), message };
     } else if (Array.isArray(value)) {
-      value.forEach((item, index) => pending.push({ value: item, path: `${path}/${index}` }));
+      value.forEach((item, index) => pending.push({ value: item, parent: entry, name: String(index) }));
     } else if (value !== null && typeof value === 'object' && !ArrayBuffer.isView(value)) {
       // (A Buffer is a raw body its route parses itself: bytes, not text fields.)
       for (const [name, item] of Object.entries(value)) {
         const message = unacceptableText(name);
         // The name itself is not repeated in the answer: it is the part that cannot be shown.
-        if (message) return { instancePath: path, message: `has a field name that ${message}` };
-        pending.push({ value: item, path: `${path}/${pointerPart(name)}` });
+        if (message) return { instancePath: pathOf(entry), message: `has a field name that ${message}` };
+        pending.push({ value: item, parent: entry, name });
       }
     }
   }
@@ -112,16 +120,18 @@ function textValidationError(context: 'params' | 'querystring' | 'body', found: 
   return error;
 }
 
-async function rejectUnacceptableText(request: FastifyRequest): Promise<void> {
-  const parts = [
-    ['params', request.params],
-    ['querystring', request.query],
-    ['body', request.body],
-  ] as const;
+function rejectUnacceptableText(request: FastifyRequest, _reply: FastifyReply, done: (error?: FastifyError) => void): void {
+  // A path and query string decode to such text only through percent-escapes (the HTTP parser
+  // refuses a raw NUL), so a URL without any is not walked.
+  const parts = request.url.includes('%')
+    ? ([['params', request.params], ['querystring', request.query], ['body', request.body]] as const)
+    : ([['body', request.body]] as const);
   for (const [context, value] of parts) {
+    if (value === undefined) continue;
     const found = findUnacceptableText(value);
-    if (found) throw textValidationError(context, found);
+    if (found) return done(textValidationError(context, found));
   }
+  done();
 }
 
 /**
