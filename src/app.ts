@@ -108,9 +108,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Request-Id', request.id);
     if (closing) reply.header('Connection', 'close');
+    done(null, payload);
   });
 
   const knownRoutes: Array<{ method: string; pattern: RegExp }> = [];
