@@ -11,8 +11,8 @@ const FLUSH_INTERVAL_MS = 2_000;
  */
 export class UsageRecorder {
   private readonly knownLinks = new Set<string>();
-  private pendingLinks = new Map<string, { platformId: string; companyId: string; seenAt: Date }>();
-  private pendingKeys = { brand_api_keys: new Map<string, Date>(), platform_keys: new Map<string, Date>() };
+  private pendingLinks = new Map<string, { platformId: string; companyId: string; seenAt: number }>();
+  private pendingKeys = { brand_api_keys: new Map<string, number>(), platform_keys: new Map<string, number>() };
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -27,18 +27,21 @@ export class UsageRecorder {
     this.timer.unref();
   }
 
+  // Both run on every authenticated request: they keep the time as a number and update a pending
+  // entry in place, so a busy key or link costs no allocation per request.
   keyUsed(table: 'brand_api_keys' | 'platform_keys', keyId: string): void {
-    this.pendingKeys[table].set(keyId, new Date());
+    this.pendingKeys[table].set(keyId, Date.now());
   }
 
   async platformSeen(platformId: string, companyId: string): Promise<void> {
     const linkKey = `${platformId}|${companyId}`;
-    const seenAt = new Date();
     if (this.knownLinks.has(linkKey)) {
-      this.pendingLinks.set(linkKey, { platformId, companyId, seenAt });
+      const pending = this.pendingLinks.get(linkKey);
+      if (pending) pending.seenAt = Date.now();
+      else this.pendingLinks.set(linkKey, { platformId, companyId, seenAt: Date.now() });
       return;
     }
-    await upsertPlatformCompanyLinks(this.db, [{ platformId, companyId, seenAt }]);
+    await upsertPlatformCompanyLinks(this.db, [{ platformId, companyId, seenAt: new Date() }]);
     this.knownLinks.add(linkKey);
   }
 
@@ -52,10 +55,10 @@ export class UsageRecorder {
     if (links.size === 0 && keys.brand_api_keys.size === 0 && keys.platform_keys.size === 0) return;
     this.pendingLinks = new Map();
     this.pendingKeys = { brand_api_keys: new Map(), platform_keys: new Map() };
-    const usesOf = (pending: Map<string, Date>) => [...pending].map(([keyId, usedAt]) => ({ keyId, usedAt }));
+    const usesOf = (pending: Map<string, number>) => [...pending].map(([keyId, usedAt]) => ({ keyId, usedAt: new Date(usedAt) }));
     try {
       await this.db.transaction().execute(async (trx) => {
-        await upsertPlatformCompanyLinks(trx, [...links.values()]);
+        await upsertPlatformCompanyLinks(trx, [...links.values()].map((link) => ({ ...link, seenAt: new Date(link.seenAt) })));
         await touchKeys(trx, 'brand_api_keys', usesOf(keys.brand_api_keys));
         await touchKeys(trx, 'platform_keys', usesOf(keys.platform_keys));
       });
