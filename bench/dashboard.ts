@@ -55,7 +55,7 @@ async function seed(db: Kysely<Database>): Promise<void> {
            now() - make_interval(mins => i), now()
     from generate_series(0, ${ROWS - 1}) as i`.execute(db);
   // 1,000,000 views: the brand's showings of partners' offers and partners' showings of its offer,
-  // over a year, spread over the four group-commit shards as a busy brand's counters are.
+  // over a year, spread over four counter shards as several instances write them.
   for (const side of ['brand', 'partner'] as const) {
     await sql`
       insert into attribution_counters (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
@@ -165,7 +165,7 @@ async function main(): Promise<void> {
     out(`Data: one brand with ${ROWS.toLocaleString('en')} partnerships (7,000 active, 1,500 requests, 800 declined, 700 removed) and ` +
       `${ROWS.toLocaleString('en')} campaigns with ${ROWS.toLocaleString('en')} partner brands; ${Number(views.rows[0]!.n).toLocaleString('en')} views in ` +
       `${(2 * COUNTER_ROWS_PER_SIDE).toLocaleString('en')} daily counter rows over 365 days and 3 platforms (both sides: offers the brand showed, and its own offer shown by partners); ` +
-      `${ORDERS.toLocaleString('en')} attributed orders. Bulk inserted in ${seedMs} ms (counters spread over the 4 group-commit shards), ` +
+      `${ORDERS.toLocaleString('en')} attributed orders. Bulk inserted in ${seedMs} ms (counters spread over 4 counter shards, as several instances write them), ` +
       `rollups rebuilt from them (below), then VACUUM ANALYZE.`);
     out();
     out(`Timing: app.inject (no network), ${WARMUP} warm-up then ${ITERATIONS} sequential requests per case, the cases taking turns in ${ROUNDS} rounds. ` +
