@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { describeBrandReadGuards } from '../partnerships/brand-read-guards.js';
 import { describeEachDatabase } from '../../test/support/harness.js';
-import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
-import { insertCampaigns, insertCompanies, platformLinksOf, type CampaignSeed } from '../partnerships/test-helpers.js';
+import { createBrand, uniqueId } from '../../test/support/factories.js';
+import { insertCampaigns, insertCompanies, type CampaignSeed } from '../partnerships/test-helpers.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 0, minutes));
@@ -111,64 +112,16 @@ describeEachDatabase('GET /v1/campaigns', (use) => {
     expect(closedPages).toEqual(closed);
   });
 
-  describe('rejects bad input with 400 invalid_request naming the parameter, writing nothing', () => {
-    let activePlatformId: string;
-    let inactivePlatformId: string;
-    beforeAll(async () => {
-      activePlatformId = (await createPlatform(use().support)).platformId;
-      inactivePlatformId = (await createPlatform(use().support, { active: false })).platformId;
-    });
-
-    const cases: Array<[string, string, Record<string, string> | 'inactive', RegExp]> = [
-      ['unknown status', '?status=scheduled', {}, /query parameter status must be one of draft, active, closed/],
-      ['pageIndex 0', '?pageIndex=0', {}, /query parameter pageIndex must be >= 1/],
-      ['negative pageIndex', '?pageIndex=-3', {}, /query parameter pageIndex must be >= 1/],
-      ['fractional pageIndex', '?pageIndex=2.5', {}, /query parameter pageIndex must be integer/],
-      ['non-numeric pageIndex', '?pageIndex=last', {}, /query parameter pageIndex must be integer/],
-      ['huge pageIndex', '?pageIndex=1000000000000', {}, /query parameter pageIndex must be <= 1000000/],
-      ['pageSize 0', '?pageSize=0', {}, /query parameter pageSize must be >= 1/],
-      ['pageSize 101', '?pageSize=101', {}, /query parameter pageSize must be <= 100/],
-      ['empty X-Platform-Id', '', { 'x-platform-id': '' }, /X-Platform-Id must be a platform id \(UUID\)/],
-      ['integer X-Platform-Id', '', { 'x-platform-id': '7' }, /X-Platform-Id must be a platform id \(UUID\)/],
-      ['word X-Platform-Id', '', { 'x-platform-id': 'checkout-app' }, /X-Platform-Id must be a platform id \(UUID\)/],
-      ['an inactive platform\'s id', '', 'inactive', /X-Platform-Id is not an active platform/],
-    ];
-    for (const [check, query, headers, message] of cases) {
-      it(check, async () => {
-        const before = await platformLinksOf(use().db, me.companyId);
-        const sent = headers === 'inactive' ? { 'x-platform-id': inactivePlatformId } : Object.keys(headers).length ? headers : { 'x-platform-id': activePlatformId };
-        const response = await list(query, sent);
-        expect(response.statusCode).toBe(400);
-        expect(response.json()).toMatchObject({ error: 'invalid_request', message: expect.stringMatching(message) });
-        expect(await platformLinksOf(use().db, me.companyId)).toEqual(before);
-      });
-    }
-
-    it('accepts an active platform and records the link', async () => {
-      const response = await list('', { 'x-platform-id': activePlatformId });
-      expect(response.statusCode).toBe(200);
-      expect(await platformLinksOf(use().db, me.companyId)).toEqual([{ platform_id: activePlatformId }]);
-    });
-  });
-
-  describe('refuses callers without a brand credential with 401', () => {
-    it('no key', async () => {
-      const response = await list('', {}, null);
-      expect(response.statusCode).toBe(401);
-      expect(response.json()).toMatchObject({ error: 'unauthorized' });
-    });
-    it('an unknown key', async () => {
-      const response = await list('', {}, 'svc_test_' + 'C'.repeat(32));
-      expect(response.statusCode).toBe(401);
-      expect(response.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/unknown or revoked/) });
-    });
-    it('a platform key', async () => {
-      const { key } = await createPlatform(use().support);
-      const response = await list('', {}, key);
-      expect(response.statusCode).toBe(401);
-      expect(response.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/platform keys are only for/) });
-    });
-  });
+  describeBrandReadGuards(use, () => me, list, [
+    ['unknown status', '?status=scheduled', /query parameter status must be one of draft, active, closed/],
+    ['pageIndex 0', '?pageIndex=0', /query parameter pageIndex must be >= 1/],
+    ['negative pageIndex', '?pageIndex=-3', /query parameter pageIndex must be >= 1/],
+    ['fractional pageIndex', '?pageIndex=2.5', /query parameter pageIndex must be integer/],
+    ['non-numeric pageIndex', '?pageIndex=last', /query parameter pageIndex must be integer/],
+    ['huge pageIndex', '?pageIndex=1000000000000', /query parameter pageIndex must be <= 1000000/],
+    ['pageSize 0', '?pageSize=0', /query parameter pageSize must be >= 1/],
+    ['pageSize 101', '?pageSize=101', /query parameter pageSize must be <= 100/],
+  ]);
 
   it('answers 500 internal_error in the spec shape when the list cannot be loaded', async () => {
     const { db } = use();

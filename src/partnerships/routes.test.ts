@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { describeBrandReadGuards } from './brand-read-guards.js';
 import { describeEachDatabase } from '../../test/support/harness.js';
 import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
 import { insertCompanies, insertPartnerships, platformLinksOf } from './test-helpers.js';
@@ -121,67 +122,18 @@ describeEachDatabase('GET /v1/partners', (use) => {
     expect(await platformLinksOf(use().db, me.companyId)).toContainEqual({ platform_id: platformId });
   });
 
-  describe('rejects bad input with 400 invalid_request naming the parameter, writing nothing', () => {
-    let activePlatformId: string;
-    let inactivePlatformId: string;
-    beforeAll(async () => {
-      activePlatformId = (await createPlatform(use().support)).platformId;
-      inactivePlatformId = (await createPlatform(use().support, { active: false })).platformId;
-    });
-
-    const cases: Array<[string, string, Record<string, string>, RegExp]> = [
-      ['unknown status', '?status=pending', {}, /query parameter status must be one of active, inviteSent, inviteReceived, declined, removed/],
-      ['pageIndex 0', '?pageIndex=0', {}, /query parameter pageIndex must be >= 1/],
-      ['negative pageIndex', '?pageIndex=-1', {}, /query parameter pageIndex must be >= 1/],
-      ['fractional pageIndex', '?pageIndex=1.5', {}, /query parameter pageIndex must be integer/],
-      ['non-numeric pageIndex', '?pageIndex=abc', {}, /query parameter pageIndex must be integer/],
-      ['huge pageIndex', '?pageIndex=1000000000000', {}, /query parameter pageIndex must be <= 1000000/],
-      ['empty pageIndex', '?pageIndex=', {}, /query parameter pageIndex must be integer/],
-      ['pageSize 0', '?pageSize=0', {}, /query parameter pageSize must be >= 1/],
-      ['pageSize 101', '?pageSize=101', {}, /query parameter pageSize must be <= 100/],
-      ['repeated pageSize', '?pageSize=10&pageSize=20', {}, /query parameter pageSize must be integer/],
-      ['empty X-Platform-Id', '', { 'x-platform-id': '' }, /X-Platform-Id must be a platform id \(UUID\)/],
-      ['integer X-Platform-Id', '', { 'x-platform-id': '42' }, /X-Platform-Id must be a platform id \(UUID\)/],
-      ['word X-Platform-Id', '', { 'x-platform-id': 'shopify' }, /X-Platform-Id must be a platform id \(UUID\)/],
-      ['unknown platform id', '', { 'x-platform-id': '00000000-0000-4000-8000-00000000abcd' }, /X-Platform-Id is not an active platform/],
-    ];
-    for (const [check, query, headers, message] of cases) {
-      it(check, async () => {
-        const before = await platformLinksOf(use().db, me.companyId);
-        // A valid platform alongside bad paging must not be linked either.
-        const response = await list(query, Object.keys(headers).length ? headers : { 'x-platform-id': activePlatformId });
-        expect(response.statusCode).toBe(400);
-        expect(response.json()).toMatchObject({ error: 'invalid_request', message: expect.stringMatching(message) });
-        expect(await platformLinksOf(use().db, me.companyId)).toEqual(before);
-      });
-    }
-
-    it('an inactive platform\'s id', async () => {
-      const response = await list('', { 'x-platform-id': inactivePlatformId });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ error: 'invalid_request', message: 'X-Platform-Id is not an active platform' });
-      expect(await platformLinksOf(use().db, me.companyId)).not.toContainEqual({ platform_id: inactivePlatformId });
-    });
-  });
-
-  describe('refuses callers without a brand credential with 401', () => {
-    it('no key', async () => {
-      const response = await list('', {}, null);
-      expect(response.statusCode).toBe(401);
-      expect(response.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/missing credentials/) });
-    });
-    it('an unknown key', async () => {
-      const response = await list('', {}, 'svc_test_' + 'B'.repeat(32));
-      expect(response.statusCode).toBe(401);
-      expect(response.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/unknown or revoked/) });
-    });
-    it('a platform key', async () => {
-      const { key } = await createPlatform(use().support);
-      const response = await list('', {}, key);
-      expect(response.statusCode).toBe(401);
-      expect(response.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/platform keys are only for/) });
-    });
-  });
+  describeBrandReadGuards(use, () => me, list, [
+    ['unknown status', '?status=pending', /query parameter status must be one of active, inviteSent, inviteReceived, declined, removed/],
+    ['pageIndex 0', '?pageIndex=0', /query parameter pageIndex must be >= 1/],
+    ['negative pageIndex', '?pageIndex=-1', /query parameter pageIndex must be >= 1/],
+    ['fractional pageIndex', '?pageIndex=1.5', /query parameter pageIndex must be integer/],
+    ['non-numeric pageIndex', '?pageIndex=abc', /query parameter pageIndex must be integer/],
+    ['huge pageIndex', '?pageIndex=1000000000000', /query parameter pageIndex must be <= 1000000/],
+    ['empty pageIndex', '?pageIndex=', /query parameter pageIndex must be integer/],
+    ['pageSize 0', '?pageSize=0', /query parameter pageSize must be >= 1/],
+    ['pageSize 101', '?pageSize=101', /query parameter pageSize must be <= 100/],
+    ['repeated pageSize', '?pageSize=10&pageSize=20', /query parameter pageSize must be integer/],
+  ]);
 
   it('answers 500 internal_error in the spec shape when the list cannot be loaded', async () => {
     const { db } = use();

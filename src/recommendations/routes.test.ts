@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { describeBrandReadGuards } from '../partnerships/brand-read-guards.js';
 import { describeEachDatabase } from '../../test/support/harness.js';
-import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
-import { insertCompanies, insertPartnerships, platformLinksOf, settleScores } from '../partnerships/test-helpers.js';
+import { createBrand, uniqueId } from '../../test/support/factories.js';
+import { insertCompanies, insertPartnerships, settleScores } from '../partnerships/test-helpers.js';
 import { matchRate, type BrandProfile } from './scoring.js';
 
 const coffee: BrandProfile = { categories: ['Coffee', 'Tea'], country: 'Germany', businessSize: 'Medium', productCount: 120, commercePlatform: 'Shopify' };
@@ -126,53 +127,10 @@ describeEachDatabase('GET /v1/discover/partner/recommendations', (use) => {
     expect(rates).toEqual([...rates].sort((a, b) => b - a));
   });
 
-  describe('rejects bad input with 400 invalid_request, writing nothing', () => {
-    let activePlatformId: string;
-    let inactivePlatformId: string;
-    beforeAll(async () => {
-      activePlatformId = (await createPlatform(use().support)).platformId;
-      inactivePlatformId = (await createPlatform(use().support, { active: false })).platformId;
-    });
-
-    const cases: Array<[string, string, Record<string, string> | 'inactive', RegExp]> = [
-      ['pageIndex sent', '?pageIndex=1', {}, /query parameter pageIndex is not supported/],
-      ['pageSize sent', '?pageSize=10', {}, /query parameter pageSize is not supported/],
-      ['empty X-Platform-Id', '', { 'x-platform-id': '' }, /X-Platform-Id must be a platform id \(UUID\)/],
-      ['integer X-Platform-Id', '', { 'x-platform-id': '12' }, /X-Platform-Id must be a platform id \(UUID\)/],
-      ['word X-Platform-Id', '', { 'x-platform-id': 'loyalty' }, /X-Platform-Id must be a platform id \(UUID\)/],
-      ['an inactive platform\'s id', '', 'inactive', /X-Platform-Id is not an active platform/],
-    ];
-    for (const [check, query, headers, message] of cases) {
-      it(check, async () => {
-        const before = await platformLinksOf(use().db, me.companyId);
-        const sent = headers === 'inactive' ? { 'x-platform-id': inactivePlatformId } : Object.keys(headers).length ? headers : { 'x-platform-id': activePlatformId };
-        const response = await recommendations(query, sent);
-        expect(response.statusCode).toBe(400);
-        expect(response.json()).toMatchObject({ error: 'invalid_request', message: expect.stringMatching(message) });
-        expect(await platformLinksOf(use().db, me.companyId)).toEqual(before);
-      });
-    }
-
-    it('accepts an active platform and records the link', async () => {
-      const response = await recommendations('', { 'x-platform-id': activePlatformId });
-      expect(response.statusCode).toBe(200);
-      expect(await platformLinksOf(use().db, me.companyId)).toEqual([{ platform_id: activePlatformId }]);
-    });
-  });
-
-  describe('refuses callers without a brand credential with 401', () => {
-    it('no key', async () => {
-      const response = await recommendations('', {}, null);
-      expect(response.statusCode).toBe(401);
-      expect(response.json()).toMatchObject({ error: 'unauthorized' });
-    });
-    it('a platform key', async () => {
-      const { key } = await createPlatform(use().support);
-      const response = await recommendations('', {}, key);
-      expect(response.statusCode).toBe(401);
-      expect(response.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/platform keys are only for/) });
-    });
-  });
+  describeBrandReadGuards(use, () => me, recommendations, [
+    ['pageIndex sent', '?pageIndex=1', /query parameter pageIndex is not supported/],
+    ['pageSize sent', '?pageSize=10', /query parameter pageSize is not supported/],
+  ]);
 
   it('answers 500 internal_error in the spec shape when recommendations cannot be loaded', async () => {
     const { db } = use();
