@@ -6,7 +6,6 @@
  *
  *   npm run bench:dashboard   (ITERATIONS=200 timed requests per case after 20 warm-up requests)
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import { sql, type Kysely } from 'kysely';
 import { buildApp } from '../src/app.js';
@@ -17,6 +16,7 @@ import { drainScoringQueue } from '../src/recommendations/scorer.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { testConfig } from '../test/support/harness.js';
 import { csrfOf, mergeCookies } from '../test/support/oauth-flow.js';
+import { markdownReport, median, percentile } from './support.js';
 
 const ITERATIONS = Number(process.env.ITERATIONS ?? 200);
 const WARMUP = 20;
@@ -73,19 +73,9 @@ async function seed(db: Kysely<Database>): Promise<void> {
     from generate_series(0, ${ORDERS - 1}) as i`.execute(db);
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
-};
-
 async function main(): Promise<void> {
   const database = await createTestDatabase('postgres');
-  const lines: string[] = [];
-  const out = (line = '') => {
-    lines.push(line);
-    process.stdout.write(`${line}\n`);
-  };
+  const { out, save } = markdownReport();
   try {
     let started = Date.now();
     await seed(database.db);
@@ -193,7 +183,7 @@ async function main(): Promise<void> {
       'every range also reads the counters of the days after that (the live week).');
     out();
 
-    fs.writeFileSync(new URL('../docs/performance-dashboard.md', import.meta.url), `${lines.join('\n')}\n`);
+    save('docs/performance-dashboard.md');
     await app.close();
   } finally {
     await database.close();

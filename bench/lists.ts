@@ -8,9 +8,7 @@
  *
  *   npm run bench:lists   (ITERATIONS=300 timed requests per case after 50 warm-up requests)
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
@@ -22,6 +20,7 @@ import { listRecommendations } from '../src/recommendations/service.js';
 import { drainScoringQueue } from '../src/recommendations/scorer.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { testConfig } from '../test/support/harness.js';
+import { markdownReport, median, percentile } from './support.js';
 
 const ITERATIONS = Number(process.env.ITERATIONS ?? 300);
 const WARMUP = 50;
@@ -85,23 +84,9 @@ async function seed(db: Kysely<Database>): Promise<void> {
     from generate_series(0, ${OTHER_ROWS - 1}) as i`.execute(db);
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
-}
-
 async function main(): Promise<void> {
   const database = await createTestDatabase('postgres');
-  const lines: string[] = [];
-  const out = (line = '') => {
-    lines.push(line);
-    process.stdout.write(`${line}\n`);
-  };
+  const { out, save } = markdownReport();
   try {
     let started = Date.now();
     await seed(database.db);
@@ -248,8 +233,7 @@ async function main(): Promise<void> {
   } finally {
     await database.close();
   }
-  const target = path.resolve('docs/performance-lists.md');
-  fs.writeFileSync(target, `${lines.join('\n')}\n`);
+  const target = save('docs/performance-lists.md');
   process.stdout.write(`\nwrote ${target}\n`);
 }
 

@@ -20,7 +20,7 @@ import { createBrand, createPlatform } from '../test/support/factories.js';
 import { ADMIN_TOKEN } from '../test/support/harness.js';
 import { seedPartnerOffer } from '../test/durability/seed.js';
 import { registerOAuthClient } from '../src/oauth/clients.js';
-import { freePort, startService } from './support.js';
+import { freePort, median, startService } from './support.js';
 
 const AMOUNT = Number(process.env.AMOUNT ?? 25_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
@@ -81,12 +81,6 @@ async function load(url: string, headers: Record<string, string>, amount: number
     ok: result['2xx'],
     other: result.non2xx + result.errors + result.timeouts,
   };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function summary(runs: Run[]): Run {

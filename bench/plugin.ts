@@ -7,7 +7,7 @@
  *   npm run bench:plugin          (LOADS=20 by default; PGlite in memory)
  */
 import net from 'node:net';
-import { freePort } from '../test/support/service-process.js';
+import { freePort, percentile } from './support.js';
 import zlib from 'node:zlib';
 import { launchBrowser } from '../test/support/browser.js';
 import { startTestApp, stopTestApp } from '../test/support/harness.js';
@@ -17,12 +17,6 @@ import { demoHost } from '../src/plugin/demo-host.js';
 const LOADS = Number(process.env.LOADS ?? 20);
 const gzip = (body: Buffer | string) => zlib.gzipSync(body, { level: 9 }).length;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
-
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 async function main() {
   const port = await freePort();

@@ -29,6 +29,15 @@ export interface Grantee {
   issued?: IssuedPair;
 }
 
+/** The scope, client and grantee a stored code or token was issued under. */
+function issuedUnder(grant: dal.GrantRecord): { scope: string[]; client: OAuth2Server.Client; user: Grantee } {
+  return {
+    scope: grant.scope,
+    client: { id: grant.clientId, grants: [] },
+    user: { userId: grant.userId, companyId: grant.companyId, platformId: grant.platformId, grantId: grant.grantId },
+  };
+}
+
 export interface ServiceClient extends OAuth2Server.Client {
   id: string;
   name: string;
@@ -118,21 +127,13 @@ export function createOAuthModel({ db, onRevoked }: ModelOptions): OAuthModel {
         await revokeGrant(record.grant.grantId, 'authorization code replayed');
         throw new InvalidGrantError('Invalid grant: authorization code was already used; tokens issued with it are revoked');
       }
-      const grantee: Grantee = {
-        userId: record.grant.userId,
-        companyId: record.grant.companyId,
-        platformId: record.grant.platformId,
-        grantId: record.grant.grantId,
-      };
       return {
         authorizationCode,
         expiresAt: record.expiresAt,
         redirectUri: record.redirectUri,
-        scope: record.grant.scope,
         codeChallenge: record.codeChallenge,
         codeChallengeMethod: record.codeChallengeMethod,
-        client: { id: record.grant.clientId, grants: [] },
-        user: grantee,
+        ...issuedUnder(record.grant),
       };
     },
 
@@ -149,18 +150,10 @@ export function createOAuthModel({ db, onRevoked }: ModelOptions): OAuthModel {
         await revokeGrant(record.grant.grantId, 'rotated refresh token reused');
         throw new InvalidGrantError('Invalid grant: refresh token was already used; every token of this grant is revoked');
       }
-      const grantee: Grantee = {
-        userId: record.grant.userId,
-        companyId: record.grant.companyId,
-        platformId: record.grant.platformId,
-        grantId: record.grant.grantId,
-      };
       return {
         refreshToken,
         refreshTokenExpiresAt: record.expiresAt,
-        scope: record.grant.scope,
-        client: { id: record.grant.clientId, grants: [] },
-        user: grantee,
+        ...issuedUnder(record.grant),
       };
     },
 
@@ -231,18 +224,10 @@ export function createOAuthModel({ db, onRevoked }: ModelOptions): OAuthModel {
     async getAccessToken(accessToken) {
       const record = await dal.findActiveAccessToken(db, hashSecret(accessToken), new Date());
       if (!record) return false;
-      const grantee: Grantee = {
-        userId: record.grant.userId,
-        companyId: record.grant.companyId,
-        platformId: record.grant.platformId,
-        grantId: record.grant.grantId,
-      };
       return {
         accessToken,
         accessTokenExpiresAt: record.expiresAt,
-        scope: record.grant.scope,
-        client: { id: record.grant.clientId, grants: [] },
-        user: grantee,
+        ...issuedUnder(record.grant),
         tokenId: record.tokenId,
       };
     },
