@@ -99,7 +99,7 @@ export async function addCounters(db: Db, rows: CounterRow[]): Promise<void> {
       clicks = c.clicks + excluded.clicks`.execute(db);
 }
 
-export interface PlatformTotals {
+export interface PerformanceFigures {
   views: number;
   clicks: number;
   orders: number;
@@ -118,10 +118,10 @@ export interface DayRange {
  * What a platform was credited with, from the raw counters and orders (not the dashboard's
  * rollups, so the two are checked against each other): one index range per table.
  */
-export async function platformTotals(db: Db, platformId: string, range: DayRange = {}): Promise<PlatformTotals> {
+export async function platformTotals(db: Db, platformId: string, range: DayRange = {}): Promise<PerformanceFigures> {
   const from = range.from ?? null;
   const to = range.to ?? null;
-  const result = await sql<PlatformTotals>`
+  const result = await sql<PerformanceFigures>`
     select counted.views, counted.clicks, sold.orders,
            sold.new_customers as "newCustomers", sold.revenue_cents as "revenueCents", sold.commission_cents as "commissionCents"
     from (

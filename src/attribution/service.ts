@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
-import { addCounters, findReferralLink, platformTotals, upsertReferralLinks, type DayRange, type LinkKey, type PlatformTotals, type ResolvedLink } from './dal.js';
+import { addCounters, findReferralLink, platformTotals, upsertReferralLinks, type DayRange, type LinkKey, type PerformanceFigures, type ResolvedLink } from './dal.js';
 import { CounterCommitter } from './group-commit.js';
 
 /** 128 random bits, URL-safe: a link cannot be guessed or derived from the ids it stands for. */
@@ -65,7 +65,7 @@ export class Attribution {
     return this.counters.record([link], 0, 1, at);
   }
 
-  platformTotals(platformId: string, range: DayRange = {}): Promise<PlatformTotals> {
+  platformTotals(platformId: string, range: DayRange = {}): Promise<PerformanceFigures> {
     return platformTotals(this.db, platformId, range);
   }
 

@@ -11,6 +11,7 @@ import { effectiveCampaignStatus } from '../campaigns/status.js';
 import { discountCodeFor } from '../plugin/onboarding.js';
 import { DEFAULT_PAGE_SIZE, pageWindow } from '../http/paging.js';
 import * as dal from './dal.js';
+import type { PerformanceFigures as Figures } from '../attribution/dal.js';
 
 export interface DashboardContext {
   db: Db;
@@ -285,15 +286,6 @@ export async function saveOffer(ctx: DashboardContext, company: { companyId: str
 }
 
 // --- performance ---
-
-export interface Figures {
-  views: number;
-  clicks: number;
-  orders: number;
-  newCustomers: number;
-  revenueCents: number;
-  commissionCents: number;
-}
 
 const FIGURES: Array<keyof Figures> = ['views', 'clicks', 'orders', 'newCustomers', 'revenueCents', 'commissionCents'];
 

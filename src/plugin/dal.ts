@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
+import type { StoreProfile } from '../commerce/adapter.js';
 import type { Db } from '../db/database.js';
 import { loadProfiles, upsertScores } from '../recommendations/dal.js';
 import { scoresToRefresh } from '../recommendations/scoring.js';
@@ -186,23 +187,11 @@ export async function findJob(db: Db, domain: string) {
   return db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirst();
 }
 
-export interface ImportedStore {
-  domain: string;
-  businessName: string;
-  tagline: string | null;
-  logoImageUrl: string | null;
-  categories: string[];
-  country: string | null;
-  productCount: number;
-  platformName: string;
-  welcomeDiscountPercent: number | null;
-}
-
 /**
  * Records the imported store as a brand (reusing the company that already has this domain) and
  * links it to the merchant's onboarding record. Writing the company queues it for scoring.
  */
-export async function saveImportedStore(db: Db, store: ImportedStore): Promise<string> {
+export async function saveImportedStore(db: Db, store: StoreProfile): Promise<string> {
   return db.transaction().execute(async (trx) => {
     const company = await sql<{ id: string }>`
       insert into companies (id, domain, business_name, logo_image_url, description, country, categories, product_count, commerce_platform)

@@ -152,7 +152,8 @@ export interface CompanyRow extends CompanyInput {
   updatedAt: string;
 }
 
-const companyColumns = (company: CompanyInput) => ({
+/** The `companies` columns of a prepared company, id aside. */
+export const companyColumns = (company: CompanyInput) => ({
   domain: company.domain,
   business_name: company.businessName,
   logo_image_url: company.logoImageUrl,
