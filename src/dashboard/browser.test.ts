@@ -249,9 +249,19 @@ describe('brand dashboard in Chromium', () => {
         .map(([name, value]) => ({ name, value, url: baseUrl })),
     );
     const page = await browserContext.newPage();
+    let releaseLists!: () => void;
+    const listsHeld = new Promise<void>((resolve) => (releaseLists = resolve));
+    await page.route('**/dashboard/api/partners?*', async (route) => {
+      await listsHeld;
+      await route.continue();
+    });
     await page.goto(`${baseUrl}/dashboard`);
     const sent = page.getByRole('list', { name: 'Connection requests sent' });
-    await sent.getByRole('listitem').first().waitFor();
+    // Until the lists arrive they say so, rather than claiming there is nothing.
+    await sent.and(page.locator('[aria-busy="true"]')).getByText('Loading…').waitFor();
+    await expect(sent.getByText('None.').count()).resolves.toBe(0);
+    releaseLists();
+    await sent.and(page.locator('[aria-busy="false"]')).waitFor();
     await expect(sent.getByRole('listitem').count()).resolves.toBe(20);
     const pager = page.getByRole('navigation', { name: 'Connection requests sent pages' });
     await pager.getByText('Page 1 of 2 · 21 in all').waitFor();

@@ -107,7 +107,7 @@ function CollabOfferEditor({ campaign, own, onSaved }: { campaign: Campaign; own
 }
 
 export function Campaigns() {
-  const [campaigns, setCampaigns] = useState<Campaign[]>([]);
+  const [campaigns, setCampaigns] = useState<Campaign[] | null>(null);
   const [partners, setPartners] = useState<Partner[]>([]);
   const [own, setOwn] = useState<Offer | null>(null);
   const [customOffer, setCustomOffer] = useState(false);
@@ -176,9 +176,10 @@ export function Campaigns() {
 
       <section aria-labelledby="campaign-list">
         <h2 id="campaign-list">Collabs</h2>
-        <ul class="cards" aria-label="Collabs">
-          {campaigns.length === 0 && <li class="muted">No collabs yet.</li>}
-          {campaigns.map((campaign) => (
+        <ul class="cards" aria-label="Collabs" aria-busy={campaigns === null}>
+          {campaigns === null && <li class="muted">Loading…</li>}
+          {campaigns?.length === 0 && <li class="muted">No collabs yet.</li>}
+          {(campaigns ?? []).map((campaign) => (
             <li data-campaign={campaign.id}>
               <strong>{campaign.name ?? 'Untitled'}</strong> with {campaign.partner.businessName ?? campaign.partner.companyId}{' '}
               <span class={`badge status-${campaign.status}`}>{campaign.scheduled ? 'scheduled' : campaign.status}</span>

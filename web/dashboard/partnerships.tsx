@@ -53,7 +53,7 @@ function RequestForm({ companyId, name, onSent }: { companyId: string; name: str
 export function Partnerships() {
   const [lists, setLists] = useState<Partial<Record<List, Page<Partner>>>>({});
   const [pages, setPages] = useState<Record<List, number>>({ active: 1, inviteReceived: 1, inviteSent: 1, declined: 1 });
-  const [recommendations, setRecommendations] = useState<Recommendation[]>([]);
+  const [recommendations, setRecommendations] = useState<Recommendation[] | null>(null);
   const [results, setResults] = useState<Brand[] | null>(null);
   const [query, setQuery] = useState('');
   const [error, run] = useAction();
@@ -144,9 +144,10 @@ export function Partnerships() {
 
       <section aria-labelledby="recommended-title">
         <h2 id="recommended-title">Recommended for you</h2>
-        <ul class="cards" aria-label="Recommendations">
-          {recommendations.length === 0 && <li>No recommendations yet.</li>}
-          {recommendations.map((item) => (
+        <ul class="cards" aria-label="Recommendations" aria-busy={recommendations === null}>
+          {recommendations === null && <li class="muted">Loading…</li>}
+          {recommendations?.length === 0 && <li>No recommendations yet.</li>}
+          {(recommendations ?? []).map((item) => (
             <li>
               <strong>{item.businessName ?? item.domain}</strong> <span class="muted">{item.domain}</span>
               {item.matchRate !== undefined && <span class="badge">{item.matchRate}% match</span>}
@@ -161,8 +162,9 @@ export function Partnerships() {
         return (
           <section aria-labelledby={`list-${status}`}>
             <h2 id={`list-${status}`}>{LIST_TITLES[status]}</h2>
-            <ul class="cards" aria-label={LIST_TITLES[status]}>
-              {(list?.data ?? []).length === 0 && <li class="muted">None.</li>}
+            <ul class="cards" aria-label={LIST_TITLES[status]} aria-busy={list === undefined}>
+              {list === undefined && <li class="muted">Loading…</li>}
+              {list?.data.length === 0 && <li class="muted">None.</li>}
               {(list?.data ?? []).map((partner) => (
                 <li>
                   <strong>{partner.businessName ?? partner.companyId}</strong> <span class="muted">{partner.domain}</span>{' '}
