@@ -4,11 +4,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { pingDatabase } from './db/database.js';
 import { InvalidationBus } from './cache/invalidation.js';
+import { connectRedis } from './cache/redis.js';
 import { Authenticator } from './auth/authenticator.js';
 import { UsageRecorder } from './auth/usage-recorder.js';
 import { scoringLoop } from './recommendations/scorer.js';
@@ -59,7 +59,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   installValidators(app);
 
   const bus = new InvalidationBus();
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, bus, app.log, 'using in-process fallbacks') : undefined;
   const usage = new UsageRecorder(database.db, app.log);
   const services: Services = {
     config,
@@ -68,24 +68,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     bus,
     auth: new Authenticator(database.db, keyEnvironmentFor(config.serviceEnv), bus, usage),
     usage,
-    redis,
+    redis: redis?.client,
   };
   app.decorate('services', services);
 
-  if (redis) {
-    await redis.connect().catch((error) => app.log.warn({ err: error }, 'Redis is unreachable; using in-process fallbacks'));
-    const subscriber = redis.duplicate();
-    // Without a listener ioredis prints every failed reconnect to stderr; commands failing while
-    // Redis is away are handled where they are sent (rate limits fall back to in-process counts).
-    for (const client of [redis, subscriber]) client.on('error', () => {});
-    await subscriber.connect().catch(() => undefined);
-    await bus.connectRemote({ redis: { publisher: redis, subscriber } }, app.log).catch((error) =>
-      app.log.warn({ err: error }, 'could not subscribe to Redis invalidations'),
-    );
-    app.addHook('onClose', async () => {
-      subscriber.disconnect();
-    });
-  }
   if (database.kind === 'postgres' && config.databaseUrl) {
     await bus.connectRemote({ postgresUrl: config.databaseUrl }, app.log);
   }

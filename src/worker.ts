@@ -1,9 +1,9 @@
 import { pino } from 'pino';
-import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { InvalidationBus } from './cache/invalidation.js';
+import { connectRedis } from './cache/redis.js';
 import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
 import { SandboxCommerce } from './commerce/sandbox.js';
@@ -26,18 +26,7 @@ async function main(): Promise<void> {
 
   // Setup publishes new offers; API instances must hear it to drop their offer caches.
   const bus = new InvalidationBus();
-  let redis: Redis | undefined;
-  if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    const subscriber = redis.duplicate();
-    // Without a listener ioredis prints every failed reconnect; the PostgreSQL channel carries on.
-    for (const client of [redis, subscriber]) client.on('error', () => {});
-    await redis.connect().catch((error) => log.warn({ err: error }, 'Redis is unreachable; invalidations still travel over PostgreSQL'));
-    await subscriber.connect().catch(() => undefined);
-    await bus.connectRemote({ redis: { publisher: redis, subscriber } }, log).catch((error) =>
-      log.warn({ err: error }, 'could not subscribe to Redis invalidations'),
-    );
-  }
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, bus, log, 'invalidations still travel over PostgreSQL') : undefined;
   await bus.connectRemote({ postgresUrl: config.databaseUrl }, log);
 
   const scoring = scoringLoop(database.db, log);
