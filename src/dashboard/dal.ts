@@ -227,16 +227,7 @@ export interface CampaignOfferContent {
   includeDiscount: boolean;
 }
 
-export interface CampaignOfferRow {
-  campaign_id: string;
-  company_id: string;
-  title: string;
-  subtitle: string | null;
-  image_url: string;
-  include_discount: boolean;
-}
-
-export async function findCampaignOffers(db: Db, campaignIds: string[]): Promise<CampaignOfferRow[]> {
+export async function findCampaignOffers(db: Db, campaignIds: string[]) {
   if (campaignIds.length === 0) return [];
   return db
     .selectFrom('campaign_offers')
@@ -244,6 +235,8 @@ export async function findCampaignOffers(db: Db, campaignIds: string[]): Promise
     .where('campaign_id', 'in', campaignIds)
     .execute();
 }
+
+export type CampaignOfferRow = Awaited<ReturnType<typeof findCampaignOffers>>[number];
 
 export async function upsertCampaignOffer(db: Db, campaignId: string, companyId: string, offer: CampaignOfferContent, now: Date): Promise<void> {
   const values = { title: offer.title, subtitle: offer.subtitle, image_url: offer.imageUrl, include_discount: offer.includeDiscount, updated_at: now };

@@ -728,6 +728,15 @@ describe('hostile input against every route', () => {
     const password = mostly(fc.oneof(fc.constant(PASSWORD), fc.string({ minLength: 12, maxLength: 40 })));
     const date = mostly(fc.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString()));
     const partnerId = mostly(fc.constantFrom(...world.dashboard.partnerIds, world.otherBrand.companyId, ...world.partnerIds));
+    const offerBody = fc.record(
+      {
+        title: mostly(shortText),
+        subtitle: mostly(fc.oneof(fc.string({ maxLength: 120 }), fc.constant(null))),
+        imageUrl: mostly(fc.constantFrom('https://cdn.example/o.png', 'http://cdn.example/o.png'), fc.oneof(hostileString, fc.constantFrom('javascript:alert(1)', 'data:text/html,x', 'http://[::1]/x'))),
+        discountPercent: mostly(fc.constantFrom(10, 15, 20, 25, null), fc.oneof(fc.integer(), fc.constantFrom('15', 0, 99))),
+      },
+      { requiredKeys: ['title', 'imageUrl'] },
+    );
     const shapes: Record<string, () => fc.Arbitrary<unknown>> = {
       'POST /dashboard/api/sign-up': () =>
         fc.record({
@@ -743,30 +752,12 @@ describe('hostile input against every route', () => {
       'POST /dashboard/api/campaigns': () =>
         fc.record({ partnerId, name: mostly(shortText), startDate: fc.option(date, { nil: undefined }), endDate: fc.option(date, { nil: undefined, freq: 2 }) }),
       'POST /dashboard/api/campaigns/:id/:action': () => fc.record({ startDate: date }, optional),
-      'POST /dashboard/api/offer': () =>
-        fc.record(
-          {
-            title: mostly(shortText),
-            subtitle: mostly(fc.oneof(fc.string({ maxLength: 120 }), fc.constant(null))),
-            imageUrl: mostly(fc.constantFrom('https://cdn.example/o.png', 'http://cdn.example/o.png'), fc.oneof(hostileString, fc.constantFrom('javascript:alert(1)', 'data:text/html,x', 'http://[::1]/x'))),
-            discountPercent: mostly(fc.constantFrom(10, 15, 20, 25, null), fc.oneof(fc.integer(), fc.constantFrom('15', 0, 99))),
-          },
-          { requiredKeys: ['title', 'imageUrl'] },
-        ),
+      'POST /dashboard/api/offer': () => offerBody,
       'POST /dashboard/api/keys': () => fc.record({ name: mostly(shortText) }),
       'POST /dashboard/api/claim': () =>
         fc.record({ brand: mostly(fc.record({ businessName: mostly(shortText), domain: mostly(newDomain), categories: mostly(fc.array(shortText, { maxLength: 3 })) }, optional)) }),
       'POST /dashboard/api/join': () => fc.record({ invitationCode: mostly(fc.base64String({ minLength: 4, maxLength: 64 })) }),
-      'POST /dashboard/api/campaigns/:id/offer': () =>
-        fc.record(
-          {
-            title: mostly(shortText),
-            subtitle: mostly(fc.oneof(fc.string({ maxLength: 120 }), fc.constant(null))),
-            imageUrl: mostly(fc.constantFrom('https://cdn.example/o.png', 'http://cdn.example/o.png'), fc.oneof(hostileString, fc.constantFrom('javascript:alert(1)', 'data:text/html,x', 'http://[::1]/x'))),
-            discountPercent: mostly(fc.constantFrom(10, 15, 20, 25, null), fc.oneof(fc.integer(), fc.constantFrom('15', 0, 99))),
-          },
-          { requiredKeys: ['title', 'imageUrl'] },
-        ),
+      'POST /dashboard/api/campaigns/:id/offer': () => offerBody,
     };
     return shapes[route]?.() ?? fc.constant({});
   }
