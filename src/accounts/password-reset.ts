@@ -4,8 +4,8 @@ import { ApiError, badRequest } from '../http/errors.js';
 import { hashSecret, randomToken } from '../auth/keys.js';
 import * as dal from './dal.js';
 import type { Mailer } from './mail.js';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
-import { normalizeEmail } from './users.js';
+import { hashPassword } from './passwords.js';
+import { checkPassword, normalizeEmail } from './users.js';
 
 export const RESET_LIFETIME_MS = 30 * 60_000;
 
@@ -49,9 +49,7 @@ export async function requestPasswordReset(ctx: PasswordResetContext, emailInput
 }
 
 export async function completePasswordReset(ctx: Pick<PasswordResetContext, 'db'>, token: string, password: string, now = new Date()): Promise<void> {
-  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-    throw badRequest(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`);
-  }
+  checkPassword(password);
   const done = await dal.resetPassword(ctx.db, hashSecret(token), await hashPassword(password), now);
   if (!done) throw badRequest('token is unknown, used or expired', 'invalid_token');
 }

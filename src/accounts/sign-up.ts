@@ -7,8 +7,8 @@ import { hashSecret, randomToken } from '../auth/keys.js';
 import { storeDomain } from '../plugin/store-domain.js';
 import { importCustomerHistory } from '../orders/service.js';
 import * as dal from './dal.js';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
-import { createBrandUser, normalizeEmail } from './users.js';
+import { hashPassword } from './passwords.js';
+import { checkedEmail, checkPassword, createBrandUser } from './users.js';
 
 export interface SignUpContext {
   db: Db;
@@ -19,8 +19,6 @@ export interface SignUpContext {
 export const INVITATION_LIFETIME_MS = 7 * 86_400_000;
 /** Where the store owner comes back to after answering at the commerce platform. */
 export const CLAIM_RETURN_PATH = '/dashboard';
-
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface BrandInput {
   businessName: string;
@@ -40,18 +38,6 @@ export interface ClaimView {
 
 const brandHasStaff = () =>
   new ApiError(409, 'brand_has_staff', 'the brand of this store already has staff accounts: ask one of them for an invitation code (Integrations, Team)');
-
-function checkedEmail(input: string): string {
-  const email = normalizeEmail(input);
-  if (!EMAIL_PATTERN.test(email) || email.length > 254) throw badRequest('email must be an email address of at most 254 characters');
-  return email;
-}
-
-function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-    throw badRequest(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`);
-  }
-}
 
 /** The claim a brand sign-up makes, checked before anything is written. */
 async function checkedClaim(db: Db, brand: BrandInput): Promise<dal.NewClaim> {

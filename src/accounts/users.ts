@@ -15,6 +15,25 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** Whether an email (already normalized) has an address's shape and fits in `maxLength`. */
+export function looksLikeEmail(email: string, maxLength = 254): boolean {
+  return email.length <= maxLength && EMAIL_PATTERN.test(email);
+}
+
+/** The normalized email, or 400 for one that is not an address. */
+export function checkedEmail(input: string): string {
+  const email = normalizeEmail(input);
+  if (!looksLikeEmail(email)) throw badRequest('email must be an email address of at most 254 characters');
+  return email;
+}
+
+/** 400 for a password outside the allowed lengths. */
+export function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    throw badRequest(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`);
+  }
+}
+
 /**
  * Creates a staff account for a brand. The admin API calls it, and so can the support CLI
  * (`createBrandUser({ db }, companyId, { email, password })`). Throws ApiError 404 for an
@@ -25,11 +44,8 @@ export async function createBrandUser(
   companyId: string,
   input: NewBrandUser,
 ): Promise<{ userId: string; companyId: string; email: string }> {
-  const email = normalizeEmail(input.email);
-  if (!EMAIL_PATTERN.test(email) || email.length > 254) throw badRequest('email must be an email address of at most 254 characters');
-  if (input.password.length < MIN_PASSWORD_LENGTH || input.password.length > MAX_PASSWORD_LENGTH) {
-    throw badRequest(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`);
-  }
+  const email = checkedEmail(input.email);
+  checkPassword(input.password);
   if (!(await dal.companyExists(ctx.db, companyId))) throw notFound(`no company ${companyId}`);
   const passwordHash = await hashPassword(input.password);
   const userId = await dal.insertUser(ctx.db, { companyId, email, displayName: input.displayName ?? null, passwordHash });

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.js';
 import { hashSecret, randomToken } from '../auth/keys.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../accounts/passwords.js';
+import { looksLikeEmail, normalizeEmail } from '../accounts/users.js';
 import * as dal from './dal.js';
 
 /**
@@ -20,8 +21,8 @@ export function storePath(domain: string): string {
 export type OwnerSignIn = { outcome: 'signed_in'; token: string; created: boolean } | { outcome: 'rejected'; problem: string };
 
 export async function signInOwner(db: Db, domain: string, email: string, password: string, now = new Date()): Promise<OwnerSignIn> {
-  const normalized = email.trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(normalized) || normalized.length > 254) return { outcome: 'rejected', problem: 'Enter an email address.' };
+  const normalized = normalizeEmail(email);
+  if (!looksLikeEmail(normalized)) return { outcome: 'rejected', problem: 'Enter an email address.' };
   if (password.length > MAX_PASSWORD_LENGTH) return { outcome: 'rejected', problem: 'The email or password is not correct.' };
   let owner = await dal.findOwner(db, domain);
   let created = false;

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import { formField } from '../accounts/schemas.js';
+import { looksLikeEmail } from '../accounts/users.js';
 import { escapeHtml } from '../plugin/html.js';
 import { requireOwnOrigin } from '../plugin/origin.js';
 import { storeDomain } from '../plugin/store-domain.js';
@@ -222,7 +223,7 @@ export const commerceRoutes: FastifyPluginAsync = fp(
         const email = field('email').toLowerCase();
         const ref = field('ref');
         const again = async (problem: string) => send(reply, await storefront(domain, { discount: field('discount'), ref }, problem));
-        if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 200) return again('Enter your email address.');
+        if (!looksLikeEmail(email, 200)) return again('Enter your email address.');
         if (!/^\d{1,3}$/.test(field('quantity'))) return again(`Order 1 to ${MAX_ORDER_QUANTITY} of a product.`);
         if (ref !== '' && !REFERRAL_TOKEN.test(ref)) return again('The link you came through is damaged; open it again.');
         const result = await adapter.placeOrder(domain, {
