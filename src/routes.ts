@@ -15,4 +15,4 @@ import { dashboardRoutes } from './dashboard/routes.js';
 import { orderRoutes } from './orders/routes.js';
 
 /** Every domain's HTTP routes, registered in this order. */
-export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, recommendationRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes, pluginRoutes, commerceRoutes, dashboardRoutes, orderRoutes];
+export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, recommendationRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes, commerceRoutes, pluginRoutes, dashboardRoutes, orderRoutes];

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const sealer = performanceSealer(database.db, log);
   const setup = new SetupWorker({
     db: database.db,
-    adapter: new SandboxCommerce(database.db, config.baseUrl, config.plugin.sandboxImportMs),
+    adapter: new SandboxCommerce(database.db, config.baseUrl, config.plugin.sandboxImportMs, config.orders.webhookSecret),
     bus,
     log,
     pollMs: config.plugin.setupPollMs,

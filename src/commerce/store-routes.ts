@@ -16,8 +16,10 @@ import { ownerSignedIn, setOwnerCookie, signInOwner, storePath } from './sandbox
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The commerce platform adapter the dashboard and the accounts use (the sandbox on this service). */
+    /** The commerce platform adapter the dashboard, the accounts and onboarding use. */
     commerce: CommerceAdapter;
+    /** The same adapter as the sandbox it is on this service, for the sandbox platform's own pages. */
+    sandboxCommerce: SandboxCommerce;
   }
 }
 
@@ -60,6 +62,7 @@ export const commerceRoutes: FastifyPluginAsync = fp(
     const { db, config } = app.services;
     const adapter = new SandboxCommerce(db, config.baseUrl, config.plugin.sandboxImportMs, config.orders.webhookSecret);
     app.decorate('commerce', adapter);
+    app.decorate('sandboxCommerce', adapter);
     const secure = config.baseUrl.startsWith('https:');
 
     await app.register(async (scoped) => {

@@ -307,6 +307,17 @@ describeEachDatabase(
       expect(await state(platformId, domain)).toMatchObject({ stage: 'live' });
     });
 
+    it('hears an uninstall made through the adapter the rest of the service holds (one adapter per process)', async () => {
+      const domain = uniqueDomain();
+      await toConsent(platformId, domain);
+      await post('/plugin/v2/consent', { platformId, domain, discountPercent: 10, acceptTerms: true });
+      await use().app.commerce.uninstall(domain);
+      expect(await state(platformId, domain)).toMatchObject({ kind: 'notice', notice: 'not_installed' });
+      // Onboarding's answer to the event: the store's offer leaves the network.
+      const offer = await use().db.selectFrom('offers as o').innerJoin('companies as c', 'c.id', 'o.company_id').select('o.live').where('c.domain', '=', domain).executeTakeFirstOrThrow();
+      expect(offer.live).toBe(false);
+    });
+
     it('after the merchant closes the campaign says it is turned off, and turns back on', async () => {
       const domain = uniqueDomain();
       await toConsent(platformId, domain);

@@ -2,7 +2,6 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { badRequest, forbidden, notFound } from '../http/errors.js';
-import { SandboxCommerce } from '../commerce/sandbox.js';
 import { sandboxRoutes } from '../commerce/routes.js';
 import { bundles, publishedLoaders } from './bundles.js';
 import * as dal from './dal.js';
@@ -44,7 +43,8 @@ function sendAsset(reply: FastifyReply, body: Buffer, contentType: string, cache
 export const pluginRoutes: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { db, bus, config } = app.services;
-  const adapter = new SandboxCommerce(db, config.baseUrl, config.plugin.sandboxImportMs);
+  // One adapter per process: its events (install, plan, uninstall) must reach this onboarding.
+  const adapter = app.sandboxCommerce;
   const worker = new SetupWorker({ db, adapter, bus, log: app.log, pollMs: config.plugin.setupPollMs, retryMs: config.plugin.setupRetryMs, leaseMs: config.plugin.setupLeaseMs });
   const onboarding = new Onboarding({ db, adapter, bus, settings: config.plugin, nudgeWorker: () => worker.nudge() });
   adapter.onEvent((event) => onboarding.handleCommerceEvent(event));
