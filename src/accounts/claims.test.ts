@@ -71,6 +71,31 @@ describeEachDatabase('store ownership claims', (use) => {
     expect(JSON.stringify(known)).not.toContain('@');
   });
 
+  it('keeps a confirmed claim pending while the platform cannot hand over the orders, and settles it on the next check', async () => {
+    const domain = `${uniqueId('retry')}.example`;
+    const account = client();
+    const { claim } = (await signUp(account, domain)).json();
+    await account.answerAsStoreOwner(claim.confirmUrl, 'confirm');
+    const adapter = use().app.commerce;
+    const pastOrders = adapter.pastOrders;
+    adapter.pastOrders = async () => {
+      throw new Error('platform unavailable');
+    };
+    try {
+      expect((await account.post('/dashboard/api/claim/check')).statusCode).toBe(500);
+    } finally {
+      adapter.pastOrders = pastOrders;
+    }
+    expect(await companiesWith(domain)).toEqual([]);
+    expect((await account.get('/dashboard/api/session')).json()).toMatchObject({ user: { companyId: null }, claim: { status: 'pending' } });
+
+    const settled = (await account.post('/dashboard/api/claim/check')).json();
+    expect(settled.companyId).toEqual(expect.any(String));
+    const store = await use().db.selectFrom('sandbox_stores').select('orders_webhook_since').where('domain', '=', domain).executeTakeFirstOrThrow();
+    expect(store.orders_webhook_since).not.toBeNull();
+    expect(await use().db.selectFrom('store_customers').select('customer_ref').where('store_domain', '=', domain).execute()).not.toEqual([]);
+  });
+
   it('lets an account whose claim the owner declined act for nothing, and claim again', async () => {
     const domain = `${uniqueId('declined')}.example`;
     const account = client();

@@ -171,8 +171,10 @@ export async function findUserIdByEmail(db: Db, email: string): Promise<string |
 }
 
 /** Gives a brand-less account its brand (an invitation or a verified claim). */
-export async function setUserCompany(db: Db, userId: string, companyId: string): Promise<void> {
-  await db.updateTable('brand_users').set({ company_id: companyId }).where('id', '=', userId).where('company_id', 'is', null).execute();
+/** Gives a brandless account its brand; false when it already has one. */
+export async function setUserCompany(db: Db, userId: string, companyId: string): Promise<boolean> {
+  const result = await db.updateTable('brand_users').set({ company_id: companyId }).where('id', '=', userId).where('company_id', 'is', null).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function insertPasswordReset(db: Db, reset: { tokenHash: string; userId: string; expiresAt: Date }): Promise<void> {

@@ -8,7 +8,7 @@ import { storeDomain } from '../plugin/store-domain.js';
 import { importCustomerHistory } from '../orders/service.js';
 import * as dal from './dal.js';
 import { hashPassword } from './passwords.js';
-import { checkedEmail, checkPassword, createBrandUser } from './users.js';
+import { checkedEmail, checkPassword } from './users.js';
 
 export interface SignUpContext {
   db: Db;
@@ -102,10 +102,16 @@ export async function signUp(
   const taken = () => new ApiError(409, 'email_taken', `a user with email ${email} already exists`);
   if (await dal.findUserIdByEmail(ctx.db, email)) throw taken();
   if (input.invitationCode !== undefined) {
-    const companyId = await dal.takeInvitation(ctx.db, hashSecret(input.invitationCode), now);
-    if (!companyId) throw badRequest('invitationCode is unknown, used or expired', 'invalid_invitation');
-    const user = await createBrandUser({ db: ctx.db }, companyId, { email, password: input.password });
-    return { userId: user.userId, companyId, claim: null };
+    const codeHash = hashSecret(input.invitationCode);
+    const passwordHash = await hashPassword(input.password);
+    // The code is spent only together with the account it makes: a sign-up that loses the email
+    // to a concurrent one leaves the code usable.
+    return ctx.db.transaction().execute(async (trx) => {
+      const companyId = await takeInvitationOrRefuse(trx, codeHash, now);
+      const userId = await dal.insertUser(trx, { companyId, email, displayName: null, passwordHash });
+      if (!userId) throw taken();
+      return { userId, companyId, claim: null };
+    });
   }
   const claim = await checkedClaim(ctx.db, input.brand!);
   const created = await dal.insertUserWithClaim(ctx.db, { email, passwordHash: await hashPassword(input.password) }, claim);
@@ -136,19 +142,21 @@ export async function checkClaim(ctx: SignUpContext, account: dal.SessionAccount
     const answer = await ctx.adapter.ownershipAnswer(claim.domain, claim.id);
     if (answer === 'declined') await dal.declineClaim(ctx.db, claim.id, now);
     if (answer === 'confirmed') {
+      // The store's side first, both idempotent: should the platform fail here, the claim stays
+      // pending and the next check does it all again, instead of a brand without its orders.
+      await importCustomerHistory(ctx.db, claim.domain, await ctx.adapter.pastOrders(claim.domain, now));
+      await ctx.adapter.subscribeToOrders(claim.domain);
       const settled = await dal.settleConfirmedClaim(ctx.db, claim, crypto.randomUUID(), now);
-      if (settled.outcome === 'joined' || settled.outcome === 'created') {
-        await importCustomerHistory(ctx.db, claim.domain, await ctx.adapter.pastOrders(claim.domain, now));
-        await ctx.adapter.subscribeToOrders(claim.domain);
-        return { companyId: settled.companyId, claim: null };
-      }
+      if (settled.outcome === 'joined' || settled.outcome === 'created') return { companyId: settled.companyId, claim: null };
     }
   }
   return { companyId: null, claim: await claimView(ctx, account.userId) };
 }
 
+const alreadyHasBrand = () => new ApiError(409, 'conflict', 'your account already acts for a brand');
+
 function requireBrandless(account: dal.SessionAccount): void {
-  if (account.companyId !== null) throw new ApiError(409, 'conflict', 'your account already acts for a brand');
+  if (account.companyId !== null) throw alreadyHasBrand();
 }
 
 /** A new claim for an account whose last one was declined or refused (or to claim another store). */
@@ -163,9 +171,17 @@ export async function startClaim(ctx: SignUpContext, account: dal.SessionAccount
 /** An account without a brand joins one with a member's invitation code. */
 export async function joinWithInvitation(ctx: SignUpContext, account: dal.SessionAccount, code: string, now = new Date()): Promise<string> {
   requireBrandless(account);
-  const companyId = await dal.takeInvitation(ctx.db, hashSecret(code), now);
+  return ctx.db.transaction().execute(async (trx) => {
+    const companyId = await takeInvitationOrRefuse(trx, hashSecret(code), now);
+    // A claim settled meanwhile gave the account a brand: the code stays unspent.
+    if (!(await dal.setUserCompany(trx, account.userId, companyId))) throw alreadyHasBrand();
+    return companyId;
+  });
+}
+
+async function takeInvitationOrRefuse(db: Db, codeHash: string, now: Date): Promise<string> {
+  const companyId = await dal.takeInvitation(db, codeHash, now);
   if (!companyId) throw badRequest('invitationCode is unknown, used or expired', 'invalid_invitation');
-  await dal.setUserCompany(ctx.db, account.userId, companyId);
   return companyId;
 }
 

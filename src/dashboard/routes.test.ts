@@ -79,6 +79,22 @@ describeEachDatabase('brand dashboard', (use) => {
       expect(await everything()).toEqual(before);
     });
 
+    it('spends an invitation code only with the account it makes: two sign-ups racing for one email leave the loser\'s code usable', async () => {
+      const owner = newClient();
+      const companyId = await owner.signUpBrand('Race Me', `${uniqueId('race')}.example`, `${uniqueId('o')}@race.example`);
+      const codes = [(await owner.post('/dashboard/api/invitations')).json().code as string, (await owner.post('/dashboard/api/invitations')).json().code as string];
+      const email = `${uniqueId('r')}@race.example`;
+      const answers = await Promise.all(
+        codes.map(async (invitationCode) => (await newClient().start()).post('/dashboard/api/sign-up', { email, password: DASHBOARD_PASSWORD, invitationCode })),
+      );
+      expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 409]);
+      const lost = answers.findIndex((answer) => answer.statusCode === 409);
+      expect(answers[lost]!.json()).toMatchObject({ error: 'email_taken' });
+      const reused = await (await newClient().start()).post('/dashboard/api/sign-up', { email: `${uniqueId('s')}@race.example`, password: DASHBOARD_PASSWORD, invitationCode: codes[lost] });
+      expect(reused.statusCode).toBe(201);
+      expect(reused.json().companyId).toBe(companyId);
+    });
+
     it('signs in with the right password only', async () => {
       const email = `${uniqueId('r')}@signin.example`;
       await newClient().signUpBrand('Sign In Co', `${uniqueId('signin')}.example`, email);
