@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from '../../test/support/harness.js';
 import { uniqueId } from '../../test/support/factories.js';
+import { tableContents } from '../../test/support/snapshot.js';
 import { csrfOf, form, mergeCookies } from '../../test/support/oauth-flow.js';
 import { saveImportedStore } from '../plugin/dal.js';
 import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from '../dashboard/test-client.js';
@@ -212,10 +213,76 @@ describeEachDatabase('store ownership claims', (use) => {
       });
     }
 
-    it('refuses claim calls without a session or without the CSRF header', async () => {
-      const anonymous = await client().start();
-      expect((await anonymous.post('/dashboard/api/claim/check')).statusCode).toBe(401);
-      expect((await pending.post('/dashboard/api/claim/check', {}, { csrf: null })).statusCode).toBe(403);
+    for (const [url, body] of [
+      ['/dashboard/api/claim/check', {}],
+      ['/dashboard/api/claim', { brand: { businessName: 'B', domain: 'csrf.example' } }],
+      ['/dashboard/api/join', { invitationCode: 'whatever' }],
+    ] as const) {
+      it(`refuses ${url} without a session (401) or without the CSRF header (403), writing nothing`, async () => {
+        const before = await tableContents(use().db);
+        const anonymous = await (await client().start()).post(url, body);
+        expect(anonymous.statusCode).toBe(401);
+        expect(anonymous.json()).toMatchObject({ error: 'unauthorized' });
+        const forged = await pending.post(url, body, { csrf: null });
+        expect(forged.statusCode).toBe(403);
+        expect(forged.json()).toMatchObject({ error: 'csrf_failed' });
+        expect(await tableContents(use().db)).toEqual(before);
+      });
+    }
+
+    it('refuses a new claim for a store whose brand has staff with 409 brand_has_staff, writing nothing', async () => {
+      const domain = `${uniqueId('staffed')}.example`;
+      await client().signUpBrand('Staffed Again', domain, `${uniqueId('s')}@staffed.example`);
+      const before = await tableContents(use().db);
+      const response = await pending.post('/dashboard/api/claim', { brand: { businessName: 'Mine', domain } });
+      expect(response.statusCode).toBe(409);
+      expect(response.json()).toMatchObject({ error: 'brand_has_staff' });
+      expect(await tableContents(use().db)).toEqual(before);
+    });
+
+    it('refuses store owner sign-ins that fail at the platform, writing no owner and no session', async () => {
+      const fresh = `${uniqueId('fresh')}.example`;
+      const owned = `${uniqueId('owned')}.example`;
+      const owner = client();
+      expect((await owner.postForm(`/sandbox/stores/${owned}/sign-in`, { email: 'owner@owned.example', password: STORE_OWNER_PASSWORD, next: '' })).statusCode).toBe(303);
+      // A sandbox store is made up the first time anyone looks at it, as its sign-in page does.
+      expect((await use().app.inject({ method: 'GET', url: `/sandbox/stores/${fresh}/sign-in` })).statusCode).toBe(200);
+      const before = await tableContents(use().db);
+      const attempts: Array<[string, string, Record<string, string>, number]> = [
+        ['a malformed email', fresh, { email: 'not an email', password: STORE_OWNER_PASSWORD }, 401],
+        ['a first password that is too short', fresh, { email: 'first@fresh.example', password: 'short' }, 401],
+        ['a wrong password', owned, { email: 'owner@owned.example', password: 'a guessed password!' }, 401],
+        ['another email', owned, { email: 'someone@else.example', password: STORE_OWNER_PASSWORD }, 401],
+        ['a domain that is not a store', 'localhost', { email: 'owner@owned.example', password: STORE_OWNER_PASSWORD }, 404],
+      ];
+      for (const [what, domain, fields, status] of attempts) {
+        expect((await client().postForm(`/sandbox/stores/${domain}/sign-in`, { ...fields, next: '' })).statusCode, what).toBe(status);
+      }
+      const crossSite = await use().app.inject({
+        method: 'POST',
+        url: `/sandbox/stores/${fresh}/sign-in`,
+        headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `email=first%40fresh.example&password=${encodeURIComponent(STORE_OWNER_PASSWORD)}&next=`,
+      });
+      expect(crossSite.statusCode).toBe(403);
+      expect(await tableContents(use().db)).toEqual(before);
+    });
+
+    it('refuses an ownership answer that is neither Confirm nor Decline, or from someone not signed in, writing nothing', async () => {
+      const claimId = pendingClaim.confirmUrl.split('/').pop()!;
+      const stranger = client();
+      const owner = client();
+      const answerUrl = `/sandbox/stores/${pendingClaim.domain}/ownership/${claimId}`;
+      expect((await owner.postForm(`/sandbox/stores/${pendingClaim.domain}/sign-in`, { email: 'owner@pending.example', password: STORE_OWNER_PASSWORD, next: '' })).statusCode).toBe(303);
+      const before = await tableContents(use().db);
+      const notSignedIn = await stranger.postForm(answerUrl, { decision: 'confirm' });
+      expect(notSignedIn.statusCode).toBe(403);
+      expect(notSignedIn.body).toContain('Sign in first');
+      const undecided = await owner.postForm(answerUrl, { decision: 'maybe' });
+      expect(undecided.statusCode).toBe(400);
+      expect(undecided.body).toContain('Choose Confirm or Decline');
+      expect(await tableContents(use().db)).toEqual(before);
+      expect(await use().db.selectFrom('sandbox_ownership_requests').select('status').where('id', '=', claimId).executeTakeFirstOrThrow()).toEqual({ status: 'pending' });
     });
 
     it('lets a store owner answer only for the store they are signed in to', async () => {

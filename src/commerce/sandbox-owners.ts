@@ -18,8 +18,9 @@ export function storePath(domain: string): string {
   return `/sandbox/stores/${encodeURIComponent(domain)}`;
 }
 
-export type OwnerSignIn = { outcome: 'signed_in'; token: string; created: boolean } | { outcome: 'rejected'; problem: string };
+export type OwnerSignIn = { outcome: 'signed_in'; token: string } | { outcome: 'rejected'; problem: string };
 
+/** Signs the store's owner in, or sets up the sign-in of a store (already opened) that has none. */
 export async function signInOwner(db: Db, domain: string, email: string, password: string, now = new Date()): Promise<OwnerSignIn> {
   const normalized = normalizeEmail(email);
   if (!looksLikeEmail(normalized)) return { outcome: 'rejected', problem: 'Enter an email address.' };
@@ -29,13 +30,14 @@ export async function signInOwner(db: Db, domain: string, email: string, passwor
   if (!owner) {
     if (password.length < MIN_PASSWORD_LENGTH) return { outcome: 'rejected', problem: `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.` };
     created = await dal.insertOwnerIfAbsent(db, domain, normalized, await hashPassword(password));
-    owner = await dal.findOwner(db, domain);
+    // Someone else set the sign-in up a moment before: check against theirs.
+    if (!created) owner = await dal.findOwner(db, domain);
   }
   const valid = created || (owner !== undefined && owner.email === normalized && (await verifyPassword(owner.password_hash, password)));
   if (!valid) return { outcome: 'rejected', problem: 'The email or password is not correct.' };
   const token = randomToken(43);
   await dal.insertOwnerSession(db, { tokenHash: hashSecret(token), domain, expiresAt: new Date(now.getTime() + OWNER_SESSION_MS) });
-  return { outcome: 'signed_in', token, created };
+  return { outcome: 'signed_in', token };
 }
 
 export function setOwnerCookie(reply: FastifyReply, domain: string, token: string, secure: boolean): void {
