@@ -276,7 +276,7 @@ export async function declineClaim(db: Db, claimId: string, now: Date): Promise<
   await db.updateTable('brand_claims').set({ status: 'declined', decided_at: now }).where('id', '=', claimId).where('status', '=', 'pending').execute();
 }
 
-export type ClaimSettlement = { outcome: 'joined' | 'created'; companyId: string } | { outcome: 'refused' } | { outcome: 'settled_before' };
+type ClaimSettlement = { outcome: 'joined' | 'created'; companyId: string } | { outcome: 'refused' } | { outcome: 'settled_before' };
 
 /**
  * Settles a claim the store owner confirmed, in one transaction: the account joins the company

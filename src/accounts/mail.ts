@@ -17,7 +17,7 @@ export interface Mailer {
 }
 
 /** Delivers through the SMTP server of SMTP_URL (credentials in the URL, TLS per smtps:// or STARTTLS). */
-export class SmtpMailer implements Mailer {
+class SmtpMailer implements Mailer {
   readonly kind = 'smtp';
   private readonly transport: Transporter;
 
@@ -42,7 +42,7 @@ export class SmtpMailer implements Mailer {
  * Test and dev hosts without SMTP: messages are kept in the database and shown on the
  * development mailbox page, so a tester can follow a reset without a mail server.
  */
-export class DevMailbox implements Mailer {
+class DevMailbox implements Mailer {
   readonly kind = 'dev-mailbox';
 
   constructor(private readonly db: Db) {}

@@ -17,7 +17,7 @@ export interface PasswordResetContext {
   log: FastifyBaseLogger;
 }
 
-export function resetMail(to: string, token: string, baseUrl: string) {
+function resetMail(to: string, token: string, baseUrl: string) {
   return {
     to,
     subject: 'Reset your Partner Collaboration password',

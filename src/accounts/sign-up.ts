@@ -16,9 +16,9 @@ export interface SignUpContext {
   log: FastifyBaseLogger;
 }
 
-export const INVITATION_LIFETIME_MS = 7 * 86_400_000;
+const INVITATION_LIFETIME_MS = 7 * 86_400_000;
 /** Where the store owner comes back to after answering at the commerce platform. */
-export const CLAIM_RETURN_PATH = '/dashboard';
+const CLAIM_RETURN_PATH = '/dashboard';
 
 export interface BrandInput {
   businessName: string;

@@ -138,13 +138,6 @@ export async function platformTotals(db: Db, platformId: string, range: DayRange
         and (${from}::date is null or placed_at >= ${from}::date::timestamp at time zone 'UTC')
         and (${to}::date is null or placed_at < (${to}::date + 1)::timestamp at time zone 'UTC')
     ) sold`.execute(db);
-  const row = result.rows[0]!;
-  return {
-    views: Number(row.views),
-    clicks: Number(row.clicks),
-    orders: Number(row.orders),
-    newCustomers: Number(row.newCustomers),
-    revenueCents: Number(row.revenueCents),
-    commissionCents: Number(row.commissionCents),
-  };
+  // Every column is int8, which src/db/database.ts parses as a number on both engines.
+  return result.rows[0]!;
 }

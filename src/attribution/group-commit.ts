@@ -34,7 +34,12 @@ const MIN_FLUSH_INTERVAL_MS = 2;
  * Counter rows a key is spread over. Each instance writes its own shard, picked at random when it
  * starts, so the writes of several instances rarely wait on each other's row locks.
  */
-export const COUNTER_SHARDS = 16;
+const COUNTER_SHARDS = 16;
+
+/** This instance's shards, one per write slot, from a random first one. */
+function shardsFrom(first: number): number[] {
+  return Array.from({ length: WRITE_SLOTS }, (_, slot) => (first + slot) % COUNTER_SHARDS);
+}
 
 /**
  * Group commit for attribution counters: deltas recorded while writes are running wait together
@@ -50,7 +55,7 @@ export class CounterCommitter {
    */
   private pending = new Map<string, Map<LinkKey, Counts>>();
   private waiters: Waiter[] = [];
-  private readonly freeShards = ((first) => Array.from({ length: WRITE_SLOTS }, (_, slot) => (first + slot) % COUNTER_SHARDS))(crypto.randomInt(COUNTER_SHARDS));
+  private readonly freeShards = shardsFrom(crypto.randomInt(COUNTER_SHARDS));
   private readonly running = new Set<Promise<void>>();
   private flushScheduled = false;
   private lastFlushAt = 0;

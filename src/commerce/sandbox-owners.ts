@@ -10,8 +10,8 @@ import * as dal from './dal.js';
  * own: what proves that a person manages a store. A sandbox store is made up on first use, so
  * it has no owner until someone sets up its sign-in here; after that only that person gets in.
  */
-export const OWNER_COOKIE = 'sandbox_owner';
-export const OWNER_SESSION_MS = 2 * 3600_000;
+const OWNER_COOKIE = 'sandbox_owner';
+const OWNER_SESSION_MS = 2 * 3600_000;
 
 /** Each store's session cookie is scoped to the store's pages, so one browser can run several stores. */
 export function storePath(domain: string): string {

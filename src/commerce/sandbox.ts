@@ -17,11 +17,11 @@ import { generateStore } from './sandbox-generator.js';
 import { SIGNATURE_HEADER, signOrderBody, TIMESTAMP_HEADER } from '../orders/signature.js';
 
 export const SANDBOX_PLATFORM_NAME = 'Sandbox Commerce';
-export const ORDER_WEBHOOK_PATH = '/webhooks/commerce/orders';
+const ORDER_WEBHOOK_PATH = '/webhooks/commerce/orders';
 const WEBHOOK_TIMEOUT_MS = 10_000;
 export const MAX_ORDER_QUANTITY = 10;
 
-export interface CheckoutInput {
+interface CheckoutInput {
   productId: string;
   quantity: number;
   customerEmail: string;

@@ -309,7 +309,7 @@ function sumOf(rows: Figures[]): Figures {
 export const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 
-export interface PerformanceRange {
+interface PerformanceRange {
   from: string;
   to: string;
 }

@@ -12,6 +12,9 @@ declare module 'fastify' {
 
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001']);
 
+/** Seconds a client is asked to wait (Retry-After) when the database is unreachable (503). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /**
  * SQLSTATEs of a value the database would not take as text of its type: a NUL character (22021),
  * a Unicode escape it cannot convert (22P05), text that is not a valid uuid, number or the like
@@ -123,7 +126,7 @@ export function installErrorHandlers(app: FastifyInstance, knownRoutes: () => Ar
     }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: error }, 'database unavailable');
-      reply.header('Retry-After', '5');
+      reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
       return sendError(reply, request, new ApiError(503, 'service_unavailable', 'the service is temporarily unavailable; retry shortly'));
     }
     request.log.error({ err: error }, 'unhandled error');

@@ -46,9 +46,11 @@ type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 type LoggerWithLevels = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
 
 /**
- * A request's logger, made only when the request writes a line at an enabled level: at the usual
- * levels most requests write none, and building a pino child for each (bindings serialized, a
- * new object) was a visible share of the offers endpoint's CPU time.
+ * A request's logger, made only when the request writes a line at an enabled level. At `info`
+ * (the default) Fastify logs every request, so each gets its child anyway; at `warn` and above
+ * (what docs/operations.md advises for a busy instance) most requests write none, and building
+ * a pino child for each (bindings serialized, a new object) was a visible share of the offers
+ * endpoint's CPU time.
  */
 class LazyChildLogger {
   private made: FastifyBaseLogger | undefined;

@@ -267,7 +267,6 @@ export async function findActiveAccessToken(db: Db, tokenHash: string, now: Date
   return row && { grant: toGrant(row), tokenId: row.token_id, tokenHash: row.token_hash, expiresAt: row.expires_at };
 }
 
-/** RFC 7009 for an access token: revokes it when it belongs to the client; true when something changed. */
 /** The client an access token was issued to, revoked or not; undefined for an unknown token. */
 export async function accessTokenClientId(db: Db, tokenHash: string): Promise<string | undefined> {
   const row = await db
@@ -279,6 +278,7 @@ export async function accessTokenClientId(db: Db, tokenHash: string): Promise<st
   return row?.client_id;
 }
 
+/** RFC 7009 for an access token: revokes it when it belongs to the client; true when something changed. */
 export async function revokeAccessToken(db: Db, tokenHash: string, clientId: string): Promise<boolean> {
   const result = await db
     .updateTable('oauth_access_tokens')

@@ -13,15 +13,13 @@ import { authenticateClient, createOAuthModel, toServiceClient, type Grantee } f
 import { authorizeErrorPage, authorizeParams, consentPage } from './pages.js';
 import { basicCredentials, revokePresentedToken } from './revocation.js';
 import { grantTypeOverrides } from './code-grant.js';
-import { isDatabaseUnavailable } from '../http/error-handler.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../http/error-handler.js';
 import { SUPPORTED_SCOPES } from './scopes.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, AUTHORIZATION_CODE_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS } from './tokens.js';
 
 const { OAuthError, ServerError, Request: OAuthRequest, Response: OAuthResponse } = OAuth2Server;
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
-/** As the rest of the service answers a database outage (503 with Retry-After). */
-const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** RFC 6749 5.2 error body. */
 function sendOAuthError(reply: FastifyReply, status: number, error: string, description: string): FastifyReply {

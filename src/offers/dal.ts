@@ -33,9 +33,9 @@ export async function findPartnerOffers(db: Db, brandId: string, now: Date): Pro
     with candidates as (
       select distinct on (side.partner_id)
         c.id as campaign_id, side.partner_id,
-        coalesce(co.title, o.title) as title,
+        case when co.campaign_id is null then o.title else co.title end as title,
         case when co.campaign_id is null then o.subtitle else co.subtitle end as subtitle,
-        coalesce(co.image_url, o.image_url) as image_url
+        case when co.campaign_id is null then o.image_url else co.image_url end as image_url
       from campaigns c
       cross join lateral (select case when c.owner_id = ${brandId} then c.partner_id else c.owner_id end as partner_id) side
       join partnerships p on p.id = c.partnership_id and p.status = 'active'

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
-import { describeBrandReadGuards } from '../partnerships/brand-read-guards.js';
+import { describeBrandReadGuards } from '../../test/support/brand-read-guards.js';
 import { describeEachDatabase } from '../../test/support/harness.js';
 import { createBrand, uniqueId } from '../../test/support/factories.js';
 import { insertCompanies, insertPartnerships, settleScores } from '../partnerships/test-helpers.js';

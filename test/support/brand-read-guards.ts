@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import type { TestContext } from '../../test/support/harness.js';
-import { createPlatform } from '../../test/support/factories.js';
-import { platformLinksOf } from './test-helpers.js';
+import type { TestContext } from './harness.js';
+import { createPlatform } from './factories.js';
+import { platformLinksOf } from '../../src/partnerships/test-helpers.js';
 
 /** One GET of a brand read endpoint: `key` null sends no credential. */
 export type BrandRead = (query: string, headers: Record<string, string>, key?: string | null) => Promise<LightMyRequestResponse>;
