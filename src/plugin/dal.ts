@@ -2,8 +2,6 @@ import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { StoreProfile } from '../commerce/adapter.js';
 import type { Db } from '../db/database.js';
-import { loadProfiles, upsertScores } from '../recommendations/dal.js';
-import { scoresToRefresh } from '../recommendations/scoring.js';
 import type { BestSellerPreview } from './embed-state.js';
 
 /** SQL of merchant onboarding: the plugin's reads of platforms and brands, setup jobs and consent. */
@@ -240,20 +238,6 @@ export async function saveDraftOffer(
       .set({ best_sellers: JSON.stringify(bestSellers), updated_at: new Date() })
       .where('domain', '=', domain)
       .execute();
-  });
-}
-
-/**
- * Finds the brands that fit a newly imported store: the matching engine scores it against every
- * other brand now, in one transaction that also takes it off the scoring queue (so the
- * background scorer does not repeat the work). Returns how many candidates were scored.
- */
-export async function scoreStoreBrand(db: Db, companyId: string, now: Date): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('scoring_queue').where('company_id', '=', companyId).execute();
-    const pairs = scoresToRefresh([companyId], await loadProfiles(trx));
-    await upsertScores(trx, pairs, now);
-    return pairs.filter((pair) => pair.companyId === companyId).length;
   });
 }
 

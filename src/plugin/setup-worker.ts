@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import type { CommerceAdapter } from '../commerce/adapter.js';
+import { scoreBrandNow } from '../recommendations/scorer.js';
 import * as dal from './dal.js';
 import type { BestSellerPreview } from './embed-state.js';
 
@@ -149,7 +150,7 @@ export class SetupWorker {
       case 'match': {
         const record = await dal.loadStoreRecord(db, domain);
         if (!record.companyId) throw new Error(`store ${domain} has no brand record; import it first`);
-        const candidates = await dal.scoreStoreBrand(db, record.companyId, new Date());
+        const candidates = await scoreBrandNow(db, record.companyId, new Date());
         this.options.log.info({ domain, candidates }, 'fitting brands found for the store');
         return 'done';
       }

@@ -2,6 +2,11 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { BrandProfile, ScoredPair } from './scoring.js';
 
+/** Takes a brand off the scoring queue (it is being scored right now). */
+export async function dequeueBrand(db: Db, companyId: string): Promise<void> {
+  await db.deleteFrom('scoring_queue').where('company_id', '=', companyId).execute();
+}
+
 /**
  * Takes queued brands off the scoring queue. The rows are deleted (not just locked) at once, so a
  * profile change made while the batch is scored waits on this transaction and queues the brand

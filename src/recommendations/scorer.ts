@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
-import { claimQueuedBrands, countCompanies, loadProfiles, upsertScores } from './dal.js';
+import { claimQueuedBrands, countCompanies, dequeueBrand, loadProfiles, upsertScores } from './dal.js';
 import { scoresToRefresh } from './scoring.js';
 import { PeriodicJob } from '../jobs/periodic.js';
 
@@ -21,10 +21,29 @@ export async function scoreNextBatch(db: Db): Promise<number> {
     const claimed = await claimQueuedBrands(trx, limit);
     if (claimed.length === 0) return 0;
     // Read after claiming: a queued brand's profile is committed together with its queue row.
-    const profiles = await loadProfiles(trx);
-    await upsertScores(trx, scoresToRefresh(claimed, profiles), new Date());
+    await rescore(trx, claimed, new Date());
     return claimed.length;
   });
+}
+
+/**
+ * Scores one brand against every other brand now (a newly imported store), in one transaction
+ * that also takes it off the queue, so the background scorer does not repeat the work. Returns
+ * how many candidates were scored for it.
+ */
+export async function scoreBrandNow(db: Db, companyId: string, now: Date): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    await dequeueBrand(trx, companyId);
+    const pairs = await rescore(trx, [companyId], now);
+    return pairs.filter((pair) => pair.companyId === companyId).length;
+  });
+}
+
+/** Rewrites the scores of `companyIds` against every brand, in both directions; returns them. */
+async function rescore(trx: Db, companyIds: string[], now: Date) {
+  const pairs = scoresToRefresh(companyIds, await loadProfiles(trx));
+  await upsertScores(trx, pairs, now);
+  return pairs;
 }
 
 /** Scores batches until the queue is empty or `stopped` says so; returns the brands scored. */
