@@ -10,6 +10,7 @@ import { createBrand, createPlatform } from '../support/factories.js';
 import { ADMIN_TOKEN } from '../support/harness.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 import { seedPartnerOffer, totalViews } from './seed.js';
+import { spreadBurst } from '../support/burst.js';
 
 const BURST = 300;
 
@@ -88,7 +89,7 @@ describe.each(STORAGES)('offer views are durable once the response is sent [%s]'
   };
 
   const burst = (service: ServiceProcess): Array<Promise<Outcome>> =>
-    Array.from({ length: BURST }, async () => {
+    spreadBurst(BURST, async () => {
       try {
         const response = await fetch(`${service.baseUrl}/v1/campaigns/offers?type=post-purchase`, {
           headers: { 'x-api-key': key, 'x-platform-id': platformId },

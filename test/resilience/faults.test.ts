@@ -9,6 +9,7 @@ import { createBrand, createPlatform } from '../support/factories.js';
 import { ADMIN_TOKEN } from '../support/harness.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 import { startWorker, TcpProxy, totalCounts, waitUntil, type WorkerProcess } from './support.js';
+import { spreadBurst } from '../support/burst.js';
 
 const POSTGRES = { host: new URL(TEST_POSTGRES_URL).hostname, port: Number(new URL(TEST_POSTGRES_URL).port || 5432) };
 const REDIS = { host: '127.0.0.1', port: 6379 };
@@ -231,7 +232,7 @@ describe('faults', () => {
     expect(paths).toHaveLength(3);
 
     const burst = (service: ServiceProcess) =>
-      Array.from({ length: 300 }, async (_, i) => {
+      spreadBurst(300, async (i) => {
         try {
           const response = await fetch(`${service.baseUrl}${paths[i % paths.length]}`, { redirect: 'manual' });
           return { status: response.status, at: performance.now() };
