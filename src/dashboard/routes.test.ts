@@ -7,6 +7,9 @@ import { registerOAuthClient } from '../oauth/clients.js';
 import { createBrandUser } from '../accounts/users.js';
 import { DashboardClient, DASHBOARD_PASSWORD } from './test-client.js';
 
+/** The error code each refusal status carries in these routes. */
+const ERROR_FOR_STATUS: Record<number, string> = { 400: 'invalid_request', 404: 'not_found', 409: 'conflict' };
+
 describeEachDatabase('brand dashboard', (use) => {
   const newClient = () => new DashboardClient(use().app);
   const count = async (table: 'companies' | 'brand_users' | 'brand_claims' | 'partnerships' | 'campaigns' | 'campaign_offers' | 'offers' | 'brand_api_keys' | 'password_resets' | 'brand_invitations') =>
@@ -101,6 +104,7 @@ describeEachDatabase('brand dashboard', (use) => {
       const other = await newClient().start();
       const wrong = await other.post('/dashboard/api/sign-in', { email, password: 'not the password at all' });
       expect(wrong.statusCode).toBe(401);
+      expect(wrong.json()).toMatchObject({ error: 'unauthorized' });
       expect((await other.get('/dashboard/api/session')).json().user).toBeNull();
       expect((await other.post('/dashboard/api/sign-in', { email, password: DASHBOARD_PASSWORD })).statusCode).toBe(200);
       expect((await other.get('/dashboard/api/session')).json().user).toMatchObject({ email, brandName: 'Sign In Co' });
@@ -151,6 +155,7 @@ describeEachDatabase('brand dashboard', (use) => {
       const before = await everything();
       const response = await (await newClient().start()).post('/dashboard/api/sign-up', { email, password: DASHBOARD_PASSWORD, brand: { businessName: 'Taken Two', domain: `${uniqueId('t2')}.example` } });
       expect(response.statusCode).toBe(409);
+      expect(response.json()).toMatchObject({ error: 'email_taken' });
       expect(await everything()).toEqual(before);
     });
   });
@@ -202,13 +207,20 @@ describeEachDatabase('brand dashboard', (use) => {
       expect((await dashboardPartners(beta, 'inviteReceived')).data[0]).toMatchObject({ companyId: alphaId, status: 'inviteReceived' });
 
       const before = await everything();
-      expect((await alpha.post(`/dashboard/api/partners/${betaId}/request`, {})).statusCode).toBe(409);
-      expect((await beta.post(`/dashboard/api/partners/${alphaId}/request`, {})).statusCode).toBe(409);
-      expect((await alpha.post(`/dashboard/api/partners/${betaId}/accept`)).statusCode).toBe(404);
-      expect((await alpha.post(`/dashboard/api/partners/${alphaId}/request`, {})).statusCode).toBe(400);
-      expect((await alpha.post('/dashboard/api/partners/no-such-brand/request', {})).statusCode).toBe(404);
-      expect((await alpha.post(`/dashboard/api/partners/${betaId}/request`, { message: 'x'.repeat(1001) })).statusCode).toBe(400);
-      expect((await alpha.post(`/dashboard/api/partners/${betaId}/explode`)).statusCode).toBe(400);
+      const refusals: Array<[DashboardClient, string, unknown, number]> = [
+        [alpha, `/dashboard/api/partners/${betaId}/request`, {}, 409],
+        [beta, `/dashboard/api/partners/${alphaId}/request`, {}, 409],
+        [alpha, `/dashboard/api/partners/${betaId}/accept`, undefined, 404],
+        [alpha, `/dashboard/api/partners/${alphaId}/request`, {}, 400],
+        [alpha, '/dashboard/api/partners/no-such-brand/request', {}, 404],
+        [alpha, `/dashboard/api/partners/${betaId}/request`, { message: 'x'.repeat(1001) }, 400],
+        [alpha, `/dashboard/api/partners/${betaId}/explode`, undefined, 400],
+      ];
+      for (const [client, url, body, status] of refusals) {
+        const response = await client.post(url, body);
+        expect(response.statusCode, url).toBe(status);
+        expect(response.json(), url).toMatchObject({ error: ERROR_FOR_STATUS[status] });
+      }
       expect(await everything()).toEqual(before);
 
       expect((await beta.post(`/dashboard/api/partners/${alphaId}/decline`)).statusCode).toBe(200);
@@ -340,7 +352,7 @@ describeEachDatabase('brand dashboard', (use) => {
       for (const [client, url, body, status] of refusals) {
         const response = await client.post(url, body);
         expect(response.statusCode, `${url} ${JSON.stringify(body)}`).toBe(status);
-        expect(response.json()).toMatchObject({ error: expect.any(String), message: expect.any(String) });
+        expect(response.json()).toMatchObject({ error: ERROR_FOR_STATUS[status], message: expect.any(String) });
       }
       expect(await everything()).toEqual(before);
 
@@ -349,8 +361,13 @@ describeEachDatabase('brand dashboard', (use) => {
       expect((await redirectOf()).searchParams.get('discount')).toMatch(/^PARTNER25-/);
 
       expect((await alpha.post(`/dashboard/api/campaigns/${id}/close`)).statusCode).toBe(200);
-      const closed = await beta.post(`/dashboard/api/campaigns/${id}/offer`, { title: 'Too late', imageUrl: 'https://cdn.example/a.png' });
-      expect(closed.statusCode).toBe(409);
+      const afterClose = await everything();
+      for (const [url, body] of [[`/dashboard/api/campaigns/${id}/offer`, { title: 'Too late', imageUrl: 'https://cdn.example/a.png' }], [`/dashboard/api/campaigns/${id}/offer/reset`, undefined]] as const) {
+        const closed = await beta.post(url, body);
+        expect(closed.statusCode, url).toBe(409);
+        expect(closed.json()).toMatchObject({ error: 'conflict' });
+      }
+      expect(await everything()).toEqual(afterClose);
     });
 
     it('runs a campaign that support or a fixture loaded under its own id, not a uuid', async () => {
@@ -415,7 +432,7 @@ describeEachDatabase('brand dashboard', (use) => {
       for (const [client, url, body, status] of cases) {
         const response = await client.post(url, body);
         expect(response.statusCode, `${url} ${JSON.stringify(body)}`).toBe(status);
-        expect(response.json()).toMatchObject({ error: expect.any(String), message: expect.any(String) });
+        expect(response.json()).toMatchObject({ error: ERROR_FOR_STATUS[status], message: expect.any(String) });
       }
       expect(await everything()).toEqual(before);
     });
