@@ -6,6 +6,7 @@ import { buildApp } from '../app.js';
 import { describeEachDatabase, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform } from '../../test/support/factories.js';
 import { DATABASE_KINDS } from '../../test/support/databases.js';
+import { tableContents } from '../../test/support/snapshot.js';
 import { InvalidationBus } from '../cache/invalidation.js';
 import { SandboxCommerce } from '../commerce/sandbox.js';
 import { buildLoader, integrityOf, LOADER_VERSION, PUBLISHED_LOADERS } from './bundles.js';
@@ -32,6 +33,14 @@ function uniqueDomain(prefix = ''): string {
 }
 
 function helpers(use: () => TestContext) {
+  // What a request about one store can write. Tests later in a file compare these rather than the
+  // whole database: the background setup worker is still working on earlier tests' stores.
+  const storeRows = async (domain: string) => ({
+    sandbox: await use().db.selectFrom('sandbox_stores').selectAll().where('domain', '=', domain).execute(),
+    merchant: await use().db.selectFrom('merchant_stores').selectAll().where('domain', '=', domain).execute(),
+    setup: await use().db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).execute(),
+    companies: await use().db.selectFrom('companies').selectAll().where('domain', '=', domain).execute(),
+  });
   const post = (url: string, body: unknown, origin: string | null = HOST, extra: Record<string, string> = {}) =>
     use().app.inject({ method: 'POST', url, headers: { ...(origin ? { origin } : {}), 'content-type': 'application/json', ...extra }, payload: JSON.stringify(body) });
   // What the embed app sends: a same-origin POST, so the browser adds Origin.
@@ -58,13 +67,13 @@ function helpers(use: () => TestContext) {
     expect((await form(`/sandbox/stores/${domain}/plan`)).statusCode).toBe(200);
     return waitFor(platformId, domain, (s) => s.kind === 'stage' && s.stage === 'consent');
   };
-  return { state, form, post, waitFor, toConsent };
+  return { state, form, post, waitFor, toConsent, storeRows };
 }
 
 describeEachDatabase(
   'embedded plugin: loader, stages and onboarding',
   (use) => {
-    const { state, form, post, waitFor, toConsent } = helpers(use);
+    const { state, form, post, waitFor, toConsent, storeRows } = helpers(use);
     let platformId: string;
 
     beforeAll(async () => {
@@ -88,7 +97,8 @@ describeEachDatabase(
       expect(types.rawPayload.equals(fs.readFileSync(`${PUBLISHED_LOADERS}2.0.0/index.d.ts`))).toBe(true);
     });
 
-    it('answers 400 naming the field for a bad platform id or store domain, and 404 for an unknown asset', async () => {
+    it('answers 400 naming the field for a bad platform id or store domain, and 404 for an unknown asset, writing nothing', async () => {
+      const before = await tableContents(use().db);
       const badId = await post('/plugin/v2/state', { platformId: '42', domain: 'shop.example' });
       expect(badId.statusCode).toBe(400);
       expect(badId.json()).toMatchObject({ error: 'invalid_request', message: 'platformId must be a UUID' });
@@ -100,7 +110,14 @@ describeEachDatabase(
       expect(missing.json().message).toMatch(/domain/);
       const embed = await use().app.inject(`/plugin/v2/embed?platformId=42&domain=shop.example`);
       expect(embed.statusCode).toBe(400);
-      expect((await use().app.inject('/plugin/assets/nothing.js')).statusCode).toBe(404);
+      expect(embed.json()).toMatchObject({ error: 'invalid_request' });
+      const asset = await use().app.inject('/plugin/assets/nothing.js');
+      expect(asset.statusCode).toBe(404);
+      expect(asset.json()).toMatchObject({ error: 'not_found' });
+      const unknown = await use().app.inject('/plugin/v2/nothing-here');
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json()).toMatchObject({ error: 'not_found' });
+      expect(await tableContents(use().db)).toEqual(before);
     });
 
     it("gives a store's state (and its discount code) only to the embed app: not without Origin, not to another origin, not by GET, not across sites", async () => {
@@ -110,6 +127,7 @@ describeEachDatabase(
       const code = live.json().offer.discountCode as string;
       expect(code).toMatch(/^PARTNER20-/);
       const body = { platformId, domain };
+      const before = await storeRows(domain);
       const refusals = [
         await post('/plugin/v2/state', body, null),
         await post('/plugin/v2/state', body, 'https://evil.example'),
@@ -131,6 +149,7 @@ describeEachDatabase(
       });
       expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
       expect(preflight.headers['access-control-allow-methods']).toBeUndefined();
+      expect(await storeRows(domain)).toEqual(before);
       const own = await state(platformId, domain);
       expect(own).toMatchObject({ stage: 'live', offer: { discountCode: code } });
     });
@@ -387,10 +406,12 @@ describeEachDatabase(
       expect(admin.body).toMatch(/Catalog \(\d+ products\)/);
       expect(admin.body).toMatch(/Orders \(\d+ in all/);
       expect((await use().app.inject('/sandbox/stores/nodot')).statusCode).toBe(404);
+      const before = await storeRows(domain);
       const forged = await use().app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/install`, headers: { origin: 'https://evil.example' } });
       expect(forged.statusCode).toBe(403);
       const planFirst = await form(`/sandbox/stores/${domain}/plan`);
       expect(planFirst.statusCode).toBe(409);
+      expect(await storeRows(domain)).toEqual(before);
     });
   },
   ENV,
