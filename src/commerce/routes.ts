@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
+import { notFound as apiNotFound } from '../http/errors.js';
 import { escapeHtml } from '../plugin/html.js';
 import { requireOwnOrigin } from '../plugin/origin.js';
 import { storeDomain } from '../plugin/store-domain.js';
@@ -219,7 +220,7 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
 
     app.get<{ Params: { domain: string; file: string } }>('/sandbox/images/:domain/:file', { schema: { hide: true } }, async (request, reply) => {
       const match = /^([a-z0-9]{1,20})\.svg$/.exec(request.params.file);
-      if (!match) return reply.status(404).send({ error: 'not_found', message: 'no such image' });
+      if (!match) throw apiNotFound('no such image');
       return reply
         .header('Content-Type', 'image/svg+xml')
         .header('Cache-Control', 'public, max-age=86400')

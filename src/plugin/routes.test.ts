@@ -111,9 +111,11 @@ describeEachDatabase(
       const embed = await use().app.inject(`/plugin/v2/embed?platformId=42&domain=shop.example`);
       expect(embed.statusCode).toBe(400);
       expect(embed.json()).toMatchObject({ error: 'invalid_request' });
-      const asset = await use().app.inject('/plugin/assets/nothing.js');
-      expect(asset.statusCode).toBe(404);
-      expect(asset.json()).toMatchObject({ error: 'not_found' });
+      for (const url of ['/plugin/assets/nothing.js', '/plugin/legal/nothing', '/sandbox/images/shop.example/not-an-image.png']) {
+        const missing = await use().app.inject(url);
+        expect(missing.statusCode, url).toBe(404);
+        expect(missing.json(), url).toEqual({ error: 'not_found', message: expect.any(String), requestId: missing.headers['x-request-id'] });
+      }
       const unknown = await use().app.inject('/plugin/v2/nothing-here');
       expect(unknown.statusCode).toBe(404);
       expect(unknown.json()).toMatchObject({ error: 'not_found' });

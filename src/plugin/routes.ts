@@ -6,7 +6,7 @@ import { sandboxRoutes } from '../commerce/routes.js';
 import { bundles, publishedLoaders } from './bundles.js';
 import * as dal from './dal.js';
 import { decideEmbedPage } from './embed-access.js';
-import { escapeHtml, htmlPage, inlineJson, PAGE_CSP } from './html.js';
+import { htmlPage, inlineJson, PAGE_CSP } from './html.js';
 import { Onboarding, returnFlowHolds } from './onboarding.js';
 import { ConsentBody, EmbedPageQuery, StoreBody, StoreQuery } from './schemas.js';
 import { SetupWorker } from './setup-worker.js';
@@ -67,7 +67,7 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
   }
   app.get<{ Params: { name: string } }>('/plugin/assets/:name', { schema: { hide: true } }, async (request, reply) => {
     const found = (await bundles()).assets.get(request.params.name);
-    if (!found) return reply.status(404).send({ error: 'not_found', message: `no asset ${request.params.name}` });
+    if (!found) throw notFound(`no asset ${request.params.name}`);
     return sendAsset(reply, found.body, found.contentType, IMMUTABLE);
   });
 
@@ -208,7 +208,7 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
   app.get<{ Params: { page: string } }>('/plugin/legal/:page', { schema: { hide: true } }, async (request, reply) => {
     const built = await bundles();
     const page = legalPage(request.params.page, `/plugin/assets/${built.pagesStyle}`);
-    if (!page) return reply.status(404).send({ error: 'not_found', message: `no page ${escapeHtml(request.params.page)}` });
+    if (!page) throw notFound(`no page ${request.params.page}`);
     return reply.header('Content-Type', 'text/html; charset=utf-8').header('Content-Security-Policy', PAGE_CSP).send(page);
   });
 
