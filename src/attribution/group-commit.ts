@@ -23,12 +23,14 @@ interface Waiter {
 const WRITE_SLOTS = 1;
 
 /**
- * The shortest time between the starts of two writes. A quiet instance writes at once; a busy one
- * collects a couple of milliseconds of requests per statement instead of the few that arrive
- * during one commit, which on the two-core machine served more requests per second with less CPU
- * in both processes (docs/performance-offers.md), at the price of that much latency.
+ * The longest a busy instance waits between the starts of two writes. A quiet instance writes at
+ * once; a busy one collects up to a couple of milliseconds of requests per statement instead of
+ * the few that arrive during one commit, which on the two-core machine served more requests per
+ * second with less CPU in both processes (docs/performance-offers.md). It starts sooner once the
+ * requests it answered last time are back (see answeredSinceFlush): waiting for the clock then
+ * only left the process idle, and cost the offers endpoint a quarter of its throughput.
  */
-const MIN_FLUSH_INTERVAL_MS = 2;
+const MAX_FLUSH_INTERVAL_MS = 2;
 
 /**
  * Counter rows a key is spread over. Each instance writes its own shard, picked at random when it
@@ -43,8 +45,8 @@ function shardsFrom(first: number): number[] {
 
 /**
  * Group commit for attribution counters: deltas recorded while writes are running wait together
- * and go to the database as one statement when a slot frees up, so the number of writes follows
- * the database's speed rather than the request rate. `record` settles only once its deltas are
+ * and go to the database as one statement when a slot frees up and the batch is full or old
+ * enough, so the number of writes follows the database's speed rather than the request rate. `record` settles only once its deltas are
  * committed, which lets a response wait for durability without one write per request.
  */
 export class CounterCommitter {
@@ -58,7 +60,14 @@ export class CounterCommitter {
   private readonly freeShards = shardsFrom(crypto.randomInt(COUNTER_SHARDS));
   private readonly running = new Set<Promise<void>>();
   private flushScheduled = false;
+  private flushTimer: NodeJS.Timeout | undefined;
   private lastFlushAt = 0;
+  /**
+   * Requests answered since the current wait for a write began. Once as many wait again, the
+   * clients that send their next request when the previous answer arrives (browsers, connection
+   * pools) are back, and waiting out the interval would only add latency.
+   */
+  private answeredSinceFlush = 0;
   private today = { number: -1, day: '' };
   /** Statements written so far; lets tests and metrics see how many requests shared a write. */
   batchesWritten = 0;
@@ -95,19 +104,31 @@ export class CounterCommitter {
   }
 
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.waiters.length === 0 || this.freeShards.length === 0) return;
+    if (this.waiters.length === 0 || this.freeShards.length === 0) return;
+    const full = this.waiters.length >= this.answeredSinceFlush;
+    if (this.flushScheduled) {
+      if (full && this.flushTimer) {
+        clearTimeout(this.flushTimer);
+        this.flushTimer = undefined;
+        setImmediate(this.flushNow);
+      }
+      return;
+    }
     this.flushScheduled = true;
     // Requests already parsed in this turn of the event loop join the batch; under load, so do
-    // those of the next couple of milliseconds (MIN_FLUSH_INTERVAL_MS).
-    const wait = this.lastFlushAt + MIN_FLUSH_INTERVAL_MS - performance.now();
-    const flushNow = () => {
-      this.flushScheduled = false;
-      this.lastFlushAt = performance.now();
-      this.flush();
-    };
-    if (wait > 0) setTimeout(flushNow, wait);
-    else setImmediate(flushNow);
+    // those of the next couple of milliseconds, unless the batch is full before then.
+    const wait = this.lastFlushAt + MAX_FLUSH_INTERVAL_MS - performance.now();
+    if (wait > 0 && !full) this.flushTimer = setTimeout(this.flushNow, wait);
+    else setImmediate(this.flushNow);
   }
+
+  private readonly flushNow = (): void => {
+    this.flushScheduled = false;
+    this.flushTimer = undefined;
+    this.lastFlushAt = performance.now();
+    this.answeredSinceFlush = 0;
+    this.flush();
+  };
 
   private flush(): void {
     const shard = this.freeShards.pop();
@@ -129,6 +150,7 @@ export class CounterCommitter {
         },
       )
       .finally(() => {
+        this.answeredSinceFlush += waiters.length;
         this.running.delete(written);
         this.freeShards.push(shard);
         this.scheduleFlush();

@@ -48,7 +48,10 @@ export async function spawnEntryPoint(
   env: NodeJS.ProcessEnv,
   options: { captureStderr: boolean; isReady: (output: string) => Promise<boolean> },
 ): Promise<ChildService> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // SERVICE_CPU_PROFILE_DIR=dir writes a V8 CPU profile of each process there when it exits (benches).
+  const profileDir = process.env.SERVICE_CPU_PROFILE_DIR;
+  const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...profiling, '--import', 'tsx', entry], {
     env,
     stdio: ['ignore', 'pipe', options.captureStderr ? 'pipe' : 'inherit'],
   });
