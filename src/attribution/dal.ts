@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { executePrepared } from '../db/prepared.js';
 
 /** What a referral link names: the platform that showed the offer, the campaign, the showing brand and the partner. */
 export interface LinkKey {
@@ -82,7 +83,7 @@ export async function findReferralLink(db: Db, token: string): Promise<ResolvedL
  */
 export async function addCounters(db: Db, rows: CounterRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await sql`
+  await executePrepared(db, 'add_attribution_counters', sql`
     insert into attribution_counters as c (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
     select item.platform_id, item.day, item.campaign_id, item.brand_id, item.partner_id, item.shard, item.views, item.clicks
     from unnest(${rows.map((row) => row.platformId)}::uuid[],
@@ -96,7 +97,7 @@ export async function addCounters(db: Db, rows: CounterRow[]): Promise<void> {
     order by 1, 2, 3, 4, 5, 6
     on conflict (platform_id, day, campaign_id, brand_id, partner_id, shard) do update set
       views = c.views + excluded.views,
-      clicks = c.clicks + excluded.clicks`.execute(db);
+      clicks = c.clicks + excluded.clicks`);
 }
 
 export interface PerformanceFigures {
