@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
@@ -17,9 +16,10 @@ import { keyEnvironmentFor } from './auth/keys.js';
 import { installAuthHooks } from './auth/plugin.js';
 import { installAdminAuth } from './support/admin-auth.js';
 import { ErrorResponse } from './http/errors.js';
+import { addCorsHeaders, installCors } from './http/cors.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { installMetrics } from './http/metrics.js';
-import { installRateLimits } from './http/rate-limit.js';
+import { installRateLimits, UNLIMITED } from './http/rate-limit.js';
 import { installValidators } from './http/validation.js';
 import { loggerOptions, requestLogger } from './http/logging.js';
 import type { Services } from './services.js';
@@ -96,6 +96,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Request-Id', request.id);
+    addCorsHeaders(request, reply);
     if (closing) reply.header('Connection', 'close');
     done(null, payload);
   });
@@ -135,21 +136,15 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(cors, {
-    origin: '*',
-    methods: ['GET', 'POST', 'OPTIONS'],
-    allowedHeaders: ['Content-Type', 'X-Api-Key', 'Authorization', 'X-Platform-Id', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
-    maxAge: 600,
-  });
+  installCors(app);
 
   installMetrics(app);
   installAuthHooks(app);
   installAdminAuth(app);
   await installRateLimits(app);
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/healthz', { config: UNLIMITED, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { config: UNLIMITED, schema: { hide: true } }, async (request, reply) => {
     try {
       await pingDatabase(database.db);
       return { status: 'ready', database: database.kind };

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { UNLIMITED } from './rate-limit.js';
 
 /** Prometheus metrics of one app instance, on its own registry so several apps can share a process. */
 export function installMetrics(app: FastifyInstance): Registry {
@@ -38,7 +39,7 @@ export function installMetrics(app: FastifyInstance): Registry {
     done();
   });
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/metrics', { config: UNLIMITED, schema: { hide: true } }, async (_request, reply) => {
     reply.type(registry.contentType);
     return registry.metrics();
   });

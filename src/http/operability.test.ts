@@ -70,6 +70,41 @@ describeEachDatabase('operability', (use) => {
     expect(simple.headers['access-control-expose-headers']).toMatch(/RateLimit-Remaining/);
     expect(simple.headers['access-control-expose-headers']).toMatch(/Retry-After/);
   });
+
+  it('lets browsers read refusals and unknown paths too, and preflights allow what the API accepts', async () => {
+    const preflight = await use().app.inject({
+      method: 'OPTIONS',
+      url: '/v1/campaigns/offers?type=post-purchase',
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key,x-platform-id' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.body).toBe('');
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET, POST, OPTIONS',
+      'access-control-allow-headers': 'Content-Type, X-Api-Key, Authorization, X-Platform-Id, X-Request-Id',
+      'access-control-max-age': '600',
+    });
+    for (const [url, status, error] of [
+      ['/v1/campaigns/offers?type=post-purchase', 401, 'unauthorized'],
+      ['/v1/no-such-thing', 404, 'not_found'],
+    ] as const) {
+      const response = await use().app.inject({ method: 'GET', url, headers: { origin: 'https://shop.example' } });
+      expect(response.statusCode).toBe(status);
+      expect(response.json()).toMatchObject({ error });
+      expect(response.headers['access-control-allow-origin']).toBe('*');
+      expect(response.headers['access-control-expose-headers']).toBe('X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset');
+    }
+  });
+
+  it('refuses a preflight without Origin or Access-Control-Request-Method in the API error shape', async () => {
+    for (const headers of [{ origin: 'https://shop.example' }, { 'access-control-request-method': 'POST' }]) {
+      const response = await use().app.inject({ method: 'OPTIONS', url: '/v1/partners', headers });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ error: 'invalid_request', message: expect.stringMatching(/Origin and Access-Control-Request-Method/) });
+      expect(response.headers['access-control-allow-methods']).toBeUndefined();
+    }
+  });
 });
 
 describe('errors and logs', () => {

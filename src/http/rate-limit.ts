@@ -19,10 +19,10 @@ type StoreConstructor = new (continueExceeding: boolean, exponentialBackoff: boo
 const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as StoreConstructor;
 const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as StoreConstructor;
 
-/** Operational routes stay reachable for probes and scrapers whatever the traffic. */
-const UNLIMITED_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
-
 const WINDOW_MS = 60_000;
+
+/** Route config for routes that are never limited. */
+export const UNLIMITED = { rateLimit: false } as const;
 const REDIS_NAMESPACE = 'svc-rate-limit-';
 
 /**
@@ -70,8 +70,11 @@ function rateLimitKey(request: FastifyRequest): string {
 
 /**
  * Rate limits for every route registered after this (DESIGN 4): a configurable default per
- * minute, which a route overrides with `config.rateLimit` (the offers route does). The check runs
- * as a preHandler so that authentication has identified the brand; requests refused by
+ * minute, which a route overrides with `config.rateLimit` (the offers route does) or turns off
+ * with `config: UNLIMITED` (probes and scrapers reach the operational routes whatever the
+ * traffic; a route setting costs the other routes nothing, unlike an allow-list callback run on
+ * every request). The check runs as a preHandler so that authentication has identified the
+ * brand; requests refused by
  * authentication are not counted. Over the limit: 429 `rate_limited` with Retry-After; every
  * limited response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.
  */
@@ -85,7 +88,6 @@ export async function installRateLimits(app: FastifyInstance): Promise<void> {
     timeWindow: WINDOW_MS,
     enableDraftSpec: true,
     keyGenerator: rateLimitKey,
-    allowList: (request) => UNLIMITED_ROUTES.has(request.routeOptions.url ?? ''),
     ...(redis
       ? {
           store: redisWithLocalFallback(redis, (error) => {

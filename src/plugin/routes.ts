@@ -13,15 +13,12 @@ import { SetupWorker } from './setup-worker.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
 import { hintedAncestors, refererOrigin, requireOwnOrigin } from './origin.js';
 import { legalPage, returnedPage } from './pages.js';
+// The plugin's pages and calls are for the embed app on the service's own origin: NO_CORS, so no
+// other site's script can read them (the published loader files keep CORS: any page loads them).
+import { NO_CORS } from '../http/cors.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const errorRef = Type.Ref('ErrorResponse');
-/**
- * The plugin's pages and calls are for the embed app on the service's own origin: no CORS, so
- * no other site's script can read them (the published loader files keep theirs: any page loads them).
- */
-const NO_CORS = { cors: false };
-
 function checkedStore(platformId: string, domain: string): { platformId: string; domain: string } {
   if (!isPlatformId(platformId)) throw badRequest('platformId must be a UUID');
   const normalized = storeDomain(domain);
