@@ -46,8 +46,9 @@ function shardsFrom(first: number): number[] {
 /**
  * Group commit for attribution counters: deltas recorded while writes are running wait together
  * and go to the database as one statement when a slot frees up and the batch is full or old
- * enough, so the number of writes follows the database's speed rather than the request rate. `record` settles only once its deltas are
- * committed, which lets a response wait for durability without one write per request.
+ * enough, so the number of writes follows the database's speed rather than the request rate.
+ * `record` settles only once its deltas are committed, which lets a response wait for durability
+ * without one write per request.
  */
 export class CounterCommitter {
   /**

@@ -20,10 +20,10 @@ const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as StoreCo
 const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as StoreConstructor;
 
 const WINDOW_MS = 60_000;
+const REDIS_NAMESPACE = 'svc-rate-limit-';
 
 /** Route config for routes that are never limited. */
 export const UNLIMITED = { rateLimit: false } as const;
-const REDIS_NAMESPACE = 'svc-rate-limit-';
 
 /**
  * Counters in Redis, shared by every instance; when Redis cannot answer, the same request is
@@ -74,9 +74,9 @@ function rateLimitKey(request: FastifyRequest): string {
  * with `config: UNLIMITED` (probes and scrapers reach the operational routes whatever the
  * traffic; a route setting costs the other routes nothing, unlike an allow-list callback run on
  * every request). The check runs as a preHandler so that authentication has identified the
- * brand; requests refused by
- * authentication are not counted. Over the limit: 429 `rate_limited` with Retry-After; every
- * limited response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.
+ * brand; requests refused by authentication are not counted. Over the limit: 429 `rate_limited`
+ * with Retry-After; every limited response carries RateLimit-Limit, RateLimit-Remaining and
+ * RateLimit-Reset.
  */
 export async function installRateLimits(app: FastifyInstance): Promise<void> {
   const { config, redis } = app.services;
