@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
 /** Nearest-rank percentile of unsorted samples. */
@@ -37,3 +38,45 @@ export function markdownReport(): { out: (line?: string) => void; save: (file: s
 }
 
 export { freePort, startService } from '../test/support/service-process.js';
+
+let clockTicksPerSecond: number | undefined;
+
+/**
+ * CPU time (user + system, all threads) that process `pid` has used so far, in µs, read from
+ * /proc/<pid>/stat; undefined where there is no /proc or the process is gone. The kernel counts
+ * in clock ticks (usually 10 ms), so differences are meaningful over runs of a second or more.
+ */
+export function processCpuMicros(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name in parentheses may hold spaces; the fields after it are space-separated.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  clockTicksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  return ((Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond) * 1_000_000;
+}
+
+/**
+ * The CPU time some processes use over a stretch of a run: a process gone before the end
+ * counts for nothing, one that is not there at the start is not seen.
+ */
+export class CpuMeter {
+  private readonly atStart = new Map<number, number>();
+
+  constructor(pids: number[]) {
+    for (const pid of pids) {
+      const micros = processCpuMicros(pid);
+      if (micros !== undefined) this.atStart.set(pid, micros);
+    }
+  }
+
+  /** µs of CPU used since the meter was made. */
+  used(): number {
+    let sum = 0;
+    for (const [pid, start] of this.atStart) sum += (processCpuMicros(pid) ?? start) - start;
+    return sum;
+  }
+}
