@@ -64,6 +64,24 @@ describeEachDatabase(
       expect(elsewhere.statusCode).toBe(404);
     });
 
+    it('refuses a brand over its limit before anything else runs: no platform link recorded, no validation', async () => {
+      const brand = await createBrand(use().support);
+      const list = (query: string, headers: Record<string, string> = {}) =>
+        use().app.inject({ method: 'GET', url: `/v1/partners${query}`, headers: { 'x-api-key': brand.key, ...headers } });
+      for (let i = 0; i < 4; i += 1) expect((await list('')).statusCode).toBe(200);
+
+      const { platformId: unseen } = await createPlatform(use().support);
+      const refused = await list('', { 'x-platform-id': unseen });
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json()).toMatchObject({ error: 'rate_limited' });
+      const links = await use().db.selectFrom('platform_companies').selectAll().where('platform_id', '=', unseen).execute();
+      expect(links).toEqual([]);
+
+      const invalid = await list('?pageSize=101');
+      expect(invalid.statusCode).toBe(429);
+      expect(invalid.json()).toMatchObject({ error: 'rate_limited' });
+    });
+
     it('never limits /healthz, /readyz or /metrics', async () => {
       for (const url of ['/healthz', '/readyz', '/metrics']) {
         for (let i = 0; i < 6; i += 1) {

@@ -73,8 +73,10 @@ function rateLimitKey(request: FastifyRequest): string {
  * minute, which a route overrides with `config.rateLimit` (the offers route does) or turns off
  * with `config: UNLIMITED` (probes and scrapers reach the operational routes whatever the
  * traffic; a route setting costs the other routes nothing, unlike an allow-list callback run on
- * every request). The check runs as a preHandler so that authentication has identified the
- * brand; requests refused by authentication are not counted. Over the limit: 429 `rate_limited`
+ * every request). The check is the route's last onRequest hook: after the route's own onRequest
+ * hooks (authentication), so the brand is known and requests refused by authentication are not
+ * counted; before parsing, validation and preHandlers, so a refused request costs little and
+ * writes nothing, and routes without a preHandler skip that stage. Over the limit: 429 `rate_limited`
  * with Retry-After; every limited response carries RateLimit-Limit, RateLimit-Remaining and
  * RateLimit-Reset.
  */
@@ -83,7 +85,7 @@ export async function installRateLimits(app: FastifyInstance): Promise<void> {
   let warnedAt = 0;
   await app.register(rateLimit, {
     global: true,
-    hook: 'preHandler',
+    hook: 'onRequest',
     max: config.defaultRateLimitPerMinute,
     timeWindow: WINDOW_MS,
     enableDraftSpec: true,
