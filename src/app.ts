@@ -141,7 +141,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   installMetrics(app);
   installAuthHooks(app);
   installAdminAuth(app);
-  await installRateLimits(app);
+  installRateLimits(app);
 
   app.get('/healthz', { config: UNLIMITED, schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config: UNLIMITED, schema: { hide: true } }, async (request, reply) => {

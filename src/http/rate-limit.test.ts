@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
 import { buildApp, type App } from '../app.js';
+import { LocalCounters } from './rate-limit.js';
 import { describeEachDatabase, testConfig } from '../../test/support/harness.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { createBrand, createPlatform } from '../../test/support/factories.js';
@@ -82,6 +84,16 @@ describeEachDatabase(
       expect(invalid.json()).toMatchObject({ error: 'rate_limited' });
     });
 
+    it('counts a HEAD request once, like its GET', async () => {
+      const brand = await createBrand(use().support);
+      const request = (method: 'GET' | 'HEAD') =>
+        use().app.inject({ method, url: '/v1/campaigns/offers?type=post-purchase', headers: { 'x-api-key': brand.key, 'x-platform-id': platformId } });
+      expect((await request('GET')).headers['ratelimit-remaining']).toBe('2');
+      expect((await request('HEAD')).headers['ratelimit-remaining']).toBe('1');
+      expect((await request('GET')).headers['ratelimit-remaining']).toBe('0');
+      expect((await request('HEAD')).statusCode).toBe(429);
+    });
+
     it('never limits /healthz, /readyz or /metrics', async () => {
       for (const url of ['/healthz', '/readyz', '/metrics']) {
         for (let i = 0; i < 6; i += 1) {
@@ -94,6 +106,27 @@ describeEachDatabase(
   },
   LIMITS,
 );
+
+describe('LocalCounters', () => {
+  it('counts a key within its one-minute window, then starts a new window', () => {
+    const counters = new LocalCounters();
+    const start = 1_000_000;
+    expect(counters.hit('brand:a', start)).toEqual({ count: 1, resetInMs: 60_000 });
+    expect(counters.hit('brand:a', start + 59_000)).toEqual({ count: 2, resetInMs: 1_000 });
+    expect(counters.hit('brand:b', start + 59_000)).toEqual({ count: 1, resetInMs: 60_000 });
+    expect(counters.hit('brand:a', start + 60_000)).toEqual({ count: 1, resetInMs: 60_000 });
+  });
+
+  it('keeps at most its bound of windows, dropping the oldest', () => {
+    const counters = new LocalCounters(2);
+    counters.hit('first', 0);
+    counters.hit('second', 1);
+    counters.hit('second', 2);
+    counters.hit('third', 3);
+    expect(counters.hit('second', 4).count).toBe(3);
+    expect(counters.hit('first', 5).count).toBe(1);
+  });
+});
 
 describe('rate limits with REDIS_URL', () => {
   let database: TestDatabase;
@@ -131,6 +164,25 @@ describe('rate limits with REDIS_URL', () => {
     expect(third.headers['ratelimit-remaining']).toBe('0');
     expect((await offers(second, brand.key, platformId)).statusCode).toBe(429);
     expect((await offers(first, brand.key, platformId)).statusCode).toBe(429);
+  });
+
+  it('keeps each window in Redis under a key that expires with the window', async () => {
+    const app = await start('redis://127.0.0.1:6379');
+    const support = { db: database.db, bus: app.services.bus, serviceEnv: app.services.config.serviceEnv };
+    const { platformId } = await createPlatform(support);
+    const brand = await createBrand(support);
+    expect((await offers(app, brand.key, platformId)).statusCode).toBe(200);
+    const redis = new Redis('redis://127.0.0.1:6379');
+    try {
+      const [key, ...others] = await redis.keys(`svc-rate-limit-*brand:${brand.companyId}`);
+      expect(others).toEqual([]);
+      expect(await redis.get(key!)).toBe('1');
+      const ttl = await redis.pttl(key!);
+      expect(ttl).toBeGreaterThan(55_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('falls back to counting in process when Redis cannot be reached, instead of failing requests', async () => {

@@ -22,7 +22,7 @@ export const offersRoutes: FastifyPluginAsync = async (plain) => {
     {
       onRequest: app.requireBrand,
       config: {
-        rateLimit: { max: config.offersRateLimitPerMinute, timeWindow: 60_000 },
+        rateLimit: { max: config.offersRateLimitPerMinute },
         validationError: () =>
           new ApiError(400, 'invalid_offer_type', `query parameter type must be one of: ${OFFER_TYPES.join(', ')}`, {
             allowed: [...OFFER_TYPES],
@@ -45,7 +45,8 @@ export const offersRoutes: FastifyPluginAsync = async (plain) => {
       const brand = brandOf(request);
       const platform = await platformForOffers(auth, request.headers, brand, request.query.type);
       const set = await cache.get(brand.companyId, platform.id);
-      if (set.views.length > 0) {
+      // HEAD sends no body, so it shows no offer: only GET counts views (as only GET of /r counts clicks).
+      if (set.views.length > 0 && request.method === 'GET') {
         try {
           await attribution.recordViews(set.views, new Date());
         } catch (error) {
