@@ -209,6 +209,24 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       expect(stats.json()).toEqual({ views: 41 * 3, clicks: 0, orders: 0, newCustomers: 0, revenueCents: 0, commissionCents: 0 });
     });
 
+    it('counts no view for HEAD, which shows nothing', async () => {
+      const brand = await createBrand(use().support);
+      await seedPartnerOffer(use().support, brand.companyId);
+      await getOffers(brand.key);
+      const before = await totalViews(use().db);
+      const response = await use().app.inject({
+        method: 'HEAD',
+        url: '/v1/campaigns/offers?type=post-purchase',
+        headers: { 'x-api-key': brand.key, 'x-platform-id': platformId },
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(response.body).toBe('');
+      expect(await totalViews(use().db)).toBe(before);
+      await getOffers(brand.key);
+      expect(await totalViews(use().db)).toBe(before + 1);
+    });
+
     it('answers 503, not 200, when the views cannot be written', async () => {
       const brand = await createBrand(use().support);
       await seedPartnerOffer(use().support, brand.companyId);
