@@ -9,7 +9,7 @@ import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { openDatabase } from '../../src/db/database.js';
 import { issuePlatformKey, savePlatform } from '../../src/support/service.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
-import { freePort, startService } from '../support/service-process.js';
+import { freePort, startService, waitUntil } from '../support/service-process.js';
 
 async function seedPlatform(database: { db: TestDatabase['db'] }) {
   const bus = new InvalidationBus();
@@ -61,7 +61,8 @@ describe('the service process on PostgreSQL', () => {
   it('starts, prints where to look, and on SIGTERM finishes requests in flight before exiting 0', async () => {
     database = await createTestDatabase('postgres');
     const { platformId, key } = await seedPlatform(database);
-    const service = await startService({ DATABASE_URL: database.url! });
+    // At info level the service logs each request as it routes it, which tells when all are in.
+    const service = await startService({ DATABASE_URL: database.url!, LOG_LEVEL: 'info' });
     expect(service.output()).toContain(`Base URL:        ${service.baseUrl}`);
     expect(service.output()).toContain(`${service.baseUrl}/docs`);
 
@@ -69,9 +70,12 @@ describe('the service process on PostgreSQL', () => {
       Array.from({ length: 1000 }, (_, i) => ({ domain: `inflight-${b}-${i}.example` })),
     );
     const inFlight = batches.map((brands) => sendSync(service.baseUrl, key, brands));
-    // SIGTERM only once every request has been handed to the server, so each is really in flight.
+    // SIGTERM only once the server has begun every request, so each is really in flight: a request
+    // still unread when closing starts is answered 503 by design (return503OnClosing).
     await Promise.all(inFlight.map((request) => request.sent));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const routed = () =>
+      service.output().split('\n').filter((line) => line.includes('"msg":"incoming request"') && line.includes('"url":"/v1/platform/brands"')).length;
+    await waitUntil(async () => routed() === inFlight.length, 10_000, 5);
     const exitCode = service.stop();
     const statuses = await Promise.all(inFlight.map((request) => request.status));
     expect(statuses).toEqual([200, 200, 200, 200]);
