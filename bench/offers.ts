@@ -13,21 +13,17 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { InvalidationBus } from '../src/cache/invalidation.js';
 import { createTestDatabase } from '../test/support/databases.js';
-import { createBrand, createPlatform } from '../test/support/factories.js';
 import { ADMIN_TOKEN } from '../test/support/harness.js';
-import { seedPartnerOffer } from '../test/durability/seed.js';
 import { registerOAuthClient } from '../src/oauth/clients.js';
 import { CpuMeter, freePort, median, startService } from './support.js';
+import { CONNECTIONS, OFFERS_PATH, loadOffers, seedOffersBrand, type Run } from './offers-load.js';
 
 const AMOUNT = Number(process.env.AMOUNT ?? 25_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
-const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
-const OFFERS_PATH = '/v1/campaigns/offers?type=post-purchase';
 const KEPT_MARKER = '<!-- Written by hand from here on; npm run bench:offers replaces only what is above. -->';
 
 /** The baseline: what Fastify alone costs to answer with this body. */
@@ -50,43 +46,6 @@ async function startBareServer(body: string): Promise<{ url: string; pid: number
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
   });
   return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill('SIGKILL') };
-}
-
-interface Run {
-  requestsPerSecond: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-  ok: number;
-  other: number;
-}
-
-/**
- * A fixed number of requests rather than a duration, so every response is counted, none cut off in
- * flight. The elapsed time is measured up to the last response: autocannon reports a run's end only
- * at its next one-second tick, so its own duration (and requests/s) is rounded up to whole seconds.
- */
-async function load(url: string, headers: Record<string, string>, amount: number): Promise<Run> {
-  const started = performance.now();
-  let lastResponseAt = started;
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url: `${url}${OFFERS_PATH}`, headers, connections: CONNECTIONS, amount }, (error, finished) =>
-      error ? reject(error as Error) : resolve(finished),
-    );
-    instance.on('response', () => {
-      lastResponseAt = performance.now();
-    });
-  });
-  const answered = result['2xx'] + result.non2xx;
-  const seconds = (lastResponseAt - started) / 1000;
-  return {
-    requestsPerSecond: answered / seconds,
-    seconds,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    ok: result['2xx'],
-    other: result.non2xx + result.errors + result.timeouts,
-  };
 }
 
 function summary(runs: Run[]): Run {
@@ -133,9 +92,7 @@ function cpuRow(label: string, totals: CpuTotals): string {
 async function main() {
   const database = await createTestDatabase('postgres');
   const support = { db: database.db, bus: new InvalidationBus(), serviceEnv: 'test' as const };
-  const { platformId } = await createPlatform(support);
-  const brand = await createBrand(support);
-  for (let i = 0; i < 6; i += 1) await seedPartnerOffer(support, brand.companyId);
+  const { platformId, brand } = await seedOffersBrand(support);
 
   // The limit stays on (its check is part of the cost) but high enough not to refuse the load.
   const service = await startService({
@@ -178,9 +135,9 @@ async function main() {
 
   // Warm both up, then alternate so that load from anything else on the machine falls on both
   // sides alike; medians over the rounds are reported.
-  await load(bare.url, {}, 5_000);
-  const warmEndpoint = await load(service.baseUrl, headers, 5_000);
-  const warmBearer = await load(service.baseUrl, bearerHeaders, 5_000);
+  await loadOffers(bare.url, {}, 5_000);
+  const warmEndpoint = await loadOffers(service.baseUrl, headers, 5_000);
+  const warmBearer = await loadOffers(service.baseUrl, bearerHeaders, 5_000);
   const amount = AMOUNT;
   const bareRuns: Run[] = [];
   const endpointRuns: Run[] = [];
@@ -193,9 +150,9 @@ async function main() {
   const servicePid = service.process.pid!;
   const [bareCpu, endpointCpu, bearerCpu] = [noCpuYet(), noCpuYet(), noCpuYet()];
   for (let round = 0; round < ROUNDS; round += 1) {
-    bareRuns.push(await metered(bareCpu, bare.pid, postgresPids, () => load(bare.url, {}, amount)));
-    endpointRuns.push(await metered(endpointCpu, servicePid, postgresPids, () => load(service.baseUrl, headers, amount)));
-    bearerRuns.push(await metered(bearerCpu, servicePid, postgresPids, () => load(service.baseUrl, bearerHeaders, amount)));
+    bareRuns.push(await metered(bareCpu, bare.pid, postgresPids, () => loadOffers(bare.url, {}, amount)));
+    endpointRuns.push(await metered(endpointCpu, servicePid, postgresPids, () => loadOffers(service.baseUrl, headers, amount)));
+    bearerRuns.push(await metered(bearerCpu, servicePid, postgresPids, () => loadOffers(service.baseUrl, bearerHeaders, amount)));
   }
   const baseline = summary(bareRuns);
   const endpoint = summary(endpointRuns);

@@ -37,7 +37,7 @@ export function markdownReport(): { out: (line?: string) => void; save: (file: s
   };
 }
 
-export { freePort, startService } from '../test/support/service-process.js';
+export { freePort, startService, type ServiceProcess } from '../test/support/service-process.js';
 
 let clockTicksPerSecond: number | undefined;
 

@@ -41,18 +41,19 @@ export interface ChildService {
 
 /**
  * Runs one of the project's entry points (`src/server.ts`, `src/worker.ts`) as its own process
- * and waits until `isReady` says it is up (60 s at most).
+ * and waits until `isReady` says it is up (60 s at most). `cwd` runs another checkout's code.
  */
 export async function spawnEntryPoint(
   entry: string,
   env: NodeJS.ProcessEnv,
-  options: { captureStderr: boolean; isReady: (output: string) => Promise<boolean> },
+  options: { captureStderr: boolean; isReady: (output: string) => Promise<boolean>; cwd?: string },
 ): Promise<ChildService> {
   // SERVICE_CPU_PROFILE_DIR=dir writes a V8 CPU profile of each process there when it exits (benches).
   const profileDir = process.env.SERVICE_CPU_PROFILE_DIR;
   const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const child = spawn(process.execPath, [...profiling, '--import', 'tsx', entry], {
     env,
+    cwd: options.cwd,
     stdio: ['ignore', 'pipe', options.captureStderr ? 'pipe' : 'inherit'],
   });
   let output = '';
@@ -94,7 +95,7 @@ export interface ServiceProcess extends ChildService {
 }
 
 /** Starts the real service (`src/server.ts`) as its own process and waits until /readyz answers. */
-export async function startService(env: Record<string, string>, options: { port?: number } = {}): Promise<ServiceProcess> {
+export async function startService(env: Record<string, string>, options: { port?: number; cwd?: string } = {}): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   const service = await spawnEntryPoint(
@@ -102,6 +103,7 @@ export async function startService(env: Record<string, string>, options: { port?
     { ...process.env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'warn', ...env },
     {
       captureStderr: false,
+      cwd: options.cwd,
       isReady: async () => {
         try {
           return (await fetch(`${baseUrl}/readyz`)).ok;
