@@ -170,8 +170,7 @@ export async function findUserIdByEmail(db: Db, email: string): Promise<string |
   return (await db.selectFrom('brand_users').select('id').where('email', '=', email).executeTakeFirst())?.id;
 }
 
-/** Gives a brand-less account its brand (an invitation or a verified claim). */
-/** Gives a brandless account its brand; false when it already has one. */
+/** Gives a brandless account its brand (an invitation or a verified claim); false when it already has one. */
 export async function setUserCompany(db: Db, userId: string, companyId: string): Promise<boolean> {
   const result = await db.updateTable('brand_users').set({ company_id: companyId }).where('id', '=', userId).where('company_id', 'is', null).executeTakeFirst();
   return result.numUpdatedRows > 0n;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from './errors.js';
+import { addOnRequestHooks } from './route-hooks.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -35,8 +36,7 @@ export function installCors(app: FastifyInstance): void {
     const closed = async (request: FastifyRequest) => {
       request.readableCrossOrigin = false;
     };
-    const own = route.onRequest;
-    route.onRequest = [closed, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
+    addOnRequestHooks(route, { first: [closed] });
   });
   app.options('*', { schema: { hide: true } }, async (request, reply) => {
     if (!request.headers.origin || !request.headers['access-control-request-method']) {

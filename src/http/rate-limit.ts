@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ApiError } from './errors.js';
+import { addOnRequestHooks } from './route-hooks.js';
 
 const WINDOW_MS = 60_000;
 const REDIS_NAMESPACE = 'svc-rate-limit-';
@@ -160,9 +161,6 @@ export function installRateLimits(app: FastifyInstance): void {
     if (setting === false) return;
     // Keyed by path alone, so a GET route and its HEAD route share one budget.
     const hook = setting ? limiter(counterFor(`${route.url}-`), setting.max) : defaultLimiter;
-    // A new array, not a push: Fastify copies a GET route's options for its HEAD route before
-    // this runs, and the HEAD route gets its own pass through here.
-    const existing = route.onRequest ?? [];
-    route.onRequest = [...(Array.isArray(existing) ? existing : [existing]), hook];
+    addOnRequestHooks(route, { last: [hook] });
   });
 }
