@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
+echo "Node.js $(node --version) ($(command -v node))" >&2
 bash scripts/ensure-services.sh
 bash scripts/ensure-chromium.sh
 npx tsc -p tsconfig.json
