@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { pingDatabase } from './db/database.js';
@@ -20,6 +19,7 @@ import { addCorsHeaders, installCors } from './http/cors.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { installMetrics } from './http/metrics.js';
 import { installRateLimits, UNLIMITED } from './http/rate-limit.js';
+import { registerApiReference } from './http/reference-page.js';
 import { installValidators } from './http/validation.js';
 import { loggerOptions, requestLogger } from './http/logging.js';
 import type { Services } from './services.js';
@@ -133,7 +133,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await registerApiReference(app, config.baseUrl);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   installCors(app);

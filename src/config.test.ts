@@ -98,6 +98,15 @@ describe('loadConfig', () => {
     expect(problemsOf({ SANDBOX_STOREFRONTS: 'yes' })).toEqual(['SANDBOX_STOREFRONTS must be true or false (got "yes")']);
   });
 
+  it('reads the refresh-token grace window in seconds: 30 by default, 0 disables it, at most 300', () => {
+    expect(loadConfig({}).oauth).toEqual({ refreshGraceSeconds: 30 });
+    expect(loadConfig({ OAUTH_REFRESH_GRACE_SECONDS: '0' }).oauth.refreshGraceSeconds).toBe(0);
+    expect(loadConfig({ OAUTH_REFRESH_GRACE_SECONDS: '300' }).oauth.refreshGraceSeconds).toBe(300);
+    for (const value of ['301', '-1', '1.5', '30s', 'off']) {
+      expect(problemsOf({ OAUTH_REFRESH_GRACE_SECONDS: value })).toEqual([`OAUTH_REFRESH_GRACE_SECONDS must be an integer from 0 to 300 (got "${value}")`]);
+    }
+  });
+
   it('accepts IP addresses and host names for HOST, and bases the default BASE_URL on them', () => {
     for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', 'api-1.internal.example']) {
       expect(problemsOf({ HOST: host })).toEqual([]);

@@ -52,6 +52,14 @@ export interface Config {
     /** The service's share of a new customer's first order, in basis points (500 = 5%). */
     commissionBasisPoints: number;
   };
+  /** The OAuth 2 server (docs/oauth.md). */
+  oauth: {
+    /**
+     * How long a just-rotated refresh token still answers with its successor pair, so concurrent
+     * refreshes succeed; past it, the token's reuse revokes the grant. 0: any reuse revokes it.
+     */
+    refreshGraceSeconds: number;
+  };
   /** Outbound mail (password resets): SMTP when configured, else the development mailbox outside prod. */
   mail: {
     /** smtp:// or smtps:// URL with any credentials; never logged. */
@@ -190,6 +198,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     commissionBasisPoints: integerIn('COMMISSION_BASIS_POINTS', 500, 0, 10_000),
   };
 
+  const oauth = { refreshGraceSeconds: integerIn('OAUTH_REFRESH_GRACE_SECONDS', 30, 0, 300) };
+
   const smtpUrl = blankToUndefined('SMTP_URL');
   if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) problems.push('SMTP_URL must start with smtp:// or smtps://');
   let mailFrom = blankToUndefined('MAIL_FROM');
@@ -229,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     offersRateLimitPerMinute,
     runBackgroundJobs,
     orders,
+    oauth,
     mail: { smtpUrl, from: mailFrom },
     sandboxStorefronts: sandboxStorefrontsRaw === 'true',
   };

@@ -62,7 +62,6 @@ export const attributionRoutes: FastifyPluginAsync = fp(
     app.get(
       '/admin/platforms/:platformId/stats',
       {
-        onRequest: app.requireAdmin,
         schema: {
           summary: 'Views, clicks, orders, new customers, revenue and commission credited to a platform',
           description: 'All time, or the UTC days from `from` to `to` (inclusive, either end optional).',

@@ -42,6 +42,24 @@ export interface PlatformKeyPrincipal {
 
 /** Query parameters that would carry a credential in a URL, where it would leak into logs and history. */
 const CREDENTIAL_QUERY_PARAMS = ['api_key', 'apikey', 'apiKey', 'key', 'x-api-key', 'access_token', 'token'];
+const CREDENTIALS_IN_QUERY = 'credentials must be sent in a header, never in the query string';
+
+/** The protection space of the brand routes, named in their Bearer challenges. */
+const BRAND_REALM = 'brand API';
+
+/**
+ * A brand route's 401, in the API's error shape, with the challenge RFC 6750 3 asks for:
+ * `Bearer realm` alone when no bearer token was tried (no credentials, an X-Api-Key, another
+ * scheme), with `error="invalid_token"` when a bearer token was presented and is not good, and
+ * `error="invalid_request"` when the request is malformed (a credential in the query, two
+ * credentials). The message doubles as error_description, minus the characters it cannot hold.
+ */
+function brandUnauthorized(message: string, error?: 'invalid_token' | 'invalid_request'): ApiError {
+  const challenge = error
+    ? `Bearer realm="${BRAND_REALM}", error="${error}", error_description="${message.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "'")}"`
+    : `Bearer realm="${BRAND_REALM}"`;
+  return new ApiError(401, 'unauthorized', message, {}, { 'WWW-Authenticate': challenge });
+}
 
 const CACHE_TTL_MS = 60_000;
 
@@ -77,43 +95,46 @@ export class Authenticator {
     });
   }
 
+  /** The brand behind an API key or OAuth access token; every refusal is a 401 with a Bearer challenge. */
   async authenticateBrand(headers: IncomingHttpHeaders, query: unknown): Promise<BrandPrincipal> {
-    rejectCredentialsInQuery(query);
+    if (hasCredentialsInQuery(query)) throw brandUnauthorized(CREDENTIALS_IN_QUERY, 'invalid_request');
     const apiKey = singleHeader(headers['x-api-key']);
     const authorization = singleHeader(headers.authorization);
     if (apiKey !== undefined && authorization !== undefined) {
-      throw unauthorized('send either X-Api-Key or Authorization, not both');
+      throw brandUnauthorized('send either X-Api-Key or Authorization, not both', 'invalid_request');
     }
     if (authorization !== undefined) return this.authenticateBearer(authorization);
     if (apiKey === undefined || apiKey === '') {
-      throw unauthorized('missing credentials: send an API key in X-Api-Key or an OAuth access token in Authorization');
+      throw brandUnauthorized('missing credentials: send an API key in X-Api-Key or an OAuth access token in Authorization');
     }
     if (apiKey.startsWith(PLATFORM_KEY_MARKER)) {
-      throw unauthorized('platform keys are only for POST /v1/platform/brands; brand routes take a brand API key or OAuth token');
+      throw brandUnauthorized('platform keys are only for POST /v1/platform/brands; brand routes take a brand API key or OAuth token');
     }
     const expectedPrefix = brandKeyPrefix(this.keyEnvironment);
     const shapeProblem = checkKeyShape(apiKey, expectedPrefix);
-    if (shapeProblem) throw unauthorized(`invalid API key: ${shapeProblem}`);
+    if (shapeProblem) throw brandUnauthorized(`invalid API key: ${shapeProblem}`);
 
     const keyHash = hashSecret(apiKey);
     const record = await this.cached(this.brandKeys, keyHash, () => findActiveBrandKey(this.db, keyHash));
     if (!record || !constantTimeEqual(record.keyHash, keyHash) || record.environment !== this.keyEnvironment) {
-      throw unauthorized('invalid API key: unknown or revoked');
+      throw brandUnauthorized('invalid API key: unknown or revoked');
     }
     this.usage.keyUsed('brand_api_keys', record.keyId);
     return { companyId: record.companyId, via: 'api_key', credentialId: record.keyId };
   }
 
   private async authenticateBearer(authorization: string): Promise<BrandPrincipal> {
-    const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(authorization.trim());
-    if (!match) throw unauthorized('Authorization must be "Bearer <access token>"');
-    const principal = this.bearerVerifier ? await this.bearerVerifier.verify(match[1]!) : null;
-    if (!principal) throw unauthorized('invalid access token: unknown, expired or revoked');
+    const [scheme = '', ...rest] = authorization.trim().split(/\s+/);
+    if (scheme.toLowerCase() !== 'bearer') throw brandUnauthorized('Authorization must be "Bearer <access token>"');
+    const token = rest.join(' ');
+    if (!/^[A-Za-z0-9._~+/-]+=*$/.test(token)) throw brandUnauthorized('invalid access token: not a bearer token (RFC 6750 2.1)', 'invalid_token');
+    const principal = this.bearerVerifier ? await this.bearerVerifier.verify(token) : null;
+    if (!principal) throw brandUnauthorized('invalid access token: unknown, expired or revoked', 'invalid_token');
     return principal;
   }
 
   async authenticatePlatformKey(headers: IncomingHttpHeaders, query: unknown): Promise<PlatformKeyPrincipal> {
-    rejectCredentialsInQuery(query);
+    if (hasCredentialsInQuery(query)) throw unauthorized(CREDENTIALS_IN_QUERY);
     if (headers.authorization !== undefined) {
       throw unauthorized('this route takes a platform key in X-Api-Key; OAuth access tokens are not accepted');
     }
@@ -187,10 +208,8 @@ function singleHeader(value: string | string[] | undefined): string | undefined 
   return value;
 }
 
-function rejectCredentialsInQuery(query: unknown): void {
-  if (!query || typeof query !== 'object') return;
+function hasCredentialsInQuery(query: unknown): boolean {
+  if (!query || typeof query !== 'object') return false;
   const names = Object.keys(query as Record<string, unknown>).map((name) => name.toLowerCase());
-  if (CREDENTIAL_QUERY_PARAMS.some((param) => names.includes(param.toLowerCase()))) {
-    throw unauthorized('credentials must be sent in a header, never in the query string');
-  }
+  return CREDENTIAL_QUERY_PARAMS.some((param) => names.includes(param.toLowerCase()));
 }

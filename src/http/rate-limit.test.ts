@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { buildApp, type App } from '../app.js';
 import { LocalCounters } from './rate-limit.js';
-import { describeEachDatabase, testConfig } from '../../test/support/harness.js';
+import { ADMIN_TOKEN, describeEachDatabase, testConfig } from '../../test/support/harness.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { createBrand, createPlatform } from '../../test/support/factories.js';
 import { seedPartnerOffer, totalViews } from '../../test/durability/seed.js';
@@ -64,6 +64,42 @@ describeEachDatabase(
       expect(refused.json()).toMatchObject({ error: 'rate_limited' });
       const elsewhere = await use().app.inject({ method: 'GET', url: '/r/AAAAAAAAAAAAAAAAAAAAAA', remoteAddress: '10.8.0.1' });
       expect(elsewhere.statusCode).toBe(404);
+    });
+
+    it('gives the admin token its own budget; a missing or wrong admin token stays on the address budget', async () => {
+      const address = () => `10.6.${crypto.randomInt(255)}.${crypto.randomInt(255)}`;
+      const busy = address();
+      const anonymous = (remoteAddress: string) => use().app.inject({ method: 'GET', url: '/r/AAAAAAAAAAAAAAAAAAAAAA', remoteAddress });
+      const admin = (remoteAddress: string, token?: string) =>
+        use().app.inject({ method: 'GET', url: '/admin/platforms', remoteAddress, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+
+      for (let i = 0; i < 4; i += 1) expect((await anonymous(busy)).statusCode).toBe(404);
+      expect((await anonymous(busy)).statusCode).toBe(429);
+      const allowed = await admin(busy, ADMIN_TOKEN);
+      expect(allowed.statusCode).toBe(200);
+      expect(allowed.headers['ratelimit-limit']).toBe('4');
+      expect(allowed.headers['ratelimit-remaining']).toBe('3');
+      for (const token of [undefined, 'not-the-admin-token-0123456789']) {
+        const refused = await admin(busy, token);
+        expect(refused.statusCode).toBe(429);
+        expect(refused.json()).toMatchObject({ error: 'rate_limited' });
+      }
+
+      // Guessing the token from a fresh address spends that address's budget.
+      const guesser = address();
+      for (let i = 0; i < 4; i += 1) {
+        const wrong = await admin(guesser, `guess-${i}-0123456789abcdef`);
+        expect(wrong.statusCode).toBe(401);
+        expect(wrong.json()).toMatchObject({ error: 'unauthorized' });
+      }
+      expect((await admin(guesser, 'guess-4-0123456789abcdef')).statusCode).toBe(429);
+      expect((await anonymous(guesser)).statusCode).toBe(429);
+
+      // The admin budget is the token's, whatever the address, and its own: spent, it refuses the
+      // token while anonymous callers elsewhere go on.
+      for (const remaining of ['2', '1', '0']) expect((await admin(address(), ADMIN_TOKEN)).headers['ratelimit-remaining']).toBe(remaining);
+      expect((await admin(address(), ADMIN_TOKEN)).statusCode).toBe(429);
+      expect((await anonymous(address())).statusCode).toBe(404);
     });
 
     it('refuses a brand over its limit before anything else runs: no platform link recorded, no validation', async () => {

@@ -93,9 +93,10 @@ function redisCounter(redis: RedisWithHit, scope: string, onFallback: (error: Er
   };
 }
 
-/** Authenticated callers are limited per brand (or platform key), everyone else per address. */
+/** Authenticated callers are limited per brand (platform key, admin credential), everyone else per address. */
 function rateLimitKey(request: FastifyRequest): string {
   if (request.brand) return `brand:${request.brand.companyId}`;
+  if (request.admin) return `admin:${request.admin.credentialId}`;
   if (request.platformKey) return `platform:${request.platformKey.platformId}`;
   return `ip:${request.ip}`;
 }

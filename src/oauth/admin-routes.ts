@@ -15,7 +15,6 @@ export const oauthAdminRoutes: FastifyPluginAsync = async (plain) => {
   app.post(
     '/admin/oauth-clients',
     {
-      onRequest: app.requireAdmin,
       schema: {
         summary: 'Register an OAuth client',
         tags: ['admin'],
@@ -31,7 +30,7 @@ export const oauthAdminRoutes: FastifyPluginAsync = async (plain) => {
 
   app.get(
     '/admin/oauth-clients',
-    { onRequest: app.requireAdmin, schema: { summary: 'List OAuth clients (never their secrets)', tags: ['admin'], response: { 200: ClientList, 401: errorRef } } },
+    { schema: { summary: 'List OAuth clients (never their secrets)', tags: ['admin'], response: { 200: ClientList, 401: errorRef } } },
     async () => ({ data: await listClients(db) }),
   );
 };

@@ -1,6 +1,7 @@
 import { isUuid } from '../config.js';
 import { resolveScope } from './scopes.js';
 import type { ServiceClient } from './model.js';
+import { redirectUriMatches } from './clients.js';
 
 /** An authorization request that passed every check. */
 export interface AuthorizeRequest {
@@ -49,7 +50,7 @@ export async function checkAuthorizeRequest(lookups: AuthorizeLookups, input: un
   if (!client) return { kind: 'page', message: 'The app that sent you here is not registered with us (unknown client_id).' };
   const redirectUri = value('redirect_uri');
   if (!redirectUri) return { kind: 'page', message: 'The link does not say where to return (redirect_uri is missing).' };
-  if (!client.redirectUris.includes(redirectUri)) {
+  if (!redirectUriMatches(client.redirectUris, redirectUri)) {
     return { kind: 'page', message: `The return address in the link is not one registered for ${client.name} (redirect_uri does not match).` };
   }
 

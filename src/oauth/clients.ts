@@ -46,6 +46,33 @@ export function redirectUriProblem(uri: string): string | null {
 }
 
 /**
+ * A loopback IP redirect URI as a native app sends it: http, 127.0.0.1 or [::1], an optional
+ * port, and the rest from the path on. Read from the text, not from a URL parser, which would
+ * accept other spellings of the same address (127.1, 2130706433) and normalize the path.
+ */
+const LOOPBACK_IP_REDIRECT = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::([1-9]\d{0,4}))?([/?].*)?$/s;
+
+/** The URI without its port when it is a loopback IP redirect URI with a valid or no port. */
+function withoutLoopbackPort(uri: string): string | undefined {
+  const match = LOOPBACK_IP_REDIRECT.exec(uri);
+  if (!match || Number(match[2] ?? 0) > 65535) return undefined;
+  return `http://${match[1]}${match[3] ?? ''}`;
+}
+
+/**
+ * Whether a redirect URI sent by a client is one it registered: exactly (RFC 6749 3.1.2, no
+ * prefix or trailing-slash leniency), except that a loopback IP redirect URI matches with any
+ * port (RFC 8252 7.3: a native app listens on whatever port the system gives it), scheme, host,
+ * path and query still exactly. `localhost` is matched exactly, port included (RFC 8252 8.3: its
+ * name may not resolve to the loopback interface; docs/oauth.md).
+ */
+export function redirectUriMatches(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  const portless = withoutLoopbackPort(requested);
+  return portless !== undefined && registered.some((uri) => withoutLoopbackPort(uri) === portless);
+}
+
+/**
  * Registers an OAuth client. Used by the admin API and the support CLI
  * (`registerOAuthClient({ db, serviceEnv }, { name, redirectUris, confidential })`).
  * Throws ApiError: 400 for a bad field, 404 for an unknown company, 409 `client_exists`.

@@ -38,7 +38,7 @@ describeEachDatabase('OAuth model and client registry', (use) => {
   });
 
   it('gives client-credentials tokens to the brand of the client, and refuses unknown scopes', async () => {
-    const model = createOAuthModel({ db: use().db, onRevoked: async () => {} });
+    const model = createOAuthModel({ db: use().db, onRevoked: async () => {}, refreshGraceSeconds: 30 });
     const client = { id: 'x', grants: [], companyId } as never;
     expect(await model.getUserFromClient(client)).toEqual({ userId: null, companyId, platformId: null });
     expect(await model.validateScope!({}, client, undefined)).toEqual(['brand']);

@@ -9,7 +9,6 @@ import {
   newPair,
   newRefreshToken,
   openPair,
-  REFRESH_GRACE_MS,
   sealPair,
   type IssuedPair,
 } from './tokens.js';
@@ -80,6 +79,11 @@ export interface ModelOptions {
   db: Db;
   /** Called after any token is revoked, so every instance drops cached verifications. */
   onRevoked: () => Promise<void>;
+  /**
+   * How long a rotated refresh token still answers with its successor pair (OAUTH_REFRESH_GRACE_SECONDS);
+   * from then on its use revokes the grant. 0: any second use revokes it.
+   */
+  refreshGraceSeconds: number;
 }
 
 export type OAuthModel = OAuth2Server.AuthorizationCodeModel &
@@ -90,7 +94,9 @@ export type OAuthModel = OAuth2Server.AuthorizationCodeModel &
  * The storage side of @node-oauth/oauth2-server: the library runs the grants (client checks,
  * PKCE, expiry, redirect URI binding, scope narrowing) and calls these functions for data.
  */
-export function createOAuthModel({ db, onRevoked }: ModelOptions): OAuthModel {
+export function createOAuthModel({ db, onRevoked, refreshGraceSeconds }: ModelOptions): OAuthModel {
+  // With 0 no use is within grace, not even one that raced the rotation (its clock read first).
+  const withinGrace = (rotatedAt: Date, now: number) => refreshGraceSeconds > 0 && now - rotatedAt.getTime() < refreshGraceSeconds * 1000;
   const revokeGrant = async (grantId: string, reason: string) => {
     await dal.revokeGrant(db, grantId, reason);
     await onRevoked();
@@ -146,7 +152,7 @@ export function createOAuthModel({ db, onRevoked }: ModelOptions): OAuthModel {
     async getRefreshToken(refreshToken) {
       const record = await dal.findRefreshToken(db, hashSecret(refreshToken));
       if (!record || record.grantRevoked) return false;
-      if (record.rotatedAt && Date.now() - record.rotatedAt.getTime() > REFRESH_GRACE_MS) {
+      if (record.rotatedAt && !withinGrace(record.rotatedAt, Date.now())) {
         await revokeGrant(record.grant.grantId, 'rotated refresh token reused');
         throw new InvalidGrantError('Invalid grant: refresh token was already used; every token of this grant is revoked');
       }
@@ -184,7 +190,7 @@ export function createOAuthModel({ db, onRevoked }: ModelOptions): OAuthModel {
       }
       const record = await dal.findRefreshToken(db, tokenHash);
       if (!record || record.grantRevoked || !record.rotatedAt) return false;
-      if (now.getTime() - record.rotatedAt.getTime() > REFRESH_GRACE_MS || !record.successorSealed) {
+      if (!withinGrace(record.rotatedAt, now.getTime()) || !record.successorSealed) {
         await revokeGrant(record.grant.grantId, 'rotated refresh token reused');
         throw new InvalidGrantError('Invalid grant: refresh token was already used; every token of this grant is revoked');
       }

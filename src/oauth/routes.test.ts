@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../app.js';
 import { openDatabase } from '../db/database.js';
-import { registerOAuthClient } from './clients.js';
+import { registerOAuthClient, type RegisteredClient } from './clients.js';
+import { createOAuthModel } from './model.js';
+import { hashSecret } from '../auth/keys.js';
 import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../../test/support/databases.js';
 import { createBrand } from '../../test/support/factories.js';
 import { describeEachDatabase, startTestApp, stopTestApp, testConfig, type TestContext } from '../../test/support/harness.js';
@@ -156,6 +158,92 @@ describeEachDatabase('OAuth endpoints', (use) => {
       expect(response.headers.location).toBeUndefined();
       expect(await counts(use())).toEqual(before);
     });
+  });
+
+  describe('loopback redirect URIs (RFC 8252 7.3)', () => {
+    let desktop: RegisteredClient;
+    beforeAll(async () => {
+      desktop = await registerOAuthClient(
+        { db: use().db, serviceEnv: use().config.serviceEnv },
+        { name: 'Desktop App', redirectUris: ['http://127.0.0.1/callback', 'http://[::1]/callback', 'http://localhost:8765/callback'], confidential: false },
+      );
+    });
+
+    const ACCEPTED = ['http://127.0.0.1:53682/callback', 'http://127.0.0.1:1/callback', 'http://127.0.0.1/callback', 'http://[::1]:61000/callback', 'http://localhost:8765/callback'];
+    for (const redirectUri of ACCEPTED) {
+      it(`accepts ${redirectUri}, and its code only with that exact URI`, async () => {
+        const { verifier, challenge } = pkce();
+        const page = await use().app.inject({
+          method: 'GET',
+          url: authorizeUrl(authorizeFields({ clientId: desktop.clientId, challenge, redirectUri })),
+          headers: { cookie: cookies },
+        });
+        expect(page.statusCode).toBe(200);
+        expect(page.headers['content-security-policy']).toContain(`form-action 'self' ${new URL(redirectUri).origin}`);
+        const approved = await consent(use().app, cookies, { clientId: desktop.clientId, challenge, redirectUri });
+        expect(`${approved.origin}${approved.pathname}`).toBe(redirectUri);
+        const code = approved.searchParams.get('code')!;
+        const exchange = (uri: string) =>
+          tokenRequest(use().app, { grant_type: 'authorization_code', code, redirect_uri: uri, code_verifier: verifier, client_id: desktop.clientId });
+        const otherPort = new URL(redirectUri);
+        otherPort.port = '40000';
+        const refused = await exchange(otherPort.toString());
+        expect(refused.statusCode).toBe(400);
+        expect(refused.json().error).toBe('invalid_grant');
+      });
+    }
+
+    it('exchanges a loopback code sent back with the port it was issued for', async () => {
+      const { verifier, challenge } = pkce();
+      const redirectUri = 'http://127.0.0.1:53682/callback';
+      const approved = await consent(use().app, cookies, { clientId: desktop.clientId, challenge, redirectUri });
+      const response = await tokenRequest(use().app, {
+        grant_type: 'authorization_code',
+        code: approved.searchParams.get('code')!,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        client_id: desktop.clientId,
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().access_token).toMatch(/^svc_at_/);
+    });
+
+    const REFUSED: Array<[string, () => string, string]> = [
+      ['another path on a loopback address', () => desktop.clientId, 'http://127.0.0.1:53682/other'],
+      ['a trailing slash on a loopback address', () => desktop.clientId, 'http://127.0.0.1:53682/callback/'],
+      ['a query on a loopback address', () => desktop.clientId, 'http://127.0.0.1:53682/callback?x=1'],
+      ['https for a registered http loopback URI', () => desktop.clientId, 'https://127.0.0.1:53682/callback'],
+      ['another loopback address', () => desktop.clientId, 'http://127.0.0.2:53682/callback'],
+      ['127.0.0.1 spelled as a number', () => desktop.clientId, 'http://2130706433:53682/callback'],
+      ['user information before another host', () => desktop.clientId, 'http://127.0.0.1:53682@evil.example/callback'],
+      ['an empty port', () => desktop.clientId, 'http://127.0.0.1:/callback'],
+      ['a port out of range', () => desktop.clientId, 'http://127.0.0.1:99999/callback'],
+      ['a port with a leading zero', () => desktop.clientId, 'http://127.0.0.1:08080/callback'],
+      ['a fragment', () => desktop.clientId, 'http://[::1]:53682/callback#x'],
+      ['localhost with another port than registered', () => desktop.clientId, 'http://localhost:8766/callback'],
+      ['localhost without the registered port', () => desktop.clientId, 'http://localhost/callback'],
+      ['a non-loopback URI with a port', () => world.publicClient.clientId, 'https://app.example:8443/oauth/callback'],
+      ['a non-loopback URI with its default port written out', () => world.publicClient.clientId, 'https://app.example:443/oauth/callback'],
+    ];
+    for (const [check, clientId, redirectUri] of REFUSED) {
+      it(`refuses ${check} (${redirectUri}) on the page and the consent form, writing nothing`, async () => {
+        const before = await counts(use());
+        const fields = authorizeFields({ clientId: clientId(), challenge: pkce().challenge, redirectUri });
+        const shown = await use().app.inject({ method: 'GET', url: authorizeUrl(fields), headers: { cookie: cookies } });
+        const submitted = await use().app.inject({
+          method: 'POST',
+          url: '/v1/oauth/authorize',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies },
+          payload: form({ ...fields, csrf_token: csrfOf(cookies), decision: 'approve' }),
+        });
+        for (const response of [shown, submitted]) {
+          expect(response.statusCode).toBe(400);
+          expect(response.headers.location).toBeUndefined();
+          expect(response.body).toMatch(/redirect_uri does not match/);
+        }
+        expect(await counts(use())).toEqual(before);
+      });
+    }
   });
 
   describe('token', () => {
@@ -410,8 +498,119 @@ describeEachDatabase('OAuth endpoints', (use) => {
       const expired = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${fresh.access_token}` } });
       expect(expired.statusCode).toBe(401);
     });
+
+    describe('WWW-Authenticate challenge (RFC 6750 3)', () => {
+      const BRAND_ROUTES = ['/v1/partners', '/v1/campaigns', '/v1/discover/partner/recommendations', '/v1/campaigns/offers?type=post-purchase'];
+      const CHALLENGE = 'Bearer realm="brand API"';
+      const refusal = { error: 'unauthorized', message: expect.any(String), requestId: expect.any(String) };
+      const call = (url: string, headers: Record<string, string> = {}) => use().app.inject({ method: 'GET', url, headers });
+
+      it('challenges without an error attribute when no credentials were sent, on every brand route, keeping the JSON error', async () => {
+        for (const url of BRAND_ROUTES) {
+          const response = await call(url);
+          expect(response.statusCode, url).toBe(401);
+          expect(response.headers['www-authenticate'], url).toBe(CHALLENGE);
+          expect(response.json(), url).toEqual(refusal);
+        }
+      });
+
+      it('says invalid_token for an unknown, malformed, expired or revoked access token', async () => {
+        const revoked = await issueTokens(use().app, world);
+        await use().app.inject({
+          method: 'POST',
+          url: '/v1/oauth/revoke',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: form({ token: revoked.access_token, client_id: world.publicClient.clientId }),
+        });
+        const expired = await issueTokens(use().app, world);
+        await use().db.updateTable('oauth_access_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('expires_at', '>', new Date()).execute();
+        for (const authorization of [`Bearer svc_at_${'A'.repeat(43)}`, 'Bearer nonsense', 'Bearer !!', 'bearer', `Bearer ${revoked.access_token}`, `Bearer ${expired.access_token}`]) {
+          for (const url of BRAND_ROUTES) {
+            const response = await call(url, { authorization });
+            expect(response.statusCode, authorization).toBe(401);
+            expect(response.headers['www-authenticate'], authorization).toMatch(/^Bearer realm="brand API", error="invalid_token", error_description="[^"\\]+"$/);
+            expect(response.json(), authorization).toEqual(refusal);
+          }
+        }
+      });
+
+      it('says invalid_request for credentials in the query or two credentials at once', async () => {
+        const pair = await issueTokens(use().app, world);
+        for (const [url, headers] of [
+          [`/v1/partners?access_token=${pair.access_token}`, {}],
+          ['/v1/partners', { authorization: `Bearer ${pair.access_token}`, 'x-api-key': world.brand.key }],
+        ] as Array<[string, Record<string, string>]>) {
+          const response = await call(url, headers);
+          expect(response.statusCode).toBe(401);
+          expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="brand API", error="invalid_request", error_description="[^"\\]+"$/);
+          expect(response.json()).toEqual(refusal);
+        }
+      });
+
+      it('challenges for Bearer without an error attribute when an X-Api-Key or another scheme failed (docs/oauth.md)', async () => {
+        for (const headers of [
+          { 'x-api-key': `svc_test_${'A'.repeat(43)}` } as Record<string, string>,
+          { 'x-api-key': 'svc_live_whatever' },
+          { 'x-api-key': world.platform.key },
+          { authorization: `Basic ${Buffer.from('user:password').toString('base64')}` },
+        ]) {
+          const response = await call('/v1/partners', headers);
+          expect(response.statusCode).toBe(401);
+          expect(response.headers['www-authenticate']).toBe(CHALLENGE);
+          expect(response.json()).toEqual(refusal);
+        }
+      });
+
+      it('sends no challenge when the credentials are good', async () => {
+        const pair = await issueTokens(use().app, world);
+        for (const headers of [{ authorization: `Bearer ${pair.access_token}` }, { 'x-api-key': world.brand.key }] as Array<Record<string, string>>) {
+          const response = await call('/v1/partners', headers);
+          expect(response.statusCode).toBe(200);
+          expect(response.headers['www-authenticate']).toBeUndefined();
+        }
+      });
+    });
   });
 });
+
+describeEachDatabase(
+  'OAuth refresh grace window of 5 s (OAUTH_REFRESH_GRACE_SECONDS)',
+  (use) => {
+    let world: World;
+    beforeAll(async () => {
+      world = await oauthWorld(use());
+    });
+    const refresh = (refreshToken: string) =>
+      tokenRequest(use().app, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: world.publicClient.clientId });
+    const rotatedAgo = (refreshToken: string, ms: number) =>
+      use().db.updateTable('oauth_refresh_tokens').set({ rotated_at: new Date(Date.now() - ms) }).where('token_hash', '=', hashSecret(refreshToken)).execute();
+    const partnersWith = (token: string) => use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${token}` } });
+
+    it('answers a rotated token with the same pair within 5 s, and revokes the grant once 5 s have passed', async () => {
+      const first = await issueTokens(use().app, world);
+      const second = (await refresh(first.refresh_token)).json();
+      await rotatedAgo(first.refresh_token, 4_000);
+      const within = await refresh(first.refresh_token);
+      expect(within.statusCode).toBe(200);
+      expect(within.json().refresh_token).toBe(second.refresh_token);
+
+      await rotatedAgo(first.refresh_token, 5_000);
+      const after = await refresh(first.refresh_token);
+      expect(after.statusCode).toBe(400);
+      expect(after.json()).toEqual({ error: 'invalid_grant', error_description: expect.stringMatching(/already used/) });
+      expect((await partnersWith(second.access_token)).statusCode).toBe(401);
+    });
+
+    it('with 0, treats any second use of a rotated token as theft', async () => {
+      const first = await issueTokens(use().app, world);
+      const second = (await refresh(first.refresh_token)).json();
+      const model = createOAuthModel({ db: use().db, onRevoked: async () => {}, refreshGraceSeconds: 0 });
+      await expect(model.getRefreshToken(first.refresh_token)).rejects.toThrow(/already used/);
+      expect((await refresh(second.refresh_token)).json().error).toBe('invalid_grant');
+    });
+  },
+  { OAUTH_REFRESH_GRACE_SECONDS: '5' },
+);
 
 describe('OAuth endpoints over the rate limit', () => {
   let context: TestContext;

@@ -9,7 +9,8 @@ import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser } from '../accoun
 import { checkAuthorizeRequest, redirectTo, type AuthorizeLookups } from './authorize-request.js';
 import { OAuthBearerVerifier } from './bearer.js';
 import * as dal from './dal.js';
-import { authenticateClient, createOAuthModel, toServiceClient, type Grantee } from './model.js';
+import { authenticateClient, createOAuthModel, toServiceClient, type Grantee, type ServiceClient } from './model.js';
+import { redirectUriMatches } from './clients.js';
 import { authorizeErrorPage, authorizeParams, consentPage } from './pages.js';
 import { basicCredentials, revokePresentedToken } from './revocation.js';
 import { grantTypeOverrides } from './code-grant.js';
@@ -39,7 +40,7 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
   await app.register(cookie);
   await app.register(formbody);
 
-  const model = createOAuthModel({ db, onRevoked: () => bus.publish('credentials') });
+  const model = createOAuthModel({ db, onRevoked: () => bus.publish('credentials'), refreshGraceSeconds: config.oauth.refreshGraceSeconds });
   const lookups: AuthorizeLookups = {
     findClient: async (clientId) => {
       const record = await dal.findClient(db, clientId);
@@ -63,7 +64,11 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
   });
   // At authorization the client is only identified (the browser holds no secret).
   const authorizeServer = new OAuth2Server({
-    model: { ...model, getClient: async (clientId: string) => (await lookups.findClient(clientId)) ?? false },
+    model: {
+      ...model,
+      getClient: async (clientId: string) => (await lookups.findClient(clientId)) ?? false,
+      validateRedirectUri: async (redirectUri: string, client: OAuth2Server.Client) => redirectUriMatches((client as ServiceClient).redirectUris, redirectUri),
+    },
     authorizationCodeLifetime: AUTHORIZATION_CODE_LIFETIME_SECONDS,
     allowEmptyState: true,
   });

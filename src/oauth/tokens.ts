@@ -6,8 +6,6 @@ export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
 export const REFRESH_TOKEN_LIFETIME_SECONDS = 5 * 365 * 24 * 3600;
 /** Codes are exchanged by the app right after the redirect; a minute is plenty and limits theft. */
 export const AUTHORIZATION_CODE_LIFETIME_SECONDS = 60;
-/** How long a just-rotated refresh token still answers with its successor, for concurrent refreshes. */
-export const REFRESH_GRACE_MS = 30_000;
 
 /** Prefixes let secret scanners recognise leaked tokens; 43 base62 characters carry about 256 bits. */
 export const ACCESS_TOKEN_PATTERN = /^svc_at_[A-Za-z0-9]{43}$/;

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, describeEachDatabase, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
+import { registeredRoutes } from '../../test/support/routes.js';
 import { hashSecret } from '../auth/keys.js';
 
 type Method = 'GET' | 'POST' | 'PATCH';
@@ -33,6 +35,31 @@ async function snapshot(context: TestContext) {
 
 describeEachDatabase('admin API', (use) => {
   const call = (method: Method, url: string, body?: unknown, token?: string | null) => adminCall(use(), method, url, body, token);
+
+  describe('public API reference', () => {
+    it('lists no /admin path and no admin tag in the OpenAPI document, as served and as the reference page reads it', async () => {
+      for (const url of ['/v1/openapi.json', '/docs/json']) {
+        const document = (await use().app.inject({ method: 'GET', url })).json();
+        const paths = Object.keys(document.paths);
+        expect(paths.length, url).toBeGreaterThan(0);
+        expect(paths.filter((path) => path.startsWith('/admin')), url).toEqual([]);
+        expect(JSON.stringify(document), url).not.toMatch(/"admin"|\/admin/);
+      }
+    });
+
+    it('has docs/support.md say so, and the support docs describe every admin route the app registers', () => {
+      const support = fs.readFileSync(new URL('../../docs/support.md', import.meta.url), 'utf8');
+      const oauth = fs.readFileSync(new URL('../../docs/oauth.md', import.meta.url), 'utf8');
+      expect(support).toContain('The admin routes are not in the public API reference');
+      const adminRoutes = registeredRoutes(use().app).filter((route) => / \/admin(\/|$)/.test(route));
+      expect(adminRoutes.length).toBeGreaterThan(10);
+      const documented = (route: string) => new RegExp(`(^|[\\s\`])${route.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([\\s\`?]|$)`, 'm');
+      const undocumented = adminRoutes
+        .map((route) => route.replace(/:([A-Za-z]+)/g, '{$1}'))
+        .filter((route) => !documented(route).test(`${support}\n${oauth}`));
+      expect(undocumented).toEqual([]);
+    });
+  });
 
   describe('platforms', () => {
     it('creates a platform with a generated UUID and defaults, then reads and lists it', async () => {

@@ -30,8 +30,9 @@ const errorRef = Type.Ref('ErrorResponse');
 const errors = { 400: errorRef, 401: errorRef, 404: errorRef };
 
 /**
- * The support team's API under /admin (bearer ADMIN_TOKEN). Hidden from the public API reference;
- * docs/support.md documents it.
+ * The support team's API under /admin. Bearer ADMIN_TOKEN is checked, and the routes hidden from
+ * the public API reference, for every /admin route by src/support/admin-auth.ts;
+ * docs/support.md documents them.
  */
 export const supportRoutes: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
@@ -40,39 +41,38 @@ export const supportRoutes: FastifyPluginAsync = async (plain) => {
     bus: app.services.bus,
     serviceEnv: app.services.config.serviceEnv,
   };
-  const admin = { onRequest: app.requireAdmin };
-  const meta = { tags: ['admin'], hide: true };
+  const meta = { tags: ['admin'] };
   // Issuing a key needs no options, so a bare POST without a body must validate as {}.
   const emptyBodyAsObject = async (request: { body: unknown }) => {
     request.body ??= {};
   };
 
-  app.get('/admin/platforms', { ...admin, schema: { ...meta, response: { 200: PlatformList, ...errors } } }, async () =>
+  app.get('/admin/platforms', { schema: { ...meta, response: { 200: PlatformList, ...errors } } }, async () =>
     support.listPlatforms(ctx),
   );
 
   app.post(
     '/admin/platforms',
-    { ...admin, schema: { ...meta, body: CreatePlatformBody, response: { 201: Platform, 409: errorRef, ...errors } } },
+    { schema: { ...meta, body: CreatePlatformBody, response: { 201: Platform, 409: errorRef, ...errors } } },
     async (request, reply) => reply.status(201).send(await support.createPlatform(ctx, request.body)),
   );
 
   app.get(
     '/admin/platforms/:platformId',
-    { ...admin, schema: { ...meta, params: PlatformIdParams, response: { 200: PlatformDetail, ...errors } } },
+    { schema: { ...meta, params: PlatformIdParams, response: { 200: PlatformDetail, ...errors } } },
     async (request) => support.getPlatform(ctx, request.params.platformId),
   );
 
   app.patch(
     '/admin/platforms/:platformId',
-    { ...admin, schema: { ...meta, params: PlatformIdParams, body: UpdatePlatformBody, response: { 200: Platform, ...errors } } },
+    { schema: { ...meta, params: PlatformIdParams, body: UpdatePlatformBody, response: { 200: Platform, ...errors } } },
     async (request) => support.updatePlatform(ctx, request.params.platformId, request.body),
   );
 
   for (const [action, active] of [['activate', true], ['deactivate', false]] as const) {
     app.post(
       `/admin/platforms/:platformId/${action}`,
-      { ...admin, schema: { ...meta, params: PlatformIdParams, response: { 200: Platform, ...errors } } },
+      { schema: { ...meta, params: PlatformIdParams, response: { 200: Platform, ...errors } } },
       async (request) => support.setPlatformActive(ctx, request.params.platformId, active),
     );
   }
@@ -80,7 +80,6 @@ export const supportRoutes: FastifyPluginAsync = async (plain) => {
   app.post(
     '/admin/platforms/:platformId/keys',
     {
-      ...admin,
       preValidation: emptyBodyAsObject,
       schema: { ...meta, params: PlatformIdParams, body: IssuePlatformKeyBody, response: { 201: IssuedPlatformKey, ...errors } },
     },
@@ -93,38 +92,37 @@ export const supportRoutes: FastifyPluginAsync = async (plain) => {
 
   app.post(
     '/admin/platform-keys/:keyId/revoke',
-    { ...admin, schema: { ...meta, params: KeyIdParams, response: { 200: RevokedKey, ...errors } } },
+    { schema: { ...meta, params: KeyIdParams, response: { 200: RevokedKey, ...errors } } },
     async (request) => support.revokeKey(ctx, 'platform', request.params.keyId),
   );
 
   app.get(
     '/admin/platforms/:platformId/brands',
-    { ...admin, schema: { ...meta, params: PlatformIdParams, querystring: PlatformBrandsQuery, response: { 200: PlatformBrandList, ...errors } } },
+    { schema: { ...meta, params: PlatformIdParams, querystring: PlatformBrandsQuery, response: { 200: PlatformBrandList, ...errors } } },
     async (request) => support.listPlatformBrands(ctx, request.params.platformId, request.query.domain),
   );
 
   app.get(
     '/admin/platforms/:platformId/companies',
-    { ...admin, schema: { ...meta, params: PlatformIdParams, response: { 200: PlatformCompanyList, ...errors } } },
+    { schema: { ...meta, params: PlatformIdParams, response: { 200: PlatformCompanyList, ...errors } } },
     async (request) => support.listPlatformCompanies(ctx, request.params.platformId),
   );
 
   app.post(
     '/admin/companies',
-    { ...admin, schema: { ...meta, body: CreateCompanyBody, response: { 201: Company, 409: errorRef, ...errors } } },
+    { schema: { ...meta, body: CreateCompanyBody, response: { 201: Company, 409: errorRef, ...errors } } },
     async (request, reply) => reply.status(201).send(await support.createCompany(ctx, request.body)),
   );
 
   app.get(
     '/admin/companies/:companyId',
-    { ...admin, schema: { ...meta, params: CompanyIdParams, response: { 200: CompanyDetail, ...errors } } },
+    { schema: { ...meta, params: CompanyIdParams, response: { 200: CompanyDetail, ...errors } } },
     async (request) => support.getCompany(ctx, request.params.companyId),
   );
 
   app.patch(
     '/admin/companies/:companyId',
     {
-      ...admin,
       schema: { ...meta, params: CompanyIdParams, body: UpdateCompanyBody, response: { 200: Company, 409: errorRef, ...errors } },
     },
     async (request) => support.updateCompany(ctx, request.params.companyId, request.body),
@@ -133,7 +131,6 @@ export const supportRoutes: FastifyPluginAsync = async (plain) => {
   app.post(
     '/admin/companies/:companyId/keys',
     {
-      ...admin,
       preValidation: emptyBodyAsObject,
       schema: { ...meta, params: CompanyIdParams, body: IssueBrandKeyBody, response: { 201: IssuedBrandKey, ...errors } },
     },
@@ -143,7 +140,7 @@ export const supportRoutes: FastifyPluginAsync = async (plain) => {
 
   app.post(
     '/admin/brand-keys/:keyId/revoke',
-    { ...admin, schema: { ...meta, params: KeyIdParams, response: { 200: RevokedKey, ...errors } } },
+    { schema: { ...meta, params: KeyIdParams, response: { 200: RevokedKey, ...errors } } },
     async (request) => support.revokeKey(ctx, 'brand', request.params.keyId),
   );
 };
