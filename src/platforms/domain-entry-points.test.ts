@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { beforeAll, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ADMIN_TOKEN, describeEachDatabase } from '../../test/support/harness.js';
-import { createPlatform, uniqueId } from '../../test/support/factories.js';
+import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
 import { browserHost, domainForms, label } from '../../test/support/domain-forms.js';
 import { tableContents } from '../../test/support/snapshot.js';
 import { DashboardClient, DASHBOARD_PASSWORD } from '../dashboard/test-client.js';
@@ -24,8 +24,10 @@ describeEachDatabase(
   (use) => {
     let platformId: string;
     let platformKey: string;
+    let supportCompanyId: string;
     beforeAll(async () => {
       ({ platformId, key: platformKey } = await createPlatform(use().support));
+      ({ companyId: supportCompanyId } = await createBrand(use().support));
     });
 
     const refusal = (response: { statusCode: number; json(): { error: string; message: string } }): Outcome => ({
@@ -36,7 +38,6 @@ describeEachDatabase(
 
     const entries: Record<string, (domain: string) => Promise<Outcome>> = {
       sync: async (domain) => {
-        const before = new Set((await use().db.selectFrom('platform_brands').select('domain').where('platform_id', '=', platformId).execute()).map((row) => row.domain));
         const response = await use().app.inject({
           method: 'POST',
           url: '/v1/platform/brands',
@@ -44,8 +45,9 @@ describeEachDatabase(
           payload: JSON.stringify({ brands: [{ domain }] }),
         });
         if (response.statusCode !== 200) return refusal(response);
-        const after = await use().db.selectFrom('platform_brands').select('domain').where('platform_id', '=', platformId).execute();
-        return { domain: after.map((row) => row.domain).find((stored) => !before.has(stored)) ?? 'no new record' };
+        // The record this sync created or updated: every write sets updated_at to the time of its transaction.
+        const written = await use().db.selectFrom('platform_brands').select('domain').where('platform_id', '=', platformId).orderBy('updated_at', 'desc').executeTakeFirstOrThrow();
+        return { domain: written.domain };
       },
       signUp: async (domain) => {
         const account = await new DashboardClient(use().app).start();
@@ -72,14 +74,15 @@ describeEachDatabase(
         const stored = await use().db.selectFrom('attributed_orders').select('store_domain').where('order_id', '=', orderId).executeTakeFirstOrThrow();
         return { domain: stored.store_domain };
       },
+      // Support moves one company of its own from domain to domain, so no two runs compete for one.
       support: async (domain) => {
         const response = await use().app.inject({
-          method: 'POST',
-          url: '/admin/companies',
+          method: 'PATCH',
+          url: `/admin/companies/${supportCompanyId}`,
           headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-          payload: JSON.stringify({ companyId: uniqueId('forms'), domain, businessName: 'Forms' }),
+          payload: JSON.stringify({ domain }),
         });
-        return response.statusCode === 201 ? { domain: response.json().domain } : refusal(response);
+        return response.statusCode === 200 ? { domain: response.json().domain } : refusal(response);
       },
     };
 
@@ -133,11 +136,13 @@ describeEachDatabase(
       const unicode = `${id}-café.example`;
       await new DashboardClient(use().app).signUpBrand('Staffed', ascii, `${uniqueId('s')}@staffed.example`);
       await new DashboardClient(use().app).signUpBrand('Staffed Café', unicode, `${uniqueId('s')}@staffed.example`);
-      const widened = [...ascii].map((char) => String.fromCodePoint(char.codePointAt(0)! + 0xfee0)).join('');
+      const widen = (text: string, chars: RegExp) => [...text].map((char) => (chars.test(char) ? String.fromCodePoint(char.codePointAt(0)! + 0xfee0) : char)).join('');
+      // Full-width letters and digits with ASCII dots: the form that made a second verified company before.
+      const widened = widen(ascii, /[a-z0-9]/);
       const pending = await new DashboardClient(use().app).start();
       expect((await pending.post('/dashboard/api/sign-up', { email: `${uniqueId('p')}@forms.example`, password: DASHBOARD_PASSWORD, brand: { businessName: 'Pending', domain: `${uniqueId('other')}.example` } })).statusCode).toBe(201);
 
-      for (const form of [widened, `https://ｗｗｗ．${widened}/`, ascii.toUpperCase(), `${id}-CAFÉ.example`, new URL(`http://${unicode}`).hostname, `${id}-cafe\u0301.example`]) {
+      for (const form of [widened, widen(ascii, /./), `https://ｗｗｗ．${widened}/`, ascii.toUpperCase(), `${id}-CAFÉ.example`, new URL(`http://${unicode}`).hostname, `${id}-cafe\u0301.example`]) {
         const before = await tableContents(use().db);
         const signUp = await new DashboardClient(use().app).start();
         const refused = await signUp.post('/dashboard/api/sign-up', { email: `${uniqueId('a')}@forms.example`, password: DASHBOARD_PASSWORD, brand: { businessName: 'Again', domain: form } });
