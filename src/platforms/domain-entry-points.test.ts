@@ -38,6 +38,9 @@ describeEachDatabase(
 
     const entries: Record<string, (domain: string) => Promise<Outcome>> = {
       sync: async (domain) => {
+        const records = async () =>
+          (await use().db.selectFrom('platform_brands').select(['domain', 'updated_at']).where('platform_id', '=', platformId).execute()).map((row) => `${row.domain} ${row.updated_at.toISOString()}`);
+        const before = new Set(await records());
         const response = await use().app.inject({
           method: 'POST',
           url: '/v1/platform/brands',
@@ -45,9 +48,9 @@ describeEachDatabase(
           payload: JSON.stringify({ brands: [{ domain }] }),
         });
         if (response.statusCode !== 200) return refusal(response);
-        // The record this sync created or updated: every write sets updated_at to the time of its transaction.
-        const written = await use().db.selectFrom('platform_brands').select('domain').where('platform_id', '=', platformId).orderBy('updated_at', 'desc').executeTakeFirstOrThrow();
-        return { domain: written.domain };
+        // The record this sync created or updated (a sync sets updated_at to its request's time).
+        const written = (await records()).filter((record) => !before.has(record)).map((record) => record.split(' ')[0]!);
+        return { domain: written.join(', ') };
       },
       signUp: async (domain) => {
         const account = await new DashboardClient(use().app).start();
