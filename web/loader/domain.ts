@@ -1,5 +1,5 @@
-// The loader's own first check of a store domain, exactly as published in v2.0.0: any edit of
-// this file or of store-domain.ts changes the minified loader and so its pinned integrity hash.
+// The loader's own first check of a store domain, exactly as published in v2.0.0: a change of
+// its code (here or in store-domain.ts) changes the minified loader and so its pinned integrity hash.
 // It only decides whether the loader mounts; the service canonicalizes the domain again with the
 // one rule of SPEC 4.2 plus UTS-46 (src/platforms/domain.ts), which runs in Node only.
 
