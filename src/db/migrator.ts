@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Db } from './database.js';
 import * as foundation from './migrations/0001_foundation.js';
 import * as recommendationScores from './migrations/0002_recommendation_scores.js';
@@ -10,6 +10,7 @@ import * as dashboardOrders from './migrations/0007_dashboard_orders.js';
 import * as claimsMailCampaignOffers from './migrations/0008_store_claims_mail_campaign_offers.js';
 import * as performanceRollups from './migrations/0009_performance_rollups.js';
 import * as setupJobLeases from './migrations/0010_setup_job_leases.js';
+import * as canonicalDomains from './migrations/0011_canonical_domains.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_store_claims_mail_campaign_offers': claimsMailCampaignOffers,
   '0009_performance_rollups': performanceRollups,
   '0010_setup_job_leases': setupJobLeases,
+  '0011_canonical_domains': canonicalDomains,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
@@ -32,8 +34,17 @@ class StaticMigrationProvider implements MigrationProvider {
 }
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
+  return migrate(db, (migrator) => migrator.migrateToLatest());
+}
+
+/** Applies the migrations up to and including `name`, or undoes the later ones: a migration's test starts from the schema before it. */
+export async function migrateTo(db: Db, name: string): Promise<string[]> {
+  return migrate(db, (migrator) => migrator.migrateTo(name));
+}
+
+async function migrate(db: Db, run: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await run(migrator);
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');
     throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(error)}`, {

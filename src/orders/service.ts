@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { findReferralLink, type LinkKey } from '../attribution/dal.js';
-import { normalizeDomain } from '../platforms/domain.js';
+import { badRequest } from '../http/errors.js';
+import { storeDomain } from '../platforms/domain.js';
 import * as dal from './dal.js';
 
 export interface OrdersContext {
@@ -70,7 +71,9 @@ async function attributionFor(db: Db, order: IncomingOrder): Promise<(LinkKey & 
  * when it is credited to a platform.
  */
 export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder): Promise<OrderOutcome> {
-  const order: IncomingOrder = { ...incoming, storeDomain: normalizeDomain(incoming.storeDomain) };
+  const domain = storeDomain(incoming.storeDomain);
+  if (!domain) throw badRequest('storeDomain must be a store domain such as shop.example');
+  const order: IncomingOrder = { ...incoming, storeDomain: domain };
   const link = await attributionFor(ctx.db, order);
   const record: dal.OrderRecord = {
     storeDomain: order.storeDomain,
@@ -110,11 +113,12 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder):
 /**
  * Takes in the customers of a store's order history (oldest first), as the store joins: a
  * returning customer's later order is then not a new customer's first, and carries no commission.
+ * The domain is the store's canonical one, as its claim holds it.
  */
-export async function importCustomerHistory(db: Db, storeDomain: string, orders: Array<{ orderId: string; customerId: string }>): Promise<number> {
+export async function importCustomerHistory(db: Db, domain: string, orders: Array<{ orderId: string; customerId: string }>): Promise<number> {
   return dal.rememberPastCustomers(
     db,
-    normalizeDomain(storeDomain),
+    domain,
     orders.map((order) => ({ customerRef: customerRefOf(order.customerId), orderId: order.orderId })),
   );
 }

@@ -52,6 +52,17 @@ describeEachDatabase('POST /v1/platform/brands', (use) => {
     expect(rows[0]).toMatchObject({ business_name: 'Shop One', status: 'active', end_date: null });
   });
 
+  it('updates one record for an internationalized domain sent as Unicode, punycode, full-width or mixed case', async () => {
+    const first = await sync({ brands: [{ domain: 'café.example', businessName: 'Café' }] });
+    expect(first.json()).toEqual({ received: 1, created: 1, updated: 0 });
+    for (const [form, status] of [['xn--caf-dma.example', 'closed'], ['https://www.ＣＡＦÉ．example/menu', 'active'], ['XN--CAF-DMA.EXAMPLE', 'closed']] as const) {
+      const again = await sync({ brands: [{ domain: form, status }] });
+      expect(again.json(), form).toEqual({ received: 1, created: 0, updated: 1 });
+    }
+    const rows = (await brandsOf(use(), platformId)).filter((row) => row.domain.includes('caf'));
+    expect(rows).toEqual([{ domain: 'xn--caf-dma.example', business_name: 'Café', status: 'closed', end_date: expect.any(Date) }]);
+  });
+
   it('keeps other subdomains and never creates a company record', async () => {
     const companiesBefore = await use().db.selectFrom('companies').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const response = await sync({ brands: [{ domain: 'https://www.shop.sub.brand.example/' }] });
@@ -148,6 +159,8 @@ describeEachDatabase('POST /v1/platform/brands', (use) => {
       ['a malformed port', { brands: [{ domain: 'brand.example:99999' }] }, /brands\[0\]\.domain has a malformed port "99999"/],
       ['a trailing dot', { brands: [{ domain: 'brand.example.' }] }, /brands\[0\]\.domain has an empty label/],
       ['domain empty after normalization', { brands: [{ domain: 'https://www./path' }] }, /brands\[0\]\.domain is empty after normalization/],
+      ['a domain UTS-46 does not map', { brands: [{ domain: 'ok-10.example' }, { domain: 'shopשלום.example' }] }, /brands\[1\]\.domain does not map to a domain name \(UTS-46\)/],
+      ['a second leading www.', { brands: [{ domain: 'www.www.brand.example' }] }, /brands\[0\]\.domain has more than one leading www\./],
       ['platformId not matching the key', { platformId: '00000000-0000-4000-8000-000000000000', brands: [{ domain: 'ok-6.example' }] }, /platformId in the body does not match/],
     ];
 

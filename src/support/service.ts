@@ -13,7 +13,7 @@ import {
   lastFour,
   platformKeyPrefix,
 } from '../auth/keys.js';
-import { parseDomain } from '../platforms/domain-parser.js';
+import { parseDomain } from '../platforms/domain.js';
 import * as dal from './dal.js';
 
 export interface SupportContext {

@@ -1,6 +1,6 @@
 import type { EmbedPluginHandle, EmbedPluginOptions, EmbedPluginStatic, EmbedStage } from './embed-plugin';
 import { MESSAGE_CHANNEL, STAGES, type EmbedToLoader, type LoaderToEmbed } from '../../src/plugin/embed-state';
-import { isPlatformId, storeDomain } from '../../src/plugin/store-domain';
+import { isPlatformId, storeDomain } from './store-domain';
 
 const VERSION = '2.0.0';
 const RETURN_PARAM = 'svc_connect';
