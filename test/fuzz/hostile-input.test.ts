@@ -12,6 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { createBrand, createPlatform, uniqueId } from '../support/factories.js';
 import { ADMIN_TOKEN, testConfig } from '../support/harness.js';
 import { consent, csrfOf, mergeCookies, pkce, REDIRECT_URI, signIn } from '../support/oauth-flow.js';
+import { registeredRoutes } from '../support/routes.js';
 import { tableContents } from '../support/snapshot.js';
 
 /**
@@ -29,7 +30,7 @@ const PASSWORD = 'correct horse battery staple';
 const SERVICE_ORIGIN = 'http://svc.test';
 /** app.inject sends Host: localhost:80; the store actions accept their own host as Origin. */
 const OWN_HOST_ORIGIN = 'http://localhost';
-/** Sign-ins this file makes for itself come from this address, so the fuzz's failures never lock them out. */
+/** Sign-ins this file makes for itself come from this peer, so the fuzz's failures never hold them back. */
 const SETUP_ADDRESS = '198.51.100.7';
 
 /** Routes that answer some refusals with an HTML page by design (a person reads them). */
@@ -173,26 +174,6 @@ const PREFLIGHT = ['OPTIONS *'];
 const EXEMPT: Record<string, string> = {};
 
 const PROBED = [...PUBLIC_GETS, ...BRAND_API, ...SYNC, ...OAUTH, ...ADMIN, ...DASHBOARD_API, ...ACCOUNT_FORMS, ...STORE_ACTIONS, ...PLUGIN_OTHER, ...SANDBOX_ACTIONS, ...WEBHOOK, ...PREFLIGHT];
-
-/**
- * "METHOD /path" of every route, read from the app's own radix tree (each node prints the part
- * of the path it adds). HEAD routes are the ones Fastify adds for every GET; they run the GET
- * handler, and the GET probes send HEAD at random.
- */
-function registeredRoutes(app: App): string[] {
-  const prefixes: string[] = [];
-  const routes: string[] = [];
-  for (const line of app.printRoutes().split('\n')) {
-    const match = /^((?:│ {3}| {4})*)(?:├── |└── )(.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (!match) continue;
-    const depth = match[1]!.length / 4;
-    prefixes.length = depth;
-    const path = (prefixes[depth - 1] ?? '') + (match[2] === '(empty root node)' ? '' : match[2]!);
-    prefixes[depth] = path;
-    for (const method of match[3]?.split(', ') ?? []) if (method !== 'HEAD') routes.push(`${method} ${path}`);
-  }
-  return [...new Set(routes)];
-}
 
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
@@ -819,7 +800,8 @@ describe('hostile input against every route', () => {
     const response = await app.inject({
       method: 'POST',
       url: '/dashboard/api/sign-in',
-      headers: { cookie: cookies, 'x-csrf-token': csrfOf(cookies), 'content-type': 'application/json', 'x-forwarded-for': SETUP_ADDRESS },
+      remoteAddress: SETUP_ADDRESS,
+      headers: { cookie: cookies, 'x-csrf-token': csrfOf(cookies), 'content-type': 'application/json' },
       payload: JSON.stringify({ email: world.dashboard.email, password: PASSWORD }),
     });
     expect(response.statusCode, response.body).toBe(200);
@@ -866,7 +848,7 @@ describe('hostile input against every route', () => {
         extra: extraHeaders,
       }),
       async ({ route, fields, csrf, extra }) => {
-        const page = await app.inject({ method: 'GET', url: '/account/sign-in', headers: { 'x-forwarded-for': SETUP_ADDRESS } });
+        const page = await app.inject({ method: 'GET', url: '/account/sign-in', remoteAddress: SETUP_ADDRESS });
         const cookies = mergeCookies('', page);
         const token = csrf === 'valid' ? csrfOf(cookies) : csrf === 'none' ? undefined : csrf;
         const [method, path] = route.split(' ') as ['POST', string];
