@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
-import type { Config } from './config.js';
+import type { Config, TrustProxy } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { pingDatabase } from './db/database.js';
 import { InvalidationBus } from './cache/invalidation.js';
@@ -21,6 +21,7 @@ import { installMetrics } from './http/metrics.js';
 import { installRateLimits, UNLIMITED } from './http/rate-limit.js';
 import { registerApiReference } from './http/reference-page.js';
 import { installValidators } from './http/validation.js';
+import { routePathPattern } from './http/route-hooks.js';
 import { loggerOptions, requestLogger } from './http/logging.js';
 import type { Services } from './services.js';
 import { domainRoutes } from './routes.js';
@@ -38,6 +39,16 @@ export interface BuildAppOptions {
 
 export type App = FastifyInstance;
 
+/**
+ * Fastify's trustProxy for TRUST_PROXY. Fastify 5 ignores a bare hop count (it trusts nobody then,
+ * since the nearest peer goes unchecked), so a count becomes the function it used to stand for:
+ * the nearest `hops` peers are proxies. docs/operations.md says when that is safe.
+ */
+function fastifyTrustProxy(setting: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== 'number') return setting;
+  return (_address, hop) => hop < setting;
+}
+
 export async function buildApp(options: BuildAppOptions): Promise<App> {
   const { config, database } = options;
   const logger = loggerOptions(config.logLevel);
@@ -49,7 +60,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : crypto.randomUUID();
     },
     childLoggerFactory: requestLogger,
-    trustProxy: true,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -104,14 +115,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   const knownRoutes: Array<{ method: string; pattern: RegExp }> = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const pattern = new RegExp(
-      `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`,
-    );
+    const pattern = routePathPattern(route.url);
     for (const method of methods) if (method !== 'HEAD') knownRoutes.push({ method, pattern });
   });
   installErrorHandlers(app, () => knownRoutes);
 
   app.addSchema(ErrorResponse);
+  installCors(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -135,8 +145,6 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   });
   await registerApiReference(app, config.baseUrl);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-
-  installCors(app);
 
   installMetrics(app);
   installAuthHooks(app);

@@ -107,6 +107,37 @@ describe('loadConfig', () => {
     }
   });
 
+  it('trusts no proxy by default, and reads TRUST_PROXY as a number of proxies or their addresses and ranges', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: ' ' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.5' }).trustProxy).toEqual(['10.0.0.5']);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7 ,fd00::/8,::1,loopback' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.7', 'fd00::/8', '::1', 'loopback']);
+  });
+
+  it('refuses a TRUST_PROXY that would trust everyone or that names no proxy, saying what to give instead', () => {
+    expect(problemsOf({ TRUST_PROXY: 'true' })).toEqual([
+      'TRUST_PROXY cannot be "true": trusting every peer lets any client choose the address its limits are counted by; ' +
+        "give the load balancers' addresses or CIDR ranges (or the number of proxies in front of the service)",
+    ]);
+    expect(problemsOf({ TRUST_PROXY: '*' })).toEqual([expect.stringMatching(/^TRUST_PROXY cannot be "\*": trusting every peer/)]);
+    expect(problemsOf({ TRUST_PROXY: 'false' })).toEqual(['TRUST_PROXY cannot be "false": leave it unset to trust no proxy']);
+    expect(problemsOf({ TRUST_PROXY: '0' })).toEqual(['TRUST_PROXY as a number of proxies must be from 1 to 10 (got "0"); leave it unset to trust no proxy']);
+    expect(problemsOf({ TRUST_PROXY: '11' })).toEqual([expect.stringMatching(/^TRUST_PROXY as a number of proxies must be from 1 to 10 \(got "11"\)/)]);
+    for (const [value, bad] of [
+      ['lb.internal', 'lb.internal'],
+      ['10.0.0.0/33', '10.0.0.0/33'],
+      ['fd00::/129', 'fd00::/129'],
+      ['10.0.0.1,,10.0.0.2', ''],
+      ['10.0.0.0/8/1', '10.0.0.0/8/1'],
+      ['10.0.0.1 10.0.0.2', '10.0.0.1 10.0.0.2'],
+    ]) {
+      expect(problemsOf({ TRUST_PROXY: value! }), value).toEqual([
+        `TRUST_PROXY must be a number of proxies (1 to 10) or a comma-separated list of proxy addresses and CIDR ranges such as 10.0.0.0/8, or loopback, linklocal, uniquelocal (got "${bad}")`,
+      ]);
+    }
+  });
+
   it('accepts IP addresses and host names for HOST, and bases the default BASE_URL on them', () => {
     for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', 'api-1.internal.example']) {
       expect(problemsOf({ HOST: host })).toEqual([]);

@@ -11,6 +11,12 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /**
+   * Which peers may name the client in X-Forwarded-For: nobody (false), the nearest N proxies (a
+   * hop count), or the proxies at these addresses and CIDR ranges. Every per-address limit and
+   * every logged client address rests on it (docs/operations.md, "Behind a load balancer").
+   */
+  trustProxy: TrustProxy;
   serviceEnv: ServiceEnv;
   servicePlatformId: string;
   adminToken: string | undefined;
@@ -83,6 +89,9 @@ export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
 
+/** TRUST_PROXY as Fastify's trustProxy takes it, without `true` (anyone could name their address). */
+export type TrustProxy = false | number | string[];
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
@@ -151,6 +160,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     problems.push('REDIS_URL must start with redis:// or rediss://');
   }
+
+  const trustProxy = readTrustProxy(blankToUndefined('TRUST_PROXY'), (problem) => problems.push(`TRUST_PROXY ${problem}`));
 
   const servicePlatformId = blankToUndefined('SERVICE_PLATFORM_ID') ?? DEFAULT_SERVICE_PLATFORM_ID;
   if (!isUuid(servicePlatformId)) {
@@ -229,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir,
     redisUrl,
+    trustProxy,
     serviceEnv,
     servicePlatformId: servicePlatformId.toLowerCase(),
     adminToken,
@@ -243,6 +255,50 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl, from: mailFrom },
     sandboxStorefronts: sandboxStorefrontsRaw === 'true',
   };
+}
+
+const MAX_TRUSTED_PROXY_HOPS = 10;
+/** Ranges @fastify/proxy-addr knows by name. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** The TRUST_PROXY setting; a value it cannot be is reported (after the variable's name) and trusts nobody. */
+function readTrustProxy(raw: string | undefined, report: (problem: string) => void): TrustProxy {
+  if (raw === undefined) return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops >= 1 && hops <= MAX_TRUSTED_PROXY_HOPS) return hops;
+    report(`as a number of proxies must be from 1 to ${MAX_TRUSTED_PROXY_HOPS} (got "${raw}"); leave it unset to trust no proxy`);
+    return false;
+  }
+  if (/^(true|yes|on|all|\*)$/i.test(raw)) {
+    report(
+      `cannot be "${raw}": trusting every peer lets any client choose the address its limits are counted by; ` +
+        "give the load balancers' addresses or CIDR ranges (or the number of proxies in front of the service)",
+    );
+    return false;
+  }
+  if (/^(false|no|off|none)$/i.test(raw)) {
+    report(`cannot be "${raw}": leave it unset to trust no proxy`);
+    return false;
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !isProxyAddress(entry));
+  if (bad === undefined) return entries;
+  report(
+    `must be a number of proxies (1 to ${MAX_TRUSTED_PROXY_HOPS}) or a comma-separated list of proxy addresses and CIDR ranges ` +
+      `such as 10.0.0.0/8, or loopback, linklocal, uniquelocal (got "${bad}")`,
+  );
+  return false;
+}
+
+/** An address, a CIDR range (10.0.0.0/8, fd00::/8) or a range @fastify/proxy-addr knows by name. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;

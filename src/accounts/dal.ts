@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { AttemptHistory } from './throttle.js';
 
 export interface UserRecord {
   userId: string;
@@ -79,31 +80,85 @@ export async function listUsers(db: Db, companyId: string) {
   }));
 }
 
-/** Failed sign-ins since `since`, for one email and for one client address. */
-export async function countRecentFailures(db: Db, email: string, ip: string, since: Date) {
-  const row = await db
-    .selectFrom('sign_in_failures')
-    .select([
-      sql<number>`count(*) filter (where email = ${email})`.as('by_email'),
-      sql<number>`count(*) filter (where ip = ${ip})`.as('by_ip'),
-      sql<Date | null>`min(failed_at) filter (where email = ${email})`.as('oldest_by_email'),
-      sql<Date | null>`min(failed_at) filter (where ip = ${ip})`.as('oldest_by_ip'),
-    ])
-    .where('failed_at', '>', since)
-    .where((eb) => eb.or([eb('email', '=', email), eb('ip', '=', ip)]))
-    .executeTakeFirstOrThrow();
-  return {
-    byEmail: Number(row.by_email),
-    byIp: Number(row.by_ip),
-    oldestByEmail: row.oldest_by_email ? new Date(row.oldest_by_email) : null,
-    oldestByIp: row.oldest_by_ip ? new Date(row.oldest_by_ip) : null,
-  };
+/** Rows of the throttles older than this are dropped as new ones arrive: they no longer count. */
+const THROTTLE_ROWS_KEPT_MS = 24 * 3600_000;
+
+/**
+ * Runs `work` in a transaction holding an advisory lock on each key, taken in the order given, so
+ * concurrent attempts on the same account or from the same address take turns: a burst of guesses
+ * sent at once meets the attempts recorded before it, instead of every guess passing one check.
+ */
+async function inTurn<T>(db: Db, keys: string[], work: (trx: Db) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    for (const key of keys) await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+    return work(trx);
+  });
 }
 
-export async function recordFailure(db: Db, email: string, ip: string, at: Date): Promise<void> {
-  await db.insertInto('sign_in_failures').values({ email, ip, failed_at: at }).execute();
-  // Old rows only ever slow the count down; they are dropped as new ones arrive.
-  await db.deleteFrom('sign_in_failures').where('failed_at', '<', new Date(at.getTime() - 24 * 3600_000)).execute();
+/**
+ * A sign-in attempt's turn: with the email and the address locked, reads the email's failures since
+ * `accountSince` and the address's since `addressSince`; unless `refuse` returns a reason to wait,
+ * records the attempt as a failure before the password is checked (a correct one then clears the
+ * email's failures), and returns null.
+ */
+export async function takeSignInTurn<Refusal>(
+  db: Db,
+  turn: { email: string; ip: string; now: Date; accountSince: Date; addressSince: Date },
+  refuse: (history: AttemptHistory) => Refusal | null,
+): Promise<Refusal | null> {
+  const { email, ip, now } = turn;
+  return inTurn(db, [`sign-in account ${email}`, `sign-in address ${ip}`], async (trx) => {
+    const row = await trx
+      .selectFrom('sign_in_failures')
+      .select([
+        sql<number>`count(*) filter (where email = ${email} and failed_at > ${turn.accountSince})`.as('account_failures'),
+        sql<Date | null>`max(failed_at) filter (where email = ${email} and failed_at > ${turn.accountSince})`.as('latest_account_failure'),
+        sql<number>`count(*) filter (where ip = ${ip} and failed_at > ${turn.addressSince})`.as('address_failures'),
+        sql<Date | null>`min(failed_at) filter (where ip = ${ip} and failed_at > ${turn.addressSince})`.as('oldest_address_failure'),
+      ])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('email', '=', email), eb('failed_at', '>', turn.accountSince)]),
+          eb.and([eb('ip', '=', ip), eb('failed_at', '>', turn.addressSince)]),
+        ]),
+      )
+      .executeTakeFirstOrThrow();
+    const refusal = refuse({
+      accountFailures: Number(row.account_failures),
+      latestAccountFailure: row.latest_account_failure ? new Date(row.latest_account_failure) : null,
+      addressAttempts: Number(row.address_failures),
+      oldestAddressAttempt: row.oldest_address_failure ? new Date(row.oldest_address_failure) : null,
+    });
+    if (refusal !== null) return refusal;
+    await trx.insertInto('sign_in_failures').values({ email, ip, failed_at: now }).execute();
+    await trx.deleteFrom('sign_in_failures').where('failed_at', '<', new Date(now.getTime() - THROTTLE_ROWS_KEPT_MS)).execute();
+    return null;
+  });
+}
+
+/**
+ * A password reset request's turn: with the address locked, reads its requests since `since`;
+ * unless `refuse` returns a reason to wait, records this one and returns null.
+ */
+export async function takePasswordResetTurn<Refusal>(
+  db: Db,
+  turn: { ip: string; now: Date; since: Date },
+  refuse: (history: Pick<AttemptHistory, 'addressAttempts' | 'oldestAddressAttempt'>) => Refusal | null,
+): Promise<Refusal | null> {
+  const { ip, now } = turn;
+  return inTurn(db, [`password reset address ${ip}`], async (trx) => {
+    const row = await trx
+      .selectFrom('password_reset_requests')
+      .select([sql<number>`count(*)`.as('requests'), sql<Date | null>`min(requested_at)`.as('oldest')])
+      .where('ip', '=', ip)
+      .where('requested_at', '>', turn.since)
+      .executeTakeFirstOrThrow();
+    const refusal = refuse({ addressAttempts: Number(row.requests), oldestAddressAttempt: row.oldest ? new Date(row.oldest) : null });
+    if (refusal !== null) return refusal;
+    await trx.insertInto('password_reset_requests').values({ ip, requested_at: now }).execute();
+    await trx.deleteFrom('password_reset_requests').where('requested_at', '<', new Date(now.getTime() - THROTTLE_ROWS_KEPT_MS)).execute();
+    return null;
+  });
 }
 
 export async function clearFailures(db: Db, email: string): Promise<void> {
@@ -180,20 +235,26 @@ export async function insertPasswordReset(db: Db, reset: { tokenHash: string; us
   await db.insertInto('password_resets').values({ token_hash: reset.tokenHash, user_id: reset.userId, expires_at: reset.expiresAt }).execute();
 }
 
-/** Sets the new password with a reset token, once; every session of the user ends with it. */
+/**
+ * Sets the new password with a reset token, once; every other reset token of the user is spent in
+ * the same statement (whoever holds an older mail cannot reset the new password), and every session
+ * of the user ends with it.
+ */
 export async function resetPassword(db: Db, tokenHash: string, passwordHash: string, now: Date): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const reset = await trx
+    const spent = await trx
       .updateTable('password_resets')
       .set({ used_at: now })
-      .where('token_hash', '=', tokenHash)
       .where('used_at', 'is', null)
-      .where('expires_at', '>', now)
+      .where('user_id', '=', (eb) =>
+        eb.selectFrom('password_resets').select('user_id').where('token_hash', '=', tokenHash).where('used_at', 'is', null).where('expires_at', '>', now),
+      )
       .returning('user_id')
-      .executeTakeFirst();
-    if (!reset) return false;
-    await trx.updateTable('brand_users').set({ password_hash: passwordHash }).where('id', '=', reset.user_id).execute();
-    await trx.updateTable('user_sessions').set({ revoked_at: now }).where('user_id', '=', reset.user_id).where('revoked_at', 'is', null).execute();
+      .execute();
+    const userId = spent[0]?.user_id;
+    if (!userId) return false;
+    await trx.updateTable('brand_users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+    await trx.updateTable('user_sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
     return true;
   });
 }

@@ -58,6 +58,56 @@ describeEachDatabase('password reset through the development mailbox', (use) => 
     expect((await visitor.post('/dashboard/api/sign-in', { email, password: NEW_PASSWORD })).statusCode).toBe(200);
   });
 
+  it('spends every reset token of the account when one of them sets the password', async () => {
+    const visitor = await new DashboardClient(use().app).start();
+    const earlier = (await mailTo(email)).length;
+    for (let i = 0; i < 2; i += 1) expect((await visitor.post('/dashboard/api/password-reset', { email })).statusCode).toBe(202);
+    await waitUntil(async () => (await mailTo(email)).length === earlier + 2, 5_000);
+    const [older, newer] = (await mailTo(email)).slice(-2).map((mail) => tokenIn(mail.body)!);
+    expect((await visitor.post('/dashboard/api/password-reset/confirm', { token: newer, password: 'the password I chose last' })).statusCode).toBe(200);
+    const stale = await visitor.post('/dashboard/api/password-reset/confirm', { token: older, password: 'an attacker holding the older mail' });
+    expect(stale.statusCode).toBe(400);
+    expect(stale.json()).toMatchObject({ error: 'invalid_token' });
+    const unused = await use()
+      .db.selectFrom('password_resets')
+      .innerJoin('brand_users', 'brand_users.id', 'password_resets.user_id')
+      .select('password_resets.token_hash')
+      .where('brand_users.email', '=', email)
+      .where('password_resets.used_at', 'is', null)
+      .execute();
+    expect(unused).toEqual([]);
+    expect((await visitor.post('/dashboard/api/sign-in', { email, password: 'the password I chose last' })).statusCode).toBe(200);
+  });
+
+  it('opens the mailbox only to a browser on the machine running the service, and to no other site\'s script', async () => {
+    const mailbox = (remoteAddress: string, headers: Record<string, string> = {}) =>
+      use().app.inject({ method: 'GET', url: '/account/dev-mailbox', remoteAddress, headers });
+    const refused: Array<[string, string, Record<string, string>]> = [
+      ['another machine', '203.0.113.9', {}],
+      ['another machine naming a loopback client in X-Forwarded-For', '203.0.113.9', { 'x-forwarded-for': '127.0.0.1' }],
+      ['a proxy on this machine relaying another machine', '127.0.0.1', { 'x-forwarded-for': '203.0.113.9' }],
+      ['a proxy on this machine saying so in Forwarded', '127.0.0.1', { forwarded: 'for=203.0.113.9' }],
+      ['another site whose name points at this machine (DNS rebinding)', '127.0.0.1', { host: 'evil.example:3000' }],
+      ['this service under its public name, as a proxy would pass it', '127.0.0.1', { host: 'svc.test' }],
+    ];
+    for (const [who, remoteAddress, headers] of refused) {
+      const response = await mailbox(remoteAddress, headers);
+      expect(response.statusCode, who).toBe(403);
+      expect(response.body, who).toContain('opens only in a browser on the machine running the service');
+      expect(response.body, who).not.toContain('@mailbox.example');
+      const session = await use().app.inject({ method: 'GET', url: '/dashboard/api/session', remoteAddress, headers });
+      expect(session.json().devMailbox, who).toBe(false);
+    }
+    for (const [remoteAddress, host] of [['127.0.0.1', 'localhost:3000'], ['127.0.0.1', '127.0.0.1:3000'], ['::1', '[::1]:3000'], ['::ffff:127.0.0.1', 'localhost']]) {
+      const response = await mailbox(remoteAddress!, { host: host!, origin: 'https://evil.example' });
+      expect(response.statusCode, host).toBe(200);
+      expect(response.body, host).toContain(email);
+      // Another site's page in that browser cannot read it.
+      expect(response.headers['access-control-allow-origin'], host).toBeUndefined();
+      expect((await use().app.inject({ method: 'GET', url: '/dashboard/api/session', remoteAddress, headers: { host: host! } })).json().devMailbox).toBe(true);
+    }
+  });
+
   it('answers an unknown email the same way, sending nothing and writing nothing', async () => {
     const before = { resets: await resetRows(use().db), mail: await use().db.selectFrom('mail_outbox').select('id').execute() };
     const stranger = `${uniqueId('nobody')}@nowhere.example`;

@@ -5,6 +5,7 @@ import { hashSecret, randomToken } from '../auth/keys.js';
 import * as dal from './dal.js';
 import type { Mailer } from './mail.js';
 import { hashPassword } from './passwords.js';
+import { addressWait, RESET_REQUEST_BUDGET, resetWaitMessage } from './throttle.js';
 import { checkPassword, normalizeEmail } from './users.js';
 
 export const RESET_LIFETIME_MS = 30 * 60_000;
@@ -29,12 +30,19 @@ function resetMail(to: string, token: string, baseUrl: string) {
 }
 
 /**
- * Starts a reset: a single-use token, stored hashed, mailed to the account's address. The answer
- * is the same whether the email has an account, and the mail leaves in the background so the
- * time taken does not tell either. The token is never logged or returned.
+ * Starts a reset: a single-use token, stored hashed, mailed to the account's address. Each address
+ * has a budget of requests (src/accounts/throttle.ts), spent alike by emails with and without an
+ * account; past it, 429 with Retry-After. The answer is the same whether the email has an account,
+ * and the mail leaves in the background so the time taken does not tell either. The token is never
+ * logged or returned.
  */
-export async function requestPasswordReset(ctx: PasswordResetContext, emailInput: string, now = new Date()): Promise<void> {
+export async function requestPasswordReset(ctx: PasswordResetContext, emailInput: string, ip: string, now = new Date()): Promise<void> {
   if (!ctx.mailer) throw new ApiError(503, 'service_unavailable', 'password reset by email is not set up on this host: it needs SMTP_URL');
+  const { perAddress, windowMs } = RESET_REQUEST_BUDGET;
+  const wait = await dal.takePasswordResetTurn(ctx.db, { ip, now, since: new Date(now.getTime() - windowMs) }, (history) =>
+    addressWait(history, perAddress, windowMs, now),
+  );
+  if (wait) throw new ApiError(429, 'rate_limited', resetWaitMessage(wait), {}, { 'Retry-After': String(wait.retryAfterSeconds) });
   const email = normalizeEmail(emailInput);
   const userId = await dal.findUserIdByEmail(ctx.db, email);
   if (!userId) return;

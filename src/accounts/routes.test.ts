@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ADMIN_TOKEN, describeEachDatabase, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
 import { createBrand, uniqueId } from '../../test/support/factories.js';
 import { csrfOf, form, mergeCookies, PASSWORD, signIn } from '../../test/support/oauth-flow.js';
@@ -150,24 +150,115 @@ describeEachDatabase('brand staff accounts', (use) => {
       expect(await use().db.selectFrom('user_sessions').select('id').execute()).toEqual(sessionsBefore);
     });
 
-    it('locks an email out after 5 failures with 429 and Retry-After, even with the right password', async () => {
-      const victim = `${uniqueId('victim')}@acme.example`;
-      await createBrandUser({ db: use().db }, companyId, { email: victim, password: PASSWORD });
-      const page = await use().app.inject({ method: 'GET', url: '/account/sign-in' });
+  });
+
+  describe('sign-in throttling', () => {
+    // The clock is frozen and moved by hand, so every wait is exact and no test depends on how fast
+    // the machine is; each test uses its own accounts and addresses.
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date());
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    const advanceSeconds = (seconds: number) => vi.setSystemTime(Date.now() + seconds * 1000);
+
+    async function staffMember(): Promise<string> {
+      const address = `${uniqueId('staff')}@acme.example`;
+      await createBrandUser({ db: use().db }, companyId, { email: address, password: PASSWORD });
+      return address;
+    }
+
+    async function attempt(who: string, password: string, remoteAddress: string) {
+      const page = await use().app.inject({ method: 'GET', url: '/account/sign-in', remoteAddress });
       const cookies = mergeCookies('', page);
-      const attempt = (password: string) =>
-        use().app.inject({
-          method: 'POST',
-          url: '/account/sign-in',
-          headers: { ...FORM, cookie: cookies },
-          payload: form({ csrf_token: csrfOf(cookies), email: victim, password }),
-        });
-      for (let i = 0; i < 5; i++) expect((await attempt(`wrong guess ${i}`)).statusCode).toBe(401);
-      const locked = await attempt(PASSWORD);
-      expect(locked.statusCode).toBe(429);
-      expect(Number(locked.headers['retry-after'])).toBeGreaterThan(800);
-      expect(locked.body).toContain('Too many failed sign-ins');
-      expect(locked.cookies.find((cookie) => cookie.name === 'svc_session')).toBeUndefined();
+      return use().app.inject({
+        method: 'POST',
+        url: '/account/sign-in',
+        remoteAddress,
+        headers: { ...FORM, cookie: cookies },
+        payload: form({ csrf_token: csrfOf(cookies), email: who, password }),
+      });
+    }
+
+    const sessionCookie = (response: { cookies: Array<{ name: string }> }) => response.cookies.find((cookie) => cookie.name === 'svc_session');
+
+    it('makes an account wait 1 s, 2 s, 4 s … at most 30 s after three failures (429 with Retry-After), then lets the right password in and starts over', async () => {
+      const victim = await staffMember();
+      const from = '192.0.2.10';
+      for (let i = 0; i < 3; i += 1) expect((await attempt(victim, `wrong guess ${i}`, from)).statusCode).toBe(401);
+      const waiting = await attempt(victim, PASSWORD, from);
+      expect(waiting.statusCode).toBe(429);
+      expect(waiting.headers['retry-after']).toBe('1');
+      expect(waiting.body).toContain('Too many failed sign-ins to this account. Try again in 1 second.');
+      expect(sessionCookie(waiting)).toBeUndefined();
+
+      // The dashboard's API tells the same wait in the API's error shape.
+      const session = await use().app.inject({ method: 'GET', url: '/dashboard/api/session', remoteAddress: from });
+      const cookies = mergeCookies('', session);
+      const api = await use().app.inject({
+        method: 'POST',
+        url: '/dashboard/api/sign-in',
+        remoteAddress: from,
+        headers: { cookie: cookies, 'x-csrf-token': csrfOf(cookies), 'content-type': 'application/json' },
+        payload: JSON.stringify({ email: victim, password: PASSWORD }),
+      });
+      expect(api.statusCode).toBe(429);
+      expect(api.headers['retry-after']).toBe('1');
+      expect(api.json()).toEqual({ error: 'rate_limited', message: 'Too many failed sign-ins to this account. Try again in 1 second.', requestId: expect.any(String) });
+
+      const waits: number[] = [];
+      for (let i = 0; i < 6; i += 1) {
+        advanceSeconds(Number((await attempt(victim, PASSWORD, from)).headers['retry-after']));
+        expect((await attempt(victim, `wrong again ${i}`, from)).statusCode).toBe(401);
+        waits.push(Number((await attempt(victim, PASSWORD, from)).headers['retry-after']));
+      }
+      expect(waits).toEqual([2, 4, 8, 16, 30, 30]);
+
+      advanceSeconds(30);
+      const owner = await attempt(victim, PASSWORD, from);
+      expect(owner.statusCode).toBe(303);
+      expect(sessionCookie(owner)).toBeDefined();
+      // The success cleared the failures: three typos cost nothing again.
+      for (let i = 0; i < 3; i += 1) expect((await attempt(victim, `typo ${i}`, from)).statusCode).toBe(401);
+      expect((await attempt(victim, PASSWORD, from)).statusCode).toBe(429);
+    });
+
+    it('lets the owner in once the current wait is over, while an attacker keeps failing from many addresses', async () => {
+      const victim = await staffMember();
+      let failures = 0;
+      for (let i = 1; failures < 20; i += 1) {
+        const response = await attempt(victim, `spray ${i}`, `203.0.113.${i}`);
+        if (response.statusCode === 429) advanceSeconds(Number(response.headers['retry-after']));
+        else {
+          expect(response.statusCode).toBe(401);
+          failures += 1;
+        }
+      }
+      const owner = '192.0.2.20';
+      const waiting = await attempt(victim, PASSWORD, owner);
+      expect(waiting.statusCode).toBe(429);
+      const wait = Number(waiting.headers['retry-after']);
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(30);
+      // Guesses made during the wait are refused unchecked and do not make it longer.
+      for (let i = 0; i < 5; i += 1) {
+        advanceSeconds(wait / 10);
+        expect((await attempt(victim, `during the wait ${i}`, `203.0.113.${100 + i}`)).statusCode).toBe(429);
+      }
+      advanceSeconds(wait / 2);
+      const signedIn = await attempt(victim, PASSWORD, owner);
+      expect(signedIn.statusCode).toBe(303);
+      expect(sessionCookie(signedIn)).toBeDefined();
+    });
+
+    it('gives a burst of guesses sent at once a single turn between them', async () => {
+      const victim = await staffMember();
+      for (let i = 0; i < 3; i += 1) expect((await attempt(victim, `wrong guess ${i}`, '192.0.2.30')).statusCode).toBe(401);
+      advanceSeconds(1);
+      const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => attempt(victim, `burst ${i}`, `198.51.100.${i + 1}`)));
+      expect(burst.map((response) => response.statusCode).sort()).toEqual([401, ...Array<number>(9).fill(429)]);
     });
   });
 });

@@ -8,7 +8,9 @@ import { escapeHtml, hiddenField, messagePage, sendPage, signInPage } from './pa
 import { CompanyParams, CreatedUser, CreateUserBody, formField, UserList } from './schemas.js';
 import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser, endSession, startSession } from './sessions.js';
 import { checkSignIn, createBrandUser } from './users.js';
+import { signInWaitMessage } from './throttle.js';
 import { notFound } from '../http/errors.js';
+import { isFromThisMachine } from '../http/client-address.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
@@ -49,8 +51,7 @@ export const accountRoutes: FastifyPluginAsync = async (plain) => {
     const result = await checkSignIn(db, email, password, request.ip);
     if (result.outcome === 'rate_limited') {
       reply.header('Retry-After', String(result.retryAfterSeconds));
-      const minutes = Math.ceil(result.retryAfterSeconds / 60);
-      return again(429, `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+      return again(429, signInWaitMessage(result));
     }
     if (result.outcome === 'rejected') return again(401, 'The email or password is not correct.');
     await startSession(db, reply, policy, result.userId);
@@ -82,9 +83,20 @@ export const accountRoutes: FastifyPluginAsync = async (plain) => {
     });
   });
 
-  // Outside prod with no SMTP server, mail stays in the database; this page is where a tester reads it.
+  // Outside prod with no SMTP server, mail stays in the database; this page is where a tester reads
+  // it, on the machine running the service only: it shows everyone's reset tokens (docs/decisions.md).
   if (config.serviceEnv !== 'prod' && !config.mail.smtpUrl) {
-    app.get('/account/dev-mailbox', { schema: { hide: true } }, async (_request, reply) => {
+    app.get('/account/dev-mailbox', { schema: { hide: true } }, async (request, reply) => {
+      if (!isFromThisMachine(request)) {
+        return sendPage(
+          reply,
+          403,
+          messagePage(
+            'Open the mailbox on the service\'s machine',
+            'The development mailbox shows every mail this host sent, password reset tokens included, so it opens only in a browser on the machine running the service, at localhost or 127.0.0.1. To receive mail elsewhere, the host needs SMTP_URL.',
+          ),
+        );
+      }
       const messages = await dal.listOutboxMail(db, 50);
       const items = messages
         .map(

@@ -2,6 +2,7 @@ import type { Db } from '../db/database.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
 import * as dal from './dal.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
+import { SIGN_IN_THROTTLE, signInWait, type Wait } from './throttle.js';
 
 export interface NewBrandUser {
   email: string;
@@ -53,35 +54,34 @@ export async function createBrandUser(
   return { userId, companyId, email };
 }
 
-/** Failed sign-ins allowed per window, per email and per client address. */
-export const SIGN_IN_LIMITS = { windowMs: 15 * 60_000, perEmail: 5, perIp: 50 };
-
 export type SignInResult =
   | { outcome: 'signed_in'; userId: string; companyId: string | null }
   | { outcome: 'rejected' }
-  | { outcome: 'rate_limited'; retryAfterSeconds: number };
+  | ({ outcome: 'rate_limited' } & Wait);
 
 /**
- * Checks an email and password. Failures are counted in the database, so the limit holds across
- * instances; a success clears the email's count. The limit is checked before the password, so a
- * locked-out guesser learns nothing even with the right password.
+ * Checks an email and password, held back as src/accounts/throttle.ts says: the attempt takes its
+ * turn (and is recorded as a failure) before the password is checked, so a guess made while the
+ * account or the address has to wait learns nothing, even with the right password; a success
+ * clears the account's failures. Emails without an account are counted and answered alike.
  */
 export async function checkSignIn(db: Db, emailInput: string, password: string, ip: string, now = new Date()): Promise<SignInResult> {
   const email = normalizeEmail(emailInput);
-  const since = new Date(now.getTime() - SIGN_IN_LIMITS.windowMs);
-  const failures = await dal.countRecentFailures(db, email, ip, since);
-  const blockedSince =
-    failures.byEmail >= SIGN_IN_LIMITS.perEmail ? failures.oldestByEmail : failures.byIp >= SIGN_IN_LIMITS.perIp ? failures.oldestByIp : null;
-  if (blockedSince) {
-    const retryAfterMs = blockedSince.getTime() + SIGN_IN_LIMITS.windowMs - now.getTime();
-    return { outcome: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
-  }
+  const wait = await dal.takeSignInTurn(
+    db,
+    {
+      email,
+      ip,
+      now,
+      accountSince: new Date(now.getTime() - SIGN_IN_THROTTLE.accountMemoryMs),
+      addressSince: new Date(now.getTime() - SIGN_IN_THROTTLE.addressWindowMs),
+    },
+    (history) => signInWait(history, now),
+  );
+  if (wait) return { outcome: 'rate_limited', ...wait };
   const user = password.length <= MAX_PASSWORD_LENGTH ? await dal.findUserByEmail(db, email) : undefined;
   const valid = await verifyPassword(user?.passwordHash, password.slice(0, MAX_PASSWORD_LENGTH));
-  if (!user || !valid) {
-    await dal.recordFailure(db, email, ip, now);
-    return { outcome: 'rejected' };
-  }
+  if (!user || !valid) return { outcome: 'rejected' };
   await dal.clearFailures(db, email);
   return { outcome: 'signed_in', userId: user.userId, companyId: user.companyId };
 }

@@ -2,9 +2,11 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
 import { ApiError, notFound, unauthorized } from '../http/errors.js';
+import { isFromThisMachine } from '../http/client-address.js';
 import { DEFAULT_PAGE_SIZE } from '../http/paging.js';
 import { actsForBrand, cookiePolicyFor, csrfTokenFor, csrfValid, currentAccount, endSession, startSession } from '../accounts/sessions.js';
 import { checkSignIn } from '../accounts/users.js';
+import { signInWaitMessage } from '../accounts/throttle.js';
 import type { SessionAccount, SessionUser } from '../accounts/dal.js';
 import { mailerFor } from '../accounts/mail.js';
 import { completePasswordReset, requestPasswordReset } from '../accounts/password-reset.js';
@@ -117,7 +119,8 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
       csrfToken: csrfTokenFor(request, reply, policy),
       keyPrefix: brandKeyPrefix(keyEnvironmentFor(config.serviceEnv)),
       sandbox: config.serviceEnv !== 'prod',
-      devMailbox: mailer?.kind === 'dev-mailbox',
+      // Only where the mailbox would open: on the machine running the service.
+      devMailbox: mailer?.kind === 'dev-mailbox' && isFromThisMachine(request),
       user: account ? { email: account.email, companyId: account.companyId, brandName: account.brandName, domain: account.brandDomain } : null,
       claim: account ? await currentClaim(accounts, account) : null,
     };
@@ -144,7 +147,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
   app.post('/dashboard/api/sign-in', { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignInBody } }, async (request, reply) => {
     const result = await checkSignIn(db, request.body.email, request.body.password, request.ip);
     if (result.outcome === 'rate_limited') {
-      throw new ApiError(429, 'rate_limited', 'too many failed sign-ins; try again later', {}, { 'Retry-After': String(result.retryAfterSeconds) });
+      throw new ApiError(429, 'rate_limited', signInWaitMessage(result), {}, { 'Retry-After': String(result.retryAfterSeconds) });
     }
     if (result.outcome === 'rejected') throw unauthorized('the email or password is not correct');
     await startSession(db, reply, policy, result.userId);
@@ -157,7 +160,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
   });
 
   app.post('/dashboard/api/password-reset', { onRequest: checkCsrf, schema: { ...hide, body: schemas.ResetRequestBody } }, async (request, reply) => {
-    await requestPasswordReset(resets, request.body.email);
+    await requestPasswordReset(resets, request.body.email, request.ip);
     return reply.status(202).send({ requested: true });
   });
 

@@ -11,6 +11,7 @@ import * as claimsMailCampaignOffers from './migrations/0008_store_claims_mail_c
 import * as performanceRollups from './migrations/0009_performance_rollups.js';
 import * as setupJobLeases from './migrations/0010_setup_job_leases.js';
 import * as canonicalDomains from './migrations/0011_canonical_domains.js';
+import * as passwordResetRequests from './migrations/0012_password_reset_requests.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_performance_rollups': performanceRollups,
   '0010_setup_job_leases': setupJobLeases,
   '0011_canonical_domains': canonicalDomains,
+  '0012_password_reset_requests': passwordResetRequests,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

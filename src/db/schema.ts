@@ -502,4 +502,24 @@ export interface PerformanceTables {
 }
 
 /** Every table the service has: the foundation's plus each domain's own. */
-export interface Database extends FoundationTables, RecommendationTables, AttributionTables, AccountsOAuthTables, PluginCommerceTables, DashboardOrdersTables, ClaimsMailCampaignOfferTables, PerformanceTables {}
+/** Migration 0011: password reset requests per client address, for their budget (src/accounts/throttle.ts). */
+export interface PasswordResetRequestsTable {
+  id: Generated<number>;
+  ip: string;
+  requested_at: ColumnType<Date, Date | string, Date | string>;
+}
+
+export interface ResetThrottleTables {
+  password_reset_requests: PasswordResetRequestsTable;
+}
+
+export interface Database
+  extends FoundationTables,
+    RecommendationTables,
+    AttributionTables,
+    AccountsOAuthTables,
+    PluginCommerceTables,
+    DashboardOrdersTables,
+    ClaimsMailCampaignOfferTables,
+    PerformanceTables,
+    ResetThrottleTables {}

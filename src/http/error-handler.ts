@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isPublicApiPath } from './cors.js';
 import { ApiError } from './errors.js';
 
 declare module 'fastify' {
@@ -139,6 +140,8 @@ export function installErrorHandlers(app: FastifyInstance, knownRoutes: () => Ar
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
+    // Browser callers of the public API can read why their call found nothing; nobody else needs to.
+    request.readableCrossOrigin = isPublicApiPath(path);
     const allowed = knownRoutes()
       .filter((route) => route.pattern.test(path))
       .map((route) => route.method);

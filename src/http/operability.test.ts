@@ -77,7 +77,7 @@ describeEachDatabase('operability', (use) => {
         'access-control-max-age': '600',
       });
     }
-    const simple = await use().app.inject({ method: 'GET', url: '/healthz', headers: { origin: 'https://shop.example' } });
+    const simple = await use().app.inject({ method: 'GET', url: '/v1/openapi.json', headers: { origin: 'https://shop.example' } });
     expect(simple.headers['access-control-expose-headers']).toMatch(/RateLimit-Remaining/);
     expect(simple.headers['access-control-expose-headers']).toMatch(/Retry-After/);
   });

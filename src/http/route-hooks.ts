@@ -10,3 +10,8 @@ export function addOnRequestHooks(route: RouteOptions, { first = [], last = [] }
   const own = route.onRequest;
   route.onRequest = [...first, ...(own === undefined ? [] : Array.isArray(own) ? own : [own]), ...last];
 }
+
+/** Matches the paths a route's URL pattern serves (`/r/:token` matches `/r/abc`), with or without a trailing slash. */
+export function routePathPattern(url: string): RegExp {
+  return new RegExp(`^${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`);
+}

@@ -14,6 +14,7 @@ import { redirectUriMatches } from './clients.js';
 import { authorizeErrorPage, authorizeParams, consentPage } from './pages.js';
 import { basicCredentials, revokePresentedToken } from './revocation.js';
 import { grantTypeOverrides } from './code-grant.js';
+import { CROSS_ORIGIN, NO_CORS } from '../http/cors.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../http/error-handler.js';
 import { SUPPORTED_SCOPES } from './scopes.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, AUTHORIZATION_CODE_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS } from './tokens.js';
@@ -74,7 +75,8 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
   });
   auth.bearerVerifier = new OAuthBearerVerifier(model, bus);
 
-  app.get('/.well-known/oauth-authorization-server', { schema: { summary: 'OAuth 2 authorization server metadata (RFC 8414)', tags: ['oauth'] } }, async (_request, reply) => {
+  // Public metadata, as the public API: a browser app discovers the endpoints before it calls them.
+  app.get('/.well-known/oauth-authorization-server', { config: CROSS_ORIGIN, schema: { summary: 'OAuth 2 authorization server metadata (RFC 8414)', tags: ['oauth'] } }, async (_request, reply) => {
     reply.header('Cache-Control', 'public, max-age=3600');
     return {
       issuer,
@@ -93,7 +95,8 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
     };
   });
 
-  app.get('/v1/oauth/authorize', { schema: { hide: true } }, async (request, reply) => {
+  // The authorize page is for people, in their own browser tab: no other site's script reads it.
+  app.get('/v1/oauth/authorize', { config: NO_CORS, schema: { hide: true } }, async (request, reply) => {
     const check = await checkAuthorizeRequest(lookups, request.query);
     if (check.kind === 'page') return sendPage(reply, 400, authorizeErrorPage(check.message));
     if (check.kind === 'redirect') {
@@ -113,7 +116,7 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
     );
   });
 
-  app.post('/v1/oauth/authorize', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/v1/oauth/authorize', { config: NO_CORS, schema: { hide: true } }, async (request, reply) => {
     if (!csrfValid(request, formField(request.body, 'csrf_token'), serviceOrigin)) {
       return sendPage(reply, 403, authorizeErrorPage('This form has expired. Go back to the app and start again.'));
     }

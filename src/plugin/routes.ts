@@ -14,8 +14,8 @@ import { isPlatformId, storeDomain } from './store-domain.js';
 import { hintedAncestors, refererOrigin, requireOwnOrigin } from './origin.js';
 import { legalPage, returnedPage } from './pages.js';
 // The plugin's pages and calls are for the embed app on the service's own origin: NO_CORS, so no
-// other site's script can read them (the published loader files keep CORS: any page loads them).
-import { NO_CORS } from '../http/cors.js';
+// other site's script can read them (the published loader files are CROSS_ORIGIN: any page loads them).
+import { CROSS_ORIGIN, NO_CORS } from '../http/cors.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const errorRef = Type.Ref('ErrorResponse');
@@ -30,7 +30,6 @@ function sendAsset(reply: FastifyReply, body: Buffer, contentType: string, cache
   return reply
     .header('Content-Type', contentType)
     .header('Cache-Control', cache)
-    .header('Access-Control-Allow-Origin', '*')
     .header('Cross-Origin-Resource-Policy', 'cross-origin')
     .header('X-Content-Type-Options', 'nosniff')
     .send(body);
@@ -52,13 +51,13 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
   // Each published version's committed bytes, read once: never rebuilt, so never changed.
   for (const published of await publishedLoaders()) {
     const base = `/plugin/v${published.version}`;
-    app.get(`${base}/loader.js`, { schema: { hide: true } }, async (_request, reply) =>
+    app.get(`${base}/loader.js`, { config: CROSS_ORIGIN, schema: { hide: true } }, async (_request, reply) =>
       sendAsset(reply, published.loader.body, published.loader.contentType, IMMUTABLE),
     );
-    app.get(`${base}/loader.js.sri`, { schema: { hide: true } }, async (_request, reply) =>
+    app.get(`${base}/loader.js.sri`, { config: CROSS_ORIGIN, schema: { hide: true } }, async (_request, reply) =>
       sendAsset(reply, Buffer.from(published.integrity), 'text/plain; charset=utf-8', IMMUTABLE),
     );
-    app.get(`${base}/index.d.ts`, { schema: { hide: true } }, async (_request, reply) =>
+    app.get(`${base}/index.d.ts`, { config: CROSS_ORIGIN, schema: { hide: true } }, async (_request, reply) =>
       sendAsset(reply, published.declarations.body, published.declarations.contentType, IMMUTABLE),
     );
   }

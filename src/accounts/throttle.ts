@@ -1,0 +1,85 @@
+/**
+ * How sign-in and password reset attempts are held back (OWASP's authentication advice): per
+ * account a delay that grows with each failure and ends with a success, never a lock an attacker
+ * could keep a person out with; per client address a budget across all accounts, against password
+ * spraying and reset floods. Counted in the database, which every instance shares
+ * (docs/decisions.md, "Sign-in throttling").
+ */
+export const SIGN_IN_THROTTLE = {
+  /** Failures on one account that cost nothing: typos. */
+  freeFailuresPerAccount: 3,
+  /** The wait before the next attempt after the free failures; it doubles with each further failure. */
+  firstDelayMs: 1_000,
+  /** The longest wait between two attempts on one account. */
+  maxDelayMs: 30_000,
+  /** How long an account's failures count when no success clears them. */
+  accountMemoryMs: 24 * 3600_000,
+  /** Failed sign-ins from one address, across all accounts, per window. */
+  failuresPerAddress: 50,
+  addressWindowMs: 15 * 60_000,
+} as const;
+
+/** Password reset requests from one address, whatever the email, per window. */
+export const RESET_REQUEST_BUDGET = { perAddress: 10, windowMs: 15 * 60_000 } as const;
+
+/** Why an attempt has to wait, and how long (whole seconds, for Retry-After). */
+export interface Wait {
+  limit: 'account' | 'address';
+  retryAfterSeconds: number;
+}
+
+/** An account's failures since its last success, and an address's within its window. */
+export interface AttemptHistory {
+  accountFailures: number;
+  latestAccountFailure: Date | null;
+  addressAttempts: number;
+  oldestAddressAttempt: Date | null;
+}
+
+/** The wait an account's next attempt owes after `failures` failures in a row: 0, then 1 s, 2 s, 4 s … 30 s. */
+export function accountDelayMs(failures: number): number {
+  const { freeFailuresPerAccount, firstDelayMs, maxDelayMs } = SIGN_IN_THROTTLE;
+  if (failures < freeFailuresPerAccount) return 0;
+  return Math.min(maxDelayMs, firstDelayMs * 2 ** (failures - freeFailuresPerAccount));
+}
+
+function waitUntil(limit: Wait['limit'], until: number, now: Date): Wait | null {
+  const remainingMs = until - now.getTime();
+  return remainingMs > 0 ? { limit, retryAfterSeconds: Math.ceil(remainingMs / 1000) } : null;
+}
+
+/** The wait of an address that spent `budget` attempts in a sliding window: until its oldest one leaves it. */
+export function addressWait(history: Pick<AttemptHistory, 'addressAttempts' | 'oldestAddressAttempt'>, budget: number, windowMs: number, now: Date): Wait | null {
+  if (history.addressAttempts < budget || !history.oldestAddressAttempt) return null;
+  return waitUntil('address', history.oldestAddressAttempt.getTime() + windowMs, now);
+}
+
+/** Whether a sign-in attempt may go on now, or the longer of the account's and the address's waits. */
+export function signInWait(history: AttemptHistory, now: Date): Wait | null {
+  const account = history.latestAccountFailure
+    ? waitUntil('account', history.latestAccountFailure.getTime() + accountDelayMs(history.accountFailures), now)
+    : null;
+  const address = addressWait(history, SIGN_IN_THROTTLE.failuresPerAddress, SIGN_IN_THROTTLE.addressWindowMs, now);
+  if (!account || !address) return account ?? address;
+  return account.retryAfterSeconds >= address.retryAfterSeconds ? account : address;
+}
+
+function inWords(seconds: number): string {
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
+/**
+ * What a person is told while waiting. The same for an email with or without an account, since
+ * failures on unknown emails are counted alike.
+ */
+export function signInWaitMessage(wait: Wait): string {
+  return wait.limit === 'account'
+    ? `Too many failed sign-ins to this account. Try again in ${inWords(wait.retryAfterSeconds)}.`
+    : `Too many failed sign-ins from your network. Try again in ${inWords(wait.retryAfterSeconds)}.`;
+}
+
+export function resetWaitMessage(wait: Wait): string {
+  return `Too many password reset requests from your network. Try again in ${inWords(wait.retryAfterSeconds)}.`;
+}
