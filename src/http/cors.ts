@@ -25,7 +25,7 @@ export const CROSS_ORIGIN = { cors: true } as const;
 const PUBLIC_API_PREFIX = '/v1/';
 const ALLOWED_METHODS = 'GET, POST, OPTIONS';
 const ALLOWED_HEADERS = 'Content-Type, X-Api-Key, Authorization, X-Platform-Id, X-Request-Id';
-const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
+const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, WWW-Authenticate';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /** The public API, which platform pages call from the browser with their keys. */
@@ -40,7 +40,7 @@ const open: onRequestHookHandler = (request, _reply, done) => {
 
 /**
  * CORS for browser callers on any site, on the public API and the loader's files only: their
- * answers may be read from any origin and expose the request id and rate-limit headers. Pages,
+ * answers may be read from any origin and expose the request id, rate-limit headers and the Bearer challenge. Pages,
  * the staff and dashboard routes, the sandbox, the OAuth authorize page and the operational routes
  * send no CORS header at all, so another site's script can neither read them nor preflight them:
  * an answer is closed unless its route opened it, so a route added without a thought is closed too.

@@ -91,7 +91,7 @@ describeEachDatabase('operability', (use) => {
       expect(response.statusCode).toBe(status);
       expect(response.json()).toMatchObject({ error });
       expect(response.headers['access-control-allow-origin']).toBe('*');
-      expect(response.headers['access-control-expose-headers']).toBe('X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset');
+      expect(response.headers['access-control-expose-headers']).toBe('X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, WWW-Authenticate');
     }
   });
 
