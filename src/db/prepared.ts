@@ -42,8 +42,13 @@ export class PreparingClient extends pg.Client {
     }) as pg.Client['query'];
   }
 
-  /** Ends the connection at once, without the goodbye a silent server would never answer. */
+  /**
+   * Ends the connection at once, without waiting for a goodbye a silent server would never
+   * answer. end() marks the client as ending before this returns, so the pool discards it when
+   * it is released a moment later instead of handing it to the next caller.
+   */
   drop(): void {
+    this.end().catch(() => undefined);
     (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
   }
 
