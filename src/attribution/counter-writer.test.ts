@@ -35,6 +35,12 @@ async function lastBatchOf(db: Db, writerId: string): Promise<number> {
   return (await db.selectFrom('attribution_writers').select('last_batch').where('writer_id', '=', writerId).executeTakeFirstOrThrow()).last_batch;
 }
 
+/** A logger keeping the outcome of each batch the writer settles. */
+function settledOutcomes() {
+  const outcomes: string[] = [];
+  return { outcomes, log: { warn: (fields: { outcome: string }) => void outcomes.push(fields.outcome) } };
+}
+
 /** A signal that never aborts, for writes whose requests wait as long as it takes. */
 const patient = () => new AbortController().signal;
 
@@ -70,8 +76,8 @@ for (const kind of DATABASE_KINDS) {
       const [kept, lost] = [freshRows(3), freshRows(5)];
       await writeCounterBatch(database.db, writerId, 0, kept);
       await writeCounterBatch(database.db, writerId, 1, lost);
-      await takeBackCounterBatch(database.db, writerId, 2, lost);
-      await takeBackCounterBatch(database.db, writerId, 2, lost);
+      expect(await takeBackCounterBatch(database.db, writerId, 2, lost)).toBe('taken back');
+      expect(await takeBackCounterBatch(database.db, writerId, 2, lost)).toBe('already settled');
       expect(await countsOf(database.db, kept)).toEqual({ views: 3, clicks: 0 });
       expect(await countsOf(database.db, lost)).toEqual({ views: 0, clicks: 0 });
       expect(await lastBatchOf(database.db, writerId)).toBe(3);
@@ -82,14 +88,15 @@ for (const kind of DATABASE_KINDS) {
       const writerId = crypto.randomUUID();
       await registerCounterWriter(database.db, writerId);
       const late = freshRows(7);
-      await takeBackCounterBatch(database.db, writerId, 1, late);
+      expect(await takeBackCounterBatch(database.db, writerId, 1, late)).toBe('fenced off');
       expect(await writeCounterBatch(database.db, writerId, 0, late)).toBe(false);
       expect(await countsOf(database.db, late)).toEqual({ views: 0, clicks: 0 });
       expect(await lastBatchOf(database.db, writerId)).toBe(2);
     });
 
     it('takes back a batch that committed after its requests stopped waiting, before the next batch', async () => {
-      const writer = new CounterWriter(database.db);
+      const settled = settledOutcomes();
+      const writer = new CounterWriter(database.db, settled.log);
       const [answered, abandoned, next] = [freshRows(1), freshRows(1), freshRows(1)];
       await writer.write(answered, patient());
 
@@ -106,17 +113,20 @@ for (const kind of DATABASE_KINDS) {
       expect(await countsOf(database.db, answered)).toEqual({ views: 1, clicks: 0 });
       expect(await countsOf(database.db, abandoned)).toEqual({ views: 0, clicks: 0 });
       expect(await countsOf(database.db, next)).toEqual({ views: 1, clicks: 0 });
+      expect(settled.outcomes).toEqual(['taken back']);
       await writer.close();
     });
 
     it('does not send a batch whose requests stopped waiting before it could be sent', async () => {
-      const writer = new CounterWriter(database.db);
+      const settled = settledOutcomes();
+      const writer = new CounterWriter(database.db, settled.log);
       const gaveUp = new AbortController();
       gaveUp.abort(new Error('the requests stopped waiting'));
       const rows = freshRows(1);
       await expect(writer.write(rows, gaveUp.signal)).rejects.toThrow('the requests stopped waiting');
       await writer.write(freshRows(1), patient());
       expect(await countsOf(database.db, rows)).toEqual({ views: 0, clicks: 0 });
+      expect(settled.outcomes).toEqual([]);
       await writer.close();
     });
   });
@@ -154,7 +164,8 @@ describe('counter batches when PostgreSQL goes silent [postgres]', () => {
     database.db.selectFrom('attribution_writers').select(['writer_id', 'last_batch']).orderBy('written_at', 'desc').limit(1).executeTakeFirstOrThrow();
 
   it('an answer lost after the commit: the write fails, the batch is counted, then taken back without any new batch', async () => {
-    const writer = new CounterWriter(proxied.db);
+    const settled = settledOutcomes();
+    const writer = new CounterWriter(proxied.db, settled.log);
     await writer.write(freshRows(1), patient());
     const lost = freshRows(1);
     proxy.freeze({ answersOnly: true, newConnections: 'forwarded' });
@@ -165,12 +176,14 @@ describe('counter batches when PostgreSQL goes silent [postgres]', () => {
     expect(await countsOf(database.db, lost)).toEqual({ views: 1, clicks: 0 });
     // The writer settles it by itself, over a new connection.
     await waitUntil(async () => (await countsOf(database.db, lost)).views === 0, 5_000);
+    expect(settled.outcomes).toEqual(['taken back']);
     await proxy.restore();
     await writer.close();
   });
 
   it('a statement held on a frozen path: fenced off over a new connection, it adds nothing when it reaches PostgreSQL late', async () => {
-    const writer = new CounterWriter(proxied.db);
+    const settled = settledOutcomes();
+    const writer = new CounterWriter(proxied.db, settled.log);
     await writer.write(freshRows(1), patient());
     const { writer_id: writerId, last_batch: before } = await latestWriter();
     const late = freshRows(1);
@@ -178,6 +191,7 @@ describe('counter batches when PostgreSQL goes silent [postgres]', () => {
     await expect(writer.write(late, patient())).rejects.toThrow('Query read timeout');
     // Settled by itself while the statement is still held by the path: the writer is past it.
     await waitUntil(async () => (await lastBatchOf(database.db, writerId)) === before + 2, 5_000);
+    expect(settled.outcomes).toEqual(['fenced off']);
     expect(await writerBackends()).toBe(2);
 
     // The path comes back: the statement and its client's goodbye reach PostgreSQL.
@@ -218,7 +232,7 @@ describe('counter batches when PostgreSQL goes silent [postgres]', () => {
         5_000,
       );
       await lateConnection.query('commit');
-      await takeBack;
+      expect(await takeBack).toBe('taken back');
     } finally {
       await lateConnection.end();
     }

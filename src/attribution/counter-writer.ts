@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
 import { registerCounterWriter, takeBackCounterBatch, writeCounterBatch, type CounterRow } from './dal.js';
 
@@ -24,7 +25,10 @@ export class CounterWriter {
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly log: Pick<FastifyBaseLogger, 'warn'>,
+  ) {}
 
   /** Writes `rows` as the next batch; resolves only if it committed before `signal` aborted. */
   write(rows: CounterRow[], signal: AbortSignal): Promise<void> {
@@ -63,7 +67,8 @@ export class CounterWriter {
     }
     if (!this.unsettled) return;
     const { batch, rows } = this.unsettled;
-    await takeBackCounterBatch(this.db, this.writerId, batch, rows);
+    const outcome = await takeBackCounterBatch(this.db, this.writerId, batch, rows);
+    this.log.warn({ writerId: this.writerId, batch, outcome }, 'counter batch whose requests were answered 503 settled');
     this.lastBatch = batch + 1;
     this.unsettled = undefined;
   }

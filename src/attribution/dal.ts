@@ -124,8 +124,8 @@ export async function writeCounterBatch(db: Db, writerId: string, afterBatch: nu
  * The writer's row is locked by a statement of its own first: a batch arriving meanwhile has then
  * either committed, and the next statement sees its rows, or will find the fence.
  */
-export async function takeBackCounterBatch(db: Db, writerId: string, batch: number, rows: CounterRow[]): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+export async function takeBackCounterBatch(db: Db, writerId: string, batch: number, rows: CounterRow[]): Promise<'taken back' | 'fenced off' | 'already settled'> {
+  return db.transaction().execute(async (trx) => {
     const writer = await trx
       .selectFrom('attribution_writers')
       .select('last_batch')
@@ -147,6 +147,7 @@ export async function takeBackCounterBatch(db: Db, writerId: string, batch: numb
             = (item.platform_id, item.day, item.campaign_id, item.brand_id, item.partner_id, item.shard)`.execute(trx);
     }
     await trx.updateTable('attribution_writers').set({ last_batch: batch + 1, written_at: new Date() }).where('writer_id', '=', writerId).execute();
+    return writer.last_batch === batch ? 'taken back' : writer.last_batch === batch - 1 ? 'fenced off' : 'already settled';
   });
 }
 

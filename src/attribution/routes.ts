@@ -23,7 +23,7 @@ export const attributionRoutes: FastifyPluginAsync = fp(
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
     const { config } = app.services;
-    const attribution = new Attribution(app.services.db, config.baseUrl, longestWaitMs(requestBounds(config.database)));
+    const attribution = new Attribution(app.services.db, config.baseUrl, longestWaitMs(requestBounds(config.database)), app.log);
     app.decorate('attribution', attribution);
     // Requests in flight have finished when onClose runs; this waits for their last batch.
     app.addHook('onClose', async () => {

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
 import { findReferralLink, platformTotals, upsertReferralLinks, type DayRange, type LinkKey, type PerformanceFigures, type ResolvedLink } from './dal.js';
 import { CounterWriter } from './counter-writer.js';
@@ -32,8 +33,9 @@ export class Attribution {
     private readonly db: Db,
     private readonly baseUrl: string,
     waitLimitMs: number,
+    log: FastifyBaseLogger,
   ) {
-    this.writer = new CounterWriter(db);
+    this.writer = new CounterWriter(db, log);
     this.counters = new CounterCommitter((rows, signal) => this.writer.write(rows, signal), waitLimitMs);
   }
 
