@@ -23,7 +23,8 @@ async function main(): Promise<void> {
     : database;
   await migrateToLatest(jobDatabase.db);
   const app = await buildApp({ config, database, jobDatabase });
-  const startup = await prepareStartupData(app.services, app.log);
+  // A seed file may be large: loading it is a job, with the job bounds.
+  const startup = await prepareStartupData({ ...app.services, db: jobDatabase.db }, app.log);
 
   let closeDemo = async () => {};
   let closing = false;

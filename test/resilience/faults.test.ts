@@ -4,13 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
 import type { SupportContext } from '../../src/support/service.js';
 import { seedPartnerOffer } from '../durability/seed.js';
-import { createTestDatabase, TEST_DATABASE_BOUNDS, TEST_POSTGRES_URL, type TestDatabase } from '../support/databases.js';
+import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../support/databases.js';
 import { createBrand, createPlatform } from '../support/factories.js';
 import { ADMIN_TOKEN } from '../support/harness.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 import { startWorker, TcpProxy, totalCounts, waitUntil, type WorkerProcess } from './support.js';
-import { pino } from 'pino';
-import { revokeKey } from '../../src/support/service.js';
 import { spreadBurst } from '../support/burst.js';
 
 const POSTGRES = { host: new URL(TEST_POSTGRES_URL).hostname, port: Number(new URL(TEST_POSTGRES_URL).port || 5432) };
@@ -244,9 +242,11 @@ describe('faults', () => {
 
     expect(service.process.exitCode).toBeNull();
     const slowest = Math.max(...outcomes.map((o) => o.ms));
+    const slowestOf = (route: string) => outcomes.filter((o) => o.route === route).reduce((worst, o) => (o.ms > worst.ms ? o : worst));
+    const slowestPerRoute = ['offers', 'click', 'partners', 'campaigns'].map((route) => ({ route, ms: Math.round(slowestOf(route).ms), status: slowestOf(route).status }));
+    expect(slowestPerRoute.filter((worst) => worst.ms >= ANSWER_WITHIN_MS)).toEqual([]);
     for (const outcome of outcomes) {
       expect(answered(outcome.route, outcome.status) || outcome.status === 503, JSON.stringify(outcome)).toBe(true);
-      expect(outcome.ms, JSON.stringify(outcome)).toBeLessThan(ANSWER_WITHIN_MS);
       if (outcome.status === 503) {
         expect(outcome.body).toEqual({ error: 'service_unavailable', message: expect.any(String), requestId: expect.any(String) });
         expect(outcome.retryAfter).toBe('5');
@@ -304,24 +304,24 @@ describe('faults', () => {
     );
   }, 150_000);
 
-  it('connections frozen, new ones getting through: the pool and the LISTEN connection replace theirs by themselves, and a change sent meanwhile takes effect', async () => {
+  it('connections frozen, new ones getting through: the pool and the LISTEN connection replace theirs by themselves, and a change made meanwhile takes effect', async () => {
     const proxy = await TcpProxy.start(POSTGRES);
     proxies.push(proxy);
     const brand = await createBrand(support);
     await seedPartnerOffer(support, brand.companyId);
-    const service = await start({ ...baseEnv(), DATABASE_URL: throughProxy(database.url!, proxy), RUN_BACKGROUND_JOBS: 'false' });
-    const partners = (signal?: AbortSignal) => fetch(`${service.baseUrl}/v1/partners`, { headers: { 'x-api-key': brand.key }, signal });
+    const env = { ...baseEnv(), RUN_BACKGROUND_JOBS: 'false' };
+    // This instance reaches PostgreSQL through the proxy; the other one directly.
+    const [frozen, other] = await Promise.all([start({ ...env, DATABASE_URL: throughProxy(database.url!, proxy) }), start({ ...env, DATABASE_URL: database.url! })]);
+    const partners = (signal?: AbortSignal) => fetch(`${frozen.baseUrl}/v1/partners`, { headers: { 'x-api-key': brand.key }, signal });
     expect((await partners()).status).toBe(200);
 
-    // Another instance, straight on PostgreSQL, revokes the key while this one's connections are frozen.
-    const other = new InvalidationBus();
-    await other.connectRemote({ postgres: { url: database.url!, db: database.db, bounds: TEST_DATABASE_BOUNDS } }, pino({ level: 'silent' }));
+    proxy.freeze({ newConnections: 'forwarded' });
     try {
-      proxy.freeze({ newConnections: 'forwarded' });
       const frozenAt = performance.now();
-      await revokeKey({ db: database.db, bus: other, serviceEnv: 'test' }, 'brand', brand.keyId);
+      const revoke = await fetch(`${other.baseUrl}/admin/brand-keys/${brand.keyId}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(revoke.status).toBe(200);
 
-      // Requests meanwhile: answered within the bound, and served again once the pool dropped its frozen connections.
+      // Requests meanwhile: answered within the bound, and served again once the pool has dropped its frozen connections.
       const statuses: number[] = [];
       const refusedAfter = await waitUntil(
         async () => {
@@ -335,16 +335,17 @@ describe('faults', () => {
         250,
       );
       expect(statuses.every((status) => [200, 401, 503].includes(status)), statuses.join()).toBe(true);
+      expect(statuses).toContain(200);
       // Unheard, the revocation would wait for the credential cache's 60 s; heard, within a heartbeat,
-      // a query timeout and a reconnection (5 + 2.5 + 1.5 s by default).
+      // a query timeout and a new connection (5 + 2.5 + 1.5 s by default).
       expect(refusedAfter).toBeLessThan(15_000);
       console.info(`a key revoked while the LISTEN connection was frozen was refused ${Math.round(performance.now() - frozenAt)} ms later; statuses ${statuses.join(' ')}`);
     } finally {
-      await other.close();
       await proxy.restore();
     }
-    expect(service.process.exitCode).toBeNull();
-    expect(await service.stop()).toBe(0);
+    expect(frozen.process.exitCode).toBeNull();
+    expect(await frozen.stop()).toBe(0);
+    expect(await other.stop()).toBe(0);
   }, 120_000);
 
   it('Redis unreachable: rate limits fall back to each instance, changes still reach every instance, no 5xx; shared again once Redis is back', async () => {
