@@ -35,6 +35,7 @@ export class CounterWriter {
     return this.serially(async () => {
       await this.settle();
       signal.throwIfAborted();
+      if (rows.length === 0) return;
       const batch = this.lastBatch + 1;
       this.unsettled = { batch, rows };
       if (!(await writeCounterBatch(this.db, this.writerId, this.lastBatch, rows))) {
