@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import type { Config, TrustProxy } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
-import { pingDatabase } from './db/database.js';
+import { pingDatabase, requestBounds } from './db/database.js';
 import { InvalidationBus } from './cache/invalidation.js';
 import { connectRedis } from './cache/redis.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -33,6 +33,8 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 export interface BuildAppOptions {
   config: Config;
   database: DatabaseHandle;
+  /** Where the background jobs run their longer statements (src/server.ts); the request database if omitted. */
+  jobDatabase?: DatabaseHandle;
   /** A pino-compatible destination for tests that read the logs. */
   logStream?: NodeJS.WritableStream;
 }
@@ -84,11 +86,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.decorate('services', services);
 
   if (database.kind === 'postgres' && config.databaseUrl) {
-    await bus.connectRemote({ postgresUrl: config.databaseUrl }, app.log);
+    await bus.connectRemote({ postgres: { url: config.databaseUrl, db: database.db, bounds: requestBounds(config.database) } }, app.log);
   }
   usage.start();
   if (config.runBackgroundJobs) {
-    for (const job of [scoringLoop(database.db, app.log), performanceSealer(database.db, app.log)]) {
+    const jobs = options.jobDatabase ?? database;
+    for (const job of [scoringLoop(jobs.db, app.log), performanceSealer(jobs.db, app.log)]) {
       job.start({ runNow: true });
       app.addHook('onClose', () => job.stop());
     }

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../test/support/databases.js';
+import { createTestDatabase, TEST_DATABASE_BOUNDS, TEST_POSTGRES_URL, type TestDatabase } from '../test/support/databases.js';
 import { openDatabase } from './db/database.js';
 import { InvalidationBus } from './cache/invalidation.js';
 import { issuePlatformKey, savePlatform } from './support/service.js';
@@ -268,7 +268,7 @@ describe('npm run migrate on a fresh database', () => {
     try {
       const tables = async () => {
         if (!existsSync(path.join(dataDir, 'pglite'))) return [];
-        const handle = await openDatabase({ dataDir });
+        const handle = await openDatabase({ dataDir, bounds: TEST_DATABASE_BOUNDS });
         try {
           const result = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public'`.execute(handle.db);
           return result.rows.map((row) => row.table_name);

@@ -4,7 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { pino } from 'pino';
 import type { TSchema } from 'typebox';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { openDatabase, type DatabaseHandle } from './db/database.js';
+import { jobBounds, openDatabase, type DatabaseHandle, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { InvalidationBus } from './cache/invalidation.js';
 import { ApiError } from './http/errors.js';
@@ -214,9 +214,11 @@ async function run(argv: string[], ctx: support.SupportContext, database: Databa
  * Tells running service instances what changed. Every instance on PostgreSQL listens on its
  * NOTIFY channel (Redis or not); on PGlite no other process can be running.
  */
-async function connectBus(config: Config): Promise<InvalidationBus> {
+async function connectBus(config: Config, db: Db): Promise<InvalidationBus> {
   const bus = new InvalidationBus();
-  if (config.databaseUrl) await bus.connectRemote({ postgresUrl: config.databaseUrl }, pino({ level: 'warn' }, process.stderr));
+  if (config.databaseUrl) {
+    await bus.connectRemote({ postgres: { url: config.databaseUrl, db, bounds: jobBounds(config.database) } }, pino({ level: 'warn' }, process.stderr));
+  }
   return bus;
 }
 
@@ -230,9 +232,10 @@ async function main(argv: string[]): Promise<number> {
   let database: DatabaseHandle | undefined;
   let bus: InvalidationBus | undefined;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+    // An operator's command (imports, migrations) may take as long as a background job.
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, bounds: jobBounds(config.database) });
     if (argv[0] !== 'migrate') await migrateToLatest(database.db);
-    bus = await connectBus(config);
+    bus = await connectBus(config, database.db);
     const result = await run(argv, { db: database.db, bus, serviceEnv: config.serviceEnv }, database);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

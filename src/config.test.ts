@@ -138,6 +138,31 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the database bounds, and refuses a client-side limit that would not outlast the server\'s', () => {
+    expect(loadConfig({}).database).toEqual({
+      connectTimeoutMs: 1500,
+      statementTimeoutMs: 2000,
+      queryTimeoutMs: 2500,
+      idleInTransactionTimeoutMs: 10_000,
+      keepAliveMs: 5000,
+      jobStatementTimeoutMs: 60_000,
+    });
+    expect(
+      loadConfig({
+        DATABASE_CONNECT_TIMEOUT_MS: '800',
+        DATABASE_STATEMENT_TIMEOUT_MS: '1000',
+        DATABASE_QUERY_TIMEOUT_MS: '1200',
+        DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '3000',
+        DATABASE_KEEPALIVE_MS: '2000',
+        DATABASE_JOB_STATEMENT_TIMEOUT_MS: '300000',
+      }).database,
+    ).toEqual({ connectTimeoutMs: 800, statementTimeoutMs: 1000, queryTimeoutMs: 1200, idleInTransactionTimeoutMs: 3000, keepAliveMs: 2000, jobStatementTimeoutMs: 300_000 });
+    expect(problemsOf({ DATABASE_STATEMENT_TIMEOUT_MS: '3000' })).toEqual([
+      'DATABASE_QUERY_TIMEOUT_MS must be longer than DATABASE_STATEMENT_TIMEOUT_MS (got 2500 and 3000)',
+    ]);
+    expect(problemsOf({ DATABASE_CONNECT_TIMEOUT_MS: '0' })).toEqual(['DATABASE_CONNECT_TIMEOUT_MS must be an integer from 100 to 60000 (got "0")']);
+  });
+
   it('accepts IP addresses and host names for HOST, and bases the default BASE_URL on them', () => {
     for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', 'api-1.internal.example']) {
       expect(problemsOf({ HOST: host })).toEqual([]);

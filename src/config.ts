@@ -10,6 +10,8 @@ export interface Config {
   baseUrl: string;
   databaseUrl: string | undefined;
   dataDir: string;
+  /** How long anything may wait on the database (docs/operations.md, failure behaviour). */
+  database: DatabaseLimits;
   redisUrl: string | undefined;
   /**
    * Which peers may name the client in X-Forwarded-For: nobody (false), the nearest N proxies (a
@@ -78,6 +80,22 @@ export interface Config {
    * instead of its own domain, where a sandbox store has no site. Test and dev hosts only.
    */
   sandboxStorefronts: boolean;
+}
+
+/** Every wait on the database is bounded by these; see DatabaseBounds in src/db/database.ts for where each applies. */
+export interface DatabaseLimits {
+  /** Waiting for a pooled connection, opening a new one included. */
+  connectTimeoutMs: number;
+  /** PostgreSQL's own limit on one statement of a request (statement_timeout). */
+  statementTimeoutMs: number;
+  /** The client's limit on one statement: past it the connection is dropped. Longer than statementTimeoutMs. */
+  queryTimeoutMs: number;
+  /** PostgreSQL ends a session left inside a transaction this long (idle_in_transaction_session_timeout). */
+  idleInTransactionTimeoutMs: number;
+  /** Idle time before a connection is probed: TCP keepalive, and a query on the LISTEN connection. */
+  keepAliveMs: number;
+  /** Statement limit of background jobs and migrations, which may rightly run longer than a request. */
+  jobStatementTimeoutMs: number;
 }
 
 /** The service's own platform: what a brand sends as X-Platform-Id when showing offers on its own site. */
@@ -155,6 +173,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Only PGlite keeps its files there; with DATABASE_URL the directory is never used.
   const dataDirIssue = databaseUrl === undefined ? dataDirProblem(dataDir) : null;
   if (dataDirIssue) problems.push(`DATA_DIR ${dataDirIssue} (got "${dataDir}"; it holds the embedded database when DATABASE_URL is not set)`);
+
+  const database: DatabaseLimits = {
+    connectTimeoutMs: integerIn('DATABASE_CONNECT_TIMEOUT_MS', 1500, 100, 60_000),
+    statementTimeoutMs: integerIn('DATABASE_STATEMENT_TIMEOUT_MS', 2000, 100, 600_000),
+    queryTimeoutMs: integerIn('DATABASE_QUERY_TIMEOUT_MS', 2500, 200, 600_000),
+    idleInTransactionTimeoutMs: integerIn('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 1000, 3_600_000),
+    keepAliveMs: integerIn('DATABASE_KEEPALIVE_MS', 5000, 1000, 600_000),
+    jobStatementTimeoutMs: integerIn('DATABASE_JOB_STATEMENT_TIMEOUT_MS', 60_000, 1000, 3_600_000),
+  };
+  // The server must give up on a statement first: its error is a certain outcome and keeps the
+  // connection, while a client that gives up cannot know whether the statement took effect.
+  if (database.queryTimeoutMs <= database.statementTimeoutMs) {
+    problems.push(
+      `DATABASE_QUERY_TIMEOUT_MS must be longer than DATABASE_STATEMENT_TIMEOUT_MS (got ${database.queryTimeoutMs} and ${database.statementTimeoutMs})`,
+    );
+  }
 
   const redisUrl = blankToUndefined('REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
@@ -239,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     baseUrl,
     databaseUrl,
     dataDir,
+    database,
     redisUrl,
     trustProxy,
     serviceEnv,

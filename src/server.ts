@@ -1,6 +1,6 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './db/database.js';
+import { jobBounds, openDatabase, requestBounds } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { prepareStartupData } from './fixtures/startup.js';
 import { FixtureError } from './fixtures/loader.js';
@@ -14,10 +14,17 @@ async function main(): Promise<void> {
   const config = loadConfig();
   // PGlite's files take one process at a time; the CLI checks this lock and points at the admin API.
   if (!config.databaseUrl) process.on('exit', acquireDataDirLock(config.dataDir, 'server'));
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrateToLatest(database.db);
-  const app = await buildApp({ config, database });
-  const startup = await prepareStartupData(app.services, app.log);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, bounds: requestBounds(config.database) });
+  // Migrations and background jobs may rightly run statements longer than a request may wait:
+  // on PostgreSQL they get a small pool of their own with the job bounds. PGlite has one
+  // connection, and no statement timeout to lengthen.
+  const jobDatabase = config.databaseUrl
+    ? await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 2, bounds: jobBounds(config.database) })
+    : database;
+  await migrateToLatest(jobDatabase.db);
+  const app = await buildApp({ config, database, jobDatabase });
+  // A seed file may be large: loading it is a job, with the job bounds.
+  const startup = await prepareStartupData({ ...app.services, db: jobDatabase.db }, app.log);
 
   let closeDemo = async () => {};
   let closing = false;
@@ -34,6 +41,7 @@ async function main(): Promise<void> {
       await closeDemo();
       await app.close();
       await database.close();
+      if (jobDatabase !== database) await jobDatabase.close();
       process.exit(0);
     } catch (error) {
       app.log.error({ err: error }, 'error during shutdown');

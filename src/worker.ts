@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './db/database.js';
+import { jobBounds, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { InvalidationBus } from './cache/invalidation.js';
 import { connectRedis } from './cache/redis.js';
@@ -21,13 +21,15 @@ async function main(): Promise<void> {
   if (!config.databaseUrl) {
     throw new ConfigError(['the worker needs DATABASE_URL (PostgreSQL): PGlite\'s files belong to the one server process, which runs the jobs itself']);
   }
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 4 });
+  // The worker answers no requests: every statement of it may take as long as a job may.
+  const bounds = jobBounds(config.database);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 4, bounds });
   await migrateToLatest(database.db);
 
   // Setup publishes new offers; API instances must hear it to drop their offer caches.
   const bus = new InvalidationBus();
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, bus, log, 'invalidations still travel over PostgreSQL') : undefined;
-  await bus.connectRemote({ postgresUrl: config.databaseUrl }, log);
+  await bus.connectRemote({ postgres: { url: config.databaseUrl, db: database.db, bounds } }, log);
 
   const scoring = scoringLoop(database.db, log);
   const sealer = performanceSealer(database.db, log);

@@ -74,16 +74,31 @@ export async function findReferralLink(db: Db, token: string): Promise<ResolvedL
   );
 }
 
+/** Starts a writer's batch numbers at 0 (src/attribution/counter-writer.ts); again is harmless, should an answer be lost. */
+export async function registerCounterWriter(db: Db, writerId: string): Promise<void> {
+  await db
+    .insertInto('attribution_writers')
+    .values({ writer_id: writerId, last_batch: 0 })
+    .onConflict((conflict) => conflict.column('writer_id').doNothing())
+    .execute();
+}
+
 /**
- * Adds a batch of counter deltas in one statement (one group-commit write). Rows go in key order
- * so that two instances writing overlapping batches lock them in the same order and cannot
- * deadlock. The performance rollups are not written here: they take a day's counters once the
- * day has passed (seal_performance, migration 0009), which keeps this statement as small as the
- * hot path needs.
+ * Adds a batch of counter deltas in one statement (one group-commit write), as the writer's batch
+ * `afterBatch + 1`: only while the writer's last batch is `afterBatch`, moving it on in the same
+ * statement. A batch that arrives after the writer gave up on it and fenced it off adds nothing.
+ * Returns whether it added. Rows go in key order so that two instances writing overlapping
+ * batches lock them in the same order and cannot deadlock. The performance rollups are not
+ * written here: they take a day's counters once the day has passed (seal_performance, migration
+ * 0009), which keeps this statement as small as the hot path needs.
  */
-export async function addCounters(db: Db, rows: CounterRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await executePrepared(db, 'add_attribution_counters', sql`
+export async function writeCounterBatch(db: Db, writerId: string, afterBatch: number, rows: CounterRow[]): Promise<boolean> {
+  const result = await executePrepared(db, 'add_attribution_counters', sql`
+    with advanced as (
+      update attribution_writers set last_batch = last_batch + 1, written_at = now()
+      where writer_id = ${writerId}::uuid and last_batch = ${afterBatch}::int8
+      returning writer_id
+    )
     insert into attribution_counters as c (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
     select item.platform_id, item.day, item.campaign_id, item.brand_id, item.partner_id, item.shard, item.views, item.clicks
     from unnest(${rows.map((row) => row.platformId)}::uuid[],
@@ -94,10 +109,46 @@ export async function addCounters(db: Db, rows: CounterRow[]): Promise<void> {
                 ${rows.map((row) => row.shard)}::smallint[],
                 ${rows.map((row) => row.views)}::bigint[],
                 ${rows.map((row) => row.clicks)}::bigint[]) as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+    where exists (select from advanced)
     order by 1, 2, 3, 4, 5, 6
     on conflict (platform_id, day, campaign_id, brand_id, partner_id, shard) do update set
       views = c.views + excluded.views,
       clicks = c.clicks + excluded.clicks`);
+  return Number(result.numAffectedRows ?? 0) > 0;
+}
+
+/**
+ * Makes sure batch `batch` of a writer does not count, whatever became of it: taken back if it
+ * was added, fenced off if not (so that it adds nothing should it still arrive), and nothing more
+ * if this already happened (the writer is past it). The writer's last batch is then `batch + 1`.
+ * The writer's row is locked by a statement of its own first: a batch arriving meanwhile has then
+ * either committed, and the next statement sees its rows, or will find the fence.
+ */
+export async function takeBackCounterBatch(db: Db, writerId: string, batch: number, rows: CounterRow[]): Promise<'taken back' | 'fenced off' | 'already settled'> {
+  return db.transaction().execute(async (trx) => {
+    const writer = await trx
+      .selectFrom('attribution_writers')
+      .select('last_batch')
+      .where('writer_id', '=', writerId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    if (writer.last_batch === batch) {
+      await sql`
+        update attribution_counters as c set views = c.views - item.views, clicks = c.clicks - item.clicks
+        from unnest(${rows.map((row) => row.platformId)}::uuid[],
+                    ${rows.map((row) => row.day)}::date[],
+                    ${rows.map((row) => row.campaignId)}::text[],
+                    ${rows.map((row) => row.brandId)}::text[],
+                    ${rows.map((row) => row.partnerId)}::text[],
+                    ${rows.map((row) => row.shard)}::smallint[],
+                    ${rows.map((row) => row.views)}::bigint[],
+                    ${rows.map((row) => row.clicks)}::bigint[]) as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+        where (c.platform_id, c.day, c.campaign_id, c.brand_id, c.partner_id, c.shard)
+            = (item.platform_id, item.day, item.campaign_id, item.brand_id, item.partner_id, item.shard)`.execute(trx);
+    }
+    await trx.updateTable('attribution_writers').set({ last_batch: batch + 1, written_at: new Date() }).where('writer_id', '=', writerId).execute();
+    return writer.last_batch === batch ? 'taken back' : writer.last_batch === batch - 1 ? 'fenced off' : 'already settled';
+  });
 }
 
 export interface PerformanceFigures {

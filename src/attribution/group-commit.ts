@@ -11,7 +11,17 @@ const DAY_MS = 86_400_000;
 interface Waiter {
   resolve: () => void;
   reject: (error: unknown) => void;
+  /** When its request stops waiting (performance.now()). */
+  deadline: number;
+  /** Its deltas, taken out of the pending batch should its deadline pass before the batch is sent. */
+  day: string;
+  links: readonly LinkKey[];
+  views: number;
+  clicks: number;
 }
+
+/** Writes a batch; `signal` aborts once its requests have stopped waiting (see CounterWriter). */
+export type CounterWrite = (rows: CounterRow[], signal: AbortSignal) => Promise<void>;
 
 /**
  * Writes in flight at once, per instance. Requests that arrive while a write runs wait together
@@ -49,6 +59,11 @@ function shardsFrom(first: number): number[] {
  * enough, so the number of writes follows the database's speed rather than the request rate.
  * `record` settles only once its deltas are committed, which lets a response wait for durability
  * without one write per request.
+ *
+ * No request waits longer than `waitLimitMs`, however long the database keeps a write: one that
+ * has not been sent yet is taken out of the pending batch, and the requests of a batch in flight
+ * are rejected together while the write is told (its signal aborts) that nobody waits for it any
+ * more, so that it is settled as not counted (src/attribution/counter-writer.ts).
  */
 export class CounterCommitter {
   /**
@@ -62,6 +77,8 @@ export class CounterCommitter {
   private readonly running = new Set<Promise<void>>();
   private flushScheduled = false;
   private flushTimer: NodeJS.Timeout | undefined;
+  /** Fires when the oldest pending request's deadline passes; one at a time. */
+  private expiryTimer: NodeJS.Timeout | undefined;
   private lastFlushAt = 0;
   /**
    * Requests answered since the current wait for a write began. Once as many wait again, the
@@ -73,9 +90,12 @@ export class CounterCommitter {
   /** Statements written so far; lets tests and metrics see how many requests shared a write. */
   batchesWritten = 0;
 
-  constructor(private readonly write: (rows: CounterRow[]) => Promise<void>) {}
+  constructor(
+    private readonly write: CounterWrite,
+    private readonly waitLimitMs: number,
+  ) {}
 
-  /** Adds `views` and `clicks` to each link; settles once they are committed. */
+  /** Adds `views` and `clicks` to each link; settles once they are committed, rejects if not within the wait limit. */
   record(links: readonly LinkKey[], views: number, clicks: number, at: Date): Promise<void> {
     const day = this.dayOf(at);
     let byLink = this.pending.get(day);
@@ -92,7 +112,9 @@ export class CounterCommitter {
         byLink.set(link, { views, clicks });
       }
     }
-    const committed = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    const deadline = performance.now() + this.waitLimitMs;
+    const committed = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject, deadline, day, links, views, clicks }));
+    this.expiryTimer ??= setTimeout(this.expirePending, this.waitLimitMs).unref();
     this.scheduleFlush();
     return committed;
   }
@@ -123,6 +145,29 @@ export class CounterCommitter {
     else setImmediate(this.flushNow);
   }
 
+  /** Rejects the pending requests whose deadline has passed and takes their deltas out of the batch. */
+  private readonly expirePending = (): void => {
+    this.expiryTimer = undefined;
+    const now = performance.now();
+    while (this.waiters.length > 0 && this.waiters[0]!.deadline <= now) {
+      const waiter = this.waiters.shift()!;
+      const byLink = this.pending.get(waiter.day)!;
+      for (const link of waiter.links) {
+        const counts = byLink.get(link)!;
+        counts.views -= waiter.views;
+        counts.clicks -= waiter.clicks;
+        if (counts.views === 0 && counts.clicks === 0) byLink.delete(link);
+      }
+      if (byLink.size === 0) this.pending.delete(waiter.day);
+      waiter.reject(this.timeoutError());
+    }
+    if (this.waiters.length > 0) this.expiryTimer = setTimeout(this.expirePending, this.waiters[0]!.deadline - now).unref();
+  };
+
+  private timeoutError(): Error {
+    return new Error(`the database did not confirm the counters within ${this.waitLimitMs} ms`);
+  }
+
   private readonly flushNow = (): void => {
     this.flushScheduled = false;
     this.flushTimer = undefined;
@@ -132,6 +177,7 @@ export class CounterCommitter {
   };
 
   private flush(): void {
+    this.expirePending();
     const shard = this.freeShards.pop();
     if (shard === undefined || this.waiters.length === 0) {
       if (shard !== undefined) this.freeShards.push(shard);
@@ -140,9 +186,17 @@ export class CounterCommitter {
     const rows = this.takePendingRows(shard);
     const waiters = this.waiters;
     this.waiters = [];
-    const written: Promise<void> = this.write(rows)
+    // The oldest request of the batch has the earliest deadline; the whole batch is answered by then.
+    const gaveUp = new AbortController();
+    const deadline = setTimeout(() => {
+      const error = this.timeoutError();
+      gaveUp.abort(error);
+      for (const waiter of waiters) waiter.reject(error);
+    }, waiters[0]!.deadline - performance.now());
+    const written: Promise<void> = this.write(rows, gaveUp.signal)
       .then(
         () => {
+          if (gaveUp.signal.aborted) return;
           this.batchesWritten += 1;
           for (const waiter of waiters) waiter.resolve();
         },
@@ -151,6 +205,7 @@ export class CounterCommitter {
         },
       )
       .finally(() => {
+        clearTimeout(deadline);
         this.answeredSinceFlush += waiters.length;
         this.running.delete(written);
         this.freeShards.push(shard);

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { longestWaitMs, requestBounds } from '../db/database.js';
 import { badRequest, notFound, serviceUnavailable } from '../http/errors.js';
 import { LINK_NOT_FOUND_PAGE } from './pages.js';
 import { PlatformStats, PlatformStatsParams, PlatformStatsQuery, ReferralParams } from './schemas.js';
@@ -21,10 +22,13 @@ const errorRef = Type.Ref('ErrorResponse');
 export const attributionRoutes: FastifyPluginAsync = fp(
   async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    const attribution = new Attribution(app.services.db, app.services.config.baseUrl);
+    const { config } = app.services;
+    const attribution = new Attribution(app.services.db, config.baseUrl, longestWaitMs(requestBounds(config.database)), app.log);
     app.decorate('attribution', attribution);
     // Requests in flight have finished when onClose runs; this waits for their last batch.
-    app.addHook('onClose', async () => attribution.counters.drain());
+    app.addHook('onClose', async () => {
+      await attribution.close().catch((error) => app.log.warn({ err: error }, 'a counter batch the database left unanswered could not be settled'));
+    });
 
     app.get(
       '/r/:token',
@@ -40,7 +44,6 @@ export const attributionRoutes: FastifyPluginAsync = fp(
       },
       async (request, reply) => {
         const link = await attribution.resolveToken(request.params.token);
-        const { config } = app.services;
         const sandbox = config.sandboxStorefronts ? { base: config.baseUrl, referralToken: request.params.token } : null;
         const destination = link && storeUrl(link.partnerDomain, link.discountCode, sandbox);
         if (!link || !destination) {

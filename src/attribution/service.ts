@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
-import { addCounters, findReferralLink, platformTotals, upsertReferralLinks, type DayRange, type LinkKey, type PerformanceFigures, type ResolvedLink } from './dal.js';
+import { findReferralLink, platformTotals, upsertReferralLinks, type DayRange, type LinkKey, type PerformanceFigures, type ResolvedLink } from './dal.js';
+import { CounterWriter } from './counter-writer.js';
 import { CounterCommitter } from './group-commit.js';
 
 /** 128 random bits, URL-safe: a link cannot be guessed or derived from the ids it stands for. */
@@ -23,13 +25,24 @@ function linkCacheKey(link: LinkKey): string {
  */
 export class Attribution {
   readonly counters: CounterCommitter;
+  private readonly writer: CounterWriter;
   private readonly tokens = new Map<string, string>();
 
+  /** `waitLimitMs`: the longest a request waits for its views or click to be committed. */
   constructor(
     private readonly db: Db,
     private readonly baseUrl: string,
+    waitLimitMs: number,
+    log: FastifyBaseLogger,
   ) {
-    this.counters = new CounterCommitter((rows) => addCounters(db, rows));
+    this.writer = new CounterWriter(db, log);
+    this.counters = new CounterCommitter((rows, signal) => this.writer.write(rows, signal), waitLimitMs);
+  }
+
+  /** Waits for the last batch, then settles one the database left unanswered, if it can. */
+  async close(): Promise<void> {
+    await this.counters.drain();
+    await this.writer.close();
   }
 
   /** The referral token of each link, in order; links never issued before are created in one statement. */

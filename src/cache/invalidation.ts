@@ -1,9 +1,21 @@
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
+import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
+import { clientSettings, type DatabaseBounds, type Db } from '../db/database.js';
+import { PreparingClient } from '../db/prepared.js';
 
-export type InvalidationTopic = 'credentials' | 'platforms' | 'offers' | 'campaigns' | 'partnerships';
+const INVALIDATION_TOPICS = ['credentials', 'platforms', 'offers', 'campaigns', 'partnerships'] as const;
+
+export type InvalidationTopic = (typeof INVALIDATION_TOPICS)[number];
+
+/** Where an instance on PostgreSQL sends and hears invalidations. */
+export interface PostgresInvalidations {
+  url: string;
+  /** Notices go out through the pool, which replaces a connection that went silent. */
+  db: Db;
+  bounds: DatabaseBounds;
+}
 
 const CHANNEL = 'svc_invalidate';
 
@@ -34,13 +46,17 @@ export class InvalidationBus {
     await Promise.all(this.remotes.map((remote) => remote.send(`${this.instanceId}:${topic}`)));
   }
 
-  async connectRemote(options: { redis?: { publisher: Redis; subscriber: Redis }; postgresUrl?: string }, log: FastifyBaseLogger) {
+  async connectRemote(options: { redis?: { publisher: Redis; subscriber: Redis }; postgres?: PostgresInvalidations }, log: FastifyBaseLogger) {
     const receive = (message: string) => {
       const [origin, topic] = message.split(':');
       if (origin !== this.instanceId && topic) this.events.emit(topic as InvalidationTopic);
     };
+    // Notices sent while the listener was away are lost to it: everything cached may be stale.
+    const invalidateEverything = () => {
+      for (const topic of INVALIDATION_TOPICS) this.events.emit(topic);
+    };
     if (options.redis) this.remotes.push(await RedisChannel.connect(options.redis.publisher, options.redis.subscriber, receive));
-    if (options.postgresUrl) this.remotes.push(await PostgresChannel.connect(options.postgresUrl, receive, log));
+    if (options.postgres) this.remotes.push(await PostgresChannel.connect(options.postgres, receive, invalidateEverything, log));
   }
 
   async close(): Promise<void> {
@@ -71,50 +87,85 @@ class RedisChannel implements RemoteChannel {
   async close() {}
 }
 
+/**
+ * LISTEN on a connection of its own. A connection that went silent (a frozen network path, a
+ * black-holed host) closes nothing and raises no error, and a LISTEN connection never sends
+ * anything by itself: so it is asked a question every keepAliveMs, and one not answered within
+ * the query timeout counts as lost. A lost connection is dropped and replaced, retrying every
+ * second; once listening again, every cache is invalidated, for the notices missed meanwhile.
+ */
 class PostgresChannel implements RemoteChannel {
-  private client: pg.Client | undefined;
+  private client: PreparingClient | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
   private closed = false;
 
   private constructor(
-    private readonly url: string,
+    private readonly postgres: PostgresInvalidations,
     private readonly receive: (message: string) => void,
+    private readonly onRelisten: () => void,
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  static async connect(url: string, receive: (message: string) => void, log: FastifyBaseLogger) {
-    const channel = new PostgresChannel(url, receive, log);
+  static async connect(postgres: PostgresInvalidations, receive: (message: string) => void, onRelisten: () => void, log: FastifyBaseLogger) {
+    const channel = new PostgresChannel(postgres, receive, onRelisten, log);
     await channel.listen();
     return channel;
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
+    const client = new PreparingClient({ ...clientSettings(this.postgres.bounds), connectionString: this.postgres.url });
     client.on('notification', (notification) => {
       if (notification.payload) this.receive(notification.payload);
     });
-    client.on('error', (error) => {
-      this.log.warn({ err: error }, 'invalidation listener lost its connection; reconnecting');
-      this.reconnectSoon();
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+    client.on('error', (error) => this.lost(client, error));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (error) {
+      client.drop();
+      throw error;
+    }
+    if (this.closed) {
+      client.drop();
+      return;
+    }
     this.client = client;
+    this.heartbeat = setInterval(() => {
+      client.query('select 1').catch((error: unknown) => this.lost(client, error));
+    }, this.postgres.bounds.keepAliveMs).unref();
   }
 
-  private reconnectSoon() {
+  private lost(client: PreparingClient, error: unknown) {
+    if (this.client !== client) return;
     this.client = undefined;
+    clearInterval(this.heartbeat);
+    client.drop();
     if (this.closed) return;
+    this.log.warn({ err: error }, 'invalidation listener lost its connection; reconnecting');
+    this.relistenSoon();
+  }
+
+  private relistenSoon() {
     setTimeout(() => {
-      if (!this.closed) this.listen().catch(() => this.reconnectSoon());
+      if (this.closed) return;
+      this.listen().then(
+        () => {
+          this.log.info('invalidation listener is listening again');
+          this.onRelisten();
+        },
+        () => this.relistenSoon(),
+      );
     }, 1_000).unref();
   }
 
   async send(message: string) {
-    await this.client?.query('select pg_notify($1, $2)', [CHANNEL, message]).catch(() => undefined);
+    await sql`select pg_notify(${CHANNEL}, ${message})`.execute(this.postgres.db).catch(() => undefined);
   }
 
+  /** Drops the connection rather than ending it politely: a silent server would never answer the goodbye. */
   async close() {
     this.closed = true;
-    await this.client?.end().catch(() => undefined);
+    clearInterval(this.heartbeat);
+    this.client?.drop();
   }
 }

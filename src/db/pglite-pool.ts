@@ -9,14 +9,31 @@ export class PGlitePool {
   private queue: Array<() => void> = [];
   private busy = false;
 
-  constructor(readonly pglite: PGlite) {}
+  /** `connectTimeoutMs`: the longest a caller waits for the connection, as pg's pool bounds its checkout. */
+  constructor(
+    readonly pglite: PGlite,
+    private readonly connectTimeoutMs: number,
+  ) {}
 
   async connect(): Promise<PGlitePoolClient> {
-    if (this.busy) {
-      await new Promise<void>((resolve) => this.queue.push(resolve));
-    }
+    if (this.busy) await this.waitForTurn();
     this.busy = true;
     return new PGlitePoolClient(this.pglite, () => this.releaseConnection());
+  }
+
+  /** The same error as pg's pool, so both engines' timeouts are answered alike (src/http/error-handler.ts). */
+  private waitForTurn(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const turn = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.queue.splice(this.queue.indexOf(turn), 1);
+        reject(new Error('timeout exceeded when trying to connect'));
+      }, this.connectTimeoutMs);
+      this.queue.push(turn);
+    });
   }
 
   private releaseConnection(): void {

@@ -17,8 +17,8 @@ for (const kind of DATABASE_KINDS) {
 
     it('binds new values on every run of the same statement', async () => {
       await database.db.connection().execute(async (connection) => {
-        expect(await executePrepared(connection, 'prepared_test_sum', sum(1, 2))).toEqual([{ total: 3 }]);
-        expect(await executePrepared(connection, 'prepared_test_sum', sum(40, 2))).toEqual([{ total: 42 }]);
+        expect((await executePrepared(connection, 'prepared_test_sum', sum(1, 2))).rows).toEqual([{ total: 3 }]);
+        expect((await executePrepared(connection, 'prepared_test_sum', sum(40, 2))).rows).toEqual([{ total: 42 }]);
         // Text that was never given a name still runs as an ordinary statement.
         expect((await sql<{ total: number }>`select ${2}::int * ${3}::int as total`.execute(connection)).rows).toEqual([{ total: 6 }]);
       });

@@ -176,10 +176,18 @@ export interface AttributionCountersTable {
   clicks: Counter;
 }
 
-/** Tables of migration 0003. */
+/** A group-commit writer's last batch written or fenced off (migration 0011). */
+export interface AttributionWritersTable {
+  writer_id: string;
+  last_batch: ColumnType<number, number, number>;
+  written_at: CreatedAt;
+}
+
+/** Tables of migrations 0003 and 0011. */
 export interface AttributionTables {
   referral_links: ReferralLinksTable;
   attribution_counters: AttributionCountersTable;
+  attribution_writers: AttributionWritersTable;
 }
 
 export interface BrandUsersTable {

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isPublicApiPath } from './cors.js';
-import { ApiError } from './errors.js';
+import { ApiError, DATABASE_RETRY_AFTER_SECONDS, serviceUnavailable } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -11,10 +11,15 @@ declare module 'fastify' {
   }
 }
 
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001']);
+/**
+ * The database went away or went silent: connection errors, and the bounds of src/db/database.ts
+ * running out (57014 is PostgreSQL cancelling a statement at statement_timeout, 25P03 ending a
+ * session idle in a transaction).
+ */
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001', '57014', '25P03']);
 
-/** Seconds a client is asked to wait (Retry-After) when the database is unreachable (503). */
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** Also used by the OAuth endpoints, which answer 503 in their own error shape. */
+export { DATABASE_RETRY_AFTER_SECONDS };
 
 /**
  * SQLSTATEs of a value the database would not take as text of its type: a NUL character (22021),
@@ -33,7 +38,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const candidate = error as { code?: string; message?: string } | undefined;
   if (!candidate) return false;
   if (candidate.code && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|timeout expired|Query read timeout|Client has encountered a connection error/i.test(
     candidate.message ?? '',
   );
 }
@@ -127,8 +132,7 @@ export function installErrorHandlers(app: FastifyInstance, knownRoutes: () => Ar
     }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: error }, 'database unavailable');
-      reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
-      return sendError(reply, request, new ApiError(503, 'service_unavailable', 'the service is temporarily unavailable; retry shortly'));
+      return sendError(reply, request, serviceUnavailable('the service is temporarily unavailable; retry shortly'));
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(

@@ -33,5 +33,9 @@ export const notFound = (message: string) => new ApiError(404, 'not_found', mess
 
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
 
-/** Raised when the database cannot be reached; answered as 503 so clients retry instead of failing hard. */
-export const serviceUnavailable = (message: string) => new ApiError(503, 'service_unavailable', message);
+/** Seconds a client is asked to wait (Retry-After) when the database is unreachable (503). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** Raised when the database cannot be reached; answered as 503 with Retry-After so clients retry instead of failing hard. */
+export const serviceUnavailable = (message: string) =>
+  new ApiError(503, 'service_unavailable', message, {}, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });

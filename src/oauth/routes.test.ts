@@ -4,7 +4,7 @@ import { openDatabase } from '../db/database.js';
 import { registerOAuthClient, type RegisteredClient } from './clients.js';
 import { createOAuthModel } from './model.js';
 import { hashSecret } from '../auth/keys.js';
-import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../../test/support/databases.js';
+import { createTestDatabase, TEST_DATABASE_BOUNDS, TEST_POSTGRES_URL, type TestDatabase } from '../../test/support/databases.js';
 import { createBrand } from '../../test/support/factories.js';
 import { describeEachDatabase, startTestApp, stopTestApp, testConfig, type TestContext } from '../../test/support/harness.js';
 import { TcpProxy } from '../../test/resilience/support.js';
@@ -658,7 +658,7 @@ describe('OAuth endpoints while PostgreSQL is unreachable', () => {
     const proxiedUrl = new URL(database.url!);
     proxiedUrl.hostname = '127.0.0.1';
     proxiedUrl.port = String(proxy.port);
-    const proxied = await openDatabase({ databaseUrl: proxiedUrl.toString(), poolSize: 2 });
+    const proxied = await openDatabase({ databaseUrl: proxiedUrl.toString(), poolSize: 2, bounds: TEST_DATABASE_BOUNDS });
     app = await buildApp({ config: testConfig({ DATABASE_URL: proxiedUrl.toString() }), database: proxied });
     await app.ready();
   });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
-import { createTestDatabase, type DatabaseKind } from '../support/databases.js';
+import { createTestDatabase, TEST_DATABASE_BOUNDS, type DatabaseKind } from '../support/databases.js';
 import { createBrand, createPlatform } from '../support/factories.js';
 import { ADMIN_TOKEN } from '../support/harness.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
@@ -37,7 +37,7 @@ async function postgresStorage(): Promise<Storage> {
 async function pgliteStorage(): Promise<Storage> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-durability-'));
   const withDb = async <T>(use: (db: Db) => Promise<T>): Promise<T> => {
-    const handle = await openDatabase({ dataDir });
+    const handle = await openDatabase({ dataDir, bounds: TEST_DATABASE_BOUNDS });
     try {
       await migrateToLatest(handle.db);
       return await use(handle.db);

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { openDatabase } from '../../src/db/database.js';
 import { issuePlatformKey, savePlatform } from '../../src/support/service.js';
-import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { createTestDatabase, TEST_DATABASE_BOUNDS, type TestDatabase } from '../support/databases.js';
 import { freePort, startService, waitUntil } from '../support/service-process.js';
 
 async function seedPlatform(database: { db: TestDatabase['db'] }) {
@@ -103,7 +103,7 @@ describe('the service process on PGlite', () => {
     expect(await first.stop()).toBe(0);
     expect(fs.existsSync(path.join(dataDir, 'pglite'))).toBe(true);
 
-    const handle = await openDatabase({ dataDir });
+    const handle = await openDatabase({ dataDir, bounds: TEST_DATABASE_BOUNDS });
     const { platformId, key } = await seedPlatform(handle);
     await handle.close();
 
@@ -112,7 +112,7 @@ describe('the service process on PGlite', () => {
     expect(response.status).toBe(200);
     expect(await second.stop()).toBe(0);
 
-    const reopened = await openDatabase({ dataDir });
+    const reopened = await openDatabase({ dataDir, bounds: TEST_DATABASE_BOUNDS });
     const rows = await reopened.db.selectFrom('platform_brands').select(['domain', 'business_name']).where('platform_id', '=', platformId).execute();
     await reopened.close();
     expect(rows).toEqual([{ domain: 'persisted.example', business_name: 'Persisted' }]);

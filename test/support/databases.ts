@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { openDatabase, type DatabaseBounds, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -9,6 +9,18 @@ export const DATABASE_KINDS: DatabaseKind[] = ['pglite', 'postgres'];
 
 /** The PostgreSQL server the suite uses; each test file gets a database of its own on it. */
 export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/**
+ * Bounds for the suite's own databases: generous, since tests share two cores with everything
+ * else and are not about them. Tests of the bounds open their databases with bounds of their own.
+ */
+export const TEST_DATABASE_BOUNDS: DatabaseBounds = {
+  connectTimeoutMs: 30_000,
+  statementTimeoutMs: 120_000,
+  queryTimeoutMs: 125_000,
+  idleInTransactionTimeoutMs: 120_000,
+  keepAliveMs: 5_000,
+};
 
 export interface TestDatabase extends DatabaseHandle {
   /** Set for PostgreSQL: the URL of this test's own database. */
@@ -23,7 +35,7 @@ function withDatabaseName(url: string, name: string): string {
 
 export async function createTestDatabase(kind: DatabaseKind, options: { onQuery?: (sql: string) => void } = {}): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const handle = await openDatabase({ onQuery: options.onQuery });
+    const handle = await openDatabase({ onQuery: options.onQuery, bounds: TEST_DATABASE_BOUNDS });
     await migrateToLatest(handle.db);
     return { ...handle, url: undefined };
   }
@@ -33,7 +45,7 @@ export async function createTestDatabase(kind: DatabaseKind, options: { onQuery?
   await admin.query(`create database ${name}`);
   await admin.end();
   const url = withDatabaseName(TEST_POSTGRES_URL, name);
-  const handle = await openDatabase({ databaseUrl: url, poolSize: 5, onQuery: options.onQuery });
+  const handle = await openDatabase({ databaseUrl: url, poolSize: 5, onQuery: options.onQuery, bounds: TEST_DATABASE_BOUNDS });
   await migrateToLatest(handle.db);
   return {
     ...handle,
