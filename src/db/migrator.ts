@@ -10,6 +10,7 @@ import * as dashboardOrders from './migrations/0007_dashboard_orders.js';
 import * as claimsMailCampaignOffers from './migrations/0008_store_claims_mail_campaign_offers.js';
 import * as performanceRollups from './migrations/0009_performance_rollups.js';
 import * as setupJobLeases from './migrations/0010_setup_job_leases.js';
+import * as merchantTokens from './migrations/0011_merchant_tokens.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_store_claims_mail_campaign_offers': claimsMailCampaignOffers,
   '0009_performance_rollups': performanceRollups,
   '0010_setup_job_leases': setupJobLeases,
+  '0011_merchant_tokens': merchantTokens,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

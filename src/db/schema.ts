@@ -502,4 +502,25 @@ export interface PerformanceTables {
 }
 
 /** Every table the service has: the foundation's plus each domain's own. */
-export interface Database extends FoundationTables, RecommendationTables, AttributionTables, AccountsOAuthTables, PluginCommerceTables, DashboardOrdersTables, ClaimsMailCampaignOfferTables, PerformanceTables {}
+/** The commerce platform's word that the owner finished an action a plugin link started, by the hash of the embed app's secret. */
+export interface MerchantConfirmationsTable {
+  challenge: string;
+  domain: string;
+  confirmed_at: ColumnType<Date, Date, Date>;
+}
+
+/** A store-bound token of the embed app, by its hash (migration 0011). */
+export interface MerchantTokensTable {
+  token_hash: string;
+  domain: string;
+  platform_id: string;
+  expires_at: ColumnType<Date, Date, Date>;
+}
+
+/** Tables of migration 0011: what lets the embed app act for a store. */
+export interface MerchantTokenTables {
+  merchant_confirmations: MerchantConfirmationsTable;
+  merchant_tokens: MerchantTokensTable;
+}
+
+export interface Database extends FoundationTables, RecommendationTables, AttributionTables, AccountsOAuthTables, PluginCommerceTables, DashboardOrdersTables, ClaimsMailCampaignOfferTables, PerformanceTables, MerchantTokenTables {}
