@@ -21,13 +21,13 @@ export function safeNext(domain: string, value: string | undefined): string {
 /**
  * The sandbox platform's admin pages are its store owner's, as a real platform's admin is: a
  * page asks the owner to sign in first, and a form is taken only from the platform's own pages
- * (Origin), with the CSRF token of the page that showed it, from the signed-in owner.
+ * (Origin), with the CSRF token of the page that showed it, from the signed-in owner. Each check
+ * answers with what to send instead (a page or an address), or null to go on.
  */
 export class OwnerGate {
   constructor(
     private readonly db: Db,
     private readonly policy: CookiePolicy,
-    private readonly send: (reply: FastifyReply, page: SandboxPage) => Promise<FastifyReply>,
   ) {}
 
   /** The hidden CSRF field of a form on the page answering `request`. */
@@ -35,36 +35,30 @@ export class OwnerGate {
     return `<input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(csrfTokenFor(request, reply, this.policy))}">`;
   }
 
-  /** Null when the store's owner is signed in; otherwise the redirect to the store's sign-in, coming back here. */
-  async page(request: FastifyRequest, reply: FastifyReply, domain: string): Promise<FastifyReply | null> {
+  /** Null when the store's owner is signed in; otherwise the store's sign-in address, coming back to this page. */
+  async signInFirst(request: FastifyRequest, domain: string): Promise<string | null> {
     if (await ownerSignedIn(this.db, request, domain)) return null;
-    const next = safeNext(domain, request.url);
-    return reply.redirect(`${storePath(domain)}/sign-in?next=${encodeURIComponent(next)}`, 303);
+    return `${storePath(domain)}/sign-in?next=${encodeURIComponent(safeNext(domain, request.url))}`;
   }
 
-  /** A form from the platform's own page with its CSRF token (403 otherwise); throws 403 for another origin. */
-  async formToken(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | null> {
+  /** Null for a form from the platform's own page with its CSRF token; otherwise the 403 page. Throws 403 for another origin. */
+  formRefusal(request: FastifyRequest): SandboxPage | null {
     requireOwnOrigin(request);
     if (csrfTokenMatches(request, formField(request.body, CSRF_FIELD))) return null;
-    return this.send(reply, {
+    return {
       title: 'Please try again',
       status: 403,
       body: '<h1>Please try again</h1><p>This form has expired. Go back, reload the page and try again.</p>',
-    });
+    };
   }
 
   /** Null when the store's owner is signed in; otherwise the 403 page with a sign-in link. */
-  async owner(request: FastifyRequest, reply: FastifyReply, domain: string): Promise<FastifyReply | null> {
+  async ownerRefusal(request: FastifyRequest, domain: string): Promise<SandboxPage | null> {
     if (await ownerSignedIn(this.db, request, domain)) return null;
-    return this.send(reply, {
+    return {
       title: 'Sign in first',
       status: 403,
       body: `<h1>Sign in first</h1><p>Only the store's owner, signed in, can do this. <a href="${storePath(domain)}/sign-in">Sign in</a>.</p>`,
-    });
-  }
-
-  /** formToken, then owner. */
-  async ownerForm(request: FastifyRequest, reply: FastifyReply, domain: string): Promise<FastifyReply | null> {
-    return (await this.formToken(request, reply)) ?? (await this.owner(request, reply, domain));
+    };
   }
 }

@@ -43,11 +43,13 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
       reply: FastifyReply,
       action: (domain: string) => Promise<FastifyReply>,
     ): Promise<FastifyReply> => {
-      const forged = await gate.formToken(request, reply);
-      if (forged) return forged;
+      const forged = gate.formRefusal(request);
+      if (forged) return options.send(reply, forged);
       const domain = domainOf(request.params.domain);
       if (!domain) return notFound(reply, request.params.domain);
-      return (await gate.owner(request, reply, domain)) ?? action(domain);
+      const refused = await gate.ownerRefusal(request, domain);
+      if (refused) return options.send(reply, refused);
+      return action(domain);
     };
 
     const domainOf = (raw: string) => storeDomain(raw);
@@ -81,8 +83,8 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
     app.get<{ Params: { domain: string } }>('/sandbox/stores/:domain', { schema: { hide: true } }, async (request, reply) => {
       const domain = domainOf(request.params.domain);
       if (!domain) return notFound(reply, request.params.domain);
-      const signIn = await gate.page(request, reply, domain);
-      if (signIn) return signIn;
+      const signIn = await gate.signInFirst(request, domain);
+      if (signIn) return reply.redirect(signIn, 303);
       const store = await adapter.store(domain);
       const csrf = gate.csrfField(request, reply);
       const [products, orders, orderCount, codes] = await Promise.all([
@@ -175,8 +177,8 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
     app.get<ActionPage>('/sandbox/stores/:domain/install', { schema: { hide: true } }, async (request, reply) => {
       const domain = domainOf(request.params.domain);
       if (!domain) return notFound(reply, request.params.domain);
-      const signIn = await gate.page(request, reply, domain);
-      if (signIn) return signIn;
+      const signIn = await gate.signInFirst(request, domain);
+      if (signIn) return reply.redirect(signIn, 303);
       const store = await adapter.store(domain);
       const returnTo = safeReturn(request.query.return);
       const state = linkState(request.query.state);
@@ -200,8 +202,8 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
     app.get<ActionPage>('/sandbox/stores/:domain/plan', { schema: { hide: true } }, async (request, reply) => {
       const domain = domainOf(request.params.domain);
       if (!domain) return notFound(reply, request.params.domain);
-      const signIn = await gate.page(request, reply, domain);
-      if (signIn) return signIn;
+      const signIn = await gate.signInFirst(request, domain);
+      if (signIn) return reply.redirect(signIn, 303);
       // Looked up, not opened: a store nobody opened has not installed the app.
       const store = await dal.findStore(db, domain);
       const returnTo = safeReturn(request.query.return);
@@ -237,8 +239,8 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
       if (!domain) return notFound(reply, request.params.domain);
       const state = linkState(request.query.state);
       if (!state) return send(reply, 'Damaged link', '<h1>This link is damaged</h1><p>Open it again from the plugin.</p>', 400);
-      const signIn = await gate.page(request, reply, domain);
-      if (signIn) return signIn;
+      const signIn = await gate.signInFirst(request, domain);
+      if (signIn) return reply.redirect(signIn, 303);
       const store = await adapter.store(domain);
       return send(
         reply,

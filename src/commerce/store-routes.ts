@@ -82,7 +82,7 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
     const stylesheet = async () => `/plugin/assets/${(await bundles()).pagesStyle}`;
     const send = async (reply: FastifyReply, page: SandboxPage) => sendSandboxPage(reply, await stylesheet(), page);
     const noSuchStore = (reply: FastifyReply, raw: string) => send(reply, { title: 'No such store', body: noSuchStoreBody(raw), status: 404 });
-    const gate = new OwnerGate(db, policy, send);
+    const gate = new OwnerGate(db, policy);
     await app.register(sandboxRoutes({ adapter, gate, send }));
 
     app.post(
@@ -145,8 +145,8 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
     );
 
     app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/sign-in', { schema: { hide: true } }, async (request, reply) => {
-      const refused = await gate.formToken(request, reply);
-      if (refused) return refused;
+      const refused = gate.formRefusal(request);
+      if (refused) return send(reply, refused);
       const domain = storeDomain(request.params.domain);
       if (!domain) return noSuchStore(reply, request.params.domain);
       const next = safeNext(domain, formField(request.body, 'next'));
@@ -184,7 +184,9 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
       async (request, reply) => {
         const domain = storeDomain(request.params.domain);
         if (!domain || !CLAIM_ID.test(request.params.claimId)) return noSuchStore(reply, request.params.domain);
-        return (await gate.page(request, reply, domain)) ?? ownershipPage(request, reply, domain, request.params.claimId);
+        const signIn = await gate.signInFirst(request, domain);
+        if (signIn) return reply.redirect(signIn, 303);
+        return ownershipPage(request, reply, domain, request.params.claimId);
       },
     );
 
@@ -192,12 +194,12 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
       '/sandbox/stores/:domain/ownership/:claimId',
       { schema: { hide: true } },
       async (request, reply) => {
-        const forged = await gate.formToken(request, reply);
-        if (forged) return forged;
+        const forged = gate.formRefusal(request);
+        if (forged) return send(reply, forged);
         const domain = storeDomain(request.params.domain);
         if (!domain || !CLAIM_ID.test(request.params.claimId)) return noSuchStore(reply, request.params.domain);
-        const refused = await gate.owner(request, reply, domain);
-        if (refused) return refused;
+        const refused = await gate.ownerRefusal(request, domain);
+        if (refused) return send(reply, refused);
         const decision = formField(request.body, 'decision');
         if (decision !== 'confirm' && decision !== 'decline') {
           return send(reply, { title: 'Choose', body: '<h1>Choose Confirm or Decline</h1>', status: 400 });
