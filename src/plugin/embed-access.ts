@@ -1,5 +1,5 @@
 import type { PluginPlatform } from './dal.js';
-import type { EmbedBoot, EmbedState } from './embed-state.js';
+import type { EmbedBoot, EmbedState } from './embed-view.js';
 import type { MerchantProof } from './merchant-tokens.js';
 
 export interface EmbedRequest {

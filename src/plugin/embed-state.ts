@@ -6,12 +6,8 @@
 export const STAGES = ['install', 'plan', 'setting_up', 'delayed', 'consent', 'live'] as const;
 export type Stage = (typeof STAGES)[number];
 
-/**
- * 'unreachable' never comes from the service: the embed app shows it when the service cannot be
- * reached. 'no_commerce_platform': the host has no commerce platform to install the app into
- * (a prod host until one is configured), shown where the install stage would be.
- */
-export type Notice = 'unavailable' | 'not_eligible' | 'not_installed' | 'turned_off' | 'no_commerce_platform' | 'unreachable';
+/** 'unreachable' never comes from the service: the embed app shows it when the service cannot be reached. */
+export type Notice = 'unavailable' | 'not_eligible' | 'not_installed' | 'turned_off' | 'unreachable';
 
 export const DISCOUNT_CHOICES = [10, 15, 20, 25] as const;
 
@@ -52,8 +48,6 @@ export type EmbedState =
       choices: number[];
       termsUrl: string;
       privacyUrl: string;
-      /** Where the owner confirms that this app acts for the store, when it holds no token (null without a challenge). */
-      confirm: ActionLink | null;
     }
   | {
       kind: 'stage';
@@ -64,8 +58,7 @@ export type EmbedState =
   | { kind: 'notice'; notice: 'unavailable' }
   | { kind: 'notice'; notice: 'not_eligible'; reasons: string[] }
   | { kind: 'notice'; notice: 'not_installed'; reinstall: ActionLink }
-  | { kind: 'notice'; notice: 'turned_off'; confirm: ActionLink | null }
-  | { kind: 'notice'; notice: 'no_commerce_platform' };
+  | { kind: 'notice'; notice: 'turned_off' };
 
 /**
  * What the embed page hands its script at load. The service decides which page it is from what
@@ -92,11 +85,6 @@ export type EmbedBoot = {
       state: EmbedState | null;
       /** How often to look again while the merchant works in the commerce platform's tab. */
       recheckMs: number;
-      /**
-       * This page's secret and its hash (the state of its commerce-platform links): once the
-       * store's owner confirms there, the app trades the secret for a store-bound token.
-       */
-      proof: { secret: string; challenge: string };
     }
   | { page: 'refused' }
   | { page: 'notice'; notice: 'unavailable' | 'unreachable' }

@@ -5,7 +5,8 @@ import type { InvalidationBus } from '../cache/invalidation.js';
 import type { CommerceAdapter, CommerceEvent } from '../commerce/adapter.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import * as dal from './dal.js';
-import { DISCOUNT_CHOICES, type ActionLink, type EmbedState } from './embed-state.js';
+import { DISCOUNT_CHOICES, type ActionLink } from './embed-state.js';
+import type { EmbedState } from './embed-view.js';
 import { recordConfirmation } from './merchant-tokens.js';
 import { decideStage, progressSteps, type Decision } from './stage.js';
 

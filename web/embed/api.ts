@@ -1,4 +1,4 @@
-import type { EmbedState } from '../../src/plugin/embed-state';
+import type { EmbedState } from '../../src/plugin/embed-view';
 
 export class ServiceError extends Error {
   constructor(

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { ActionLink, EmbedBoot, EmbedState, OfferPreview, ProgressStep } from '../../src/plugin/embed-state';
+import type { ActionLink, OfferPreview, ProgressStep } from '../../src/plugin/embed-state';
+import type { EmbedBoot, EmbedState } from '../../src/plugin/embed-view';
 import { exchangeSecret, fetchState, ServiceError, turnBackOn, turnOnCrossPromotion } from './api';
 import { createBridge } from './bridge';
 
