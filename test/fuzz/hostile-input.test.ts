@@ -13,6 +13,7 @@ import { createBrand, createPlatform, uniqueId } from '../support/factories.js';
 import { ADMIN_TOKEN, testConfig } from '../support/harness.js';
 import { consent, csrfOf, mergeCookies, pkce, REDIRECT_URI, signIn } from '../support/oauth-flow.js';
 import { tableContents } from '../support/snapshot.js';
+import { registeredRoutes } from '../support/routes.js';
 
 /**
  * Property-based hostile input against every route the app registers, on PostgreSQL: random
@@ -173,26 +174,6 @@ const PREFLIGHT = ['OPTIONS *'];
 const EXEMPT: Record<string, string> = {};
 
 const PROBED = [...PUBLIC_GETS, ...BRAND_API, ...SYNC, ...OAUTH, ...ADMIN, ...DASHBOARD_API, ...ACCOUNT_FORMS, ...STORE_ACTIONS, ...PLUGIN_OTHER, ...SANDBOX_ACTIONS, ...WEBHOOK, ...PREFLIGHT];
-
-/**
- * "METHOD /path" of every route, read from the app's own radix tree (each node prints the part
- * of the path it adds). HEAD routes are the ones Fastify adds for every GET; they run the GET
- * handler, and the GET probes send HEAD at random.
- */
-function registeredRoutes(app: App): string[] {
-  const prefixes: string[] = [];
-  const routes: string[] = [];
-  for (const line of app.printRoutes().split('\n')) {
-    const match = /^((?:│ {3}| {4})*)(?:├── |└── )(.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (!match) continue;
-    const depth = match[1]!.length / 4;
-    prefixes.length = depth;
-    const path = (prefixes[depth - 1] ?? '') + (match[2] === '(empty root node)' ? '' : match[2]!);
-    prefixes[depth] = path;
-    for (const method of match[3]?.split(', ') ?? []) if (method !== 'HEAD') routes.push(`${method} ${path}`);
-  }
-  return [...new Set(routes)];
-}
 
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
