@@ -37,6 +37,9 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
     const { db } = app.services;
 
     const send = (reply: FastifyReply, title: string, body: string, status = 200) => options.send(reply, { title, body, status });
+    const domainOf = (raw: string) => storeDomain(raw);
+    const notFound = (reply: FastifyReply, raw: string) => send(reply, 'No such store', noSuchStoreBody(raw), 404);
+
     /** An owner's form, after its origin, CSRF token, store and owner are checked: the action's reply, or the refusal. */
     const ownerAction = async (
       request: FastifyRequest<{ Params: { domain: string } }>,
@@ -52,9 +55,6 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
       return action(domain);
     };
 
-    const domainOf = (raw: string) => storeDomain(raw);
-    const notFound = (reply: FastifyReply, raw: string) => send(reply, 'No such store', noSuchStoreBody(raw), 404);
-
     app.get('/sandbox', { schema: { hide: true } }, async (_request, reply) => {
       const stores = await dal.listStores(db);
       const rows = stores
@@ -68,6 +68,7 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
         'Stores',
         `<h1>Sandbox stores</h1>` +
           `<p>Every domain is a store here: its catalog and order history are made up the first time you open it, the same every time.</p>` +
+          `<p>A store's admin is its owner's. The first visitor of a made-up store sets up its owner sign-in; a store whose brand is already in the network gets its sign-in from the support team.</p>` +
           `<form method="get" action="/sandbox/open" class="row"><label for="domain">Store domain</label><input id="domain" name="domain" required placeholder="cozy-candles.example"><button type="submit">Open store admin</button></form>` +
           `<p class="muted">Prefixes pick a case: <code>new-</code> too few orders, <code>noimages-</code> no product images, <code>slow-</code> slow setup, <code>promo-</code> an existing 15% welcome discount.</p>` +
           (rows ? `<h2>Recently opened</h2><ul class="stores">${rows}</ul>` : ''),

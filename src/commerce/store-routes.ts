@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import cookie from '@fastify/cookie';
@@ -105,7 +105,7 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
       async (request, reply) => reply.status(201).send(await setSandboxOwner(db, adapter, request.params.domain, request.body.email)),
     );
 
-    const signInForm = async (request: Parameters<OwnerGate['csrfField']>[0], reply: FastifyReply, domain: string, next: string, problem?: { status: number; text: string }): Promise<SandboxPage> => {
+    const signInForm = async (request: FastifyRequest, reply: FastifyReply, domain: string, next: string, problem?: { status: number; text: string }): Promise<SandboxPage> => {
       const store = await adapter.store(domain);
       const hasOwner = (await dal.findOwner(db, domain)) !== undefined;
       const brand = hasOwner ? undefined : await dal.brandNameOfDomain(db, domain);
@@ -156,7 +156,7 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
       return reply.redirect(next, 303);
     });
 
-    const ownershipPage = async (request: Parameters<OwnerGate['csrfField']>[0], reply: FastifyReply, domain: string, claimId: string) => {
+    const ownershipPage = async (request: FastifyRequest, reply: FastifyReply, domain: string, claimId: string) => {
       const claim = await dal.findOwnershipRequest(db, domain, claimId);
       if (!claim) return send(reply, { title: 'No such request', body: '<h1>No such request</h1><p>Nobody asked to act for this store with this link.</p>', status: 404 });
       const store = await adapter.store(domain);
