@@ -50,7 +50,7 @@ export type CommerceEvent =
    */
   | { type: 'merchant_confirmed'; domain: string; state: string };
 
-/** What the service passes along on a link to the platform, both optional. */
+/** What the service passes along on a link to the platform; either may be null. */
 export interface PlatformLink {
   /** A path of this service where the merchant comes back to (the return flow of SPEC 4.7). */
   returnTo: string | null;
@@ -126,4 +126,3 @@ export interface CommerceAdapter {
   /** Webhooks, in the sandbox's case delivered in-process. */
   onEvent(listener: (event: CommerceEvent) => Promise<void>): void;
 }
-
