@@ -58,7 +58,7 @@ describe('CLI on PostgreSQL', () => {
 
   const supportContext = () => ({ db: database.db, bus: new InvalidationBus(), serviceEnv: 'test' as const });
 
-  const count = async (table: 'platforms' | 'platform_keys' | 'companies' | 'brand_api_keys') =>
+  const count = async (table: 'platforms' | 'platform_keys' | 'companies' | 'brand_api_keys' | 'sandbox_store_owners') =>
     Number((await database.db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
 
   it('creates a platform, issues its key, creates a company and a brand key, deactivates the platform', async () => {
@@ -200,6 +200,29 @@ describe('CLI on PostgreSQL', () => {
     expect(seeded.stderr).toMatch(/platforms\[0\]\.id must match format "uuid"/);
 
     expect(await Promise.all([count('platforms'), count('platform_keys'), count('companies'), count('brand_api_keys')])).toEqual(before);
+  }, SPAWNING_TIMEOUT);
+
+  it("sets up a sandbox store's owner sign-in with a password shown once, and refuses it on prod with nothing written", async () => {
+    const { companyId } = await createBrand(supportContext());
+    const domain = `${companyId}.example`;
+    const set = await cli(['sandbox-owner', 'set', domain, '--email', 'owner@brand.example'], env);
+    expect(set.stderr).toBe('');
+    expect(set.code).toBe(0);
+    const { password, ...shown } = JSON.parse(set.stdout) as { domain: string; email: string; password: string };
+    expect(shown).toEqual({ domain, email: 'owner@brand.example' });
+    const owner = await database.db.selectFrom('sandbox_store_owners').select(['email', 'password_hash']).where('domain', '=', domain).executeTakeFirstOrThrow();
+    expect(owner.email).toBe('owner@brand.example');
+    expect(owner.password_hash).toMatch(/^\$argon2id\$/);
+    expect(owner.password_hash).not.toContain(password);
+
+    const before = await count('sandbox_store_owners');
+    const onProd = await cli(['sandbox-owner', 'set', 'other.example', '--email', 'owner@other.example'], { ...env, SERVICE_ENV: 'prod' });
+    expect(onProd.code).toBe(2);
+    expect(onProd.stderr).toMatch(/sandbox commerce platform runs on test and dev hosts only/);
+    const badEmail = await cli(['sandbox-owner', 'set', 'other.example', '--email', 'not an email'], env);
+    expect(badEmail.code).toBe(1);
+    expect(badEmail.stderr).toMatch(/Error \(invalid_request\): email must be an email address/);
+    expect(await count('sandbox_store_owners')).toBe(before);
   }, SPAWNING_TIMEOUT);
 });
 

@@ -15,6 +15,9 @@ import { CreateCompanyBody, CreatePlatformBody, UpdateCompanyBody, UpdatePlatfor
 import { registerOAuthClient } from './oauth/clients.js';
 import { listClients } from './oauth/dal.js';
 import { RegisterClientBody } from './oauth/schemas.js';
+import { commerceAdapterFor } from './commerce/host.js';
+import { SandboxCommerce } from './commerce/sandbox.js';
+import { setSandboxOwner } from './commerce/sandbox-owners.js';
 
 /**
  * Support's command line: the same service functions as the admin API, run directly on the
@@ -49,6 +52,10 @@ const USAGE = `Usage: npm run cli -- <command> [arguments] [--flags]
   oauth-client register --name <name> --redirect-uri <uri> [--redirect-uri <uri> ...]
                         [--confidential [--company-id <companyId>]] [--client-id <id>]
   oauth-client list
+
+  sandbox-owner set <domain> --email <email>
+                                            set up (or replace) a sandbox store's owner sign-in, test and
+                                            dev hosts only; prints the generated password once
 
 Database: DATABASE_URL=postgres://... or PGlite in DATA_DIR (default ./data), which must not be
 in use by a running service (use the admin API then). Keys are issued for SERVICE_ENV.
@@ -127,9 +134,9 @@ function fieldsFrom(flags: Flags, clearable: boolean): Record<string, unknown> {
   return out;
 }
 
-async function run(argv: string[], ctx: support.SupportContext, database: DatabaseHandle): Promise<unknown> {
+async function run(argv: string[], ctx: support.SupportContext, database: DatabaseHandle, config: Config): Promise<unknown> {
   const [command, sub, ...rest] = argv;
-  const grouped = ['platform', 'platform-key', 'company', 'brand-key', 'oauth-client'].includes(command ?? '');
+  const grouped = ['platform', 'platform-key', 'company', 'brand-key', 'oauth-client', 'sandbox-owner'].includes(command ?? '');
   const key = grouped ? `${command} ${sub ?? ''}`.trim() : command;
   const tail = grouped ? rest : argv.slice(1);
   switch (key) {
@@ -205,6 +212,13 @@ async function run(argv: string[], ctx: support.SupportContext, database: Databa
     case 'oauth-client list':
       parse(tail, {}, []);
       return { data: await listClients(ctx.db) };
+    case 'sandbox-owner set': {
+      const { flags, args } = parse(tail, text(['email']), ['domain']);
+      if (typeof flags.email !== 'string') throw new UsageError('--email is required');
+      const adapter = commerceAdapterFor(config, ctx.db);
+      if (!(adapter instanceof SandboxCommerce)) throw new UsageError(`the sandbox commerce platform runs on test and dev hosts only (SERVICE_ENV is ${config.serviceEnv})`);
+      return setSandboxOwner(ctx.db, adapter, args[0]!, flags.email);
+    }
     default:
       throw new UsageError(command ? `unknown command: ${key}` : 'no command given');
   }
@@ -236,7 +250,7 @@ async function main(argv: string[]): Promise<number> {
     database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, bounds: jobBounds(config.database) });
     if (argv[0] !== 'migrate') await migrateToLatest(database.db);
     bus = await connectBus(config, database.db);
-    const result = await run(argv, { db: database.db, bus, serviceEnv: config.serviceEnv }, database);
+    const result = await run(argv, { db: database.db, bus, serviceEnv: config.serviceEnv }, database, config);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {

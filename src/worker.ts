@@ -6,7 +6,7 @@ import { InvalidationBus } from './cache/invalidation.js';
 import { connectRedis } from './cache/redis.js';
 import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
-import { SandboxCommerce } from './commerce/sandbox.js';
+import { commerceAdapterFor } from './commerce/host.js';
 import { SetupWorker } from './plugin/setup-worker.js';
 
 /**
@@ -33,19 +33,23 @@ async function main(): Promise<void> {
 
   const scoring = scoringLoop(database.db, log);
   const sealer = performanceSealer(database.db, log);
-  const setup = new SetupWorker({
-    db: database.db,
-    adapter: new SandboxCommerce(database.db, config.baseUrl, config.plugin.sandboxImportMs, config.orders.webhookSecret),
-    bus,
-    log,
-    pollMs: config.plugin.setupPollMs,
-    retryMs: config.plugin.setupRetryMs,
-    leaseMs: config.plugin.setupLeaseMs,
-  });
+  // Store setup reads stores from the host's commerce platform; a host with none (prod until one is configured) has no setup to run.
+  const adapter = commerceAdapterFor(config, database.db);
+  const setup = adapter
+    ? new SetupWorker({
+        db: database.db,
+        adapter,
+        bus,
+        log,
+        pollMs: config.plugin.setupPollMs,
+        retryMs: config.plugin.setupRetryMs,
+        leaseMs: config.plugin.setupLeaseMs,
+      })
+    : undefined;
   scoring.start({ keepProcessAlive: true });
   sealer.start({ keepProcessAlive: true, runNow: true });
-  setup.start();
-  log.info('worker started: recommendation scoring, performance sealing, store setup');
+  setup?.start();
+  log.info(`worker started: recommendation scoring, performance sealing, ${setup ? 'store setup' : 'no store setup (no commerce platform connected)'}`);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -59,7 +63,7 @@ async function main(): Promise<void> {
     forceExit.unref();
     try {
       // A batch or step in flight commits or rolls back as a whole; stopping waits for it.
-      await Promise.all([scoring.stop(), sealer.stop(), setup.stop()]);
+      await Promise.all([scoring.stop(), sealer.stop(), setup?.stop()]);
       await bus.close();
       redis?.disconnect();
       await database.close();

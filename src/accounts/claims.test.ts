@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { describeEachDatabase } from '../../test/support/harness.js';
-import { uniqueId } from '../../test/support/factories.js';
+import { ADMIN_TOKEN, describeEachDatabase } from '../../test/support/harness.js';
+import { createBrand, uniqueId } from '../../test/support/factories.js';
 import { tableContents } from '../../test/support/snapshot.js';
 import { csrfOf, form, mergeCookies } from '../../test/support/oauth-flow.js';
 import { saveImportedStore } from '../plugin/dal.js';
@@ -77,7 +77,7 @@ describeEachDatabase('store ownership claims', (use) => {
     const account = client();
     const { claim } = (await signUp(account, domain)).json();
     await account.answerAsStoreOwner(claim.confirmUrl, 'confirm');
-    const adapter = use().app.commerce;
+    const adapter = use().app.commerce!;
     const pastOrders = adapter.pastOrders;
     adapter.pastOrders = async () => {
       throw new Error('platform unavailable');
@@ -116,6 +116,8 @@ describeEachDatabase('store ownership claims', (use) => {
 
   it('joins the staff-less company a plugin onboarding imported, without a conflict or a company id in any answer', async () => {
     const domain = `${uniqueId('plugin')}.example`;
+    // The onboarding went through the store's owner sign-in at the platform, as installing the app needs.
+    expect((await client().postForm(`/sandbox/stores/${domain}/sign-in`, { email: 'owner@store.example', password: STORE_OWNER_PASSWORD, next: '' })).statusCode).toBe(303);
     const importedId = await importThroughPlugin(domain);
     const account = client();
     const response = await signUp(account, domain, 'Another Name');
@@ -150,6 +152,54 @@ describeEachDatabase('store ownership claims', (use) => {
     const real = (await signUp(realAccount, domain, 'Real Owner')).json();
     await realAccount.answerAsStoreOwner(real.claim.confirmUrl, 'confirm', { email: 'real@owner.example', password: STORE_OWNER_PASSWORD });
     expect((await realAccount.post('/dashboard/api/claim/check')).json().companyId).toBe(importedId);
+  });
+
+  it('never makes the first visitor the owner of a store whose brand is in the network: support sets up its sign-in', async () => {
+    // A brand support created (as the demo data's brands are): no staff yet, no owner at the sandbox.
+    const domain = `${uniqueId('known')}.example`;
+    const { companyId } = await createBrand(use().support, { domain });
+    const squatter = client();
+    const { claim } = (await signUp(squatter, domain, 'Squatter')).json();
+    const toSignIn = await squatter.get(claim.confirmUrl);
+    expect(toSignIn.statusCode).toBe(303);
+    const page = await squatter.get(toSignIn.headers.location as string);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('This store has no owner sign-in yet');
+    expect(page.body).not.toContain('<form');
+
+    const before = await tableContents(use().db);
+    const taken = await squatter.postForm(`/sandbox/stores/${domain}/sign-in`, { email: 'squatter@evil.example', password: STORE_OWNER_PASSWORD, next: '' });
+    expect(taken.statusCode).toBe(403);
+    expect(taken.body).toMatch(/the support team sets it up/);
+    expect((await squatter.postForm(claim.confirmUrl, { decision: 'confirm' })).statusCode).toBe(403);
+    expect(await tableContents(use().db)).toEqual(before);
+    expect((await squatter.post('/dashboard/api/claim/check')).json()).toMatchObject({ companyId: null, claim: { status: 'pending' } });
+
+    // Support's admin API: refused without the token or with bad input, writing nothing.
+    const setOwner = (body: unknown, token: string | null = ADMIN_TOKEN, target = domain) =>
+      use().app.inject({
+        method: 'POST',
+        url: `/admin/sandbox/stores/${target}/owner`,
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        payload: JSON.stringify(body),
+      });
+    const refusals = [await setOwner({ email: 'owner@known.example' }, null), await setOwner({ email: 'not an email' }), await setOwner({ email: 'owner@known.example' }, ADMIN_TOKEN, 'localhost')];
+    expect(refusals.map((response) => [response.statusCode, response.json().error])).toEqual([[401, 'unauthorized'], [400, 'invalid_request'], [400, 'invalid_request']]);
+    expect(await tableContents(use().db)).toEqual(before);
+    const set = await setOwner({ email: 'Owner@Known.example' });
+    expect(set.statusCode).toBe(201);
+    const { password } = set.json();
+    expect(set.json()).toEqual({ domain, email: 'owner@known.example', password: expect.stringMatching(/^[A-Za-z0-9]{20}$/) });
+    const stored = await use().db.selectFrom('sandbox_store_owners').select('password_hash').where('domain', '=', domain).executeTakeFirstOrThrow();
+    expect(stored.password_hash).not.toContain(password);
+
+    // The owner support set up declines the squatter; the brand's real staff is confirmed and joins the brand.
+    await squatter.answerAsStoreOwner(claim.confirmUrl, 'decline', { email: 'owner@known.example', password });
+    expect((await squatter.post('/dashboard/api/claim/check')).json()).toMatchObject({ companyId: null, claim: { status: 'declined' } });
+    const staff = client();
+    const real = (await signUp(staff, domain, 'Known Brand')).json();
+    await staff.answerAsStoreOwner(real.claim.confirmUrl, 'confirm', { email: 'owner@known.example', password });
+    expect((await staff.post('/dashboard/api/claim/check')).json().companyId).toBe(companyId);
   });
 
   it('refuses a sign-up for a store whose brand has staff with 409, naming no company, writing nothing', async () => {

@@ -75,6 +75,11 @@ export function csrfValid(request: FastifyRequest, formToken: unknown, serviceOr
   const origin = request.headers.origin;
   if (origin !== undefined && origin !== serviceOrigin) return false;
   if (request.headers['sec-fetch-site'] === 'cross-site') return false;
+  return csrfTokenMatches(request, formToken);
+}
+
+/** True when the form's token matches the CSRF cookie: the double-submit half of csrfValid. */
+export function csrfTokenMatches(request: FastifyRequest, formToken: unknown): boolean {
   const cookie = request.cookies[CSRF_COOKIE];
   if (!cookie || typeof formToken !== 'string') return false;
   return constantTimeEqual(hashSecret(cookie), hashSecret(formToken));

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
 import type { CommerceAdapter } from '../commerce/adapter.js';
+import { noCommercePlatform } from '../commerce/host.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { hashSecret, randomToken } from '../auth/keys.js';
 import { storeDomain } from '../plugin/store-domain.js';
@@ -10,10 +11,19 @@ import * as dal from './dal.js';
 import { hashPassword } from './passwords.js';
 import { checkedEmail, checkPassword } from './users.js';
 
+type ClaimAdapter = Pick<CommerceAdapter, 'platformName' | 'requestOwnershipConfirmation' | 'ownershipAnswer' | 'subscribeToOrders' | 'pastOrders'>;
+
 export interface SignUpContext {
   db: Db;
-  adapter: Pick<CommerceAdapter, 'platformName' | 'requestOwnershipConfirmation' | 'ownershipAnswer' | 'subscribeToOrders' | 'pastOrders'>;
+  /** The commerce platform that proves store ownership; null on a host with none (prod until one is configured). */
+  adapter: ClaimAdapter | null;
   log: FastifyBaseLogger;
+}
+
+/** Only the store's commerce platform proves who acts for a store: without one, no store can be claimed. */
+function claimAdapter(ctx: SignUpContext): ClaimAdapter {
+  if (!ctx.adapter) throw noCommercePlatform("a store cannot be claimed here yet: join your brand with an invitation code from a member of its staff");
+  return ctx.adapter;
 }
 
 const INVITATION_LIFETIME_MS = 7 * 86_400_000;
@@ -69,7 +79,7 @@ function viewOf(claim: dal.ClaimRow, platformName: string): ClaimView | null {
  */
 async function requestConfirmation(ctx: SignUpContext, claim: { id: string; domain: string }, email: string): Promise<string | null> {
   try {
-    const url = await ctx.adapter.requestOwnershipConfirmation(claim.domain, { claimId: claim.id, requestedBy: email, returnTo: CLAIM_RETURN_PATH });
+    const url = await claimAdapter(ctx).requestOwnershipConfirmation(claim.domain, { claimId: claim.id, requestedBy: email, returnTo: CLAIM_RETURN_PATH });
     await dal.setClaimConfirmUrl(ctx.db, claim.id, url);
     return url;
   } catch (error) {
@@ -80,7 +90,7 @@ async function requestConfirmation(ctx: SignUpContext, claim: { id: string; doma
 
 async function claimView(ctx: SignUpContext, userId: string): Promise<ClaimView | null> {
   const claim = await dal.latestClaim(ctx.db, userId);
-  return claim ? viewOf(claim, ctx.adapter.platformName) : null;
+  return claim ? viewOf(claim, ctx.adapter?.platformName ?? "the store's commerce platform") : null;
 }
 
 /**
@@ -97,6 +107,7 @@ export async function signUp(
   if ((input.brand === undefined) === (input.invitationCode === undefined)) {
     throw badRequest('send either brand (to claim your store) or invitationCode (to join your team\'s brand)');
   }
+  if (input.brand !== undefined) claimAdapter(ctx);
   checkPassword(input.password);
   const email = checkedEmail(input.email);
   const taken = () => new ApiError(409, 'email_taken', `a user with email ${email} already exists`);
@@ -135,17 +146,18 @@ export async function checkClaim(ctx: SignUpContext, account: dal.SessionAccount
   const claim = await dal.latestClaim(ctx.db, account.userId);
   if (!claim) return { companyId: null, claim: null };
   if (claim.status === 'pending') {
+    const adapter = claimAdapter(ctx);
     if (claim.confirm_url === null) {
       await requestConfirmation(ctx, claim, account.email);
       return { companyId: null, claim: await claimView(ctx, account.userId) };
     }
-    const answer = await ctx.adapter.ownershipAnswer(claim.domain, claim.id);
+    const answer = await adapter.ownershipAnswer(claim.domain, claim.id);
     if (answer === 'declined') await dal.declineClaim(ctx.db, claim.id, now);
     if (answer === 'confirmed') {
       // The store's side first, both idempotent: should the platform fail here, the claim stays
       // pending and the next check does it all again, instead of a brand without its orders.
-      await importCustomerHistory(ctx.db, claim.domain, await ctx.adapter.pastOrders(claim.domain, now));
-      await ctx.adapter.subscribeToOrders(claim.domain);
+      await importCustomerHistory(ctx.db, claim.domain, await adapter.pastOrders(claim.domain, now));
+      await adapter.subscribeToOrders(claim.domain);
       const settled = await dal.settleConfirmedClaim(ctx.db, claim, crypto.randomUUID(), now);
       if (settled.outcome === 'joined' || settled.outcome === 'created') return { companyId: settled.companyId, claim: null };
     }
@@ -162,6 +174,7 @@ function requireBrandless(account: dal.SessionAccount): void {
 /** A new claim for an account whose last one was declined or refused (or to claim another store). */
 export async function startClaim(ctx: SignUpContext, account: dal.SessionAccount, brand: BrandInput): Promise<ClaimView | null> {
   requireBrandless(account);
+  claimAdapter(ctx);
   const claim = await checkedClaim(ctx.db, brand);
   const claimId = await ctx.db.transaction().execute((trx) => dal.insertClaim(trx, account.userId, claim));
   await requestConfirmation(ctx, { id: claimId, domain: claim.domain }, account.email);

@@ -1,7 +1,7 @@
 /**
  * The service's view of a store's commerce platform. The plugin and the setup job only talk to
- * this interface; the sandbox (built into the service) is one implementation, and a real
- * platform's API client would be another.
+ * this interface; the sandbox (built into the service, test and dev hosts only) is one
+ * implementation, and a real platform's API client would be another.
  */
 export type AppInstallation = 'not_installed' | 'installed' | 'uninstalled';
 
@@ -41,7 +41,22 @@ export interface DiscountCodeRequest {
   oncePerCustomer: boolean;
 }
 
-export type CommerceEvent = { type: 'app_installed' | 'plan_approved' | 'app_uninstalled'; domain: string };
+export type CommerceEvent =
+  | { type: 'app_installed' | 'plan_approved' | 'app_uninstalled' | 'campaign_closed'; domain: string }
+  /**
+   * The store's owner, signed in at the platform, finished an action the plugin's link started
+   * (install, plan approval, or a confirmation of its own) that carried `state`: the hash of the
+   * embed app's secret. The service then lets that app act for the store (docs/plugin.md).
+   */
+  | { type: 'merchant_confirmed'; domain: string; state: string };
+
+/** What the service passes along on a link to the platform; either may be null. */
+export interface PlatformLink {
+  /** A path of this service where the merchant comes back to (the return flow of SPEC 4.7). */
+  returnTo: string | null;
+  /** Handed back in a `merchant_confirmed` event once the store's owner finished the action. */
+  state: string | null;
+}
 
 /** A sign-up that says it acts for the store, which the store's owner confirms at the platform. */
 export interface OwnershipRequest {
@@ -67,10 +82,15 @@ export interface PastOrder {
 export interface CommerceAdapter {
   readonly platformName: string;
   status(domain: string): Promise<StoreStatus>;
-  /** Where the merchant installs the app; `returnTo` is a path of this service to come back to. */
-  installUrl(domain: string, returnTo: string | null): string;
+  /** Where the merchant installs the app. */
+  installUrl(domain: string, link: PlatformLink): string;
   /** Where the merchant approves the plan (no monthly fees). */
-  planApprovalUrl(domain: string, returnTo: string | null): string;
+  planApprovalUrl(domain: string, link: PlatformLink): string;
+  /**
+   * Where the store's owner, signed in at the platform, confirms that the plugin session that
+   * made `state` acts for the store; the platform answers with a `merchant_confirmed` event.
+   */
+  merchantConfirmationUrl(domain: string, state: string): string;
   profile(domain: string): Promise<StoreProfile>;
   catalog(domain: string): Promise<CatalogProduct[]>;
   bestSellers(domain: string, limit: number): Promise<BestSeller[]>;

@@ -272,15 +272,36 @@ export async function findOwner(db: Db, domain: string) {
   return db.selectFrom('sandbox_store_owners').select(['email', 'password_hash']).where('domain', '=', domain).executeTakeFirst();
 }
 
-/** Sets up the owner sign-in of a store that has none; false when someone set one up first. */
-export async function insertOwnerIfAbsent(db: Db, domain: string, email: string, passwordHash: string): Promise<boolean> {
-  const row = await db
-    .insertInto('sandbox_store_owners')
-    .values({ domain, email, password_hash: passwordHash })
-    .onConflict((oc) => oc.column('domain').doNothing())
-    .returning('domain')
-    .executeTakeFirst();
-  return row !== undefined;
+/** The business name of the brand in the network whose store this is, if any (a company record). */
+export async function brandNameOfDomain(db: Db, domain: string): Promise<string | undefined> {
+  const row = await db.selectFrom('companies').select(['business_name', 'id']).where('domain', '=', domain).executeTakeFirst();
+  return row ? (row.business_name ?? row.id) : undefined;
+}
+
+/**
+ * Sets up the owner sign-in of a store that has none and whose brand is not in the network, in
+ * one statement; false when someone set one up first or the store's brand is known.
+ */
+export async function insertOwnerOfUnknownStore(db: Db, domain: string, email: string, passwordHash: string): Promise<boolean> {
+  const result = await sql<{ domain: string }>`
+    insert into sandbox_store_owners (domain, email, password_hash)
+    select ${domain}::text, ${email}::text, ${passwordHash}::text
+    where not exists (select 1 from companies where domain = ${domain})
+    on conflict (domain) do nothing
+    returning domain`.execute(db);
+  return result.rows.length > 0;
+}
+
+/** Support's owner sign-in for a store, replacing any earlier one and ending its sessions. */
+export async function replaceOwner(db: Db, domain: string, email: string, passwordHash: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('sandbox_store_owners')
+      .values({ domain, email, password_hash: passwordHash })
+      .onConflict((oc) => oc.column('domain').doUpdateSet({ email, password_hash: passwordHash }))
+      .execute();
+    await trx.deleteFrom('sandbox_owner_sessions').where('domain', '=', domain).execute();
+  });
 }
 
 export async function insertOwnerSession(db: Db, session: { tokenHash: string; domain: string; expiresAt: Date }): Promise<void> {

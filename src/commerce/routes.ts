@@ -1,19 +1,23 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import formbody from '@fastify/formbody';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { formField } from '../accounts/schemas.js';
 import { notFound as apiNotFound } from '../http/errors.js';
 import { escapeHtml } from '../plugin/html.js';
-import { requireOwnOrigin } from '../plugin/origin.js';
 import { storeDomain } from '../plugin/store-domain.js';
 import * as dal from './dal.js';
+import type { OwnerGate } from './owner-gate.js';
 import type { SandboxCommerce } from './sandbox.js';
 import { placeholderSvg } from './sandbox-generator.js';
-import { APP_NAME, money, noSuchStoreBody, sendSandboxPage } from './pages.js';
+import { APP_NAME, money, noSuchStoreBody, type SandboxPage } from './pages.js';
 
 export interface SandboxRoutesOptions {
   adapter: SandboxCommerce;
-  /** The service's side of "close campaign", which the sandbox store admin offers as a control. */
-  onboarding: { turnOff(domain: string): Promise<void> };
-  stylesheet: () => Promise<string>;
+  gate: OwnerGate;
+  send: (reply: FastifyReply, page: SandboxPage) => Promise<FastifyReply>;
+}
+
+/** The state a plugin link carries (the hash of the embed app's secret): opaque here, handed back as it came. */
+function linkState(value: unknown): string | null {
+  return typeof value === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : null;
 }
 
 /** Only the service's own return address is followed after an action: never an arbitrary URL. */
@@ -23,20 +27,33 @@ function safeReturn(value: unknown): string | null {
 
 /**
  * The sandbox commerce platform's pages: a store admin with a generated catalog and order
- * history, the app install and plan approval screens the plugin links to, and the controls to
- * uninstall the app or close the campaign. Server-rendered forms, no script.
+ * history, the app install, plan approval and confirmation screens the plugin links to, and the
+ * controls to uninstall the app or close the campaign. All of it is the store owner's, signed in
+ * at the platform (src/commerce/owner-gate.ts). Server-rendered forms, no script.
  */
 export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync {
-  const { adapter, onboarding } = options;
+  const { adapter, gate } = options;
   return async (app) => {
-    await app.register(formbody);
     const { db } = app.services;
 
-    const send = async (reply: FastifyReply, title: string, body: string, status = 200) =>
-      sendSandboxPage(reply, await options.stylesheet(), { title, body, status });
-
+    const send = (reply: FastifyReply, title: string, body: string, status = 200) => options.send(reply, { title, body, status });
     const domainOf = (raw: string) => storeDomain(raw);
     const notFound = (reply: FastifyReply, raw: string) => send(reply, 'No such store', noSuchStoreBody(raw), 404);
+
+    /** An owner's form, after its origin, CSRF token, store and owner are checked: the action's reply, or the refusal. */
+    const ownerAction = async (
+      request: FastifyRequest<{ Params: { domain: string } }>,
+      reply: FastifyReply,
+      action: (domain: string) => Promise<FastifyReply>,
+    ): Promise<FastifyReply> => {
+      const forged = gate.formRefusal(request);
+      if (forged) return options.send(reply, forged);
+      const domain = domainOf(request.params.domain);
+      if (!domain) return notFound(reply, request.params.domain);
+      const refused = await gate.ownerRefusal(request, domain);
+      if (refused) return options.send(reply, refused);
+      return action(domain);
+    };
 
     app.get('/sandbox', { schema: { hide: true } }, async (_request, reply) => {
       const stores = await dal.listStores(db);
@@ -51,6 +68,7 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
         'Stores',
         `<h1>Sandbox stores</h1>` +
           `<p>Every domain is a store here: its catalog and order history are made up the first time you open it, the same every time.</p>` +
+          `<p>A store's admin is its owner's. The first visitor of a made-up store sets up its owner sign-in; a store whose brand is already in the network gets its sign-in from the support team.</p>` +
           `<form method="get" action="/sandbox/open" class="row"><label for="domain">Store domain</label><input id="domain" name="domain" required placeholder="cozy-candles.example"><button type="submit">Open store admin</button></form>` +
           `<p class="muted">Prefixes pick a case: <code>new-</code> too few orders, <code>noimages-</code> no product images, <code>slow-</code> slow setup, <code>promo-</code> an existing 15% welcome discount.</p>` +
           (rows ? `<h2>Recently opened</h2><ul class="stores">${rows}</ul>` : ''),
@@ -66,7 +84,10 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
     app.get<{ Params: { domain: string } }>('/sandbox/stores/:domain', { schema: { hide: true } }, async (request, reply) => {
       const domain = domainOf(request.params.domain);
       if (!domain) return notFound(reply, request.params.domain);
+      const signIn = await gate.signInFirst(request, domain);
+      if (signIn) return reply.redirect(signIn, 303);
       const store = await adapter.store(domain);
+      const csrf = gate.csrfField(request, reply);
       const [products, orders, orderCount, codes] = await Promise.all([
         dal.listProducts(db, domain),
         dal.recentOrders(db, domain, 15),
@@ -83,9 +104,9 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
       const controls =
         `<div class="row">` +
         (store.appStatus === 'installed'
-          ? `<form method="post" action="${path}/uninstall"><button type="submit" class="secondary">Uninstall ${APP_NAME}</button></form>`
+          ? `<form method="post" action="${path}/uninstall">${csrf}<button type="submit" class="secondary">Uninstall ${APP_NAME}</button></form>`
           : '') +
-        `<form method="post" action="${path}/close-campaign"><button type="submit" class="secondary">Close cross-promotion campaign</button></form>` +
+        `<form method="post" action="${path}/close-campaign">${csrf}<button type="submit" class="secondary">Close cross-promotion campaign</button></form>` +
         `</div>`;
       const catalog = products
         .map(
@@ -128,95 +149,130 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
         : `<p>Go back to the tab where you started: the plugin continues as soon as you return to it. You can close this tab.</p>`) +
       `<p><a href="/sandbox/stores/${encodeURIComponent(domain)}">Open the store admin</a></p>`;
 
-    app.get<{ Params: { domain: string }; Querystring: { return?: string } }>(
-      '/sandbox/stores/:domain/install',
-      { schema: { hide: true } },
-      async (request, reply) => {
-        const domain = domainOf(request.params.domain);
-        if (!domain) return notFound(reply, request.params.domain);
-        const store = await adapter.store(domain);
-        const returnTo = safeReturn(request.query.return);
-        if (store.appStatus === 'installed') return send(reply, 'Installed', doneBody(`${APP_NAME} is installed`, returnTo, domain));
-        return send(
-          reply,
-          `Install ${APP_NAME}`,
-          `<h1>Install ${APP_NAME} on ${escapeHtml(store.businessName)}?</h1>` +
-            `<p>${APP_NAME} will be able to:</p><ul><li>read your products and their images</li><li>read how many orders each product has (no customer details)</li><li>create discount codes</li></ul>` +
-            `<form method="post"><input type="hidden" name="return" value="${escapeHtml(returnTo ?? '')}"><button type="submit">Install app</button></form>`,
-        );
-      },
-    );
+    /** The hidden fields an action form carries on: where to return to, the plugin's state, the CSRF token. */
+    const carried = (request: FastifyRequest, reply: FastifyReply, returnTo: string | null, state: string | null) =>
+      `<input type="hidden" name="return" value="${escapeHtml(returnTo ?? '')}">` +
+      (state ? `<input type="hidden" name="state" value="${escapeHtml(state)}">` : '') +
+      gate.csrfField(request, reply);
+    /** After the action: back through the return flow, or a page saying where to go. */
+    const finished = async (request: FastifyRequest, reply: FastifyReply, domain: string, what: string) => {
+      const state = linkState(formField(request.body, 'state'));
+      if (state) await adapter.confirmMerchant(domain, state);
+      const returnTo = safeReturn(formField(request.body, 'return'));
+      if (returnTo) return reply.redirect(returnTo, 303);
+      return send(reply, what, doneBody(what, null, domain));
+    };
 
-    app.post<{ Params: { domain: string }; Body: { return?: string } }>(
-      '/sandbox/stores/:domain/install',
-      { schema: { hide: true } },
-      async (request, reply) => {
-        requireOwnOrigin(request);
-        const domain = domainOf(request.params.domain);
-        if (!domain) return notFound(reply, request.params.domain);
+    /**
+     * On a plugin's link whose action is done already: the owner still confirms the plugin with a
+     * click (a form), never by opening a link, which another site could make their browser do.
+     */
+    const confirmForm = (request: FastifyRequest, reply: FastifyReply, domain: string, returnTo: string | null, state: string | null) =>
+      state
+        ? `<form method="post" action="/sandbox/stores/${encodeURIComponent(domain)}/confirm">${carried(request, reply, returnTo, state)}` +
+          `<p>Let the ${APP_NAME} plugin you came from turn cross-promotion on or off for this store during the next hour?</p><button type="submit">Confirm</button></form>`
+        : '';
+
+    type ActionPage = { Params: { domain: string }; Querystring: { return?: string; state?: string } };
+
+    app.get<ActionPage>('/sandbox/stores/:domain/install', { schema: { hide: true } }, async (request, reply) => {
+      const domain = domainOf(request.params.domain);
+      if (!domain) return notFound(reply, request.params.domain);
+      const signIn = await gate.signInFirst(request, domain);
+      if (signIn) return reply.redirect(signIn, 303);
+      const store = await adapter.store(domain);
+      const returnTo = safeReturn(request.query.return);
+      const state = linkState(request.query.state);
+      if (store.appStatus === 'installed') return send(reply, 'Installed', doneBody(`${APP_NAME} is installed`, returnTo, domain) + confirmForm(request, reply, domain, returnTo, state));
+      return send(
+        reply,
+        `Install ${APP_NAME}`,
+        `<h1>Install ${APP_NAME} on ${escapeHtml(store.businessName)}?</h1>` +
+          `<p>${APP_NAME} will be able to:</p><ul><li>read your products and their images</li><li>read how many orders each product has (no customer details)</li><li>create discount codes</li></ul>` +
+          `<form method="post">${carried(request, reply, returnTo, state)}<button type="submit">Install app</button></form>`,
+      );
+    });
+
+    app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/install', { schema: { hide: true } }, async (request, reply) =>
+      ownerAction(request, reply, async (domain) => {
         await adapter.install(domain);
-        const returnTo = safeReturn(request.body?.return);
-        if (returnTo) return reply.redirect(returnTo, 303);
-        return send(reply, 'Installed', doneBody(`${APP_NAME} is installed`, null, domain));
-      },
+        return finished(request, reply, domain, `${APP_NAME} is installed`);
+      }),
     );
 
-    app.get<{ Params: { domain: string }; Querystring: { return?: string } }>(
-      '/sandbox/stores/:domain/plan',
-      { schema: { hide: true } },
-      async (request, reply) => {
-        const domain = domainOf(request.params.domain);
-        if (!domain) return notFound(reply, request.params.domain);
-        // Looked up, not opened: a store nobody opened has not installed the app, and a refusal writes nothing.
-        const store = await dal.findStore(db, domain);
-        const returnTo = safeReturn(request.query.return);
-        if (store?.appStatus !== 'installed') {
-          return send(reply, 'Install first', `<h1>Install ${APP_NAME} first</h1><p><a href="/sandbox/stores/${encodeURIComponent(domain)}/install${returnTo ? `?return=${encodeURIComponent(returnTo)}` : ''}">Install the app</a>, then approve its plan.</p>`, 409);
-        }
-        if (store.planApprovedAt) return send(reply, 'Plan approved', doneBody('The plan is approved', returnTo, domain));
-        return send(
-          reply,
-          'Approve plan',
-          `<h1>Approve the ${APP_NAME} plan</h1>` +
-            `<dl class="plan"><dt>Monthly fee</dt><dd>None</dd><dt>Usage charge</dt><dd>A small share of the first order of each new customer a partner brand refers</dd></dl>` +
-            `<form method="post"><input type="hidden" name="return" value="${escapeHtml(returnTo ?? '')}"><button type="submit">Approve plan</button></form>`,
-        );
-      },
-    );
+    app.get<ActionPage>('/sandbox/stores/:domain/plan', { schema: { hide: true } }, async (request, reply) => {
+      const domain = domainOf(request.params.domain);
+      if (!domain) return notFound(reply, request.params.domain);
+      const signIn = await gate.signInFirst(request, domain);
+      if (signIn) return reply.redirect(signIn, 303);
+      // Looked up, not opened: a store nobody opened has not installed the app.
+      const store = await dal.findStore(db, domain);
+      const returnTo = safeReturn(request.query.return);
+      const state = linkState(request.query.state);
+      if (store?.appStatus !== 'installed') {
+        const query = new URLSearchParams({ ...(returnTo ? { return: returnTo } : {}), ...(state ? { state } : {}) }).toString();
+        return send(reply, 'Install first', `<h1>Install ${APP_NAME} first</h1><p><a href="/sandbox/stores/${encodeURIComponent(domain)}/install${query ? `?${escapeHtml(query)}` : ''}">Install the app</a>, then approve its plan.</p>`, 409);
+      }
+      if (store.planApprovedAt) return send(reply, 'Plan approved', doneBody('The plan is approved', returnTo, domain) + confirmForm(request, reply, domain, returnTo, state));
+      return send(
+        reply,
+        'Approve plan',
+        `<h1>Approve the ${APP_NAME} plan</h1>` +
+          `<dl class="plan"><dt>Monthly fee</dt><dd>None</dd><dt>Usage charge</dt><dd>A small share of the first order of each new customer a partner brand refers</dd></dl>` +
+          `<form method="post">${carried(request, reply, returnTo, state)}<button type="submit">Approve plan</button></form>`,
+      );
+    });
 
-    app.post<{ Params: { domain: string }; Body: { return?: string } }>(
-      '/sandbox/stores/:domain/plan',
-      { schema: { hide: true } },
-      async (request, reply) => {
-        requireOwnOrigin(request);
-        const domain = domainOf(request.params.domain);
-        if (!domain) return notFound(reply, request.params.domain);
+    app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/plan', { schema: { hide: true } }, async (request, reply) =>
+      ownerAction(request, reply, async (domain) => {
         const store = await dal.findStore(db, domain);
         if (store?.appStatus !== 'installed') {
           return send(reply, 'Install first', `<h1>Install ${APP_NAME} first</h1><p>The plan can only be approved once the app is installed.</p>`, 409);
         }
         await adapter.approvePlan(domain);
-        const returnTo = safeReturn(request.body?.return);
-        if (returnTo) return reply.redirect(returnTo, 303);
-        return send(reply, 'Plan approved', doneBody('The plan is approved', null, domain));
-      },
+        return finished(request, reply, domain, 'The plan is approved');
+      }),
     );
 
-    app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/uninstall', { schema: { hide: true } }, async (request, reply) => {
-      requireOwnOrigin(request);
+    // The plugin's own confirmation: the owner, signed in here, lets the plugin session that made the state act for the store.
+    app.get<ActionPage>('/sandbox/stores/:domain/confirm', { schema: { hide: true } }, async (request, reply) => {
       const domain = domainOf(request.params.domain);
       if (!domain) return notFound(reply, request.params.domain);
-      await adapter.uninstall(domain);
-      return reply.redirect(`/sandbox/stores/${encodeURIComponent(domain)}`, 303);
+      const state = linkState(request.query.state);
+      if (!state) return send(reply, 'Damaged link', '<h1>This link is damaged</h1><p>Open it again from the plugin.</p>', 400);
+      const signIn = await gate.signInFirst(request, domain);
+      if (signIn) return reply.redirect(signIn, 303);
+      const store = await adapter.store(domain);
+      return send(
+        reply,
+        `Confirm ${APP_NAME}`,
+        `<h1>Let the ${APP_NAME} plugin act for ${escapeHtml(store.businessName)}?</h1>` +
+          `<p>You opened this page from the ${APP_NAME} plugin. Confirming lets the plugin in the window where you opened it turn cross-promotion on or off for ${escapeHtml(domain)} during the next hour. ` +
+          `Confirm only if you opened it yourself, just now.</p>` +
+          `<form method="post">${carried(request, reply, null, state)}<button type="submit">Confirm</button></form>`,
+      );
     });
 
-    app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/close-campaign', { schema: { hide: true } }, async (request, reply) => {
-      requireOwnOrigin(request);
-      const domain = domainOf(request.params.domain);
-      if (!domain) return notFound(reply, request.params.domain);
-      await onboarding.turnOff(domain);
-      return reply.redirect(`/sandbox/stores/${encodeURIComponent(domain)}`, 303);
-    });
+    app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/confirm', { schema: { hide: true } }, async (request, reply) =>
+      ownerAction(request, reply, async (domain) => {
+        if (!linkState(formField(request.body, 'state'))) return send(reply, 'Damaged link', '<h1>This link is damaged</h1><p>Open it again from the plugin.</p>', 400);
+        return finished(request, reply, domain, 'Confirmed');
+      }),
+    );
+
+    app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/uninstall', { schema: { hide: true } }, async (request, reply) =>
+      ownerAction(request, reply, async (domain) => {
+        await adapter.uninstall(domain);
+        return reply.redirect(`/sandbox/stores/${encodeURIComponent(domain)}`, 303);
+      }),
+    );
+
+    app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/close-campaign', { schema: { hide: true } }, async (request, reply) =>
+      ownerAction(request, reply, async (domain) => {
+        await adapter.closeCampaign(domain);
+        return reply.redirect(`/sandbox/stores/${encodeURIComponent(domain)}`, 303);
+      }),
+    );
 
     app.get<{ Params: { domain: string; file: string } }>('/sandbox/images/:domain/:file', { schema: { hide: true } }, async (request, reply) => {
       const match = /^([a-z0-9]{1,20})\.svg$/.exec(request.params.file);

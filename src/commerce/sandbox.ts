@@ -9,6 +9,7 @@ import type {
   OwnershipAnswer,
   OwnershipRequest,
   PastOrder,
+  PlatformLink,
   StoreProfile,
   StoreStatus,
 } from './adapter.js';
@@ -80,17 +81,24 @@ export class SandboxCommerce implements CommerceAdapter {
     return { installation: store.appStatus, planApproved: store.planApprovedAt !== null };
   }
 
-  installUrl(domain: string, returnTo: string | null): string {
-    return this.pageUrl(domain, 'install', returnTo);
+  installUrl(domain: string, link: PlatformLink): string {
+    return this.pageUrl(domain, 'install', link);
   }
 
-  planApprovalUrl(domain: string, returnTo: string | null): string {
-    return this.pageUrl(domain, 'plan', returnTo);
+  planApprovalUrl(domain: string, link: PlatformLink): string {
+    return this.pageUrl(domain, 'plan', link);
   }
 
-  private pageUrl(domain: string, page: string, returnTo: string | null): string {
-    const query = returnTo ? `?return=${encodeURIComponent(returnTo)}` : '';
-    return `/sandbox/stores/${encodeURIComponent(domain)}/${page}${query}`;
+  merchantConfirmationUrl(domain: string, state: string): string {
+    return this.pageUrl(domain, 'confirm', { returnTo: null, state });
+  }
+
+  private pageUrl(domain: string, page: string, link: PlatformLink): string {
+    const query = new URLSearchParams();
+    if (link.returnTo) query.set('return', link.returnTo);
+    if (link.state) query.set('state', link.state);
+    const text = query.toString();
+    return `/sandbox/stores/${encodeURIComponent(domain)}/${page}${text ? `?${text}` : ''}`;
   }
 
   async profile(domain: string): Promise<StoreProfile> {
@@ -255,6 +263,16 @@ export class SandboxCommerce implements CommerceAdapter {
     const approved = await dal.approvePlan(this.db, domain, new Date());
     if (approved) await this.emit({ type: 'plan_approved', domain });
     return approved;
+  }
+
+  /** The store's owner finished, signed in, an action whose link carried `state`. */
+  async confirmMerchant(domain: string, state: string): Promise<void> {
+    await this.emit({ type: 'merchant_confirmed', domain, state });
+  }
+
+  /** The store admin's "close the cross-promotion campaign" control, answered by the service. */
+  async closeCampaign(domain: string): Promise<void> {
+    await this.emit({ type: 'campaign_closed', domain });
   }
 
   async uninstall(domain: string): Promise<void> {

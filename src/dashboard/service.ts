@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import type { ServiceEnv } from '../config.js';
 import type { CommerceAdapter } from '../commerce/adapter.js';
+import { noCommercePlatform } from '../commerce/host.js';
 import { ApiError, badRequest, forbidden, notFound } from '../http/errors.js';
 import { partnerStatusFor, type PartnerStatus } from '../partnerships/status.js';
 import { listPartners } from '../partnerships/service.js';
@@ -17,7 +18,8 @@ export interface DashboardContext {
   db: Db;
   bus: InvalidationBus;
   serviceEnv: ServiceEnv;
-  adapter: Pick<CommerceAdapter, 'saveDiscountCode' | 'removeDiscountCode'>;
+  /** The commerce platform that keeps the store's discount code; null on a host with none. */
+  adapter: Pick<CommerceAdapter, 'saveDiscountCode' | 'removeDiscountCode'> | null;
 }
 
 const conflict = (message: string) => new ApiError(409, 'conflict', message);
@@ -276,8 +278,9 @@ export async function saveOffer(ctx: DashboardContext, company: { companyId: str
   const previousCode = (await dal.findOffers(ctx.db, [company.companyId]))[0]?.discount_code ?? null;
   const discountCode = discountPercent !== null ? discountCodeFor(company.domain!, discountPercent) : null;
   if (discountCode !== null) {
+    if (!ctx.adapter) throw noCommercePlatform('the discount code cannot be created in your store: save the offer without a discount');
     await ctx.adapter.saveDiscountCode(company.domain!, { code: discountCode, percent: discountPercent!, oncePerCustomer: true }, previousCode);
-  } else if (previousCode !== null && company.domain) {
+  } else if (previousCode !== null && company.domain && ctx.adapter) {
     await ctx.adapter.removeDiscountCode(company.domain, previousCode);
   }
   await dal.upsertOffer(ctx.db, { companyId: company.companyId, ...content, discountPercent, discountCode, now });

@@ -2,10 +2,10 @@ import type { App } from '../app.js';
 import { csrfOf, form, mergeCookies } from '../../test/support/oauth-flow.js';
 import { createPlatform, uniqueId } from '../../test/support/factories.js';
 import type { TestContext } from '../../test/support/harness.js';
+import { STORE_OWNER_PASSWORD } from '../../test/support/sandbox-owner.js';
 
+export { STORE_OWNER_PASSWORD };
 export const DASHBOARD_PASSWORD = 'correct horse battery staple';
-/** The sandbox store owner's password in tests: the store's own sign-in, not the dashboard's. */
-export const STORE_OWNER_PASSWORD = 'the store owner password';
 
 const OWN_ORIGIN = { origin: 'http://localhost:80' };
 
@@ -44,13 +44,15 @@ export class DashboardClient {
     return response;
   }
 
-  /** A form post to a sandbox commerce page, from that page's origin, as a browser sends it. */
+  /** A form post to a sandbox commerce page, from that page's origin, with the CSRF token its page carries, as a browser sends it. */
   async postForm(url: string, fields: Record<string, string>) {
+    // A browser has seen a page of the service before it posts a form, and with it the CSRF cookie.
+    if (!/svc_csrf=/.test(this.cookies)) await this.start();
     const response = await this.app.inject({
       method: 'POST',
       url,
       headers: { cookie: this.cookies, 'content-type': 'application/x-www-form-urlencoded', ...OWN_ORIGIN },
-      payload: form(fields),
+      payload: form({ csrf_token: /svc_csrf=([A-Za-z0-9]+)/.exec(this.cookies)?.[1] ?? '', ...fields }),
     });
     this.cookies = mergeCookies(this.cookies, response);
     return response;
@@ -64,6 +66,7 @@ export class DashboardClient {
     const page = await this.get(confirmUrl);
     if (page.statusCode === 303) {
       const signInUrl = new URL(page.headers.location as string, 'http://localhost');
+      await this.get(`${signInUrl.pathname}${signInUrl.search}`);
       const signedIn = await this.postForm(signInUrl.pathname, { email: owner.email, password: owner.password, next: signInUrl.searchParams.get('next') ?? '' });
       if (signedIn.statusCode !== 303) throw new Error(`store owner sign-in failed: ${signedIn.statusCode}`);
     }

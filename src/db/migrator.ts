@@ -13,6 +13,7 @@ import * as setupJobLeases from './migrations/0010_setup_job_leases.js';
 import * as canonicalDomains from './migrations/0011_canonical_domains.js';
 import * as passwordResetRequests from './migrations/0012_password_reset_requests.js';
 import * as attributionWriters from './migrations/0013_attribution_writers.js';
+import * as merchantTokens from './migrations/0014_merchant_tokens.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_canonical_domains': canonicalDomains,
   '0012_password_reset_requests': passwordResetRequests,
   '0013_attribution_writers': attributionWriters,
+  '0014_merchant_tokens': merchantTokens,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

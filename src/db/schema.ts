@@ -176,14 +176,14 @@ export interface AttributionCountersTable {
   clicks: Counter;
 }
 
-/** A group-commit writer's last batch written or fenced off (migration 0011). */
+/** A group-commit writer's last batch written or fenced off (migration 0013). */
 export interface AttributionWritersTable {
   writer_id: string;
   last_batch: ColumnType<number, number, number>;
   written_at: CreatedAt;
 }
 
-/** Tables of migrations 0003 and 0011. */
+/** Tables of migrations 0003 and 0013. */
 export interface AttributionTables {
   referral_links: ReferralLinksTable;
   attribution_counters: AttributionCountersTable;
@@ -510,7 +510,7 @@ export interface PerformanceTables {
 }
 
 /** Every table the service has: the foundation's plus each domain's own. */
-/** Migration 0011: password reset requests per client address, for their budget (src/accounts/throttle.ts). */
+/** Migration 0012: password reset requests per client address, for their budget (src/accounts/throttle.ts). */
 export interface PasswordResetRequestsTable {
   id: Generated<number>;
   ip: string;
@@ -519,6 +519,27 @@ export interface PasswordResetRequestsTable {
 
 export interface ResetThrottleTables {
   password_reset_requests: PasswordResetRequestsTable;
+}
+
+/** The commerce platform's word that the owner finished an action a plugin link started, by the hash of the embed app's secret. */
+export interface MerchantConfirmationsTable {
+  challenge: string;
+  domain: string;
+  confirmed_at: ColumnType<Date, Date, Date>;
+}
+
+/** A store-bound token of the embed app, by its hash (migration 0014). */
+export interface MerchantTokensTable {
+  token_hash: string;
+  domain: string;
+  platform_id: string;
+  expires_at: ColumnType<Date, Date, Date>;
+}
+
+/** Tables of migration 0014: what lets the embed app act for a store. */
+export interface MerchantTokenTables {
+  merchant_confirmations: MerchantConfirmationsTable;
+  merchant_tokens: MerchantTokensTable;
 }
 
 export interface Database
@@ -530,4 +551,5 @@ export interface Database
     DashboardOrdersTables,
     ClaimsMailCampaignOfferTables,
     PerformanceTables,
-    ResetThrottleTables {}
+    ResetThrottleTables,
+    MerchantTokenTables {}

@@ -14,6 +14,7 @@ import { createPlatform } from '../../test/support/factories.js';
 import { setPlatformActive } from '../support/service.js';
 import { findPluginPlatform } from './dal.js';
 import { demoHost } from './demo-host.js';
+import { injectTransport, StoreOwner, STORE_OWNER_PASSWORD } from '../../test/support/sandbox-owner.js';
 import type { EmbedPluginStatic } from '../../web/loader/embed-plugin.js';
 
 const ARTIFACTS = 'test-artifacts/plugin';
@@ -104,8 +105,12 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
   const log = (page: Page) => page.locator('#event-log li').allTextContents();
   const stages = async (page: Page) => (await log(page)).map((line) => /"stage":"(\w+)"/.exec(line)?.[1]).filter(Boolean);
   const plugin = (page: Page) => page.locator('[data-embed-plugin]');
-  const sandbox = (domain: string, action: string) =>
-    context.app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/${action}`, headers: { origin: service, host: new URL(service).host } });
+  /** The store's owner working at the sandbox outside the browser (the same sign-in the browser uses). */
+  const owners = new Map<string, Promise<StoreOwner>>();
+  const sandbox = async (domain: string, action: string) => {
+    if (!owners.has(domain)) owners.set(domain, StoreOwner.signIn(injectTransport(context.app), domain));
+    return (await owners.get(domain)!).post(action);
+  };
 
   async function expectAccessible(page: Page, what: string) {
     const results = await new AxeBuilder({ page }).analyze();
@@ -122,9 +127,25 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     expect(await shown.count(), `${screen} still shown after the accessibility check`).toBe(1);
   }
 
+  /**
+   * The sandbox asks the store's owner to sign in first, as a commerce platform's admin does: the
+   * first visitor of a store nobody knows sets up its sign-in, later ones sign in with it.
+   */
+  async function signInAtSandbox(tab: Page, button: string) {
+    const signIn = tab.getByRole('heading', { name: /^(Set up the owner sign-in of|Sign in to) / });
+    await signIn.or(tab.getByRole('button', { name: button })).first().waitFor();
+    if ((await signIn.count()) === 0) return;
+    await expectAccessible(tab, 'sandbox store owner sign-in');
+    const domain = decodeURIComponent(/\/sandbox\/stores\/([^/]+)\//.exec(tab.url())![1]!);
+    await tab.getByLabel('Email').fill(`owner@${domain}`);
+    await tab.getByLabel('Password').fill(STORE_OWNER_PASSWORD);
+    await tab.getByRole('button', { name: /^(Create owner sign-in|Sign in)$/ }).click();
+  }
+
   /** Does the action on the sandbox commerce platform's own page, in the new tab the plugin opened, then comes back. */
   async function inNewTab(page: Page, frame: FrameLocator, link: string, button: string) {
     const [popup] = await Promise.all([page.context().waitForEvent('page'), frame.getByRole('link', { name: new RegExp(link) }).click()]);
+    await signInAtSandbox(popup, button);
     await popup.getByRole('button', { name: button }).waitFor();
     await expectAccessible(popup, `sandbox ${button} page`);
     await popup.getByRole('button', { name: button }).click();
@@ -239,11 +260,16 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
       await unavailable.browserContext.close();
     }
 
+    // Installed and approved at the platform, outside this page: the page holds no store token, so
+    // the merchant confirms at the store (a new tab) before turning cross-promotion on.
     const domain = domainFor();
     await sandbox(domain, 'install');
     await sandbox(domain, 'plan');
     const live = await open(`/?domain=${domain}`);
     await live.frame.locator('[data-screen="consent"]').waitFor({ timeout: 20_000 });
+    expect(await live.frame.getByRole('button', { name: 'Turn on cross-promotions' }).count()).toBe(0);
+    await expectAccessible(live.page, 'consent before the store is confirmed');
+    await inNewTab(live.page, live.frame, 'Confirm at your store', 'Confirm');
     await live.frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
     await live.frame.locator('[data-screen="live"]').waitFor();
     await sandbox(domain, 'close-campaign');
@@ -251,6 +277,8 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await live.page.reload();
     await checkScreen(live.page, live.frame, 'turned_off');
     expect(await stages(live.page)).toEqual([]);
+    // The reload dropped the page's token: confirm at the store again, then turn it back on.
+    await inNewTab(live.page, live.frame, 'Confirm at your store', 'Confirm');
     await live.frame.getByRole('button', { name: 'Turn cross-promotion back on' }).click();
     await live.frame.locator('[data-screen="live"]').waitFor();
     await sandbox(domain, 'uninstall');
@@ -544,7 +572,7 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await frame.getByRole('link', { name: /Install the app/ }).click();
     const alert = frame.getByRole('alert');
     await alert.getByText('Your browser blocked the new tab').waitFor();
-    expect(await alert.getByRole('link', { name: 'open it here' }).getAttribute('href')).toMatch(/\/sandbox\/stores\/.*\/install$/);
+    expect(await alert.getByRole('link', { name: 'open it here' }).getAttribute('href')).toMatch(/\/sandbox\/stores\/.*\/install\?state=[0-9a-f]{64}$/);
     await expectAccessible(page, 'popup blocked');
     await page.screenshot({ path: `${ARTIFACTS}/popup-blocked.png` });
     await browserContext.close();
@@ -577,6 +605,33 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await browserContext.close();
   }, 60_000);
 
+  it('on a prod host, where no commerce platform is connected, says so plainly where the install step would be, and offers no sandbox', async () => {
+    const port = await freePort();
+    const prodService = `http://127.0.0.1:${port}`;
+    const prod = await startTestApp('pglite', { SERVICE_ENV: 'prod', BASE_URL: prodService });
+    let prodPlatformId = '';
+    const prodHost = demoHost({ serviceUrl: prodService, platformId: async () => prodPlatformId });
+    try {
+      await prod.app.listen({ port, host: '127.0.0.1' });
+      await prodHost.listen({ port: 0, host: '127.0.0.1' });
+      const prodDemo = `http://127.0.0.1:${(prodHost.server.address() as net.AddressInfo).port}`;
+      ({ platformId: prodPlatformId } = await createPlatform(prod.support, { approvedOrigins: [prodDemo] }));
+      for (const mode of ['page', 'drawer'] as const) {
+        const { page, browserContext, frame, problems } = await open(`${prodDemo}/?domain=${domainFor()}&mode=${mode}`);
+        if (mode === 'drawer') await page.getByRole('button', { name: 'Open brand partnerships' }).click();
+        await checkScreen(page, frame, 'no_commerce_platform', `no-commerce-platform-${mode}`);
+        expect(await frame.getByRole('heading').textContent()).toBe('No commerce platform is connected yet');
+        expect(await frame.locator('a, button').count()).toBe(0);
+        expect(await stages(page)).toEqual([]);
+        expect(problems).toEqual([]);
+        await browserContext.close();
+      }
+    } finally {
+      await prodHost.close();
+      await stopTestApp(prod);
+    }
+  }, 60_000);
+
   it('return flow: with the page address held and the brand synced, install happens in the same tab and comes back to the same origin, merchant and drawer', async () => {
     const domain = domainFor();
     const withPage = await createPlatform(context.support, { approvedOrigins: [demo, demoOtherSite], pluginPageUrl: `${demo}/` });
@@ -589,7 +644,8 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
       expect(new URL(page.url()).origin).toBe(demo);
       await page.getByRole('button', { name: 'Open brand partnerships' }).click();
       await frame.getByRole('link', { name: 'Install the app' }).click();
-      await page.waitForURL(/\/sandbox\/stores\/.*\/install/);
+      await page.waitForURL(/\/sandbox\/stores\/.*\/(sign-in|install)/);
+      await signInAtSandbox(page, 'Install app');
       await page.getByRole('button', { name: 'Install app' }).click();
       // Back at the bare plugin page address; the platform's session remembers the merchant and the mode.
       await page.waitForURL(`${demo}/`);

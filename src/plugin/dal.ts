@@ -289,3 +289,56 @@ export async function findPlatformIdByName(db: Db, name: string): Promise<string
   const row = await db.selectFrom('platforms').select('id').where('name', '=', name).where('active', '=', true).orderBy('created_at').executeTakeFirst();
   return row?.id;
 }
+
+// --- what lets the embed app act for a store (src/plugin/merchant-tokens.ts) ---
+
+/**
+ * Records the commerce platform's word that the store's owner finished an action whose link
+ * carried `challenge`, and drops the store's stale confirmations. A challenge already recorded
+ * for another store is left as it is.
+ */
+export async function recordMerchantConfirmation(db: Db, domain: string, challenge: string, now: Date, staleBefore: Date): Promise<void> {
+  await sql`
+    with stale as (
+      delete from merchant_confirmations where domain = ${domain} and confirmed_at < ${staleBefore} and challenge <> ${challenge}
+    )
+    insert into merchant_confirmations (challenge, domain, confirmed_at) values (${challenge}, ${domain}, ${now})
+    on conflict (challenge) do update set confirmed_at = excluded.confirmed_at where merchant_confirmations.domain = excluded.domain`.execute(db);
+}
+
+/**
+ * Spends a fresh confirmation of `challenge` for the store and stores a token bound to the store
+ * and an active platform, in one statement; false when there is no such confirmation (nothing is
+ * written then). The store's expired tokens go with it.
+ */
+export async function exchangeConfirmation(
+  db: Db,
+  exchange: { challenge: string; domain: string; platformId: string; tokenHash: string; confirmedAfter: Date; expiresAt: Date; now: Date },
+): Promise<boolean> {
+  const result = await sql<{ token_hash: string }>`
+    with taken as (
+      delete from merchant_confirmations
+      where challenge = ${exchange.challenge} and domain = ${exchange.domain} and confirmed_at > ${exchange.confirmedAfter}
+        and exists (select 1 from platforms where id = ${exchange.platformId}::uuid and active)
+      returning domain
+    ), expired as (
+      delete from merchant_tokens where domain = ${exchange.domain} and expires_at <= ${exchange.now} and exists (select 1 from taken)
+    )
+    insert into merchant_tokens (token_hash, domain, platform_id, expires_at)
+    select ${exchange.tokenHash}, domain, ${exchange.platformId}::uuid, ${exchange.expiresAt} from taken
+    returning token_hash`.execute(db);
+  return result.rows.length > 0;
+}
+
+/** Whether the token (by its hash) is bound to this store and platform and has not expired. */
+export async function merchantTokenValid(db: Db, token: { tokenHash: string; domain: string; platformId: string }, now: Date): Promise<boolean> {
+  const row = await db
+    .selectFrom('merchant_tokens')
+    .select('token_hash')
+    .where('token_hash', '=', token.tokenHash)
+    .where('domain', '=', token.domain)
+    .where('platform_id', '=', token.platformId)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row !== undefined;
+}

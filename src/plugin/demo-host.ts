@@ -135,11 +135,12 @@ export const DEMO_PLATFORM_NAME = 'Checkout Co';
 
 /**
  * Starts the demo host page beside the service (npm start), on config.plugin.demoPort of the
- * same host; port 0 leaves it off. Returns the banner line and how to stop it.
+ * same host; port 0 leaves it off, and so does a prod host (no demo data, no sandbox stores to
+ * walk). Returns the banner line and how to stop it.
  */
 export async function startDemoHost(services: Services): Promise<{ banner: string[]; close: () => Promise<void> }> {
   const { config, db } = services;
-  if (config.plugin.demoPort === 0) return { banner: [], close: async () => {} };
+  if (config.plugin.demoPort === 0 || config.serviceEnv === 'prod') return { banner: [], close: async () => {} };
   const host = demoHost({
     serviceUrl: config.baseUrl,
     platformId: () => findPlatformIdByName(db, DEMO_PLATFORM_NAME),

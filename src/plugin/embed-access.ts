@@ -1,5 +1,6 @@
 import type { PluginPlatform } from './dal.js';
-import type { EmbedBoot, EmbedState } from './embed-state.js';
+import type { EmbedBoot, EmbedState } from './embed-view.js';
+import type { MerchantProof } from './merchant-tokens.js';
 
 export interface EmbedRequest {
   platformId: string;
@@ -11,11 +12,13 @@ export interface EmbedRequest {
   hintedAncestors: string[];
   /** False when the browser said the page is not being loaded into a frame (Sec-Fetch-Dest). */
   framed: boolean;
+  /** The app page's secret and challenge; only the app page carries them. */
+  proof: MerchantProof;
 }
 
 export interface EmbedAccessDeps {
   findPlatform: (platformId: string) => Promise<PluginPlatform | undefined>;
-  state: (platform: PluginPlatform, domain: string) => Promise<EmbedState>;
+  state: (platform: PluginPlatform, domain: string, challenge: string) => Promise<EmbedState>;
   recheckMs: number;
   onError: (error: unknown, what: string) => void;
 }
@@ -59,12 +62,12 @@ export async function decideEmbedPage(request: EmbedRequest, deps: EmbedAccessDe
 
   let state: EmbedState | null = null;
   try {
-    state = await deps.state(platform, domain);
+    state = await deps.state(platform, domain, request.proof.challenge);
   } catch (error) {
     deps.onError(error, 'store state for the embed page');
   }
   return {
-    boot: { ...base, parentOrigin: hostOrigin, page: 'app', state, recheckMs: deps.recheckMs },
+    boot: { ...base, parentOrigin: hostOrigin, page: 'app', state, recheckMs: deps.recheckMs, proof: request.proof },
     frameAncestors: approvedOrigins.join(' '),
   };
 }

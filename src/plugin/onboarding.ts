@@ -5,12 +5,15 @@ import type { InvalidationBus } from '../cache/invalidation.js';
 import type { CommerceAdapter, CommerceEvent } from '../commerce/adapter.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import * as dal from './dal.js';
-import { DISCOUNT_CHOICES, type EmbedState } from './embed-state.js';
+import { DISCOUNT_CHOICES, type ActionLink } from './embed-state.js';
+import type { EmbedState } from './embed-view.js';
+import { recordConfirmation } from './merchant-tokens.js';
 import { decideStage, progressSteps, type Decision } from './stage.js';
 
 export interface OnboardingDeps {
   db: Db;
-  adapter: CommerceAdapter;
+  /** The commerce platform this host has; null on a host with none (prod until one is configured). */
+  adapter: CommerceAdapter | null;
   bus: InvalidationBus;
   settings: Config['plugin'];
   /** Wakes the setup worker so a new job starts now rather than at the next poll. */
@@ -47,15 +50,25 @@ export async function returnFlowHolds(db: Db, platform: dal.PluginPlatform, doma
 export class Onboarding {
   constructor(private readonly deps: OnboardingDeps) {}
 
-  async state(platform: dal.PluginPlatform | undefined, domain: string, now = new Date()): Promise<EmbedState> {
+  /**
+   * The store's stage or message. `challenge` (the hash of the embed app's secret) rides as the
+   * state of the commerce-platform links, so the owner's action there lets that app act for the store.
+   */
+  async state(platform: dal.PluginPlatform | undefined, domain: string, challenge: string | null = null, now = new Date()): Promise<EmbedState> {
     const { decision, record } = await this.decide(platform, domain, now);
-    return this.describe(decision, record, platform!, domain);
+    return this.describe(decision, record, platform!, domain, challenge);
   }
 
   private async decide(platform: dal.PluginPlatform | undefined, domain: string, now: Date) {
     const { db, adapter, settings } = this.deps;
     if (!platform || !platform.active) {
       return { decision: { kind: 'notice', notice: 'unavailable' } as Decision, record: undefined };
+    }
+    if (!adapter) {
+      // No commerce platform to install into: a brand already live elsewhere still shows as live.
+      const record = await dal.loadStoreRecord(db, domain);
+      const decision: Decision = record.offer?.live ? { kind: 'stage', stage: 'live' } : { kind: 'notice', notice: 'no_commerce_platform' };
+      return { decision, record };
     }
     const [status, record] = await Promise.all([adapter.status(domain), dal.loadStoreRecord(db, domain)]);
     const consented = record.merchant?.consentedAt != null;
@@ -88,22 +101,24 @@ export class Onboarding {
     return { decision, record };
   }
 
-  private async describe(decision: Decision, record: dal.StoreRecord | undefined, platform: dal.PluginPlatform, domain: string): Promise<EmbedState> {
+  private async describe(decision: Decision, record: dal.StoreRecord | undefined, platform: dal.PluginPlatform, domain: string, challenge: string | null): Promise<EmbedState> {
     if (decision.kind === 'notice') {
       switch (decision.notice) {
         case 'not_installed':
-          return { kind: 'notice', notice: 'not_installed', reinstall: await this.link(platform, domain, 'install') };
+          return { kind: 'notice', notice: 'not_installed', reinstall: await this.link(platform, domain, 'install', challenge) };
         case 'not_eligible':
           return { kind: 'notice', notice: 'not_eligible', reasons: decision.reasons };
+        case 'turned_off':
+          return { kind: 'notice', notice: 'turned_off', confirm: this.confirmLink(domain, challenge) };
         default:
           return { kind: 'notice', notice: decision.notice };
       }
     }
     switch (decision.stage) {
       case 'install':
-        return { kind: 'stage', stage: 'install', install: await this.link(platform, domain, 'install') };
+        return { kind: 'stage', stage: 'install', install: await this.link(platform, domain, 'install', challenge) };
       case 'plan':
-        return { kind: 'stage', stage: 'plan', approve: await this.link(platform, domain, 'plan') };
+        return { kind: 'stage', stage: 'plan', approve: await this.link(platform, domain, 'plan', challenge) };
       case 'setting_up':
       case 'delayed':
         return { kind: 'stage', stage: decision.stage, steps: progressSteps(record?.setup?.step), pollAfterMs: SETUP_POLL_AFTER_MS };
@@ -122,6 +137,7 @@ export class Onboarding {
           choices: [...DISCOUNT_CHOICES],
           termsUrl: TERMS_URL,
           privacyUrl: PRIVACY_URL,
+          confirm: this.confirmLink(domain, challenge),
         };
       }
       case 'live': {
@@ -142,13 +158,24 @@ export class Onboarding {
     }
   }
 
-  private async link(platform: dal.PluginPlatform, domain: string, action: 'install' | 'plan') {
+  /** Install or approve the plan at the commerce platform (only called when the host has one). */
+  private async link(platform: dal.PluginPlatform, domain: string, action: 'install' | 'plan', challenge: string | null): Promise<ActionLink> {
+    const adapter = this.deps.adapter!;
     const sameTab = await returnFlowHolds(this.deps.db, platform, domain);
     const returnTo = sameTab
       ? `/plugin/v2/return?${new URLSearchParams({ platformId: platform.id, domain }).toString()}`
       : null;
-    const url = action === 'install' ? this.deps.adapter.installUrl(domain, returnTo) : this.deps.adapter.planApprovalUrl(domain, returnTo);
+    const link = { returnTo, state: challenge };
+    const url = action === 'install' ? adapter.installUrl(domain, link) : adapter.planApprovalUrl(domain, link);
     return { url, sameTab };
+  }
+
+  /**
+   * Where the owner confirms at the commerce platform that this app acts for the store. Always a
+   * new tab: the app that made the challenge must still be there to trade its secret.
+   */
+  private confirmLink(domain: string, challenge: string | null): ActionLink | null {
+    return challenge ? { url: this.deps.adapter!.merchantConfirmationUrl(domain, challenge), sameTab: false } : null;
   }
 
   /**
@@ -158,7 +185,7 @@ export class Onboarding {
   async consent(platform: dal.PluginPlatform | undefined, domain: string, discountPercent: number | undefined, now = new Date()): Promise<EmbedState> {
     const { decision, record } = await this.decide(platform, domain, now);
     if (decision.kind !== 'stage' || decision.stage !== 'consent' || !record?.companyId) {
-      if (decision.kind === 'stage' && decision.stage === 'live') return this.describe(decision, record, platform!, domain);
+      if (decision.kind === 'stage' && decision.stage === 'live') return this.describe(decision, record, platform!, domain, null);
       throw new ApiError(409, 'wrong_stage', `cross-promotion can be turned on from the consent stage only; the store is at ${decision.kind === 'stage' ? decision.stage : decision.notice}`);
     }
     const existing = record.merchant?.existingDiscountPercent ?? null;
@@ -173,11 +200,12 @@ export class Onboarding {
       percent = discountPercent;
     }
     const code = discountCodeFor(domain, percent);
-    await this.deps.adapter.createDiscountCode(domain, { code, percent, oncePerCustomer: true });
+    // The consent stage is only ever reached through a commerce platform.
+    await this.deps.adapter!.createDiscountCode(domain, { code, percent, oncePerCustomer: true });
     const name = record.business?.name ?? domain;
     await dal.recordConsent(this.deps.db, domain, record.companyId, { percent, code, title: `${percent}% off your first order at ${name}` }, now);
     await this.deps.bus.publish('offers');
-    return this.state(platform, domain, now);
+    return this.state(platform, domain, null, now);
   }
 
   /** "Turn cross-promotion back on" after the merchant closed it. */
@@ -188,7 +216,7 @@ export class Onboarding {
     }
     await dal.setOfferLive(this.deps.db, domain, true, false, now);
     await this.deps.bus.publish('offers');
-    return this.state(platform, domain, now);
+    return this.state(platform, domain, null, now);
   }
 
   /** The merchant closed their campaign: the offer stops showing until they turn it back on. */
@@ -212,6 +240,10 @@ export class Onboarding {
     } else if (event.type === 'app_uninstalled') {
       await dal.setOfferLive(this.deps.db, event.domain, false, undefined, now);
       await this.deps.bus.publish('offers');
+    } else if (event.type === 'campaign_closed') {
+      await this.turnOff(event.domain, now);
+    } else if (event.type === 'merchant_confirmed') {
+      await recordConfirmation(this.deps.db, event.domain, event.state, now);
     }
   }
 }

@@ -7,12 +7,13 @@ import { describeEachDatabase, startTestApp, stopTestApp, type TestContext } fro
 import { createBrand, createPlatform } from '../../test/support/factories.js';
 import { DATABASE_KINDS } from '../../test/support/databases.js';
 import { tableContents } from '../../test/support/snapshot.js';
+import { injectTransport, merchantToken, StoreOwner } from '../../test/support/sandbox-owner.js';
 import { InvalidationBus } from '../cache/invalidation.js';
 import { SandboxCommerce } from '../commerce/sandbox.js';
 import { buildLoader, integrityOf, LOADER_VERSION, PUBLISHED_LOADERS } from './bundles.js';
 import * as dal from './dal.js';
 import { SetupWorker } from './setup-worker.js';
-import type { EmbedBoot, EmbedState } from './embed-state.js';
+import type { EmbedBoot, EmbedState } from './embed-view.js';
 
 /** The published integrity of loader v2.0.0. A change here means the loader's bytes changed: publish a new version instead. */
 export const PUBLISHED_LOADER_INTEGRITY = 'sha384-23V91mNyFDZ7Sg4LxD9POwyZ1G90GvNpKJYT12m/yGwDUqYsaAFMIQEUAJqohHL3';
@@ -49,7 +50,23 @@ function helpers(use: () => TestContext) {
     expect(response.statusCode).toBe(200);
     return response.json() as EmbedState;
   };
-  const form = (url: string) => use().app.inject({ method: 'POST', url, headers: { origin: HOST, 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+  // The store's owner, signed in at the sandbox (the first visitor of a store nobody knows sets up its sign-in).
+  const owners = new Map<string, Promise<StoreOwner>>();
+  const owner = (domain: string) => {
+    if (!owners.has(domain)) owners.set(domain, StoreOwner.signIn(injectTransport(use().app), domain));
+    return owners.get(domain)!;
+  };
+  /** One of the store owner's forms at the sandbox (install, plan, uninstall, close-campaign). */
+  const form = async (url: string, fields: Record<string, string> = {}) => {
+    const [, domain, action] = /^\/sandbox\/stores\/([^/]+)\/(.+)$/.exec(url)!;
+    return (await owner(domain!)).post(action!, fields);
+  };
+  /** The embed app's store token: the owner confirms the app's challenge at the sandbox, the app trades its secret. */
+  const tokenFor = async (platformId: string, domain: string) => merchantToken(injectTransport(use().app), await owner(domain), platformId);
+  const withToken = (token: string) => ({ authorization: `Bearer ${token}` });
+  /** "Turn on cross-promotions" as the embed app sends it, holding the store's token. */
+  const consentAsMerchant = async (platformId: string, domain: string, body: Record<string, unknown>) =>
+    post('/plugin/v2/consent', { platformId, domain, ...body }, HOST, withToken(await tokenFor(platformId, domain)));
   const waitFor = async (platformId: string, domain: string, wanted: (s: EmbedState) => boolean, timeoutMs = 15_000) => {
     const seen: string[] = [];
     const started = Date.now();
@@ -63,17 +80,17 @@ function helpers(use: () => TestContext) {
     }
   };
   const toConsent = async (platformId: string, domain: string) => {
-    expect((await form(`/sandbox/stores/${domain}/install`)).statusCode).toBe(200);
-    expect((await form(`/sandbox/stores/${domain}/plan`)).statusCode).toBe(200);
+    expect((await form(`/sandbox/stores/${domain}/install`)).status).toBe(200);
+    expect((await form(`/sandbox/stores/${domain}/plan`)).status).toBe(200);
     return waitFor(platformId, domain, (s) => s.kind === 'stage' && s.stage === 'consent');
   };
-  return { state, form, post, waitFor, toConsent, storeRows };
+  return { state, form, post, waitFor, toConsent, storeRows, owner, tokenFor, withToken, consentAsMerchant };
 }
 
 describeEachDatabase(
   'embedded plugin: loader, stages and onboarding',
   (use) => {
-    const { state, form, post, waitFor, toConsent, storeRows } = helpers(use);
+    const { state, form, post, waitFor, toConsent, storeRows, owner, tokenFor, withToken, consentAsMerchant } = helpers(use);
     let platformId: string;
 
     beforeAll(async () => {
@@ -125,7 +142,7 @@ describeEachDatabase(
     it("gives a store's state (and its discount code) only to the embed app: not without Origin, not to another origin, not by GET, not across sites", async () => {
       const domain = uniqueDomain();
       await toConsent(platformId, domain);
-      const live = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 20, acceptTerms: true });
+      const live = await consentAsMerchant(platformId, domain, { discountPercent: 20, acceptTerms: true });
       const code = live.json().offer.discountCode as string;
       expect(code).toMatch(/^PARTNER20-/);
       const body = { platformId, domain };
@@ -159,14 +176,20 @@ describeEachDatabase(
     it('puts the state in the embed page only for an approved host that frames it, never on the word of an origin parameter', async () => {
       const domain = uniqueDomain();
       await toConsent(platformId, domain);
-      const code = (await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true })).json().offer.discountCode as string;
+      const code = (await consentAsMerchant(platformId, domain, { discountPercent: 15, acceptTerms: true })).json().offer.discountCode as string;
       const embed = (query: Record<string, string>, headers: Record<string, string>) =>
         use().app.inject({ url: `/plugin/v2/embed?${new URLSearchParams({ platformId, domain, ...query })}`, headers });
       const framed = { 'sec-fetch-dest': 'iframe' };
 
       const approved = await embed({ ancestors: ORIGIN }, { ...framed, referer: `${ORIGIN}/` });
       expect(approved.headers['content-security-policy']).toContain(`frame-ancestors ${ORIGIN}`);
-      expect(bootOf(approved.body)).toMatchObject({ page: 'app', parentOrigin: ORIGIN, state: { stage: 'live', offer: { discountCode: code } } });
+      const boot = bootOf(approved.body);
+      expect(boot).toMatchObject({ page: 'app', parentOrigin: ORIGIN, state: { stage: 'live', offer: { discountCode: code } } });
+      // The app page's own secret, and its hash as the challenge its links carry: a new pair on every load.
+      if (boot.page !== 'app') throw new Error('expected the app page');
+      expect(boot.proof.challenge).toBe(crypto.createHash('sha256').update(boot.proof.secret).digest('hex'));
+      const again = bootOf((await embed({ ancestors: ORIGIN }, { ...framed, referer: `${ORIGIN}/` })).body);
+      expect(again.page === 'app' && again.proof.secret).not.toBe(boot.proof.secret);
 
       const refused = [
         // The old loader's way: an origin named in the address and no Referer, as a direct fetch can forge.
@@ -181,6 +204,7 @@ describeEachDatabase(
       for (const response of refused) {
         expect(response.statusCode).toBe(200);
         expect(bootOf(response.body).page).toBe('refused');
+        expect(response.body).not.toContain('"proof"');
         expect(response.body).not.toContain(code);
         expect(response.body).not.toContain('"stage"');
         expect(response.headers['access-control-allow-origin']).toBeUndefined();
@@ -229,9 +253,9 @@ describeEachDatabase(
       const domain = uniqueDomain();
       const first = await state(platformId, `https://www.${domain}/admin`);
       expect(first).toMatchObject({ kind: 'stage', stage: 'install', install: { url: `/sandbox/stores/${domain}/install`, sameTab: false } });
-      await form(`/sandbox/stores/${domain}/install`);
+      expect((await form(`/sandbox/stores/${domain}/install`)).status).toBe(200);
       expect(await state(platformId, domain)).toMatchObject({ kind: 'stage', stage: 'plan', approve: { sameTab: false } });
-      await form(`/sandbox/stores/${domain}/plan`);
+      expect((await form(`/sandbox/stores/${domain}/plan`)).status).toBe(200);
       const { state: consent, seen } = await waitFor(platformId, domain, (s) => s.kind === 'stage' && s.stage === 'consent');
       expect(seen[0]).toBe('setting_up');
       expect(consent).toMatchObject({ stage: 'consent', existingDiscountPercent: null, choices: [10, 15, 20, 25] });
@@ -242,10 +266,10 @@ describeEachDatabase(
       expect(company.commerce_platform).toBe('Sandbox Commerce');
       expect(await use().db.selectFrom('offers').select('live').where('company_id', '=', company.id).executeTakeFirstOrThrow()).toEqual({ live: false });
 
-      const live = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 20, acceptTerms: true });
+      const live = await consentAsMerchant(platformId, domain, { discountPercent: 20, acceptTerms: true });
       expect(live.statusCode).toBe(200);
       expect(live.json()).toMatchObject({ kind: 'stage', stage: 'live', offer: { discountPercent: 20, title: expect.stringMatching(/^20% off your first order at /) } });
-      const again = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 20, acceptTerms: true });
+      const again = await consentAsMerchant(platformId, domain, { discountPercent: 20, acceptTerms: true });
       expect(again.json()).toMatchObject({ stage: 'live' });
       const codes = await use().db.selectFrom('sandbox_discount_codes').selectAll().where('store_domain', '=', domain).execute();
       expect(codes).toHaveLength(1);
@@ -256,23 +280,27 @@ describeEachDatabase(
       });
     });
 
-    it('refuses consent from another origin, without accepting the terms, without a discount, or before the consent stage', async () => {
+    it('refuses consent from another origin, without the store token, without accepting the terms, without a discount, or before the consent stage', async () => {
       const domain = uniqueDomain();
-      const early = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true });
+      const token = withToken(await tokenFor(platformId, domain));
+      const early = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true }, HOST, token);
       expect(early.statusCode).toBe(409);
       expect(early.json()).toMatchObject({ error: 'wrong_stage' });
       await toConsent(platformId, domain);
-      const foreign = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true }, 'https://evil.example');
+      const foreign = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true }, 'https://evil.example', token);
       expect(foreign.statusCode).toBe(403);
-      const noOrigin = await use().app.inject({ method: 'POST', url: '/plugin/v2/consent', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ platformId, domain, discountPercent: 15, acceptTerms: true }) });
+      const noOrigin = await use().app.inject({ method: 'POST', url: '/plugin/v2/consent', headers: { 'content-type': 'application/json', ...token }, payload: JSON.stringify({ platformId, domain, discountPercent: 15, acceptTerms: true }) });
       expect(noOrigin.statusCode).toBe(403);
-      const noTerms = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15 });
+      const noToken = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true });
+      expect(noToken.statusCode).toBe(401);
+      expect(noToken.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/store's token/) });
+      const noTerms = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15 }, HOST, token);
       expect(noTerms.statusCode).toBe(400);
       expect(noTerms.json().message).toMatch(/acceptTerms/);
-      const badPercent = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 30, acceptTerms: true });
+      const badPercent = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 30, acceptTerms: true }, HOST, token);
       expect(badPercent.statusCode).toBe(400);
       expect(badPercent.json().message).toMatch(/discountPercent/);
-      const noPercent = await post('/plugin/v2/consent', { platformId, domain, acceptTerms: true });
+      const noPercent = await post('/plugin/v2/consent', { platformId, domain, acceptTerms: true }, HOST, token);
       expect(noPercent.statusCode).toBe(400);
       expect(noPercent.json().message).toBe('discountPercent is required: choose 10, 15, 20 or 25');
       expect(await state(platformId, domain)).toMatchObject({ stage: 'consent' });
@@ -282,10 +310,10 @@ describeEachDatabase(
       const domain = uniqueDomain('promo-');
       const { state: consent } = await toConsent(platformId, domain);
       expect(consent).toMatchObject({ existingDiscountPercent: 15 });
-      const other = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 25, acceptTerms: true });
+      const other = await consentAsMerchant(platformId, domain, { discountPercent: 25, acceptTerms: true });
       expect(other.statusCode).toBe(400);
       expect(other.json().message).toMatch(/must be 15/);
-      const live = await post('/plugin/v2/consent', { platformId, domain, acceptTerms: true });
+      const live = await consentAsMerchant(platformId, domain, { acceptTerms: true });
       expect(live.json()).toMatchObject({ stage: 'live', offer: { discountPercent: 15 } });
     });
 
@@ -317,8 +345,8 @@ describeEachDatabase(
     it('after uninstall says the app is not installed; reinstalling and approving turns it back on', async () => {
       const domain = uniqueDomain();
       await toConsent(platformId, domain);
-      await post('/plugin/v2/consent', { platformId, domain, discountPercent: 10, acceptTerms: true });
-      expect((await form(`/sandbox/stores/${domain}/uninstall`)).statusCode).toBe(303);
+      await consentAsMerchant(platformId, domain, { discountPercent: 10, acceptTerms: true });
+      expect((await form(`/sandbox/stores/${domain}/uninstall`)).status).toBe(303);
       expect(await state(platformId, domain)).toMatchObject({ kind: 'notice', notice: 'not_installed', reinstall: { url: `/sandbox/stores/${domain}/install` } });
       const offer = await use().db.selectFrom('offers as o').innerJoin('companies as c', 'c.id', 'o.company_id').select('o.live').where('c.domain', '=', domain).executeTakeFirstOrThrow();
       expect(offer.live).toBe(false);
@@ -331,8 +359,8 @@ describeEachDatabase(
     it('hears an uninstall made through the adapter the rest of the service holds (one adapter per process)', async () => {
       const domain = uniqueDomain();
       await toConsent(platformId, domain);
-      await post('/plugin/v2/consent', { platformId, domain, discountPercent: 10, acceptTerms: true });
-      await use().app.commerce.uninstall(domain);
+      await consentAsMerchant(platformId, domain, { discountPercent: 10, acceptTerms: true });
+      await use().app.commerce!.uninstall(domain);
       expect(await state(platformId, domain)).toMatchObject({ kind: 'notice', notice: 'not_installed' });
       // Onboarding's answer to the event: the store's offer leaves the network.
       const offer = await use().db.selectFrom('offers as o').innerJoin('companies as c', 'c.id', 'o.company_id').select('o.live').where('c.domain', '=', domain).executeTakeFirstOrThrow();
@@ -342,14 +370,16 @@ describeEachDatabase(
     it('after the merchant closes the campaign says it is turned off, and turns back on', async () => {
       const domain = uniqueDomain();
       await toConsent(platformId, domain);
-      await post('/plugin/v2/consent', { platformId, domain, discountPercent: 10, acceptTerms: true });
-      expect((await form(`/sandbox/stores/${domain}/close-campaign`)).statusCode).toBe(303);
-      expect(await state(platformId, domain)).toEqual({ kind: 'notice', notice: 'turned_off' });
-      const refused = await post('/plugin/v2/turn-on', { platformId, domain }, 'https://evil.example');
+      await consentAsMerchant(platformId, domain, { discountPercent: 10, acceptTerms: true });
+      expect((await form(`/sandbox/stores/${domain}/close-campaign`)).status).toBe(303);
+      expect(await state(platformId, domain)).toEqual({ kind: 'notice', notice: 'turned_off', confirm: null });
+      const token = withToken(await tokenFor(platformId, domain));
+      const refused = await post('/plugin/v2/turn-on', { platformId, domain }, 'https://evil.example', token);
       expect(refused.statusCode).toBe(403);
-      const on = await post('/plugin/v2/turn-on', { platformId, domain });
+      expect((await post('/plugin/v2/turn-on', { platformId, domain })).statusCode).toBe(401);
+      const on = await post('/plugin/v2/turn-on', { platformId, domain }, HOST, token);
       expect(on.json()).toMatchObject({ stage: 'live' });
-      const twice = await post('/plugin/v2/turn-on', { platformId, domain });
+      const twice = await post('/plugin/v2/turn-on', { platformId, domain }, HOST, token);
       expect(twice.statusCode).toBe(409);
     });
 
@@ -371,27 +401,21 @@ describeEachDatabase(
       const same = await state(withPage, synced);
       if (same.kind !== 'stage' || same.stage !== 'install') throw new Error('expected install');
       expect(same.install.sameTab).toBe(true);
-      const installPage = await use().app.inject(same.install.url);
+      // The platform's page asks its owner to sign in first, and comes back to itself afterwards.
+      const toSignIn = await use().app.inject(same.install.url);
+      expect(toSignIn.statusCode).toBe(303);
+      expect(toSignIn.headers.location).toBe(`/sandbox/stores/${synced}/sign-in?next=${encodeURIComponent(same.install.url)}`);
+      const installPage = await (await owner(synced)).get(same.install.url);
       expect(installPage.body).toContain('name="return" value="/plugin/v2/return?');
-      const back = await use().app.inject({
-        method: 'POST',
-        url: `/sandbox/stores/${synced}/install`,
-        headers: { origin: HOST, 'content-type': 'application/x-www-form-urlencoded' },
-        payload: `return=${encodeURIComponent(`/plugin/v2/return?platformId=${withPage}&domain=${synced}`)}`,
-      });
-      expect(back.statusCode).toBe(303);
-      const returned = await use().app.inject(back.headers.location as string);
+      const back = await form(`/sandbox/stores/${synced}/install`, { return: `/plugin/v2/return?platformId=${withPage}&domain=${synced}` });
+      expect(back.status).toBe(303);
+      const returned = await use().app.inject(back.location!);
       expect(returned.statusCode).toBe(303);
       expect(returned.headers.location).toBe(`${ORIGIN}/apps/partners?tab=1&svc_connect=return`);
 
       // A return address that is not the service's own is ignored, never followed.
-      const open = await use().app.inject({
-        method: 'POST',
-        url: `/sandbox/stores/${synced}/plan`,
-        headers: { origin: HOST, 'content-type': 'application/x-www-form-urlencoded' },
-        payload: `return=${encodeURIComponent('https://evil.example/')}`,
-      });
-      expect(open.statusCode).toBe(200);
+      const open = await form(`/sandbox/stores/${synced}/plan`, { return: 'https://evil.example/' });
+      expect(open.status).toBe(200);
       expect(open.body).toContain('The plan is approved');
 
       // The platform closes the brand in its sync: back to new tabs, and the return address just says where to go.
@@ -401,10 +425,13 @@ describeEachDatabase(
       expect(closed.body).toContain('Go back to the tab where you started');
     });
 
-    it('serves the sandbox store admin with its catalog and orders, and 404 for a malformed store', async () => {
+    it("serves the sandbox store admin to the store's owner only, with its catalog and orders, and 404 for a malformed store", async () => {
       const domain = uniqueDomain();
-      const admin = await use().app.inject(`/sandbox/stores/${domain}`);
-      expect(admin.statusCode).toBe(200);
+      const anonymous = await use().app.inject(`/sandbox/stores/${domain}`);
+      expect(anonymous.statusCode).toBe(303);
+      expect(anonymous.headers.location).toBe(`/sandbox/stores/${domain}/sign-in?next=${encodeURIComponent(`/sandbox/stores/${domain}`)}`);
+      const admin = await (await owner(domain)).get(`/sandbox/stores/${domain}`);
+      expect(admin.status).toBe(200);
       expect(admin.body).toMatch(/Catalog \(\d+ products\)/);
       expect(admin.body).toMatch(/Orders \(\d+ in all/);
       expect((await use().app.inject('/sandbox/stores/nodot')).statusCode).toBe(404);
@@ -412,7 +439,7 @@ describeEachDatabase(
       const forged = await use().app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/install`, headers: { origin: 'https://evil.example' } });
       expect(forged.statusCode).toBe(403);
       const planFirst = await form(`/sandbox/stores/${domain}/plan`);
-      expect(planFirst.statusCode).toBe(409);
+      expect(planFirst.status).toBe(409);
       expect(await storeRows(domain)).toEqual(before);
     });
   },
@@ -432,8 +459,8 @@ describe('store setup survives a restart', () => {
         context = await startTestApp(kind, { ...ENV, SETUP_POLL_MS: '60000' });
         const { platformId } = await createPlatform(context.support, { approvedOrigins: [ORIGIN] });
         const domain = uniqueDomain();
-        const install = await context.app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/install`, headers: { origin: HOST } });
-        expect(install.statusCode).toBe(200);
+        const install = await (await StoreOwner.signIn(injectTransport(context.app), domain)).post('install');
+        expect(install.status).toBe(200);
         await context.db.updateTable('sandbox_stores').set({ plan_approved_at: new Date() }).where('domain', '=', domain).execute();
         // What a worker leaves behind when the process dies while it runs the import.
         await context.db

@@ -2,13 +2,13 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { badRequest, forbidden, notFound } from '../http/errors.js';
-import { sandboxRoutes } from '../commerce/routes.js';
 import { bundles, publishedLoaders } from './bundles.js';
 import * as dal from './dal.js';
 import { decideEmbedPage } from './embed-access.js';
 import { htmlPage, inlineJson, PAGE_CSP } from './html.js';
 import { Onboarding, returnFlowHolds } from './onboarding.js';
-import { ConsentBody, EmbedPageQuery, StoreBody, StoreQuery } from './schemas.js';
+import { exchangeSecret, newMerchantProof, requireMerchantToken } from './merchant-tokens.js';
+import { ConsentBody, EmbedPageQuery, MerchantToken, StateBody, StoreBody, StoreQuery, TokenBody } from './schemas.js';
 import { SetupWorker } from './setup-worker.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
 import { hintedAncestors, refererOrigin, requireOwnOrigin } from './origin.js';
@@ -35,18 +35,21 @@ function sendAsset(reply: FastifyReply, body: Buffer, contentType: string, cache
     .send(body);
 }
 
-/** The loader, the embed app and its API, the sandbox commerce platform, and the setup worker. */
+/** The loader, the embed app and its API, and the setup worker. */
 export const pluginRoutes: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { db, bus, config } = app.services;
-  // One adapter per process: its events (install, plan, uninstall) must reach this onboarding.
-  const adapter = app.sandboxCommerce;
-  const worker = new SetupWorker({ db, adapter, bus, log: app.log, pollMs: config.plugin.setupPollMs, retryMs: config.plugin.setupRetryMs, leaseMs: config.plugin.setupLeaseMs });
-  const onboarding = new Onboarding({ db, adapter, bus, settings: config.plugin, nudgeWorker: () => worker.nudge() });
-  adapter.onEvent((event) => onboarding.handleCommerceEvent(event));
+  // One adapter per process: its events (install, plan, uninstall, confirmations) must reach this onboarding.
+  const adapter = app.commerce;
+  // Setup reads a store from its commerce platform: a host with none has no setup to run.
+  const worker = adapter
+    ? new SetupWorker({ db, adapter, bus, log: app.log, pollMs: config.plugin.setupPollMs, retryMs: config.plugin.setupRetryMs, leaseMs: config.plugin.setupLeaseMs })
+    : undefined;
+  const onboarding = new Onboarding({ db, adapter, bus, settings: config.plugin, nudgeWorker: () => worker?.nudge() });
+  adapter?.onEvent((event) => onboarding.handleCommerceEvent(event));
   // An API-only instance leaves setup to the worker process (src/worker.ts); nudges then do nothing.
-  if (config.runBackgroundJobs) app.addHook('onReady', async () => worker.start());
-  app.addHook('onClose', async () => worker.stop());
+  if (worker && config.runBackgroundJobs) app.addHook('onReady', async () => worker.start());
+  if (worker) app.addHook('onClose', async () => worker.stop());
 
   // Each published version's committed bytes, read once: never rebuilt, so never changed.
   for (const published of await publishedLoaders()) {
@@ -84,10 +87,11 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
           hostOrigin: refererOrigin(request),
           hintedAncestors: hintedAncestors(request.query.ancestors),
           framed: destination === undefined || destination === 'iframe',
+          proof: newMerchantProof(),
         },
         {
           findPlatform: (id) => dal.findPluginPlatform(db, id),
-          state: (platform, store) => onboarding.state(platform, store),
+          state: (platform, store, challenge) => onboarding.state(platform, store, challenge),
           recheckMs: config.plugin.recheckMs,
           onError: (error, what) => request.log.error({ err: error }, `${what} failed; the embed page says the service could not be reached`),
         },
@@ -138,7 +142,7 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
       schema: {
         summary: "A store's onboarding stage, or the message shown instead (for the embed app only: same origin)",
         tags: ['plugin'],
-        body: StoreBody,
+        body: StateBody,
         response: { 400: errorRef, 403: errorRef },
       },
     },
@@ -146,7 +150,26 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
       requireOwnOrigin(request);
       const { store, platform } = await storeState(request.body.platformId, request.body.domain);
       reply.header('Cache-Control', 'no-store');
-      return onboarding.state(platform, store.domain);
+      return onboarding.state(platform, store.domain, request.body.challenge ?? null);
+    },
+  );
+
+  app.post(
+    '/plugin/v2/token',
+    {
+      config: NO_CORS,
+      schema: {
+        summary: "Trade the embed app page's secret for a store-bound token, once the store's owner confirmed at the commerce platform",
+        tags: ['plugin'],
+        body: TokenBody,
+        response: { 200: MerchantToken, 400: errorRef, 401: errorRef, 403: errorRef },
+      },
+    },
+    async (request, reply) => {
+      requireOwnOrigin(request);
+      const { store } = await storeState(request.body.platformId, request.body.domain);
+      reply.header('Cache-Control', 'no-store');
+      return exchangeSecret(db, store, request.body.secret);
     },
   );
 
@@ -154,16 +177,17 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
     '/plugin/v2/consent',
     {
       schema: {
-        summary: 'Turn on cross-promotions: accept the terms, create the discount code, show the offer',
+        summary: 'Turn on cross-promotions: accept the terms, create the discount code, show the offer (needs the store token)',
         tags: ['plugin'],
         body: ConsentBody,
-        response: { 400: errorRef, 403: errorRef, 409: errorRef },
+        response: { 400: errorRef, 401: errorRef, 403: errorRef, 409: errorRef },
       },
       config: NO_CORS,
     },
     async (request) => {
       requireOwnOrigin(request);
       const { store, platform } = await storeState(request.body.platformId, request.body.domain);
+      await requireMerchantToken(db, request, store);
       return onboarding.consent(platform, store.domain, request.body.discountPercent);
     },
   );
@@ -172,16 +196,17 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
     '/plugin/v2/turn-on',
     {
       schema: {
-        summary: 'Turn cross-promotion back on after the merchant closed it',
+        summary: 'Turn cross-promotion back on after the merchant closed it (needs the store token)',
         tags: ['plugin'],
         body: StoreBody,
-        response: { 400: errorRef, 403: errorRef, 409: errorRef },
+        response: { 400: errorRef, 401: errorRef, 403: errorRef, 409: errorRef },
       },
       config: NO_CORS,
     },
     async (request) => {
       requireOwnOrigin(request);
       const { store, platform } = await storeState(request.body.platformId, request.body.domain);
+      await requireMerchantToken(db, request, store);
       return onboarding.turnOn(platform, store.domain);
     },
   );
@@ -207,6 +232,4 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
     if (!page) throw notFound(`no page ${request.params.page}`);
     return reply.header('Content-Type', 'text/html; charset=utf-8').header('Content-Security-Policy', PAGE_CSP).send(page);
   });
-
-  await app.register(sandboxRoutes({ adapter, onboarding, stylesheet: async () => `/plugin/assets/${(await bundles()).pagesStyle}` }));
 };

@@ -23,3 +23,26 @@ export const ConsentBody = Type.Object(
 );
 
 export const StoreBody = Type.Object({ platformId: Type.String(), domain: Type.String() }, { additionalProperties: false });
+
+export const StateBody = Type.Object(
+  {
+    platformId: Type.String(),
+    domain: Type.String(),
+    challenge: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: "The hash of the embed app's secret: the state its commerce-platform links carry" })),
+  },
+  { additionalProperties: false },
+);
+
+export const TokenBody = Type.Object(
+  {
+    platformId: Type.String(),
+    domain: Type.String(),
+    secret: Type.String({ minLength: 1, maxLength: 100, description: "The embed app page's secret, whose hash the store's owner confirmed at the commerce platform" }),
+  },
+  { additionalProperties: false },
+);
+
+export const MerchantToken = Type.Object({
+  token: Type.String({ description: 'Sent as Authorization: Bearer on the consent and turn-on calls' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+});

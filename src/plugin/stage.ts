@@ -23,7 +23,9 @@ export interface StagePolicy {
 export type Decision =
   | { kind: 'stage'; stage: Stage }
   | { kind: 'notice'; notice: Exclude<Notice, 'unreachable' | 'not_eligible'> }
-  | { kind: 'notice'; notice: 'not_eligible'; reasons: string[] };
+  | { kind: 'notice'; notice: 'not_eligible'; reasons: string[] }
+  /** The host has no commerce platform (decided before the facts above, which come from one). */
+  | { kind: 'notice'; notice: 'no_commerce_platform' };
 
 export function eligibilityProblems(eligibility: { orders: number; activeProductsWithImages: number }, minOrders: number): string[] {
   const reasons: string[] = [];

@@ -14,6 +14,8 @@ import { ADMIN_TOKEN, testConfig } from '../support/harness.js';
 import { consent, csrfOf, mergeCookies, pkce, REDIRECT_URI, signIn } from '../support/oauth-flow.js';
 import { registeredRoutes } from '../support/routes.js';
 import { tableContents } from '../support/snapshot.js';
+import { registeredRoutes } from '../support/routes.js';
+import { injectTransport, merchantToken, StoreOwner, STORE_OWNER_PASSWORD } from '../support/sandbox-owner.js';
 
 /**
  * Property-based hostile input against every route the app registers, on PostgreSQL: random
@@ -71,6 +73,7 @@ const PUBLIC_GETS = [
   'GET /sandbox/stores/:domain',
   'GET /sandbox/stores/:domain/install',
   'GET /sandbox/stores/:domain/plan',
+  'GET /sandbox/stores/:domain/confirm',
   'GET /sandbox/images/:domain/:file',
   'GET /sandbox/stores/:domain/sign-in',
   'GET /sandbox/stores/:domain/ownership/:claimId',
@@ -106,6 +109,7 @@ const ADMIN = [
   'POST /admin/brand-keys/:keyId/revoke',
   'POST /admin/oauth-clients',
   'GET /admin/oauth-clients',
+  'POST /admin/sandbox/stores/:domain/owner',
 ];
 
 /** The dashboard's JSON API: session cookie, and for writes the CSRF token in x-csrf-token. */
@@ -144,16 +148,17 @@ const DASHBOARD_API = [
 /** Staff forms: session cookie and the CSRF token in a form field. */
 const ACCOUNT_FORMS = ['POST /account/sign-in', 'POST /account/sign-out'];
 
-/** Store actions of the embed app (no credentials; Origin must be the service's own host). */
-const STORE_ACTIONS = ['POST /plugin/v2/state', 'POST /plugin/v2/consent', 'POST /plugin/v2/turn-on'];
+/** Calls of the embed app: Origin must be the service's own host; consent and turn-on also need the store token. */
+const STORE_ACTIONS = ['POST /plugin/v2/state', 'POST /plugin/v2/token', 'POST /plugin/v2/consent', 'POST /plugin/v2/turn-on'];
 
 /** Any other method or path under /plugin/v2: answered without CORS, never a grant. */
 const PLUGIN_OTHER = ['POST /plugin/v2/*', 'PUT /plugin/v2/*', 'PATCH /plugin/v2/*', 'DELETE /plugin/v2/*', 'OPTIONS /plugin/v2/*'];
 
-/** The sandbox commerce platform's forms (Origin must be the service's own host). */
+/** The sandbox commerce platform's forms: Origin the service's own host, the page's CSRF token, and (but for sign-in and checkout) the store owner's session. */
 const SANDBOX_ACTIONS = [
   'POST /sandbox/stores/:domain/install',
   'POST /sandbox/stores/:domain/plan',
+  'POST /sandbox/stores/:domain/confirm',
   'POST /sandbox/stores/:domain/uninstall',
   'POST /sandbox/stores/:domain/close-campaign',
   'POST /sandbox/stores/:domain/sign-in',
@@ -298,6 +303,9 @@ interface World {
   /** A staff account the fuzz signs in as (and locks out); setup never uses it. */
   targetEmail: string;
   storeDomain: string;
+  /** The store's owner signed in at the sandbox (cookies with the CSRF token), and the embed app's token for the store. */
+  storeOwner: { cookies: string; csrf: string };
+  merchantToken: string;
 }
 
 describe('hostile input against every route', () => {
@@ -317,6 +325,8 @@ describe('hostile input against every route', () => {
     world.accessToken,
     world.dashboard.cookies.match(/svc_session=([^;]+)/)![1]!,
     world.dashboard.key,
+    world.merchantToken,
+    world.storeOwner.cookies.match(/sandbox_owner=([^;]+)/)![1]!,
     ADMIN_TOKEN,
     WEBHOOK_SECRET,
   ];
@@ -391,6 +401,11 @@ describe('hostile input against every route', () => {
     const apps = await app.inject({ method: 'GET', url: '/dashboard/api/apps', headers: { cookie: cookies } });
     const grantId = (apps.json() as { data: Array<{ grantId: string }> }).data[0]!.grantId;
 
+    // The dashboard's store, as its owner at the sandbox and as the embed app holding the store token.
+    const sandbox = injectTransport(app);
+    const storeOwner = await StoreOwner.signIn(sandbox, storeDomain, { email: 'owner@store.example', password: STORE_OWNER_PASSWORD });
+    const storeToken = await merchantToken(sandbox, storeOwner, platform.platformId);
+
     const assetNames = (html: string, prefix: string) => [...html.matchAll(new RegExp(`${prefix}([^"]+)"`, 'g'))].map((m) => m[1]!);
     const dashboardPage = await app.inject({ method: 'GET', url: '/dashboard' });
     const embedPage = await app.inject({ method: 'GET', url: `/plugin/v2/embed?platformId=${platform.platformId}&domain=${storeDomain}&origin=https://host.example` });
@@ -421,6 +436,8 @@ describe('hostile input against every route', () => {
       assets: { dashboard: assetNames(dashboardPage.body, '/dashboard/assets/'), plugin: assetNames(embedPage.body, '/plugin/assets/') },
       targetEmail,
       storeDomain,
+      storeOwner: { cookies: storeOwner.cookieHeader, csrf: storeOwner.csrfToken },
+      merchantToken: storeToken,
     };
     contents = await tableContents(database.db);
   }, 60_000);
@@ -510,6 +527,7 @@ describe('hostile input against every route', () => {
       'GET /sandbox/open': () => fieldsQuery({ domain }),
       'GET /sandbox/stores/:domain/install': () => fieldsQuery({ return: mostly(fc.constant(`/plugin/v2/return?platformId=${world.platformId}&domain=${world.storeDomain}`)) }),
       'GET /sandbox/stores/:domain/plan': () => fieldsQuery({ return: mostly(fc.constant(`/plugin/v2/return?platformId=${world.platformId}&domain=${world.storeDomain}`)) }),
+      'GET /sandbox/stores/:domain/confirm': () => fieldsQuery({ state: mostly(fc.stringMatching(/^[0-9a-f]{64}$/)) }),
       'GET /account/sign-in': () => fieldsQuery({ return_to: mostly(fc.constantFrom('/account', '/v1/oauth/authorize?client_id=x', '//evil.example')) }),
       'GET /dashboard/api/brands': () => fieldsQuery({ q: mostly(shortText) }),
       'GET /dashboard/api/partners': () => fieldsQuery({ status: mostly(fc.constantFrom('active', 'inviteSent', 'inviteReceived', 'declined', 'removed')) }),
@@ -862,7 +880,7 @@ describe('hostile input against every route', () => {
     );
   }, 120_000);
 
-  it('store actions of the embed app: hostile bodies, from their own host and from elsewhere', async () => {
+  it('calls of the embed app: hostile bodies and store tokens, from their own host and from elsewhere', async () => {
     const store = {
       platformId: mostly(fc.constant(world.platformId), fc.oneof(hostileString, fc.uuid())),
       domain: mostly(fc.constantFrom(world.storeDomain, 'new-shop.example', `https://www.${world.storeDomain}/x`)),
@@ -873,23 +891,36 @@ describe('hostile input against every route', () => {
         { requiredKeys: ['platformId', 'domain', 'acceptTerms'] },
       ),
       'POST /plugin/v2/turn-on': fc.record(store),
-      'POST /plugin/v2/state': fc.record(store),
+      'POST /plugin/v2/state': fc.record({ ...store, challenge: mostly(fc.stringMatching(/^[0-9a-f]{64}$/)) }, { requiredKeys: ['platformId', 'domain'] }),
+      'POST /plugin/v2/token': fc.record({ ...store, secret: mostly(fc.string({ minLength: 1, maxLength: 60 })) }),
     };
     await property(
       80,
       fc.record({
         route: fc.constantFrom(...STORE_ACTIONS),
         origin: fc.oneof({ weight: 3, arbitrary: fc.constant(OWN_HOST_ORIGIN) }, { weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: headerText }),
+        // The store's own token (so the handlers run), none, or anything else in its place.
+        authorization: fc.oneof(
+          { weight: 2, arbitrary: fc.constant(`Bearer ${world.merchantToken}`) },
+          { weight: 1, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: headerText },
+          { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9]{43}$/).map((text) => `Bearer svc_store_${text}`) },
+        ),
         payloadKind: fc.constantFrom('plausible', 'plausible', 'plausible', 'any', 'broken'),
         plausible: fc.constantFrom(...STORE_ACTIONS).chain((route) => bodies[route]!),
         any: hostileJson,
         broken: brokenJson,
         extra: extraHeaders,
       }),
-      ({ route, origin, payloadKind, plausible, any, broken, extra }) => {
+      ({ route, origin, authorization, payloadKind, plausible, any, broken, extra }) => {
         const [method, path] = route.split(' ') as ['POST', string];
         const payload = payloadKind === 'broken' ? broken : JSON.stringify(payloadKind === 'any' ? any : plausible);
-        return probe({ method, url: path, headers: { ...extra, 'content-type': 'application/json', ...(origin === undefined ? {} : { origin }) }, payload });
+        return probe({
+          method,
+          url: path,
+          headers: { ...extra, 'content-type': 'application/json', ...(origin === undefined ? {} : { origin }), ...(authorization === undefined ? {} : { authorization }) },
+          payload,
+        });
       },
     );
   }, 120_000);
@@ -913,20 +944,27 @@ describe('hostile input against every route', () => {
     );
   }, 120_000);
 
-  it('sandbox commerce forms: hostile store domains and fields, from their own host and from elsewhere', async () => {
+  it("sandbox commerce forms: hostile store domains and fields, with and without the owner's session, from their own host and from elsewhere", async () => {
     await property(
       60,
       fc.record({
         target: fc.constantFrom(...SANDBOX_ACTIONS).chain(routeUrl),
         origin: fc.oneof(fc.constant(OWN_HOST_ORIGIN), fc.constant(undefined), headerText),
+        // The store owner's session and the page's CSRF token (so the handlers run), or not.
+        signedIn: fc.boolean(),
         fields: formBody(
-          ['return', 'next', 'email', 'password', 'decision', 'productId', 'quantity', 'discount', 'ref'],
-          fc.oneof(hostileString, fc.constantFrom('/plugin/v2/return?platformId=x&domain=y', 'https://evil.example/', 'confirm', 'decline', '1', 'shopper@fuzz.example', world.referralToken)),
+          ['return', 'next', 'email', 'password', 'decision', 'productId', 'quantity', 'discount', 'ref', 'state', 'csrf_token'],
+          fc.oneof(hostileString, fc.constantFrom('/plugin/v2/return?platformId=x&domain=y', 'https://evil.example/', 'confirm', 'decline', '1', 'shopper@fuzz.example', world.referralToken, 'a'.repeat(64))),
         ),
         extra: extraHeaders,
       }),
-      ({ target, origin, fields, extra }) =>
-        probe({ method: 'POST', url: target.path, headers: { ...extra, 'content-type': 'application/x-www-form-urlencoded', ...(origin === undefined ? {} : { origin }) }, payload: fields }),
+      ({ target, origin, signedIn, fields, extra }) =>
+        probe({
+          method: 'POST',
+          url: target.path,
+          headers: { ...extra, 'content-type': 'application/x-www-form-urlencoded', ...(origin === undefined ? {} : { origin }), ...(signedIn ? { cookie: world.storeOwner.cookies } : {}) },
+          payload: signedIn ? `csrf_token=${world.storeOwner.csrf}&${fields}` : fields,
+        }),
     );
   }, 120_000);
 

@@ -10,6 +10,7 @@ import { ADMIN_TOKEN } from '../support/harness.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 import { startWorker, TcpProxy, totalCounts, waitUntil, type WorkerProcess } from './support.js';
 import { spreadBurst } from '../support/burst.js';
+import { fetchTransport, merchantToken, StoreOwner } from '../support/sandbox-owner.js';
 
 const POSTGRES = { host: new URL(TEST_POSTGRES_URL).hostname, port: Number(new URL(TEST_POSTGRES_URL).port || 5432) };
 const REDIS = { host: '127.0.0.1', port: 6379 };
@@ -503,14 +504,10 @@ describe('faults', () => {
     const workers = await Promise.all([startWorker(workerEnv), startWorker(workerEnv)]);
     running.push(...workers);
 
-    const sandbox = (action: string) =>
-      fetch(`${service.baseUrl}/sandbox/stores/${domain}/${action}`, {
-        method: 'POST',
-        headers: { origin: service.baseUrl, 'content-type': 'application/x-www-form-urlencoded' },
-        body: '',
-      });
-    expect((await sandbox('install')).status).toBe(200);
-    expect((await sandbox('plan')).status).toBe(200);
+    // The store's owner installs the app and approves the plan at the sandbox.
+    const owner = await StoreOwner.signIn(fetchTransport(service.baseUrl), domain);
+    expect((await owner.post('install')).status).toBe(200);
+    expect((await owner.post('plan')).status).toBe(200);
     const job = () => database.db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirstOrThrow();
 
     // One worker claims the job and starts the import.
@@ -530,11 +527,13 @@ describe('faults', () => {
     expect(setupLog(other, 'store setup step finished')).toEqual(['import', 'offer', 'match']);
     expect(workers.flatMap((worker) => setupLog(worker, 'store setup lease lost: another worker has the job, so this result is dropped'))).toEqual([]);
 
-    // The merchant turns cross-promotion on, twice over (a double click): one code in the store.
+    // The merchant turns cross-promotion on, twice over (a double click), with the store token the
+    // owner's confirmation at the sandbox gave the embed app: one code in the store.
+    const token = await merchantToken(fetchTransport(service.baseUrl), owner, platformId);
     const consent = () =>
       fetch(`${service.baseUrl}/plugin/v2/consent`, {
         method: 'POST',
-        headers: { origin: service.baseUrl, 'content-type': 'application/json' },
+        headers: { origin: service.baseUrl, 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({ platformId, domain, discountPercent: 15, acceptTerms: true }),
       });
     const [once, twice] = await Promise.all([consent(), consent()]);

@@ -12,6 +12,7 @@ import { PASSWORD } from '../support/oauth-flow.js';
 import { ADMIN_TOKEN } from '../support/harness.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 import { startWorker, totalCounts, waitUntil, type WorkerProcess } from './support.js';
+import { fetchTransport, StoreOwner } from '../support/sandbox-owner.js';
 
 /** Small enough that a test reaches it in a moment; the limit itself is the production code path. */
 const OFFERS_LIMIT = 24;
@@ -142,11 +143,15 @@ describe('two API instances and a worker on one PostgreSQL and one Redis', () =>
     const titles = async () => ((await (await offers(b, brand.key)).json()) as { offers: Array<{ title: string }> }).offers.map((o) => o.title);
     expect((await titles()).sort()).toEqual([shown.title, closing.title].sort());
 
-    const closed = await fetch(`${a.baseUrl}/sandbox/stores/${closing.domain}/close-campaign`, {
+    // The partner's brand is in the network, so support sets up its store owner's sign-in at the sandbox.
+    const setOwner = await fetch(`${a.baseUrl}/admin/sandbox/stores/${closing.domain}/owner`, {
       method: 'POST',
-      headers: { origin: a.baseUrl },
-      redirect: 'manual',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `owner@${closing.domain}` }),
     });
+    expect(setOwner.status).toBe(201);
+    const owner = await StoreOwner.signIn(fetchTransport(a.baseUrl), closing.domain, { email: `owner@${closing.domain}`, password: ((await setOwner.json()) as { password: string }).password });
+    const closed = await owner.post('close-campaign');
     expect(closed.status).toBe(303);
     // Polled at 100 ms so the polls stay inside the brand's small offers limit.
     const took = await waitUntil(async () => !(await titles()).includes(closing.title), 1_000, 100);

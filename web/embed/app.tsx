@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { ActionLink, EmbedBoot, EmbedState, OfferPreview, ProgressStep } from '../../src/plugin/embed-state';
-import { fetchState, ServiceError, turnBackOn, turnOnCrossPromotion } from './api';
+import type { ActionLink, OfferPreview, ProgressStep } from '../../src/plugin/embed-state';
+import type { EmbedBoot, EmbedState } from '../../src/plugin/embed-view';
+import { exchangeSecret, fetchState, ServiceError, turnBackOn, turnOnCrossPromotion } from './api';
 import { createBridge } from './bridge';
 
 type View = EmbedState | { kind: 'notice'; notice: 'unreachable' };
@@ -62,7 +63,7 @@ export function App({ boot }: { boot: EmbedBoot }) {
         </Screen>
       ) : (
         // Nothing about the store is on this page; trying again reloads it, so the service checks the host again.
-        <Body view={{ kind: 'notice', notice: boot.notice }} busy={false} error={null} onRetry={() => location.reload()} onOpenedElsewhere={() => {}} onConsent={() => {}} onTurnBackOn={() => {}} />
+        <Body view={{ kind: 'notice', notice: boot.notice }} busy={false} error={null} canAct={false} onRetry={() => location.reload()} onOpenedElsewhere={() => {}} onConsent={() => {}} onTurnBackOn={() => {}} />
       )}
     </div>
   );
@@ -75,10 +76,19 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
   const [actionError, setActionError] = useState<string | null>(null);
   const lastStage = useRef<string | null>(null);
   const [waitingElsewhere, setWaitingElsewhere] = useState(false);
+  // The store-bound token, in memory only: once the store's owner confirmed at the commerce platform
+  // a link this page opened, the page's secret is traded for it. A reload starts without one.
+  const token = useRef<string | null>(null);
+  const [canAct, setCanAct] = useState(false);
+  const openedLink = useRef(false);
 
   const refresh = useCallback(async () => {
     try {
-      setView(await fetchState(boot.platformId, boot.domain));
+      setView(await fetchState(boot.platformId, boot.domain, boot.proof.challenge));
+      if (token.current === null && openedLink.current) {
+        token.current = await exchangeSecret(boot.platformId, boot.domain, boot.proof.secret);
+        setCanAct(token.current !== null);
+      }
     } catch {
       setView(UNREACHABLE);
     }
@@ -103,14 +113,15 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
   // some browsers keep a page "visible" while another tab has focus.
   useEffect(() => {
     if (!waitingElsewhere) return;
-    const awaiting = view.kind === 'stage' ? view.stage === 'install' || view.stage === 'plan' : view.notice === 'not_installed';
+    const needsConfirmation = !canAct && (view.kind === 'stage' ? view.stage === 'consent' : view.notice === 'turned_off');
+    const awaiting = needsConfirmation || (view.kind === 'stage' ? view.stage === 'install' || view.stage === 'plan' : view.notice === 'not_installed');
     if (!awaiting) {
       setWaitingElsewhere(false);
       return;
     }
     const timer = setInterval(refresh, boot.recheckMs);
     return () => clearInterval(timer);
-  }, [waitingElsewhere, view, refresh]);
+  }, [waitingElsewhere, view, canAct, refresh]);
 
   // Back from a commerce-platform tab, or the drawer opened again: check the store again.
   useEffect(() => {
@@ -129,14 +140,20 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
     };
   }, [refresh]);
 
-  const act = async (action: () => Promise<EmbedState>) => {
+  const act = async (action: (storeToken: string) => Promise<EmbedState>) => {
+    const storeToken = token.current;
+    if (storeToken === null) return;
     setBusy(true);
     setActionError(null);
     try {
-      setView(await action());
+      setView(await action(storeToken));
     } catch (error) {
-      if (error instanceof ServiceError && error.message === 'network') setView(UNREACHABLE);
-      else setActionError(error instanceof Error ? error.message : String(error));
+      if (error instanceof ServiceError && error.status === 0) setView(UNREACHABLE);
+      else if (error instanceof ServiceError && error.status === 401) {
+        token.current = null;
+        setCanAct(false);
+        setActionError('Your confirmation at your store has run out. Confirm again, then turn it on.');
+      } else setActionError(error instanceof Error ? error.message : String(error));
     } finally {
       setBusy(false);
     }
@@ -147,10 +164,14 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
       view={view}
       busy={busy}
       error={actionError}
+      canAct={canAct}
       onRetry={refresh}
-      onOpenedElsewhere={() => setWaitingElsewhere(true)}
-      onConsent={(percent) => act(() => turnOnCrossPromotion(boot.platformId, boot.domain, percent))}
-      onTurnBackOn={() => act(() => turnBackOn(boot.platformId, boot.domain))}
+      onOpenedElsewhere={() => {
+        openedLink.current = true;
+        setWaitingElsewhere(true);
+      }}
+      onConsent={(percent) => act((storeToken) => turnOnCrossPromotion(boot.platformId, boot.domain, percent, storeToken))}
+      onTurnBackOn={() => act((storeToken) => turnBackOn(boot.platformId, boot.domain, storeToken))}
     />
   );
 }
@@ -159,13 +180,15 @@ interface BodyProps {
   view: View;
   busy: boolean;
   error: string | null;
+  /** The app holds a store token: the store's owner confirmed at the commerce platform. */
+  canAct: boolean;
   onRetry: () => void;
   onOpenedElsewhere: () => void;
   onConsent: (percent: number | undefined) => void;
   onTurnBackOn: () => void;
 }
 
-function Body({ view, busy, error, onRetry, onOpenedElsewhere, onConsent, onTurnBackOn }: BodyProps) {
+function Body({ view, busy, error, canAct, onRetry, onOpenedElsewhere, onConsent, onTurnBackOn }: BodyProps) {
   if (view.kind === 'notice') {
     switch (view.notice) {
       case 'unavailable':
@@ -199,10 +222,23 @@ function Body({ view, busy, error, onRetry, onOpenedElsewhere, onConsent, onTurn
         return (
           <Screen id="turned_off" title="Cross-promotion is turned off">
             <p>You closed your campaign, so partner brands' shoppers don't see your offer. You can turn it back on at any time.</p>
-            <button type="button" onClick={onTurnBackOn} disabled={busy}>
-              {busy ? 'Turning on…' : 'Turn cross-promotion back on'}
-            </button>
+            {canAct ? (
+              <button type="button" onClick={onTurnBackOn} disabled={busy}>
+                {busy ? 'Turning on…' : 'Turn cross-promotion back on'}
+              </button>
+            ) : (
+              <ConfirmFirst link={view.confirm} onOpened={onOpenedElsewhere} />
+            )}
             {error && <p class="error" role="alert">{error}</p>}
+          </Screen>
+        );
+      case 'no_commerce_platform':
+        return (
+          <Screen id="no_commerce_platform" title="No commerce platform is connected yet">
+            <p>
+              Cross-promotion starts with installing the app in your store's commerce platform, and this service has no commerce platform connected
+              yet. Nothing to do for now: check back soon.
+            </p>
           </Screen>
         );
       case 'unreachable':
@@ -259,7 +295,7 @@ function Body({ view, busy, error, onRetry, onOpenedElsewhere, onConsent, onTurn
         </Screen>
       );
     case 'consent':
-      return <Consent view={view} busy={busy} error={error} onConsent={onConsent} />;
+      return <Consent view={view} busy={busy} error={error} canAct={canAct} onConsent={onConsent} onOpenedElsewhere={onOpenedElsewhere} />;
     case 'live':
       return (
         <Screen id="live" title="Cross-promotion is live">
@@ -355,16 +391,34 @@ function Action({ link, label, onOpened }: { link: ActionLink; label: string; on
   );
 }
 
+/**
+ * What the merchant does before acting for the store on a page that holds no token (reloaded, or
+ * back through the same tab): confirm at the commerce platform, in a new tab, so this page is
+ * still here to trade its secret when they come back.
+ */
+function ConfirmFirst({ link, onOpened }: { link: ActionLink | null; onOpened: () => void }) {
+  return (
+    <div>
+      <p>First confirm at your commerce platform, signed in as the store's owner, that you manage this store. Then come back here.</p>
+      {link && <Action link={link} label="Confirm at your store" onOpened={onOpened} />}
+    </div>
+  );
+}
+
 function Consent({
   view,
   busy,
   error,
+  canAct,
   onConsent,
+  onOpenedElsewhere,
 }: {
   view: Extract<EmbedState, { stage: 'consent' }>;
   busy: boolean;
   error: string | null;
+  canAct: boolean;
   onConsent: (percent: number | undefined) => void;
+  onOpenedElsewhere: () => void;
 }) {
   const [percent, setPercent] = useState<number>(15);
   const existing = view.existingDiscountPercent;
@@ -385,9 +439,13 @@ function Consent({
           ))}
         </fieldset>
       )}
-      <button type="button" onClick={() => onConsent(existing ?? percent)} disabled={busy}>
-        {busy ? 'Turning on…' : 'Turn on cross-promotions'}
-      </button>
+      {canAct ? (
+        <button type="button" onClick={() => onConsent(existing ?? percent)} disabled={busy}>
+          {busy ? 'Turning on…' : 'Turn on cross-promotions'}
+        </button>
+      ) : (
+        <ConfirmFirst link={view.confirm} onOpened={onOpenedElsewhere} />
+      )}
       <p class="fine">
         By turning on cross-promotions you accept the{' '}
         <a href={view.termsUrl} target="_blank" rel="noopener">
