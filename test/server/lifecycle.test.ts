@@ -157,5 +157,7 @@ describe('the service process with a bad address or data directory', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/Failed to start: cannot listen on HOST=192\.0\.2\.1 PORT=\d+ \(.*EADDRNOTAVAIL.*\)\. Check HOST and PORT\./);
     expect(stderr).not.toMatch(/\n\s+at /);
-  });
+    // The bind comes after migrations and the demo data load on a fresh PGlite: over 30 s while the
+    // rest of the suite runs beside it.
+  }, 90_000);
 });
