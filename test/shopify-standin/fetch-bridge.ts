@@ -1,0 +1,73 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { BrowserContext, Page } from 'playwright-core';
+import { isStandInHost } from './router.js';
+
+/**
+ * How outbound requests reach the stand-in. No machine here reaches Shopify, so:
+ *  - `standInFetch` is a fetch-compatible function for `@shopify/shopify-api`'s runtime adapter
+ *    (`setAbstractFetchFunc`): requests to *.myshopify.com and the bulk results host are answered
+ *    in-process; anything else is refused, since nothing else is reachable either.
+ *  - `routeBrowserToStandIn` makes a Playwright browser context answer the same hosts from the
+ *    stand-in, so a Chromium test follows the service's real redirect to
+ *    https://{shop}.myshopify.com/admin/oauth/authorize with no TLS, DNS or proxy set up.
+ *  - `listenLocally` serves the same handler on 127.0.0.1 for another process (a bench, a manual
+ *    look), with the host as the first path segment: http://127.0.0.1:{port}/{host}/{path}.
+ */
+export type Handle = (request: Request) => Promise<Response>;
+
+export function standInFetch(handle: Handle): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const host = new URL(request.url).hostname;
+    if (!isStandInHost(host)) throw new TypeError(`fetch failed: ${host} is not served by the Shopify stand-in, and tests reach no other host`);
+    return handle(request);
+  };
+}
+
+export async function routeBrowserToStandIn(target: BrowserContext | Page, handle: Handle): Promise<void> {
+  await target.route(
+    (url) => isStandInHost(url.hostname),
+    async (route) => {
+      const request = route.request();
+      const headers = Object.fromEntries(Object.entries(await request.allHeaders()).filter(([name]) => !name.startsWith(':')));
+      const body = request.postDataBuffer();
+      const response = await handle(new Request(request.url(), { method: request.method(), headers, body: body ? new Uint8Array(body) : undefined }));
+      await route.fulfill({ status: response.status, headers: Object.fromEntries(response.headers), body: Buffer.from(await response.arrayBuffer()) });
+    },
+  );
+}
+
+export interface LocalListener {
+  baseUrl: string;
+  /** `https://acme.myshopify.com/admin/…` → `http://127.0.0.1:{port}/acme.myshopify.com/admin/…` */
+  localUrlFor(url: string): string;
+  close(): Promise<void>;
+}
+
+export async function listenLocally(handle: Handle): Promise<LocalListener> {
+  const server = http.createServer(async (incoming, outgoing) => {
+    const [, host, ...rest] = (incoming.url ?? '/').split('/');
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(incoming.headers)) if (typeof value === 'string' && name !== 'host') headers.set(name, value);
+    const method = incoming.method ?? 'GET';
+    const response =
+      host && isStandInHost(host.toLowerCase())
+        ? await handle(new Request(`https://${host.toLowerCase()}/${rest.join('/')}`, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : new Uint8Array(Buffer.concat(chunks)) }))
+        : new Response('Not Found', { status: 404 });
+    outgoing.writeHead(response.status, Object.fromEntries(response.headers));
+    outgoing.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    baseUrl,
+    localUrlFor(url) {
+      const parsed = new URL(url);
+      return `${baseUrl}/${parsed.host}${parsed.pathname}${parsed.search}`;
+    },
+    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+  };
+}
