@@ -103,6 +103,8 @@ export function appInstallationView(context: ResolverContext) {
     activeSubscriptions: subscriptions.filter((subscription) => subscription.status === 'ACTIVE').map((subscription) => appSubscriptionView(context, subscription)),
     allSubscriptions: (args: ConnectionArgs) =>
       paginate(subscriptions, args, (subscription) => ({ id: subscription.id, value: subscription.id }), (subscription) => appSubscriptionView(context, subscription), context.bulk),
+    // appPurchaseOneTimeCreate is not implemented, so there are never any: the empty list is the truth.
+    oneTimePurchases: (args: ConnectionArgs) => paginate([], args, () => ({ id: 0, value: 0 }), (item) => item, context.bulk),
     launchUrl: `https://admin.shopify.com/store/${shop.domain.split('.')[0]}/apps/${core.app.handle}`,
     uninstallUrl: null,
   };

@@ -32,7 +32,7 @@ export interface ShopifyStandInOptions {
   throttle?: Partial<ThrottleSettings>;
   /** The stand-in's clock; a test that moves time passes its own. */
   now?: () => Date;
-  /** How webhooks reach the app; defaults to the global fetch. */
+  /** How webhooks reach the app; by default the global fetch, to loopback addresses only. */
   deliverWebhook?: Deliver;
 }
 
@@ -69,6 +69,13 @@ export interface RefundInput {
   amountCents?: number;
   note?: string;
 }
+
+/** Tests reach no other machine: without a deliverWebhook of its own, the stand-in posts to loopback only. */
+const deliverToLoopback: Deliver = async (url, init) => {
+  const host = new URL(url).hostname;
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]') throw new Error(`webhook to ${host} not sent: pass deliverWebhook to route it`);
+  return fetch(url, init);
+};
 
 export const DEFAULT_APP: AppRegistration = {
   apiKey: 'standin-api-key-0123456789abcdef',
@@ -117,7 +124,7 @@ export class ShopifyStandIn {
         }
         return usage;
       },
-      webhooks: new WebhookDispatcher(this.app, this.now, options.deliverWebhook ?? ((url, init) => fetch(url, init))),
+      webhooks: new WebhookDispatcher(this.app, this.now, options.deliverWebhook ?? deliverToLoopback),
       bulkResultUrl: (shop, operationId) => `https://${BULK_RESULTS_HOST}/${shop.domain.split('.')[0]}/${operationId}.jsonl`,
     };
     this.oauth = new OAuthEndpoints(this.core);
