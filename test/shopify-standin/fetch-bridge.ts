@@ -10,7 +10,10 @@ import { isStandInHost } from './router.js';
  *    in-process; anything else is refused, since nothing else is reachable either.
  *  - `routeBrowserToStandIn` makes a Playwright browser context answer the same hosts from the
  *    stand-in, so a Chromium test follows the service's real redirect to
- *    https://{shop}.myshopify.com/admin/oauth/authorize with no TLS, DNS or proxy set up.
+ *    https://{shop}.myshopify.com/admin/oauth/authorize with no TLS, DNS or proxy set up. A page
+ *    navigation elsewhere is fetched by Playwright; when it redirects into the stand-in, the
+ *    browser gets a page that navigates there instead (Chromium would follow a real redirect
+ *    past the route, to a DNS lookup that fails).
  *  - `listenLocally` serves the same handler on 127.0.0.1 for another process (a bench, a manual
  *    look), with the host as the first path segment: http://127.0.0.1:{port}/{host}/{path}.
  */
@@ -26,16 +29,38 @@ export function standInFetch(handle: Handle): typeof fetch {
 }
 
 export async function routeBrowserToStandIn(target: BrowserContext | Page, handle: Handle): Promise<void> {
-  await target.route(
-    (url) => isStandInHost(url.hostname),
-    async (route) => {
-      const request = route.request();
+  await target.route('**/*', async (route) => {
+    const request = route.request();
+    const url = new URL(request.url());
+    if (isStandInHost(url.hostname)) {
       const headers = Object.fromEntries(Object.entries(await request.allHeaders()).filter(([name]) => !name.startsWith(':')));
       const body = request.postDataBuffer();
-      const response = await handle(new Request(request.url(), { method: request.method(), headers, body: body ? new Uint8Array(body) : undefined }));
+      const response = await handle(new Request(url, { method: request.method(), headers, body: body ? new Uint8Array(body) : undefined }));
       await route.fulfill({ status: response.status, headers: Object.fromEntries(response.headers), body: Buffer.from(await response.arrayBuffer()) });
-    },
-  );
+      return;
+    }
+    if (!request.isNavigationRequest()) {
+      await route.continue();
+      return;
+    }
+    // Chromium follows a redirect of a request it was let through without asking the route again,
+    // and a redirect fulfilled here the same way. So a page's navigation is fetched here, and a
+    // redirect into the stand-in goes back to the browser as a page that navigates there, with
+    // the response's other headers (its cookies) kept: that navigation comes through this route.
+    const response = await route.fetch({ maxRedirects: 0 });
+    const location = response.headers().location;
+    const target = location ? new URL(location, url) : null;
+    if (!target || !isStandInHost(target.hostname)) {
+      await route.fulfill({ response });
+      return;
+    }
+    const { location: _location, 'content-length': _length, 'content-type': _type, ...headers } = response.headers();
+    await route.fulfill({
+      status: 200,
+      headers: { ...headers, 'content-type': 'text/html; charset=utf-8' },
+      body: `<!doctype html><title>Redirecting</title><script>location.replace(${JSON.stringify(target.toString())})</script>`,
+    });
+  });
 }
 
 export interface LocalListener {
