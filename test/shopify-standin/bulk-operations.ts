@@ -7,8 +7,9 @@ import { gid, parseGid, type BulkOperation, type ShopRecord } from './model.js';
  * Bulk query operations: bulkOperationRunQuery validates the inner query against the schema and
  * Shopify's bulk rules (at least one connection, at most five, nested at most two deep), runs it
  * over every object, and writes the result as JSONL, one object a line, nested connections' objects
- * on lines of their own with `__parentId`. The operation completes at once, but the first read
- * after its creation reports RUNNING, so an adapter's polling loop runs at least once.
+ * on lines of their own with `__parentId`. The result is made at once; the operation reports
+ * RUNNING on the first read after its creation (so a polling loop runs at least once) and, when
+ * the stand-in has a bulk speed, until that many objects a second would have been written.
  */
 const MAX_CONNECTIONS = 5;
 const MAX_CONNECTION_DEPTH = 2;
@@ -84,7 +85,7 @@ export function toJsonl(data: Record<string, unknown>): { jsonl: string; objectC
 }
 
 export function bulkOperationView(context: ResolverContext, operation: BulkOperation, asCreated = false) {
-  const reportRunning = !asCreated && !operation.polled;
+  const reportRunning = !asCreated && (!operation.polled || context.core.now().getTime() < operation.readyAt);
   if (!asCreated) operation.polled = true;
   const done = !asCreated && !reportRunning;
   const status = asCreated ? 'CREATED' : reportRunning ? 'RUNNING' : operation.status;
@@ -124,7 +125,8 @@ export async function bulkOperationRunQuery(
   runInBulk: (prepared: PreparedDocument) => Promise<ExecutionOutcome>,
 ) {
   const refuse = (error: UserError) => ({ bulkOperation: null, userErrors: [error] });
-  const running = context.shop.bulkOperations.find((operation) => !operation.polled && operation.status !== 'FAILED');
+  const now = context.core.now().getTime();
+  const running = context.shop.bulkOperations.find((operation) => operation.status !== 'FAILED' && (!operation.polled || now < operation.readyAt));
   if (running) {
     return refuse({ field: ['query'], message: `A bulk query operation for this app and shop is already in progress: ${gid('BulkOperation', running.id)}.`, code: 'OPERATION_IN_PROGRESS' });
   }
@@ -146,6 +148,7 @@ export async function bulkOperationRunQuery(
     rootObjectCount: 0,
     jsonl: null,
     polled: false,
+    readyAt: now,
   };
   context.shop.bulkOperations.push(operation);
   const outcome = await runInBulk(prepared.prepared);
@@ -157,7 +160,9 @@ export async function bulkOperationRunQuery(
     operation.jsonl = result.jsonl;
     operation.objectCount = result.objectCount;
     operation.rootObjectCount = result.rootObjectCount;
+    const speed = context.core.bulkObjectsPerSecond;
+    if (speed) operation.readyAt = now + Math.ceil((result.objectCount / speed) * 1000);
   }
-  operation.completedAt = context.core.now();
+  operation.completedAt = new Date(operation.readyAt);
   return { bulkOperation: bulkOperationView(context, operation, true), userErrors: [] };
 }

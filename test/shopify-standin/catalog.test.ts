@@ -148,4 +148,29 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
     const invalid = await graphql('mutation { bulkOperationRunQuery(query: "{ shop { name } }") { bulkOperation { id } userErrors { message code } } }');
     expect(invalid.data!.bulkOperationRunQuery).toEqual({ bulkOperation: null, userErrors: [{ message: 'Bulk queries must contain at least one connection.', code: 'INVALID' }] });
   });
+
+  it('keeps a bulk operation RUNNING for as long as the stand-in’s bulk speed says', async () => {
+    let clock = NOW.getTime();
+    const slow = new ShopifyStandIn({ now: () => new Date(clock), bulkObjectsPerSecond: 100 });
+    slow.createShop({ name: 'slowpoke', products: 120 });
+    const slowToken = slow.installApp('slowpoke.myshopify.com', ['read_products']);
+    const ask = async (query: string) =>
+      ((await (
+        await slow.fetch('https://slowpoke.myshopify.com/admin/api/2026-10/graphql.json', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-shopify-access-token': slowToken },
+          body: JSON.stringify({ query }),
+        })
+      ).json()) as { data: Record<string, any> }).data;
+    await ask('mutation { bulkOperationRunQuery(query: "{ products { edges { node { id } } } }") { userErrors { message } } }');
+    const status = async () => (await ask('{ currentBulkOperation { status } }')).currentBulkOperation.status;
+    // 120 objects at 100 a second: ready 1.2 s after the start.
+    expect(await status()).toBe('RUNNING');
+    clock += 1_100;
+    expect(await status()).toBe('RUNNING');
+    const busy = await ask('mutation { bulkOperationRunQuery(query: "{ products { edges { node { id } } } }") { userErrors { code } } }');
+    expect(busy.bulkOperationRunQuery.userErrors).toEqual([{ code: 'OPERATION_IN_PROGRESS' }]);
+    clock += 200;
+    expect(await status()).toBe('COMPLETED');
+  });
 });

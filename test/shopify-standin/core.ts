@@ -34,6 +34,8 @@ export interface StandInCore {
   bucketFor(shop: ShopRecord): LeakyBucket;
   usage(shop: ShopRecord): UsageStats;
   webhooks: WebhookDispatcher;
+  /** How fast a bulk operation runs; null: done by the second poll, however large. */
+  bulkObjectsPerSecond: number | null;
   /** Bulk operation results live on a host of their own, as Shopify's do (a storage bucket). */
   bulkResultUrl(shop: ShopRecord, operationId: number): string;
 }

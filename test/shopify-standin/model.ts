@@ -148,8 +148,10 @@ export interface BulkOperation {
   rootObjectCount: number;
   /** The JSONL result; null until the operation completed. */
   jsonl: string | null;
-  /** Whether a query asked for the result already: the first read reports CREATED, as a poll right after creation does. */
+  /** Whether a query asked for the operation yet: the first read reports RUNNING, whatever its size. */
   polled: boolean;
+  /** When the result is ready (ms since epoch), from the object count and the stand-in's bulk speed. */
+  readyAt: number;
 }
 
 export interface Installation {

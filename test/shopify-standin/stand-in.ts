@@ -32,6 +32,11 @@ export interface ShopifyStandInOptions {
   throttle?: Partial<ThrottleSettings>;
   /** The stand-in's clock; a test that moves time passes its own. */
   now?: () => Date;
+  /**
+   * Objects a second a bulk operation writes; unset, an operation is done by its second poll.
+   * Shopify documents no figure: a bench sets one to see polling cost real time.
+   */
+  bulkObjectsPerSecond?: number;
   /** How webhooks reach the app; by default the global fetch, to loopback addresses only. */
   deliverWebhook?: Deliver;
 }
@@ -125,6 +130,7 @@ export class ShopifyStandIn {
         return usage;
       },
       webhooks: new WebhookDispatcher(this.app, this.now, options.deliverWebhook ?? deliverToLoopback),
+      bulkObjectsPerSecond: options.bulkObjectsPerSecond ?? null,
       bulkResultUrl: (shop, operationId) => `https://${BULK_RESULTS_HOST}/${shop.domain.split('.')[0]}/${operationId}.jsonl`,
     };
     this.oauth = new OAuthEndpoints(this.core);

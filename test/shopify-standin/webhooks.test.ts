@@ -1,6 +1,7 @@
+import { DeliveryMethod } from '@shopify/shopify-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExampleApp, type ExampleApp } from './example-app.js';
-import { shopifyLibraryFor } from './shopify-library.js';
+import { offlineSession, shopifyLibraryFor } from './shopify-library.js';
 import { ShopifyStandIn } from './stand-in.js';
 
 const SHOP = 'fernhill.myshopify.com';
@@ -113,6 +114,20 @@ describe('Shopify stand-in: webhooks, verified by @shopify/shopify-api', () => {
       [true, 'CUSTOMERS_REDACT'],
     ]);
     await expect(standIn.redactShop(SHOP)).rejects.toThrow(/only after the app was uninstalled/);
+  });
+
+  it('answers the library’s webhooks.register: reads the subscriptions, creates the missing one, leaves the rest', async () => {
+    const shopify = shopifyLibraryFor(standIn, { hostName: 'app.test', scopes: ['read_orders'] });
+    await shopify.webhooks.addHandlers({
+      ORDERS_CREATE: [{ deliveryMethod: DeliveryMethod.Http, callbackUrl: '/webhooks' }],
+      ORDERS_UPDATED: [{ deliveryMethod: DeliveryMethod.Http, callbackUrl: '/webhooks' }],
+    });
+    const results = await shopify.webhooks.register({ session: offlineSession(SHOP, token, 'read_orders') });
+    expect(results.ORDERS_UPDATED).toEqual([expect.objectContaining({ success: true, operation: 'create' })]);
+    expect(results.ORDERS_CREATE).toEqual([]);
+    const topics = [...standIn.shop(SHOP).webhookSubscriptions.values()].map((subscription) => `${subscription.topic} ${subscription.uri}`).sort();
+    expect(topics).toContain('ORDERS_UPDATED https://app.test/webhooks');
+    expect(topics).toContain('ORDERS_CREATE https://app.test/webhooks');
   });
 
   it('on uninstall: app/uninstalled goes out, the token stops working, the API-made subscriptions are gone, then shop/redact', async () => {
