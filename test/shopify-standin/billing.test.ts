@@ -105,6 +105,22 @@ describe('Shopify stand-in: usage billing, through @shopify/shopify-api', () => 
     expect(standIn.usageCharged(SHOP)).toBe(50_000);
   });
 
+  it('shows why the adapter sends its own appUsageRecordCreate: the library’s createUsageRecord drops idempotencyKey', async () => {
+    // @shopify/shopify-api 15 passes idempotencyKey as a variable its mutation does not declare,
+    // so GraphQL ignores it (on Shopify as here) and a replayed call charges again.
+    const lineItem = (await graphql('query { currentAppInstallation { activeSubscriptions { lineItems { id } } } }', {})).currentAppInstallation.activeSubscriptions[0].lineItems[0].id as string;
+    const cancel = (await graphql('mutation Cancel($id: ID!) { appSubscriptionCancel(id: $id) { userErrors { message } } }', { id: lineItem.replace(/AppSubscriptionLineItem\/(\d+)\?.*$/, 'AppSubscription/$1') })).appSubscriptionCancel;
+    expect(cancel.userErrors).toEqual([]);
+    const confirmationUrl = await shopify.billing.request({ session, plan: USAGE_PLAN, isTest: true, returnUrl: `${app.baseUrl}/billing/return` });
+    const html = await (await standIn.fetch(confirmationUrl)).text();
+    await standIn.fetch(confirmationUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...formFields(html), decision: 'approve' }) });
+    const charge = () => shopify.billing.createUsageRecord({ session, description: 'First order', price: { amount: 10, currencyCode: 'USD' }, idempotencyKey: 'order-2001-commission', isTest: true });
+    const first = await charge();
+    const second = await charge();
+    expect(first.idempotencyKey).toBeNull();
+    expect(second.id).not.toBe(first.id);
+  });
+
   it('refuses usage charges on a declined subscription, and the library reports the userErrors', async () => {
     const confirmationUrl = await shopify.billing.request({ session, plan: USAGE_PLAN, isTest: true, returnUrl: `${app.baseUrl}/billing/return` });
     const html = await (await standIn.fetch(confirmationUrl)).text();
