@@ -78,10 +78,16 @@ export async function listenLocally(handle: Handle): Promise<LocalListener> {
     const headers = new Headers();
     for (const [name, value] of Object.entries(incoming.headers)) if (typeof value === 'string' && name !== 'host') headers.set(name, value);
     const method = incoming.method ?? 'GET';
-    const response =
-      host && isStandInHost(host.toLowerCase())
-        ? await handle(new Request(`https://${host.toLowerCase()}/${rest.join('/')}`, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : new Uint8Array(Buffer.concat(chunks)) }))
-        : new Response('Not Found', { status: 404 });
+    let response: Response;
+    try {
+      response =
+        host && isStandInHost(host.toLowerCase())
+          ? await handle(new Request(`https://${host.toLowerCase()}/${rest.join('/')}`, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : new Uint8Array(Buffer.concat(chunks)) }))
+          : new Response('Not Found', { status: 404 });
+    } catch (error) {
+      // A stand-in bug must show in the caller's test, not take the process down.
+      response = new Response(error instanceof Error ? error.stack ?? error.message : String(error), { status: 500 });
+    }
     outgoing.writeHead(response.status, Object.fromEntries(response.headers));
     outgoing.end(Buffer.from(await response.arrayBuffer()));
   });
