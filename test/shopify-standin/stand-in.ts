@@ -1,0 +1,386 @@
+import crypto from 'node:crypto';
+import { usageBalance } from './billing.js';
+import { BULK_RESULTS_HOST, type AppRegistration, type StandInCore, type UsageStats } from './core.js';
+import { listenLocally, routeBrowserToStandIn, standInFetch, type LocalListener } from './fetch-bridge.js';
+import { generateShopData } from './generator.js';
+import { IdAllocator, type NoteAttribute, type Order, type Refund, type ShopPlan, type ShopRecord } from './model.js';
+import { OAuthEndpoints } from './oauth.js';
+import { route, SHOP_HOST_PATTERN } from './router.js';
+import { LeakyBucket, PLAN_THROTTLE, type ThrottleSettings, type ThrottleStatus } from './throttle.js';
+import {
+  customersDataRequestPayload,
+  customersRedactPayload,
+  orderPayload,
+  refundPayload,
+  shopPayload,
+  shopRedactPayload,
+  WebhookDispatcher,
+  type Deliver,
+  type WebhookDelivery,
+} from './webhooks.js';
+import { refundedCents } from './views.js';
+import type { BrowserContext, Page } from 'playwright-core';
+
+/**
+ * A Shopify stand-in for tests and benches: OAuth, the GraphQL Admin API (2026-10 schema, cost
+ * throttling), billing, webhooks, and a test API to make shops and make things happen in them.
+ * See test/shopify-standin/README.md.
+ */
+export interface ShopifyStandInOptions {
+  app?: Partial<AppRegistration>;
+  /** Overrides the plan's bucket for every shop, so a test can make throttling happen fast. */
+  throttle?: Partial<ThrottleSettings>;
+  /** The stand-in's clock; a test that moves time passes its own. */
+  now?: () => Date;
+  /**
+   * Objects a second a bulk operation writes; unset, an operation is done by its second poll.
+   * Shopify documents no figure: a bench sets one to see polling cost real time.
+   */
+  bulkObjectsPerSecond?: number;
+  /** How webhooks reach the app; by default the global fetch, to loopback addresses only. */
+  deliverWebhook?: Deliver;
+}
+
+export interface CreateShopOptions {
+  /** `acme` for acme.myshopify.com */
+  name: string;
+  seed?: string;
+  products?: number;
+  orders?: number;
+  plan?: ShopPlan;
+  title?: string;
+  currency?: string;
+  country?: string;
+  countryCode?: string;
+  description?: string | null;
+  withoutImagesShare?: number;
+  inactiveShare?: number;
+}
+
+export interface PlaceOrderInput {
+  lineItems?: Array<{ productId: number; quantity?: number }>;
+  /** An existing customer's id; omitted, a new customer places the order. */
+  customerId?: number;
+  discountCode?: string;
+  /** The storefront URL the visit landed on, e.g. `/products/tee?ref=partner-42`. */
+  landingSite?: string;
+  referringSite?: string;
+  noteAttributes?: NoteAttribute[];
+}
+
+export interface RefundInput {
+  /** Items to refund; omitted (and no amount), the whole remaining order is refunded. */
+  lineItems?: Array<{ lineItemId: number; quantity: number }>;
+  amountCents?: number;
+  note?: string;
+}
+
+/** Tests reach no other machine: without a deliverWebhook of its own, the stand-in posts to loopback only. */
+const deliverToLoopback: Deliver = async (url, init) => {
+  const host = new URL(url).hostname;
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]') throw new Error(`webhook to ${host} not sent: pass deliverWebhook to route it`);
+  return fetch(url, init);
+};
+
+export const DEFAULT_APP: AppRegistration = {
+  apiKey: 'standin-api-key-0123456789abcdef',
+  apiSecret: 'standin-api-secret-0123456789abcdef',
+  id: 4242,
+  title: 'Partner Network',
+  handle: 'partner-network',
+  redirectUrls: ['https://svc.test/commerce/shopify/callback'],
+  webhooks: [],
+};
+
+export class ShopifyStandIn {
+  readonly app: AppRegistration;
+  /** fetch for `@shopify/shopify-api` (setAbstractFetchFunc) and for downloading bulk results. */
+  readonly fetch: typeof fetch;
+  private readonly core: StandInCore;
+  private readonly oauth: OAuthEndpoints;
+  private readonly buckets = new Map<string, LeakyBucket>();
+  private readonly usageByShop = new Map<string, UsageStats>();
+  private readonly now: () => Date;
+  private listener: LocalListener | null = null;
+
+  constructor(options: ShopifyStandInOptions = {}) {
+    this.app = { ...DEFAULT_APP, ...options.app };
+    this.now = options.now ?? (() => new Date());
+    const throttle = options.throttle ?? {};
+    const ids = new IdAllocator();
+    this.core = {
+      app: this.app,
+      ids,
+      now: this.now,
+      shops: new Map(),
+      bucketFor: (shop) => {
+        let bucket = this.buckets.get(shop.domain);
+        if (!bucket) {
+          bucket = new LeakyBucket({ ...PLAN_THROTTLE[shop.plan], ...throttle }, () => this.now().getTime());
+          this.buckets.set(shop.domain, bucket);
+        }
+        return bucket;
+      },
+      usage: (shop) => {
+        let usage = this.usageByShop.get(shop.domain);
+        if (!usage) {
+          usage = { adminApiCalls: 0, pointsSpent: 0, throttledCalls: 0 };
+          this.usageByShop.set(shop.domain, usage);
+        }
+        return usage;
+      },
+      webhooks: new WebhookDispatcher(this.app, this.now, options.deliverWebhook ?? deliverToLoopback),
+      bulkObjectsPerSecond: options.bulkObjectsPerSecond ?? null,
+      bulkResultUrl: (shop, operationId) => `https://${BULK_RESULTS_HOST}/${shop.domain.split('.')[0]}/${operationId}.jsonl`,
+    };
+    this.oauth = new OAuthEndpoints(this.core);
+    this.fetch = standInFetch(this.handle);
+  }
+
+  /** Answers one request to https://{shop}.myshopify.com/... or the bulk results host. */
+  readonly handle = (request: Request): Promise<Response> => route(this.core, this.oauth, request);
+
+  /** Makes a Playwright context (or page) reach the stand-in's pages at their real https URLs. */
+  routeBrowser(target: BrowserContext | Page): Promise<void> {
+    return routeBrowserToStandIn(target, this.handle);
+  }
+
+  /** Serves the stand-in on 127.0.0.1 too, for another process: see fetch-bridge.ts. */
+  async listen(): Promise<LocalListener> {
+    this.listener ??= await listenLocally(this.handle);
+    return this.listener;
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.close();
+    this.listener = null;
+  }
+
+  createShop(options: CreateShopOptions): ShopRecord {
+    const domain = `${options.name}.myshopify.com`;
+    if (!SHOP_HOST_PATTERN.test(domain)) throw new Error(`not a shop name: ${options.name}`);
+    if (this.core.shops.has(domain)) throw new Error(`shop ${domain} exists already`);
+    const now = this.now();
+    const data = generateShopData(this.core.ids, domain, {
+      seed: options.seed ?? options.name,
+      products: options.products ?? 10,
+      orders: options.orders ?? 0,
+      now,
+      withoutImagesShare: options.withoutImagesShare ?? 0,
+      inactiveShare: options.inactiveShare ?? 0,
+    });
+    const shop: ShopRecord = {
+      id: this.core.ids.next('Shop'),
+      domain,
+      name: options.title ?? options.name.replace(/-/g, ' ').replace(/\b\w/g, (letter) => letter.toUpperCase()),
+      email: `owner@${options.name}.example`,
+      description: options.description === undefined ? `${options.name} sells good things.` : options.description,
+      currency: options.currency ?? 'USD',
+      country: options.country ?? 'United States',
+      countryCode: options.countryCode ?? 'US',
+      primaryHost: `${options.name}.example`,
+      plan: options.plan ?? 'standard',
+      createdAt: now,
+      products: data.products,
+      productsById: new Map(data.products.map((product) => [product.id, product])),
+      customers: new Map(data.customers.map((customer) => [customer.id, customer])),
+      orders: data.orders,
+      ordersById: new Map(data.orders.map((order) => [order.id, order])),
+      nextOrderNumber: 1001 + data.orders.length,
+      discounts: new Map(),
+      webhookSubscriptions: new Map(),
+      subscriptions: [],
+      bulkOperations: [],
+      installation: { installed: false, scopes: [], tokens: new Set() },
+    };
+    this.core.shops.set(domain, shop);
+    return shop;
+  }
+
+  shop(domain: string): ShopRecord {
+    const shop = this.core.shops.get(domain);
+    if (!shop) throw new Error(`no shop ${domain} in the stand-in`);
+    return shop;
+  }
+
+  /** Installs the app without the OAuth pages, for tests about something else; returns a token. */
+  installApp(domain: string, scopes: string[]): string {
+    const shop = this.shop(domain);
+    shop.installation.installed = true;
+    shop.installation.scopes = [...scopes];
+    const token = `shpua_${crypto.randomBytes(16).toString('hex')}`;
+    shop.installation.tokens.add(token);
+    return token;
+  }
+
+  async placeOrder(domain: string, input: PlaceOrderInput = {}): Promise<Order> {
+    const shop = this.shop(domain);
+    const now = this.now();
+    const last = shop.orders.at(-1);
+    if (last && last.createdAt > now) throw new Error('orders are placed in time order: the clock is behind the last order');
+    const wanted = input.lineItems ?? [{ productId: shop.products.find((product) => product.status === 'ACTIVE')?.id ?? -1, quantity: 1 }];
+    const lineItems = wanted.map(({ productId, quantity = 1 }) => {
+      const product = shop.productsById.get(productId);
+      if (!product || product.status !== 'ACTIVE') throw new Error(`product ${productId} cannot be bought at ${domain}`);
+      return { id: this.core.ids.next('LineItem'), productId, variantId: product.variantId, title: product.title, quantity, unitPriceCents: product.priceCents, refundedQuantity: 0 };
+    });
+    let customer = input.customerId === undefined ? undefined : shop.customers.get(input.customerId);
+    if (input.customerId !== undefined && !customer) throw new Error(`no customer ${input.customerId} at ${domain}`);
+    if (!customer) {
+      const id = this.core.ids.next('Customer');
+      customer = { id, email: `buyer${id}@example.com`, createdAt: now, orderCount: 0 };
+      shop.customers.set(id, customer);
+    }
+    const subtotalCents = lineItems.reduce((sum, item) => sum + item.unitPriceCents * item.quantity, 0);
+    let discountCents = 0;
+    let discountCode: string | null = null;
+    if (input.discountCode !== undefined) {
+      const wantedCode = input.discountCode.toLowerCase();
+      const discount = [...shop.discounts.values()].find((candidate) => candidate.code.toLowerCase() === wantedCode);
+      const active = discount && discount.startsAt <= now && (!discount.endsAt || discount.endsAt > now) && (discount.usageLimit === null || discount.usageCount < discount.usageLimit);
+      if (!discount || !active) throw new Error(`checkout refused: discount code ${input.discountCode} is not valid at ${domain}`);
+      if (discount.appliesOncePerCustomer && discount.usedBy.has(customer.id)) throw new Error(`checkout refused: customer ${customer.id} already used ${discount.code}`);
+      discountCents = Math.round(subtotalCents * discount.percentage);
+      discountCode = discount.code;
+      discount.usageCount += 1;
+      discount.usedBy.add(customer.id);
+    }
+    customer.orderCount += 1;
+    const order: Order = {
+      id: this.core.ids.next('Order'),
+      number: shop.nextOrderNumber++,
+      createdAt: now,
+      customerId: customer.id,
+      email: customer.email,
+      lineItems,
+      subtotalCents,
+      discountCents,
+      totalCents: subtotalCents - discountCents,
+      discountCode,
+      landingSite: input.landingSite ?? '/',
+      referringSite: input.referringSite ?? null,
+      noteAttributes: input.noteAttributes ?? [],
+      customerOrderIndex: customer.orderCount,
+      cancelledAt: null,
+      cancelReason: null,
+      refunds: [],
+    };
+    shop.orders.push(order);
+    shop.ordersById.set(order.id, order);
+    const payload = orderPayload(shop, order);
+    await this.core.webhooks.trigger(shop, 'orders/create', payload);
+    await this.core.webhooks.trigger(shop, 'orders/paid', payload);
+    return order;
+  }
+
+  private order(domain: string, orderId: number): { shop: ShopRecord; order: Order } {
+    const shop = this.shop(domain);
+    const order = shop.ordersById.get(orderId);
+    if (!order) throw new Error(`no order ${orderId} at ${domain}`);
+    return { shop, order };
+  }
+
+  /** A refund of whole items, of an amount, or of everything left; sends refunds/create. */
+  async refundOrder(domain: string, orderId: number, input: RefundInput = {}): Promise<Refund> {
+    const { shop, order } = this.order(domain, orderId);
+    const remaining = order.totalCents - refundedCents(order);
+    const share = order.subtotalCents === 0 ? 0 : order.discountCents / order.subtotalCents;
+    const wholeOrder = !input.lineItems && input.amountCents === undefined;
+    const lines = (input.lineItems ?? (wholeOrder ? order.lineItems.map((item) => ({ lineItemId: item.id, quantity: item.quantity - item.refundedQuantity })) : []))
+      .filter((line) => line.quantity > 0)
+      .map((line) => {
+        const item = order.lineItems.find((candidate) => candidate.id === line.lineItemId);
+        if (!item || line.quantity > item.quantity - item.refundedQuantity) throw new Error(`cannot refund ${line.quantity} of line item ${line.lineItemId}`);
+        return { item, quantity: line.quantity, subtotalCents: Math.round(item.unitPriceCents * line.quantity * (1 - share)) };
+      });
+    const amountCents = wholeOrder ? remaining : input.amountCents ?? lines.reduce((sum, line) => sum + line.subtotalCents, 0);
+    if (amountCents <= 0 || amountCents > remaining) throw new Error(`cannot refund ${amountCents} cents of order ${orderId}: ${remaining} left`);
+    for (const line of lines) line.item.refundedQuantity += line.quantity;
+    const refund: Refund = {
+      id: this.core.ids.next('Refund'),
+      createdAt: this.now(),
+      note: input.note ?? null,
+      amountCents,
+      lineItems: lines.map((line) => ({ id: this.core.ids.next('RefundLineItem'), lineItemId: line.item.id, quantity: line.quantity, subtotalCents: line.subtotalCents })),
+    };
+    order.refunds.push(refund);
+    await this.core.webhooks.trigger(shop, 'refunds/create', refundPayload(shop, order, refund));
+    return refund;
+  }
+
+  /** Cancels an order (refunding what is left unless told not to); sends refunds/create, then orders/cancelled. */
+  async cancelOrder(domain: string, orderId: number, options: { reason?: string; refund?: boolean } = {}): Promise<Order> {
+    const { shop, order } = this.order(domain, orderId);
+    if (order.cancelledAt) throw new Error(`order ${orderId} is cancelled already`);
+    if ((options.refund ?? true) && refundedCents(order) < order.totalCents) await this.refundOrder(domain, orderId);
+    order.cancelledAt = this.now();
+    order.cancelReason = options.reason ?? 'customer';
+    await this.core.webhooks.trigger(shop, 'orders/cancelled', orderPayload(shop, order));
+    return order;
+  }
+
+  /**
+   * The shop's staff uninstalls the app: its tokens stop working, its subscriptions are cancelled,
+   * app/uninstalled goes out, and the webhook subscriptions it made through the API are gone.
+   */
+  async uninstall(domain: string): Promise<WebhookDelivery[]> {
+    const shop = this.shop(domain);
+    if (!shop.installation.installed) throw new Error(`the app is not installed on ${domain}`);
+    shop.installation.installed = false;
+    shop.installation.tokens.clear();
+    for (const subscription of shop.subscriptions) if (subscription.status === 'ACTIVE' || subscription.status === 'PENDING') subscription.status = 'CANCELLED';
+    const deliveries = await this.core.webhooks.trigger(shop, 'app/uninstalled', shopPayload(shop));
+    shop.webhookSubscriptions.clear();
+    return deliveries;
+  }
+
+  /** Revokes the shop's access tokens (all, or one) while the app stays installed: the Admin API answers 401. */
+  revokeToken(domain: string, token?: string): void {
+    const tokens = this.shop(domain).installation.tokens;
+    if (token) tokens.delete(token);
+    else tokens.clear();
+  }
+
+  redeliverWebhook(webhookId: string): Promise<WebhookDelivery> {
+    return this.core.webhooks.redeliver(webhookId);
+  }
+
+  webhookDeliveries(filter: { shop?: string; topic?: string } = {}): WebhookDelivery[] {
+    return this.core.webhooks.deliveries(filter);
+  }
+
+  /** Shopify's compliance request on a shopper's behalf: customers/data_request. */
+  async requestCustomerData(domain: string, customerId: number): Promise<WebhookDelivery[]> {
+    const shop = this.shop(domain);
+    const customer = shop.customers.get(customerId);
+    if (!customer) throw new Error(`no customer ${customerId} at ${domain}`);
+    const orderIds = shop.orders.filter((order) => order.customerId === customerId).map((order) => order.id);
+    return this.core.webhooks.trigger(shop, 'customers/data_request', customersDataRequestPayload(shop, customer, orderIds, this.core.ids.next('DataRequest')));
+  }
+
+  async redactCustomer(domain: string, customerId: number): Promise<WebhookDelivery[]> {
+    const shop = this.shop(domain);
+    const customer = shop.customers.get(customerId);
+    if (!customer) throw new Error(`no customer ${customerId} at ${domain}`);
+    const orderIds = shop.orders.filter((order) => order.customerId === customerId).map((order) => order.id);
+    return this.core.webhooks.trigger(shop, 'customers/redact', customersRedactPayload(shop, customer, orderIds));
+  }
+
+  /** shop/redact, which Shopify sends 48 hours after an uninstall; only an uninstalled shop gets it. */
+  async redactShop(domain: string): Promise<WebhookDelivery[]> {
+    const shop = this.shop(domain);
+    if (shop.installation.installed) throw new Error(`shop/redact comes only after the app was uninstalled from ${domain}`);
+    return this.core.webhooks.trigger(shop, 'shop/redact', shopRedactPayload(shop));
+  }
+
+  /** Admin API calls, points spent (actual cost) and throttled calls for the shop, and its bucket now. */
+  apiUsage(domain: string): UsageStats & { throttleStatus: ThrottleStatus } {
+    const shop = this.shop(domain);
+    return { ...this.core.usage(shop), throttleStatus: this.core.bucketFor(shop).status() };
+  }
+
+  /** Usage charges recorded on the shop's subscriptions, in cents. */
+  usageCharged(domain: string): number {
+    return this.shop(domain).subscriptions.reduce((sum, subscription) => sum + usageBalance(subscription), 0);
+  }
+}
