@@ -11,6 +11,14 @@ export const ASSETS_PATH = '/assets/';
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 const PREACT: esbuild.BuildOptions = { format: 'iife', jsx: 'automatic', jsxImportSource: 'preact' };
 
+interface Entry {
+  /** The entry point under web/. */
+  entry: string;
+  /** The file name's stem, before its content hash. */
+  stem: string;
+  options?: esbuild.BuildOptions;
+}
+
 /** Every script and stylesheet a page of the service (or the demo host) loads, by the name pages use. */
 const ENTRIES = {
   dashboardScript: { entry: 'dashboard/main.tsx', stem: 'dashboard', options: PREACT },
@@ -23,7 +31,7 @@ const ENTRIES = {
   accountStyle: { entry: 'pages/account.css', stem: 'account' },
   demoScript: { entry: 'demo/demo.ts', stem: 'demo', options: { format: 'iife' } },
   demoStyle: { entry: 'demo/demo.css', stem: 'demo' },
-} satisfies Record<string, { entry: string; stem: string; options?: esbuild.BuildOptions }>;
+} satisfies Record<string, Entry>;
 
 export type AssetName = keyof typeof ENTRIES;
 
@@ -59,9 +67,10 @@ export async function buildBrowserBundle(entryPoint: string, options: esbuild.Bu
 
 async function buildAll(): Promise<BrowserAssets> {
   const files = new Map<string, AssetFile>();
+  const entries: Array<[string, Entry]> = Object.entries(ENTRIES);
   const built = await Promise.all(
-    Object.entries(ENTRIES).map(async ([name, { entry, stem, ...rest }]) => {
-      const body = await buildBrowserBundle(`${WEB}${entry}`, 'options' in rest ? rest.options : {});
+    entries.map(async ([name, { entry, stem, options }]) => {
+      const body = await buildBrowserBundle(`${WEB}${entry}`, options);
       const css = entry.endsWith('.css');
       // Content-hashed names, so the files can be cached forever and a release never serves stale code.
       const file = `${stem}.${crypto.createHash('sha256').update(body).digest('hex').slice(0, 12)}.${css ? 'css' : 'js'}`;

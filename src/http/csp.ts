@@ -24,7 +24,20 @@ const BASE: PolicyDirectives = {
 };
 
 /** The order directives are written in: frame-ancestors last, as before, so it reads at the end. */
-const ORDER = ['default-src', 'script-src', 'style-src', 'img-src', 'font-src', 'connect-src', 'frame-src', 'child-src', 'object-src', 'form-action', 'base-uri', 'frame-ancestors'];
+const ORDER = [
+  'default-src',
+  'script-src',
+  'style-src',
+  'img-src',
+  'font-src',
+  'connect-src',
+  'frame-src',
+  'child-src',
+  'object-src',
+  'form-action',
+  'base-uri',
+  'frame-ancestors',
+];
 const rank = (name: string) => (ORDER.includes(name) ? ORDER.indexOf(name) : ORDER.length);
 
 /** Puts directives in the written order, dropping none. */
@@ -46,7 +59,8 @@ export function pagePolicy(additions: PolicyAdditions = {}): PolicyDirectives {
     }
     if (sources.length === 0) continue;
     const current = result[name];
-    result[name] = !current || (current.length === 1 && current[0] === "'none'") ? [...sources] : [...current, ...sources.filter((source) => !current.includes(source))];
+    const replaces = !current || (current.length === 1 && current[0] === "'none'");
+    result[name] = replaces ? [...sources] : [...current, ...sources.filter((source) => !current.includes(source))];
   }
   return ordered(result);
 }
