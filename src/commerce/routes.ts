@@ -47,11 +47,10 @@ function safeReturn(value: unknown): string | null {
  * at the platform (src/commerce/owner-gate.ts). Server-rendered forms, no script.
  */
 export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync {
-  const { adapter, gate } = options;
+  const { adapter, gate, send } = options;
   return async (app) => {
     const { db } = app.services;
 
-    const send = options.send;
     const domainOf = (raw: string) => storeDomain(raw);
     const notFound = (reply: FastifyReply, raw: string) => send(reply, noSuchStorePage(raw));
 
@@ -70,9 +69,7 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
       return action(domain);
     };
 
-    app.get('/sandbox', { schema: { hide: true } }, async (_request, reply) => {
-      return send(reply, storesPage(await dal.listStores(db)));
-    });
+    app.get('/sandbox', { schema: { hide: true } }, async (_request, reply) => send(reply, storesPage(await dal.listStores(db))));
 
     app.get<{ Querystring: { domain?: string } }>('/sandbox/open', { schema: { hide: true } }, async (request, reply) => {
       const domain = domainOf(request.query.domain ?? '');
