@@ -526,6 +526,17 @@ export function ownershipQuestionPage(storeName: string, domain: string, request
   };
 }
 
+export function storeNotOpenedPage(domain: string): SandboxPage {
+  return messagePage(
+    'No such store',
+    'No such store',
+    <>
+      Nobody has opened {domain} yet. <a href={`/sandbox/shop/${encodeURIComponent(domain)}`}>Open its storefront</a> to order.
+    </>,
+    404,
+  );
+}
+
 export interface Storefront {
   store: dal.SandboxStoreRow;
   domain: string;

@@ -24,6 +24,7 @@ import {
   ownerSignInPage,
   sendSandboxPage,
   storefrontPage,
+  storeNotOpenedPage,
   thankYouPage,
   type SandboxPage,
 } from './pages.js';
@@ -115,12 +116,19 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
       async (request, reply) => reply.status(201).send(await setSandboxOwner(db, adapter, request.params.domain, request.body.email)),
     );
 
-    const signInForm = async (request: FastifyRequest, reply: FastifyReply, domain: string, next: string, problem?: { status: number; text: string }): Promise<SandboxPage> => {
-      const store = await adapter.store(domain);
+    const signInForm = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      domain: string,
+      next: string,
+      problem?: { status: number; text: string },
+    ): Promise<SandboxPage> => {
+      // Showing the page opens the store; a refused sign-in shows it as it is and makes none up (a refusal writes nothing).
+      const storeName = (problem ? await dal.findStore(db, domain) : await adapter.store(domain))?.businessName ?? domain;
       const hasOwner = (await dal.findOwner(db, domain)) !== undefined;
       const brand = hasOwner ? undefined : await dal.brandNameOfDomain(db, domain);
-      if (brand !== undefined) return ownerFromSupportPage(store.businessName, supportSetsOwner(brand), problem);
-      return ownerSignInPage({ storeName: store.businessName, domain, hasOwner, next, csrfToken: gate.csrfToken(request, reply), ...(problem ? { problem } : {}) });
+      if (brand !== undefined) return ownerFromSupportPage(storeName, supportSetsOwner(brand), problem);
+      return ownerSignInPage({ storeName, domain, hasOwner, next, csrfToken: gate.csrfToken(request, reply), ...(problem ? { problem } : {}) });
     };
 
     app.get<{ Params: { domain: string }; Querystring: { next?: string } }>(
@@ -213,6 +221,8 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
       requireOwnOrigin(request);
       const domain = storeDomain(request.params.domain);
       if (!domain) return noSuchStore(reply, request.params.domain);
+      // An order comes from the storefront, which opened the store: a checkout must not make one up, least of all to refuse it.
+      if (!(await dal.findStore(db, domain))) return send(reply, storeNotOpenedPage(domain));
       const field = (name: string) => (formField(request.body, name) ?? '').trim();
       const email = field('email').toLowerCase();
       const ref = field('ref');
