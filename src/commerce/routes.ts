@@ -194,7 +194,7 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
 
     // Offers show these images on any site; an SVG opened by itself may only style itself.
     const imageHeaders = { ...LOADABLE_ANYWHERE, contentSecurityPolicy: helmetPolicy({ 'default-src': ["'none'"], 'style-src': ["'unsafe-inline'"] }) };
-    app.get<{ Params: { domain: string; file: string } }>('/sandbox/images/:domain/:file', { schema: { hide: true }, helmet: imageHeaders }, async (request, reply) => {
+    app.get<{ Params: { domain: string; file: string } }>('/sandbox/images/:domain/:file', { config: { helmet: imageHeaders }, schema: { hide: true } }, async (request, reply) => {
       const match = /^([a-z0-9]{1,20})\.svg$/.exec(request.params.file);
       if (!match) throw apiNotFound('no such image');
       return reply

@@ -49,7 +49,18 @@ export async function securePages(scope: FastifyInstance, baseUrl: string, optio
   await scope.register(helmet, pageHelmetOptions(baseUrl, options));
 }
 
-/** Route config for a file any site may load (the plugin loader, store images). */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A route's own header options on top of its scope's, read by @fastify/helmet. Given in
+     * `config`, never as the route's `helmet` shorthand: the plugin copies the shorthand into the
+     * route's config object, which for `config: NO_CORS` is a constant shared by every route and app.
+     */
+    helmet?: Omit<FastifyHelmetOptions, 'global'>;
+  }
+}
+
+/** Header options for a file any site may load (the plugin loader, store images). */
 export const LOADABLE_ANYWHERE = { crossOriginResourcePolicy: { policy: 'cross-origin' } } as const satisfies FastifyHelmetOptions;
 
 /** Gives this reply its page's policy instead of the scope's. */

@@ -54,7 +54,7 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
   if (worker) app.addHook('onClose', async () => worker.stop());
 
   // Each published version's committed bytes, read once: never rebuilt, so never changed. Any site loads them.
-  const loaderFile = { config: CROSS_ORIGIN, helmet: LOADABLE_ANYWHERE, schema: { hide: true } };
+  const loaderFile = { config: { ...CROSS_ORIGIN, helmet: LOADABLE_ANYWHERE }, schema: { hide: true } };
   for (const published of await publishedLoaders()) {
     const base = `/plugin/v${published.version}`;
     app.get(`${base}/loader.js`, loaderFile, async (_request, reply) => sendLoaderFile(reply, published.loader.body, published.loader.contentType));
@@ -66,7 +66,7 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
     '/plugin/v2/embed',
     // Framed by other sites: frame-ancestors decides who, so no X-Frame-Options, and a host page that
     // requires CORP of what it embeds may load it.
-    { config: NO_CORS, helmet: { xFrameOptions: false, ...LOADABLE_ANYWHERE }, schema: { hide: true, querystring: EmbedPageQuery } },
+    { config: { ...NO_CORS, helmet: { xFrameOptions: false, ...LOADABLE_ANYWHERE } }, schema: { hide: true, querystring: EmbedPageQuery } },
     async (request, reply) => {
       const assets = await browserAssets();
       const platformId = isPlatformId(request.query.platformId) ? request.query.platformId.trim().toLowerCase() : undefined;
