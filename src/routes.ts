@@ -13,6 +13,7 @@ import { oauthAdminRoutes } from './oauth/admin-routes.js';
 import { commerceRoutes } from './commerce/store-routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { orderRoutes } from './orders/routes.js';
+import { assetRoutes } from './http/assets.js';
 
 /** Every domain's HTTP routes, registered in this order. */
-export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, recommendationRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes, commerceRoutes, pluginRoutes, dashboardRoutes, orderRoutes];
+export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, recommendationRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes, commerceRoutes, pluginRoutes, dashboardRoutes, orderRoutes, assetRoutes];

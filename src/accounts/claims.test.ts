@@ -300,6 +300,8 @@ describeEachDatabase('store ownership claims', (use) => {
       const before = await tableContents(use().db);
       const attempts: Array<[string, string, Record<string, string>, number]> = [
         ['a malformed email', fresh, { email: 'not an email', password: STORE_OWNER_PASSWORD }, 401],
+        // Its refusal page names the store without making it up.
+        ['a malformed email at a store nobody opened', `${uniqueId('unopened')}.example`, { email: 'not an email', password: STORE_OWNER_PASSWORD }, 401],
         ['a first password that is too short', fresh, { email: 'first@fresh.example', password: 'short' }, 401],
         ['a wrong password', owned, { email: 'owner@owned.example', password: 'a guessed password!' }, 401],
         ['another email', owned, { email: 'someone@else.example', password: STORE_OWNER_PASSWORD }, 401],

@@ -4,13 +4,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import * as dal from './dal.js';
-import { escapeHtml, hiddenField, messagePage, sendPage, signInPage } from './pages.js';
+import { confirmStoreFirstPage, mailboxPage, messagePage, sendAccountPage, signedInPage, signInPage } from './pages.js';
 import { CompanyParams, CreatedUser, CreateUserBody, formField, UserList } from './schemas.js';
 import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser, endSession, startSession } from './sessions.js';
 import { checkSignIn, createBrandUser } from './users.js';
 import { signInWaitMessage } from './throttle.js';
 import { notFound } from '../http/errors.js';
 import { isFromThisMachine } from '../http/client-address.js';
+import { securePages } from '../http/security-headers.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
@@ -30,22 +31,23 @@ export const accountRoutes: FastifyPluginAsync = async (plain) => {
   const serviceOrigin = new URL(config.baseUrl).origin;
   await app.register(cookie);
   await app.register(formbody);
+  await securePages(app, config.baseUrl, { openedByOtherSites: true });
 
   app.get('/account/sign-in', { schema: { hide: true } }, async (request, reply) => {
     const returnTo = safeReturnTo(formField(request.query, 'return_to'));
     if (await currentUser(db, request)) return reply.redirect(returnTo, 303);
-    return sendPage(reply, 200, signInPage({ csrfToken: csrfTokenFor(request, reply, policy), returnTo }));
+    return sendAccountPage(reply, 200, signInPage({ csrfToken: csrfTokenFor(request, reply, policy), returnTo }));
   });
 
   app.post('/account/sign-in', { schema: { hide: true } }, async (request, reply) => {
     const returnTo = safeReturnTo(formField(request.body, 'return_to'));
     if (!csrfValid(request, formField(request.body, 'csrf_token'), serviceOrigin)) {
-      return sendPage(reply, 403, messagePage('Please try again', 'This form has expired. Go back, reload the page and sign in again.'));
+      return sendAccountPage(reply, 403, messagePage('Please try again', 'This form has expired. Go back, reload the page and sign in again.'));
     }
     const email = formField(request.body, 'email') ?? '';
     const password = formField(request.body, 'password') ?? '';
     const again = (status: number, error: string) =>
-      sendPage(reply, status, signInPage({ csrfToken: csrfTokenFor(request, reply, policy), returnTo, email, error }));
+      sendAccountPage(reply, status, signInPage({ csrfToken: csrfTokenFor(request, reply, policy), returnTo, email, error }));
     if (email.trim() === '' || password === '') return again(400, 'Enter your email and your password.');
 
     const result = await checkSignIn(db, email, password, request.ip);
@@ -56,17 +58,14 @@ export const accountRoutes: FastifyPluginAsync = async (plain) => {
     if (result.outcome === 'rejected') return again(401, 'The email or password is not correct.');
     await startSession(db, reply, policy, result.userId);
     if (result.companyId === null) {
-      return sendPage(reply, 200, {
-        title: 'Confirm your store first',
-        body: `<p>Your account does not act for a brand yet: the owner of the store you signed up with has to confirm it.</p><p><a href="/dashboard">Open the brand dashboard</a> to continue.</p>`,
-      });
+      return sendAccountPage(reply, 200, confirmStoreFirstPage);
     }
     return reply.redirect(returnTo, 303);
   });
 
   app.post('/account/sign-out', { schema: { hide: true } }, async (request, reply) => {
     if (!csrfValid(request, formField(request.body, 'csrf_token'), serviceOrigin)) {
-      return sendPage(reply, 403, messagePage('Please try again', 'This form has expired. Reload the page and try again.'));
+      return sendAccountPage(reply, 403, messagePage('Please try again', 'This form has expired. Reload the page and try again.'));
     }
     await endSession(db, request, reply, policy);
     const returnTo = safeReturnTo(formField(request.body, 'return_to'));
@@ -76,11 +75,7 @@ export const accountRoutes: FastifyPluginAsync = async (plain) => {
   app.get('/account', { schema: { hide: true } }, async (request, reply) => {
     const user = await currentUser(db, request);
     if (!user) return reply.redirect('/account/sign-in', 303);
-    return sendPage(reply, 200, {
-      title: 'You are signed in',
-      body: `<dl><dt>Signed in as</dt><dd>${escapeHtml(user.email)}</dd><dt>Brand</dt><dd>${escapeHtml(user.brandName ?? user.companyId)}</dd></dl>
-<form method="post" action="/account/sign-out">${hiddenField('csrf_token', csrfTokenFor(request, reply, policy))}<button type="submit" class="secondary">Sign out</button></form>`,
-    });
+    return sendAccountPage(reply, 200, signedInPage({ email: user.email, brand: user.brandName ?? user.companyId }, csrfTokenFor(request, reply, policy)));
   });
 
   // Outside prod with no SMTP server, mail stays in the database; this page is where a tester reads
@@ -88,7 +83,7 @@ export const accountRoutes: FastifyPluginAsync = async (plain) => {
   if (config.serviceEnv !== 'prod' && !config.mail.smtpUrl) {
     app.get('/account/dev-mailbox', { schema: { hide: true } }, async (request, reply) => {
       if (!isFromThisMachine(request)) {
-        return sendPage(
+        return sendAccountPage(
           reply,
           403,
           messagePage(
@@ -97,20 +92,7 @@ export const accountRoutes: FastifyPluginAsync = async (plain) => {
           ),
         );
       }
-      const messages = await dal.listOutboxMail(db, 50);
-      const items = messages
-        .map(
-          (message) =>
-            `<li><dl><dt>To</dt><dd>${escapeHtml(message.recipient)}</dd><dt>Subject</dt><dd>${escapeHtml(message.subject)}</dd>` +
-            `<dt>Sent</dt><dd>${escapeHtml(message.created_at.toISOString())}</dd></dl><pre class="mail">${escapeHtml(message.body)}</pre></li>`,
-        )
-        .join('');
-      return sendPage(reply, 200, {
-        title: 'Development mailbox',
-        body:
-          `<p class="muted">This ${escapeHtml(config.serviceEnv)} host has no SMTP server (SMTP_URL), so the mail it sends is kept here, newest first, for a day. Production hosts send mail and have no such page.</p>` +
-          (items ? `<ul class="mailbox">${items}</ul>` : '<p>No mail yet.</p>'),
-      });
+      return sendAccountPage(reply, 200, mailboxPage(config.serviceEnv, await dal.listOutboxMail(db, 50)));
     });
   }
 

@@ -4,7 +4,10 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { longestWaitMs, requestBounds } from '../db/database.js';
 import { badRequest, notFound, serviceUnavailable } from '../http/errors.js';
-import { LINK_NOT_FOUND_PAGE } from './pages.js';
+import { browserAssets } from '../http/assets.js';
+import { sendPage } from '../http/page.js';
+import { securePages } from '../http/security-headers.js';
+import { linkNotFoundPage } from './pages.js';
 import { PlatformStats, PlatformStatsParams, PlatformStatsQuery, ReferralParams } from './schemas.js';
 import { Attribution } from './service.js';
 import { storeUrl } from './store-url.js';
@@ -30,37 +33,42 @@ export const attributionRoutes: FastifyPluginAsync = fp(
       await attribution.close().catch((error) => app.log.warn({ err: error }, 'a counter batch the database left unanswered could not be settled'));
     });
 
-    app.get(
-      '/r/:token',
-      {
-        schema: {
-          summary: 'Follow a referral link',
-          description:
-            'Records one click credited to the platform that showed the offer and redirects (302) to the partner\'s store ' +
-            'with its discount code. An unknown or damaged token gets an HTML page with status 404.',
-          tags: ['offers'],
-          params: ReferralParams,
+    // The shopper's page (a redirect, or the notice when the link is broken) has the page security headers.
+    await app.register(async (plainScope) => {
+      const scope = plainScope.withTypeProvider<TypeBoxTypeProvider>();
+      await securePages(scope, config.baseUrl);
+      scope.get(
+        '/r/:token',
+        {
+          schema: {
+            summary: 'Follow a referral link',
+            description:
+              'Records one click credited to the platform that showed the offer and redirects (302) to the partner\'s store ' +
+              'with its discount code. An unknown or damaged token gets an HTML page with status 404.',
+            tags: ['offers'],
+            params: ReferralParams,
+          },
         },
-      },
-      async (request, reply) => {
-        const link = await attribution.resolveToken(request.params.token);
-        const sandbox = config.sandboxStorefronts ? { base: config.baseUrl, referralToken: request.params.token } : null;
-        const destination = link && storeUrl(link.partnerDomain, link.discountCode, sandbox);
-        if (!link || !destination) {
-          return reply.status(404).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(LINK_NOT_FOUND_PAGE);
-        }
-        // Link checkers send HEAD; only a shopper's GET is a click.
-        if (request.method === 'GET') {
-          try {
-            await attribution.recordClick(link, new Date());
-          } catch (error) {
-            request.log.error({ err: error }, 'could not record a referral click');
-            throw serviceUnavailable('the click could not be recorded; retry shortly');
+        async (request, reply) => {
+          const link = await attribution.resolveToken(request.params.token);
+          const sandbox = config.sandboxStorefronts ? { base: config.baseUrl, referralToken: request.params.token } : null;
+          const destination = link && storeUrl(link.partnerDomain, link.discountCode, sandbox);
+          if (!link || !destination) {
+            return sendPage(reply, linkNotFoundPage(await browserAssets()), { status: 404 });
           }
-        }
-        return reply.header('Cache-Control', 'no-store').redirect(destination, 302);
-      },
-    );
+          // Link checkers send HEAD; only a shopper's GET is a click.
+          if (request.method === 'GET') {
+            try {
+              await attribution.recordClick(link, new Date());
+            } catch (error) {
+              request.log.error({ err: error }, 'could not record a referral click');
+              throw serviceUnavailable('the click could not be recorded; retry shortly');
+            }
+          }
+          return reply.header('Cache-Control', 'no-store').redirect(destination, 302);
+        },
+      );
+    });
 
     app.get(
       '/admin/platforms/:platformId/stats',

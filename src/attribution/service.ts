@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.js';
 import { findReferralLink, platformTotals, upsertReferralLinks, type DayRange, type LinkKey, type PerformanceFigures, type ResolvedLink } from './dal.js';
 import { CounterWriter } from './counter-writer.js';
@@ -8,7 +9,7 @@ import { CounterCommitter } from './group-commit.js';
 /** 128 random bits, URL-safe: a link cannot be guessed or derived from the ids it stands for. */
 const TOKEN_BYTES = 16;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{22}$/;
-/** Bounds the token cache; past it the oldest entries go and are read back on demand. */
+/** Bounds the token cache; past it the least recently used entries go and are read back on demand. */
 const MAX_CACHED_TOKENS = 100_000;
 
 export function newReferralToken(): string {
@@ -26,7 +27,7 @@ function linkCacheKey(link: LinkKey): string {
 export class Attribution {
   readonly counters: CounterCommitter;
   private readonly writer: CounterWriter;
-  private readonly tokens = new Map<string, string>();
+  private readonly tokens = new LRUCache<string, string>({ max: MAX_CACHED_TOKENS });
 
   /** `waitLimitMs`: the longest a request waits for its views or click to be committed. */
   constructor(
@@ -50,7 +51,7 @@ export class Attribution {
     const missing = links.filter((link) => !this.tokens.has(linkCacheKey(link)));
     if (missing.length > 0) {
       const stored = await upsertReferralLinks(this.db, missing.map((link) => ({ ...link, token: newReferralToken() })));
-      for (const link of stored) this.remember(linkCacheKey(link), link.token);
+      for (const link of stored) this.tokens.set(linkCacheKey(link), link.token);
     }
     return links.map((link) => {
       const token = this.tokens.get(linkCacheKey(link));
@@ -80,13 +81,5 @@ export class Attribution {
 
   platformTotals(platformId: string, range: DayRange = {}): Promise<PerformanceFigures> {
     return platformTotals(this.db, platformId, range);
-  }
-
-  private remember(key: string, token: string): void {
-    if (this.tokens.size >= MAX_CACHED_TOKENS) {
-      const oldest = this.tokens.keys().next();
-      if (!oldest.done) this.tokens.delete(oldest.value);
-    }
-    this.tokens.set(key, token);
   }
 }

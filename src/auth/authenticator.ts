@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import { isUuid } from '../config.js';
@@ -62,11 +63,11 @@ function brandUnauthorized(message: string, error?: 'invalid_token' | 'invalid_r
 }
 
 const CACHE_TTL_MS = 60_000;
+/** Far above the keys and platforms a deployment has; a bound all the same, so memory cannot grow without one. */
+const CACHE_MAX_ENTRIES = 50_000;
 
-interface CacheEntry<T> {
-  value: T;
-  expiresAt: number;
-}
+/** Found records for a minute, least recently used out first past the bound. Misses are never kept. */
+const recordCache = <T extends object>() => new LRUCache<string, T>({ max: CACHE_MAX_ENTRIES, ttl: CACHE_TTL_MS });
 
 /**
  * The one authentication layer of the service: brand keys, OAuth bearer tokens (through a
@@ -74,9 +75,9 @@ interface CacheEntry<T> {
  * lookups are served from memory and dropped on every instance when they change.
  */
 export class Authenticator {
-  private readonly brandKeys = new Map<string, CacheEntry<BrandKeyRecord>>();
-  private readonly platformKeys = new Map<string, CacheEntry<PlatformKeyRecord>>();
-  private readonly platforms = new Map<string, CacheEntry<PlatformRecord | null>>();
+  private readonly brandKeys = recordCache<BrandKeyRecord>();
+  private readonly platformKeys = recordCache<PlatformKeyRecord>();
+  private readonly platforms = recordCache<PlatformRecord>();
   bearerVerifier: BearerTokenVerifier | undefined;
 
   constructor(
@@ -184,19 +185,16 @@ export class Authenticator {
   }
 
   async findPlatform(platformId: string): Promise<PlatformRecord | undefined> {
-    const platform = await this.cached(this.platforms, platformId, async () => (await findPlatform(this.db, platformId)) ?? null);
-    return platform ?? undefined;
+    return this.cached(this.platforms, platformId, () => findPlatform(this.db, platformId));
   }
 
-  private async cached<T>(cache: Map<string, CacheEntry<T>>, key: string, load: () => Promise<T | undefined>) {
-    const now = Date.now();
+  private async cached<T extends object>(cache: LRUCache<string, T>, key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
     const hit = cache.get(key);
-    if (hit && hit.expiresAt > now) return hit.value;
+    if (hit) return hit;
     const value = await load();
     // Misses are not cached: a key issued a moment ago must work at once.
-    if (value !== undefined && value !== null) cache.set(key, { value, expiresAt: now + CACHE_TTL_MS });
-    else if (value === null) cache.delete(key);
-    return value ?? undefined;
+    if (value !== undefined) cache.set(key, value);
+    return value;
   }
 }
 

@@ -2,12 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.js';
 import { formField } from '../accounts/schemas.js';
 import { csrfTokenFor, csrfTokenMatches, type CookiePolicy } from '../accounts/sessions.js';
-import { escapeHtml } from '../plugin/html.js';
 import { requireOwnOrigin } from '../plugin/origin.js';
-import type { SandboxPage } from './pages.js';
+import { CSRF_FIELD, formExpiredPage, ownerOnlyPage, type SandboxPage } from './pages.js';
 import { ownerSignedIn, storePath } from './sandbox-owners.js';
-
-const CSRF_FIELD = 'csrf_token';
 
 /**
  * After signing in, only a page of the same store is followed: never another site or store. The
@@ -30,9 +27,9 @@ export class OwnerGate {
     private readonly policy: CookiePolicy,
   ) {}
 
-  /** The hidden CSRF field of a form on the page answering `request`. */
-  csrfField(request: FastifyRequest, reply: FastifyReply): string {
-    return `<input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(csrfTokenFor(request, reply, this.policy))}">`;
+  /** The CSRF token of the forms on the page answering `request` (their `csrf_token` field). */
+  csrfToken(request: FastifyRequest, reply: FastifyReply): string {
+    return csrfTokenFor(request, reply, this.policy);
   }
 
   /** Null when the store's owner is signed in; otherwise the store's sign-in address, coming back to this page. */
@@ -45,20 +42,12 @@ export class OwnerGate {
   formRefusal(request: FastifyRequest): SandboxPage | null {
     requireOwnOrigin(request);
     if (csrfTokenMatches(request, formField(request.body, CSRF_FIELD))) return null;
-    return {
-      title: 'Please try again',
-      status: 403,
-      body: '<h1>Please try again</h1><p>This form has expired. Go back, reload the page and try again.</p>',
-    };
+    return formExpiredPage;
   }
 
   /** Null when the store's owner is signed in; otherwise the 403 page with a sign-in link. */
   async ownerRefusal(request: FastifyRequest, domain: string): Promise<SandboxPage | null> {
     if (await ownerSignedIn(this.db, request, domain)) return null;
-    return {
-      title: 'Sign in first',
-      status: 403,
-      body: `<h1>Sign in first</h1><p>Only the store's owner, signed in, can do this. <a href="${storePath(domain)}/sign-in">Sign in</a>.</p>`,
-    };
+    return ownerOnlyPage(domain);
   }
 }

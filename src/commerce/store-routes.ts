@@ -7,18 +7,31 @@ import formbody from '@fastify/formbody';
 import { formField } from '../accounts/schemas.js';
 import { cookiePolicyFor } from '../accounts/sessions.js';
 import { looksLikeEmail } from '../accounts/users.js';
-import { escapeHtml } from '../plugin/html.js';
 import { requireOwnOrigin } from '../plugin/origin.js';
 import { storeDomain } from '../plugin/store-domain.js';
-import { bundles } from '../plugin/bundles.js';
 import type { CommerceAdapter } from './adapter.js';
 import * as dal from './dal.js';
 import { commerceAdapterFor } from './host.js';
 import { OwnerGate, safeNext } from './owner-gate.js';
-import { APP_NAME, money, noSuchStoreBody, sendSandboxPage, type SandboxPage } from './pages.js';
+import {
+  APP_NAME,
+  chooseDecisionPage,
+  noSuchRequestPage,
+  noSuchStorePage,
+  ownerFromSupportPage,
+  ownershipAnsweredPage,
+  ownershipQuestionPage,
+  ownerSignInPage,
+  sendSandboxPage,
+  storefrontPage,
+  storeNotOpenedPage,
+  thankYouPage,
+  type SandboxPage,
+} from './pages.js';
 import { sandboxRoutes } from './routes.js';
 import { MAX_ORDER_QUANTITY, SandboxCommerce, type OrderDelivery } from './sandbox.js';
-import { setOwnerCookie, setSandboxOwner, signInOwner, storePath, supportSetsOwner } from './sandbox-owners.js';
+import { setOwnerCookie, setSandboxOwner, signInOwner, supportSetsOwner } from './sandbox-owners.js';
+import { securePages } from '../http/security-headers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -79,9 +92,9 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
     const policy = cookiePolicyFor(config.baseUrl);
     await app.register(cookie);
     await app.register(formbody);
-    const stylesheet = async () => `/plugin/assets/${(await bundles()).pagesStyle}`;
-    const send = async (reply: FastifyReply, page: SandboxPage) => sendSandboxPage(reply, await stylesheet(), page);
-    const noSuchStore = (reply: FastifyReply, raw: string) => send(reply, { title: 'No such store', body: noSuchStoreBody(raw), status: 404 });
+    await securePages(app, config.baseUrl);
+    const send = sendSandboxPage;
+    const noSuchStore = (reply: FastifyReply, raw: string) => send(reply, noSuchStorePage(raw));
     const gate = new OwnerGate(db, policy);
     await app.register(sandboxRoutes({ adapter, gate, send }));
 
@@ -103,33 +116,19 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
       async (request, reply) => reply.status(201).send(await setSandboxOwner(db, adapter, request.params.domain, request.body.email)),
     );
 
-    const signInForm = async (request: FastifyRequest, reply: FastifyReply, domain: string, next: string, problem?: { status: number; text: string }): Promise<SandboxPage> => {
-      const store = await adapter.store(domain);
+    const signInForm = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      domain: string,
+      next: string,
+      problem?: { status: number; text: string },
+    ): Promise<SandboxPage> => {
+      // Showing the page opens the store; a refused sign-in shows it as it is and makes none up (a refusal writes nothing).
+      const storeName = (problem ? await dal.findStore(db, domain) : await adapter.store(domain))?.businessName ?? domain;
       const hasOwner = (await dal.findOwner(db, domain)) !== undefined;
       const brand = hasOwner ? undefined : await dal.brandNameOfDomain(db, domain);
-      if (brand !== undefined) {
-        return {
-          title: `Sign in to ${store.businessName}`,
-          status: problem?.status ?? 200,
-          body: `<h1>This store has no owner sign-in yet</h1><p role="${problem ? 'alert' : 'status'}">${escapeHtml(supportSetsOwner(brand))}</p>`,
-        };
-      }
-      const heading = hasOwner ? `Sign in to ${store.businessName}` : `Set up the owner sign-in of ${store.businessName}`;
-      return {
-        title: heading,
-        status: problem?.status ?? 200,
-        body:
-          `<h1>${escapeHtml(heading)}</h1>` +
-          (hasOwner
-            ? `<p>Sign in as the owner of ${escapeHtml(domain)}.</p>`
-            : `<p class="muted">In this sandbox a store is made up the first time it is used, so ${escapeHtml(domain)} has no owner yet: the email and password you choose become its owner sign-in.</p>`) +
-          (problem ? `<p role="alert" class="error">${escapeHtml(problem.text)}</p>` : '') +
-          `<form method="post" action="${storePath(domain)}/sign-in">${gate.csrfField(request, reply)}` +
-          `<input type="hidden" name="next" value="${escapeHtml(next)}">` +
-          `<div class="row"><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required></div>` +
-          `<div class="row"><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="${hasOwner ? 'current-password' : 'new-password'}" required></div>` +
-          `<button type="submit">${hasOwner ? 'Sign in' : 'Create owner sign-in'}</button></form>`,
-      };
+      if (brand !== undefined) return ownerFromSupportPage(storeName, supportSetsOwner(brand), problem);
+      return ownerSignInPage({ storeName, domain, hasOwner, next, csrfToken: gate.csrfToken(request, reply), ...(problem ? { problem } : {}) });
     };
 
     app.get<{ Params: { domain: string }; Querystring: { next?: string } }>(
@@ -156,24 +155,11 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
 
     const ownershipPage = async (request: FastifyRequest, reply: FastifyReply, domain: string, claimId: string) => {
       const claim = await dal.findOwnershipRequest(db, domain, claimId);
-      if (!claim) return send(reply, { title: 'No such request', body: '<h1>No such request</h1><p>Nobody asked to act for this store with this link.</p>', status: 404 });
+      if (!claim) return send(reply, noSuchRequestPage);
       const store = await adapter.store(domain);
-      const continueLink = `<p><a class="button" href="${escapeHtml(safeReturnTo(claim.return_to))}">Continue to ${APP_NAME}</a></p>`;
-      if (claim.status !== 'pending') {
-        return send(reply, {
-          title: 'Answered',
-          body: `<h1>You ${claim.status} this request</h1><p>${escapeHtml(claim.requested_by)} ${claim.status === 'confirmed' ? 'may now act for' : 'does not act for'} ${escapeHtml(store.businessName)} on ${APP_NAME}.</p>${continueLink}`,
-        });
-      }
-      return send(reply, {
-        title: 'Confirm store access',
-        body:
-          `<h1>Does ${escapeHtml(claim.requested_by)} act for ${escapeHtml(store.businessName)}?</h1>` +
-          `<p>${escapeHtml(claim.requested_by)} signed up on ${APP_NAME} for ${escapeHtml(domain)}. Confirm only if this is you or someone you trust: ` +
-          `they will manage the store's partnerships, campaigns, offer and API keys.</p>` +
-          `<form method="post" class="row">${gate.csrfField(request, reply)}<button type="submit" name="decision" value="confirm">Confirm</button>` +
-          `<button type="submit" name="decision" value="decline" class="secondary">Decline</button></form>`,
-      });
+      const ownership = { requestedBy: claim.requested_by, status: claim.status, continueTo: safeReturnTo(claim.return_to) };
+      if (claim.status !== 'pending') return send(reply, ownershipAnsweredPage(store.businessName, ownership));
+      return send(reply, ownershipQuestionPage(store.businessName, domain, ownership, gate.csrfToken(request, reply)));
     };
 
     app.get<{ Params: { domain: string; claimId: string } }>(
@@ -200,7 +186,7 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
         if (refused) return send(reply, refused);
         const decision = formField(request.body, 'decision');
         if (decision !== 'confirm' && decision !== 'decline') {
-          return send(reply, { title: 'Choose', body: '<h1>Choose Confirm or Decline</h1>', status: 400 });
+          return send(reply, chooseDecisionPage);
         }
         const answer = decision === 'confirm' ? 'confirmed' : 'declined';
         await dal.answerOwnershipRequest(db, domain, request.params.claimId, answer, new Date());
@@ -218,31 +204,7 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
       const typed = typeof query.discount === 'string' ? query.discount.slice(0, 100) : '';
       const code = typed ? await dal.findDiscountCode(db, domain, typed) : undefined;
       const ref = typeof query.ref === 'string' && REFERRAL_TOKEN.test(query.ref) ? query.ref : '';
-      const cards = products
-        .map(
-          (product) =>
-            `<tr><td>${product.imageUrl ? `<img src="${escapeHtml(product.imageUrl)}" alt="" width="48" height="48">` : ''}</td>` +
-            `<td>${escapeHtml(product.title)}</td><td>${money(product.priceCents)}</td></tr>`,
-        )
-        .join('');
-      const options = products.map((product) => `<option value="${escapeHtml(product.id)}">${escapeHtml(product.title)} (${money(product.priceCents)})</option>`).join('');
-      return {
-        title: store.businessName,
-        area: `${store.businessName} storefront (sandbox)`,
-        status: problem ? 400 : 200,
-        body:
-          `<h1>${escapeHtml(store.businessName)}</h1><p class="muted">${escapeHtml(store.tagline ?? '')}</p>` +
-          (code ? `<p role="status">Your code <code>${escapeHtml(code.code)}</code> takes ${code.percent}% off this order.</p>` : '') +
-          (problem ? `<p role="alert" class="error">${escapeHtml(problem)}</p>` : '') +
-          `<table><caption class="muted">Products</caption><thead><tr><th>Image</th><th>Product</th><th>Price</th></tr></thead><tbody>${cards}</tbody></table>` +
-          `<h2>Checkout</h2><form method="post" action="/sandbox/shop/${encodeURIComponent(domain)}/checkout">` +
-          `<input type="hidden" name="ref" value="${escapeHtml(ref)}">` +
-          `<div class="row"><label for="product">Product</label><select id="product" name="productId">${options}</select></div>` +
-          `<div class="row"><label for="quantity">Quantity</label><input id="quantity" name="quantity" type="number" min="1" max="${MAX_ORDER_QUANTITY}" value="1" required></div>` +
-          `<div class="row"><label for="email">Your email</label><input id="email" name="email" type="email" autocomplete="email" required></div>` +
-          `<div class="row"><label for="discount">Discount code</label><input id="discount" name="discount" value="${escapeHtml(code?.code ?? typed)}"></div>` +
-          `<button type="submit">Place order</button></form>`,
-      };
+      return storefrontPage({ store, domain, products, code, typed, ref, ...(problem ? { problem } : {}) }, MAX_ORDER_QUANTITY);
     };
 
     app.get<{ Params: { domain: string }; Querystring: { discount?: string; ref?: string } }>(
@@ -259,6 +221,8 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
       requireOwnOrigin(request);
       const domain = storeDomain(request.params.domain);
       if (!domain) return noSuchStore(reply, request.params.domain);
+      // An order comes from the storefront, which opened the store: a checkout must not make one up, least of all to refuse it.
+      if (!(await dal.findStore(db, domain))) return send(reply, storeNotOpenedPage(domain));
       const field = (name: string) => (formField(request.body, name) ?? '').trim();
       const email = field('email').toLowerCase();
       const ref = field('ref');
@@ -274,17 +238,7 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
         referralToken: ref || null,
       });
       if (result.outcome === 'refused') return again(result.reason);
-      return send(reply, {
-        title: 'Thank you',
-        area: 'storefront (sandbox)',
-        status: 201,
-        body:
-          `<h1>Thank you for your order</h1>` +
-          `<dl class="plan"><dt>Order</dt><dd>${escapeHtml(result.orderId)}</dd><dt>Total</dt><dd>${money(result.totalCents)}</dd>` +
-          (result.discountPercent ? `<dt>Discount</dt><dd>${result.discountPercent}% off</dd>` : '') +
-          `<dt>Sandbox delivery</dt><dd data-testid="delivery">${escapeHtml(deliveryText(result.delivery))}</dd></dl>` +
-          `<p><a href="/sandbox/shop/${encodeURIComponent(domain)}">Back to the store</a></p>`,
-      });
+      return send(reply, thankYouPage(domain, { ...result, delivery: deliveryText(result.delivery) }));
     });
   };
 }

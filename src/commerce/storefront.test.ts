@@ -90,7 +90,10 @@ for (const kind of DATABASE_KINDS) {
 
     it('delivers nothing from a store the service never subscribed to', async () => {
       const before = (await stored()).attributed;
-      const response = await checkout(`${uniqueId('elsewhere')}.example`, {});
+      const elsewhere = `${uniqueId('elsewhere')}.example`;
+      // The shopper opens its storefront, which makes the store up.
+      expect((await context.app.inject({ method: 'GET', url: `/sandbox/shop/${elsewhere}` })).statusCode).toBe(200);
+      const response = await checkout(elsewhere, {});
       expect(response.statusCode).toBe(201);
       expect(response.body).toContain('it has not subscribed to this store');
       expect((await stored()).attributed).toEqual(before);
@@ -121,6 +124,14 @@ for (const kind of DATABASE_KINDS) {
         /own pages/,
       ],
     ];
+    it('refuses a checkout at a store nobody has opened, making none up', async () => {
+      const unopened = `${uniqueId('unopened')}.example`;
+      const response = await checkout(unopened, { email: '' });
+      expect(response.statusCode).toBe(404);
+      expect(response.body).toMatch(/Nobody has opened/);
+      expect(await context.db.selectFrom('sandbox_stores').select('domain').where('domain', '=', unopened).execute()).toEqual([]);
+    });
+
     for (const [check, send, status, message] of refusals) {
       it(`refuses a checkout with ${check}, writing nothing`, async () => {
         const before = await stored();

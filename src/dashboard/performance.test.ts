@@ -109,6 +109,21 @@ describeEachDatabase('performance page and admin stats', (use) => {
     expect(lines.at(-1)).toBe('total,,,14,4,3,2,16500,625');
   });
 
+  it('exports names that look like spreadsheet formulas as text, and quotes commas and quotes', async () => {
+    const names = { [story.betaId]: '=HYPERLINK("https://evil.example","Beta")', [story.zetaId]: '-2+3, Zeta' };
+    for (const [id, name] of Object.entries(names)) await use().db.updateTable('companies').set({ business_name: name }).where('id', '=', id).execute();
+    try {
+      const lines = (await story.alpha.get(`/dashboard/api/performance.csv?from=${from}&to=${to}`)).body.trimEnd().split('\r\n');
+      expect(lines.filter((line) => line.startsWith('partner,'))).toEqual([
+        `partner,${story.zetaId},"'-2+3, Zeta",11,3,3,2,16500,625`,
+        `partner,${story.betaId},"'=HYPERLINK(""https://evil.example"",""Beta"")",3,1,0,0,0,0`,
+      ]);
+    } finally {
+      await use().db.updateTable('companies').set({ business_name: 'Beta Tea Traders' }).where('id', '=', story.betaId).execute();
+      await use().db.updateTable('companies').set({ business_name: 'Zeta Coffee House' }).where('id', '=', story.zetaId).execute();
+    }
+  });
+
   it('reads the same figures once their days are sealed into the rollups, which equal a recomputation', async () => {
     const snapshot = async () => ({
       days: (await sql`

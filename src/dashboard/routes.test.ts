@@ -33,11 +33,11 @@ describeEachDatabase('brand dashboard', (use) => {
       expect(page.statusCode).toBe(200);
       expect(page.headers['x-frame-options']).toBe('DENY');
       expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-      const script = /src="(\/dashboard\/assets\/dashboard\.[0-9a-f]{12}\.js)"/.exec(page.body)![1]!;
+      const script = /src="(\/assets\/dashboard\.[0-9a-f]{12}\.js)"/.exec(page.body)![1]!;
       const asset = await use().app.inject({ method: 'GET', url: script });
       expect(asset.statusCode).toBe(200);
       expect(asset.headers['cache-control']).toContain('immutable');
-      expect((await use().app.inject({ method: 'GET', url: '/dashboard/assets/nope.js' })).statusCode).toBe(404);
+      expect((await use().app.inject({ method: 'GET', url: '/assets/nope.js' })).statusCode).toBe(404);
     });
 
     it('answers API calls without a session with 401 and no-store', async () => {

@@ -15,8 +15,11 @@ import { brandKeyPrefix, keyEnvironmentFor } from '../auth/keys.js';
 import { issueBrandKey, revokeKey } from '../support/service.js';
 import { findCompany, listBrandKeys } from '../support/dal.js';
 import { revokeGrant } from '../oauth/dal.js';
-import { escapeHtml } from '../plugin/html.js';
-import { dashboardBundle } from './bundle.js';
+import { browserAssets } from '../http/assets.js';
+import { ANY_IMAGE, pagePolicy, SELF } from '../http/csp.js';
+import { sendPage } from '../http/page.js';
+import { securePages } from '../http/security-headers.js';
+import { dashboardPage } from './page.js';
 import * as dal from './dal.js';
 import * as schemas from './schemas.js';
 import * as service from './service.js';
@@ -28,10 +31,9 @@ declare module 'fastify' {
   }
 }
 
-const IMMUTABLE = 'public, max-age=31536000, immutable';
 const CSRF_HEADER = 'x-csrf-token';
-const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https: http:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+/** The app's own script, offer images from anywhere, calls to its API. */
+const DASHBOARD_POLICY = pagePolicy({ 'script-src': SELF, 'img-src': ANY_IMAGE, 'connect-src': SELF });
 
 function userOf(request: FastifyRequest): SessionUser {
   if (!request.dashboardUser) throw new Error('route is missing the signed-in check');
@@ -59,15 +61,13 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
   const policy = cookiePolicyFor(config.baseUrl);
   const serviceOrigin = new URL(config.baseUrl).origin;
   await app.register(cookie);
+  await securePages(app, config.baseUrl);
   app.decorateRequest('dashboardUser', null);
   app.decorateRequest('dashboardAccount', null);
   app.addHook('onClose', async () => mailer?.close());
 
+  // Answers about a signed-in brand are never cached.
   app.addHook('onSend', async (_request, reply) => {
-    reply.header('X-Frame-Options', 'DENY');
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('Referrer-Policy', 'same-origin');
-    if (!reply.getHeader('Content-Security-Policy')) reply.header('Content-Security-Policy', "frame-ancestors 'none'");
     if (!reply.getHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
   });
 
@@ -93,23 +93,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
   const accountWrite = { onRequest: [checkCsrf, signedInAccount] };
   const hide = { hide: true };
 
-  app.get('/dashboard', { schema: hide }, async (_request, reply) => {
-    const built = await dashboardBundle();
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('Content-Security-Policy', PAGE_CSP)
-      .send(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-          `<title>Brand dashboard</title><link rel="stylesheet" href="/dashboard/assets/${escapeHtml(built.style)}"></head>` +
-          `<body><div id="app"></div><script src="/dashboard/assets/${escapeHtml(built.script)}"></script></body></html>`,
-      );
-  });
-
-  app.get<{ Params: { name: string } }>('/dashboard/assets/:name', { schema: hide }, async (request, reply) => {
-    const found = (await dashboardBundle()).assets.get(request.params.name);
-    if (!found) throw notFound(`no asset ${request.params.name}`);
-    return reply.type(found.contentType).header('Cache-Control', IMMUTABLE).send(found.body);
-  });
+  app.get('/dashboard', { schema: hide }, async (_request, reply) => sendPage(reply, dashboardPage(await browserAssets()), { policy: DASHBOARD_POLICY }));
 
   // --- session ---
 

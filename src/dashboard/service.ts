@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import type { ServiceEnv } from '../config.js';
@@ -359,27 +360,21 @@ export async function performance(ctx: Pick<DashboardContext, 'db'>, companyId: 
   return { ...report, byPartner };
 }
 
-function csvField(value: string | null): string {
-  const text = value ?? '';
-  // A leading formula character is neutralized so a spreadsheet never runs a brand name.
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
 /**
  * The performance page as CSV: every day, every platform, every partner (not one page) and the
- * totals. Its cost grows with the partners and the rollup rows in the range.
+ * totals. Its cost grows with the partners and the rollup rows in the range. A text starting like a
+ * formula (`=`, `+`, `-`, `@`, a tab, a carriage return or their full-width forms) gets a leading
+ * `'`, so a spreadsheet never runs a brand name (csv-stringify's `escape_formulas`).
  */
 export async function performanceCsv(ctx: Pick<DashboardContext, 'db'>, companyId: string, range: PerformanceRange): Promise<string> {
   const days = daysOf(range);
   const [report, partners] = await Promise.all([summary(ctx, companyId, range, days), dal.performanceAllPartners(ctx.db, companyId, range.from, range.to)]);
-  // Figures are integers and need no quoting; only the texts go through csvField.
-  const line = (group: string, id: string, name: string | null, figures: Figures) =>
-    `${[group, id, name].map(csvField).join(',')},${FIGURES.map((f) => figures[f]).join(',')}`;
-  const lines = [['group', 'id', 'name', ...FIGURES].join(',')];
-  for (const day of report.byDay) lines.push(line('day', day.date, null, day));
-  for (const row of report.byPlatform) lines.push(line('platform', row.platformId, row.name, row));
-  for (const row of partners) lines.push(line('partner', row.other_id, row.other_name, figuresOf(row)));
-  lines.push(line('total', '', null, report.totals));
-  return `${lines.join('\r\n')}\r\n`;
+  const row = (group: string, id: string, name: string | null, figures: Figures) => [group, id, name, ...FIGURES.map((f) => figures[f])];
+  const rows = [
+    ...report.byDay.map((day) => row('day', day.date, null, day)),
+    ...report.byPlatform.map((platform) => row('platform', platform.platformId, platform.name, platform)),
+    ...partners.map((partner) => row('partner', partner.other_id, partner.other_name, figuresOf(partner))),
+    row('total', '', null, report.totals),
+  ];
+  return stringify(rows, { header: true, columns: ['group', 'id', 'name', ...FIGURES], record_delimiter: 'windows', escape_formulas: true });
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { BearerTokenVerifier, BrandPrincipal } from '../auth/authenticator.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import { hashSecret } from '../auth/keys.js';
@@ -13,7 +14,7 @@ const CACHE_MAX_ENTRIES = 50_000;
  * costs; every revocation publishes `credentials`, which empties this cache on every instance.
  */
 export class OAuthBearerVerifier implements BearerTokenVerifier {
-  private readonly cache = new Map<string, { principal: BrandPrincipal; expiresAt: number }>();
+  private readonly cache = new LRUCache<string, BrandPrincipal>({ max: CACHE_MAX_ENTRIES });
 
   constructor(
     private readonly model: Pick<OAuthModel, 'getAccessToken'>,
@@ -25,10 +26,8 @@ export class OAuthBearerVerifier implements BearerTokenVerifier {
   async verify(token: string): Promise<BrandPrincipal | null> {
     if (!ACCESS_TOKEN_PATTERN.test(token)) return null;
     const cacheKey = hashSecret(token);
-    const now = Date.now();
     const hit = this.cache.get(cacheKey);
-    if (hit && hit.expiresAt > now) return hit.principal;
-    this.cache.delete(cacheKey);
+    if (hit) return hit;
     const found = await this.model.getAccessToken(token);
     if (!found || !found.accessTokenExpiresAt) return null;
     const grantee = found.user as Grantee;
@@ -38,8 +37,9 @@ export class OAuthBearerVerifier implements BearerTokenVerifier {
       credentialId: String(found.tokenId),
       tokenPlatformId: grantee.platformId,
     };
-    if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(cacheKey, { principal, expiresAt: Math.min(now + CACHE_TTL_MS, found.accessTokenExpiresAt.getTime()) });
+    const ttl = Math.min(CACHE_TTL_MS, found.accessTokenExpiresAt.getTime() - Date.now());
+    // A TTL of 0 would mean "never expires" to the LRU: a token at its expiry is not kept.
+    if (ttl > 0) this.cache.set(cacheKey, principal, { ttl });
     return principal;
   }
 }

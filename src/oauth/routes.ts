@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import OAuth2Server from '@node-oauth/oauth2-server';
-import { sendPage, signInPage } from '../accounts/pages.js';
+import { sendAccountPage, signInPage } from '../accounts/pages.js';
 import { formField } from '../accounts/schemas.js';
 import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser } from '../accounts/sessions.js';
 import { checkAuthorizeRequest, redirectTo, type AuthorizeLookups } from './authorize-request.js';
@@ -15,6 +15,7 @@ import { authorizeErrorPage, authorizeParams, consentPage } from './pages.js';
 import { basicCredentials, revokePresentedToken } from './revocation.js';
 import { grantTypeOverrides } from './code-grant.js';
 import { CROSS_ORIGIN, NO_CORS } from '../http/cors.js';
+import { securePages } from '../http/security-headers.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../http/error-handler.js';
 import { SUPPORTED_SCOPES } from './scopes.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, AUTHORIZATION_CODE_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS } from './tokens.js';
@@ -40,6 +41,7 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
   const issuer = config.baseUrl;
   await app.register(cookie);
   await app.register(formbody);
+  await securePages(app, config.baseUrl, { openedByOtherSites: true });
 
   const model = createOAuthModel({ db, onRevoked: () => bus.publish('credentials'), refreshGraceSeconds: config.oauth.refreshGraceSeconds });
   const lookups: AuthorizeLookups = {
@@ -98,7 +100,7 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
   // The authorize page is for people, in their own browser tab: no other site's script reads it.
   app.get('/v1/oauth/authorize', { config: NO_CORS, schema: { hide: true } }, async (request, reply) => {
     const check = await checkAuthorizeRequest(lookups, request.query);
-    if (check.kind === 'page') return sendPage(reply, 400, authorizeErrorPage(check.message));
+    if (check.kind === 'page') return sendAccountPage(reply, 400, authorizeErrorPage(check.message));
     if (check.kind === 'redirect') {
       const { redirectUri, error, description, state } = check;
       return reply.redirect(redirectTo(redirectUri, { error, error_description: description, state, iss: issuer }), 303);
@@ -107,9 +109,9 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
     const user = await currentUser(db, request);
     if (!user) {
       const intro = `Sign in to let ${check.request.client.name} access your brand.`;
-      return sendPage(reply, 200, signInPage({ csrfToken, returnTo: request.url, intro }));
+      return sendAccountPage(reply, 200, signInPage({ csrfToken, returnTo: request.url, intro }));
     }
-    return sendPage(
+    return sendAccountPage(
       reply,
       200,
       consentPage({ request: check.request, brandName: user.brandName ?? user.companyId, email: user.email, csrfToken, authorizeUrl: request.url }),
@@ -118,10 +120,10 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
 
   app.post('/v1/oauth/authorize', { config: NO_CORS, schema: { hide: true } }, async (request, reply) => {
     if (!csrfValid(request, formField(request.body, 'csrf_token'), serviceOrigin)) {
-      return sendPage(reply, 403, authorizeErrorPage('This form has expired. Go back to the app and start again.'));
+      return sendAccountPage(reply, 403, authorizeErrorPage('This form has expired. Go back to the app and start again.'));
     }
     const check = await checkAuthorizeRequest(lookups, request.body);
-    if (check.kind === 'page') return sendPage(reply, 400, authorizeErrorPage(check.message));
+    if (check.kind === 'page') return sendAccountPage(reply, 400, authorizeErrorPage(check.message));
     if (check.kind === 'redirect') {
       const { redirectUri, error, description, state } = check;
       return reply.redirect(redirectTo(redirectUri, { error, error_description: description, state, iss: issuer }), 303);
@@ -131,7 +133,7 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
     if (!user) return reply.redirect(`/v1/oauth/authorize?${new URLSearchParams(params).toString()}`, 303);
     const decision = formField(request.body, 'decision');
     if (decision !== 'approve' && decision !== 'deny') {
-      return sendPage(reply, 400, authorizeErrorPage('Choose Allow or Deny.'));
+      return sendAccountPage(reply, 400, authorizeErrorPage('Choose Allow or Deny.'));
     }
 
     const grantee: Grantee = { userId: user.userId, companyId: user.companyId, platformId: check.request.platform?.id ?? null };

@@ -1,9 +1,10 @@
+import { LRUCache } from 'lru-cache';
 import type { InvalidationBus, InvalidationTopic } from '../cache/invalidation.js';
 import type { OfferSet } from './offer-set.js';
 
 /** Every change that can alter which offers a brand shows, or their platform's settings. */
 const TOPICS: InvalidationTopic[] = ['offers', 'campaigns', 'partnerships', 'platforms'];
-/** Bounds memory; past it the oldest sets go and are loaded again on demand. */
+/** Bounds memory; past it the least recently used sets go and are loaded again on demand. */
 const MAX_ENTRIES = 50_000;
 
 type Loader = (brandId: string, platformId: string, now: Date) => Promise<OfferSet>;
@@ -11,11 +12,11 @@ type Loader = (brandId: string, platformId: string, now: Date) => Promise<OfferS
 /**
  * A brand's offers per platform, in process memory: the hot path of the offers endpoint reads no
  * table. Any change on the bus (from any instance) drops everything; a set also expires at its
- * brand's next campaign start or end. Concurrent misses for one key share a single load, and a
+ * brand's next campaign start or end (its own TTL in the LRU). Concurrent misses for one key share a single load, and a
  * load that started before an invalidation is not kept.
  */
 export class OffersCache {
-  private readonly entries = new Map<string, OfferSet>();
+  private readonly entries = new LRUCache<string, OfferSet>({ max: MAX_ENTRIES });
   private readonly loading = new Map<string, Promise<OfferSet>>();
   private generation = 0;
 
@@ -28,14 +29,13 @@ export class OffersCache {
 
   get(brandId: string, platformId: string): Promise<OfferSet> | OfferSet {
     const key = `${brandId}\u0000${platformId}`;
-    const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && hit.expiresAt > now) return hit;
+    if (hit) return hit;
     const inFlight = this.loading.get(key);
     if (inFlight) return inFlight;
 
     const generation = this.generation;
-    const loaded = this.load(brandId, platformId, new Date(now))
+    const loaded = this.load(brandId, platformId, new Date())
       .then((set) => {
         if (generation === this.generation) this.store(key, set);
         return set;
@@ -54,11 +54,8 @@ export class OffersCache {
   }
 
   private store(key: string, set: OfferSet): void {
-    this.entries.delete(key);
-    if (this.entries.size >= MAX_ENTRIES) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    this.entries.set(key, set);
+    const ttl = set.expiresAt - Date.now();
+    // A TTL of 0 would mean "never expires" to the LRU: a set already past its end is not kept.
+    if (ttl > 0) this.entries.set(key, set, { ttl });
   }
 }

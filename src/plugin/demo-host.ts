@@ -1,6 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { bundles, LOADER_VERSION } from './bundles.js';
-import { escapeHtml, htmlPage } from './html.js';
+import { browserAssets, ASSETS_PATH } from '../http/assets.js';
+import { policyHeader } from '../http/csp.js';
+import { renderPage } from '../http/page.js';
+import { demoPage } from './demo-page.js';
+import { LOADER_VERSION } from './loader-files.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
 import { findPlatformIdByName, findPluginPlatform } from './dal.js';
 import type { Services } from '../services.js';
@@ -49,6 +52,22 @@ const PRESETS: Array<{ domain: string; what: string }> = [
   { domain: 'noimages-goods.example', what: 'no product images: not eligible yet' },
 ];
 
+/** The platform's own strict policy, plus the service's origin where SPEC 4.7 asks for it. */
+function demoPolicy(serviceOrigin: string) {
+  return {
+    'default-src': ["'self'"],
+    'script-src': ["'self'", serviceOrigin],
+    'frame-src': ["'self'", serviceOrigin],
+    'child-src': ["'self'", serviceOrigin],
+    'style-src': ["'self'"],
+    'img-src': ["'self'", 'data:'],
+    'connect-src': ["'self'"],
+    'base-uri': ["'none'"],
+    'form-action': ["'self'"],
+    'object-src': ["'none'"],
+  };
+}
+
 export function demoHost(options: DemoHostOptions): FastifyInstance {
   const app = Fastify({ logger: false });
   const serviceOrigin = new URL(options.serviceUrl).origin;
@@ -69,7 +88,7 @@ export function demoHost(options: DemoHostOptions): FastifyInstance {
   };
 
   app.get<{ Querystring: { domain?: string; mode?: string; platformId?: string } }>('/', async (request, reply) => {
-    const built = await bundles();
+    const assets = await browserAssets();
     // Another platform's id can be tried by hand (?platformId=…); by default the demo platform's.
     const platformId = (isPlatformId(request.query.platformId) ? request.query.platformId : undefined) ?? (await options.platformId());
     // The same server under another name (localhost for 127.0.0.1): on to the plugin page's own
@@ -83,48 +102,30 @@ export function demoHost(options: DemoHostOptions): FastifyInstance {
     const remembered = rememberedMerchant(request.headers.cookie);
     const domain = storeDomain(request.query.domain ?? '') ?? remembered.domain ?? PRESETS[0]!.domain;
     const mode = (request.query.mode ?? remembered.mode) === 'drawer' ? 'drawer' : 'page';
-    const presets = PRESETS.map(
-      (preset) =>
-        `<li><a href="/?${new URLSearchParams({ ...(request.query.platformId && platformId ? { platformId } : {}), domain: preset.domain, mode }).toString()}">${escapeHtml(preset.domain)}</a><span>${escapeHtml(preset.what)}</span></li>`,
-    ).join('');
-    const pluginArea = platformId
-      ? mode === 'drawer'
-        ? `<p>Drawer mode: the plugin slides in from the right.</p><button type="button" id="open-drawer">Open brand partnerships</button><div id="plugin"></div>`
-        : `<div id="plugin"></div>`
-      : `<p class="warning">The demo platform "Checkout Co" is missing: load the demo fixtures, then reload.</p>`;
-    const body =
-      `<header class="top"><strong>Checkout Co</strong><nav aria-label="Checkout Co"><a href="/">Dashboard</a><span>Orders</span><span>Apps</span></nav>` +
-      `<span class="who">Merchant: ${escapeHtml(domain)}</span></header>` +
-      `<div class="layout"><aside aria-label="Demo controls">` +
-      `<form method="get" action="/" class="switch">${request.query.platformId && platformId ? `<input type="hidden" name="platformId" value="${escapeHtml(platformId)}">` : ''}<label for="domain">Store domain</label><input id="domain" name="domain" value="${escapeHtml(domain)}">` +
-      `<fieldset><legend>Mode</legend><label><input type="radio" name="mode" value="page"${mode === 'page' ? ' checked' : ''}> Page</label>` +
-      `<label><input type="radio" name="mode" value="drawer"${mode === 'drawer' ? ' checked' : ''}> Drawer</label></fieldset>` +
-      `<button type="submit">Show</button></form>` +
-      `<h2>Try these merchants</h2><ul class="presets">${presets}</ul>` +
-      `<p><a href="${escapeHtml(options.serviceUrl)}/sandbox/stores/${encodeURIComponent(domain)}" target="_blank" rel="noopener">Open this store's admin in the sandbox commerce platform</a></p>` +
-      `<h2 id="event-log-title">Event log</h2><ol id="event-log" aria-live="polite" aria-labelledby="event-log-title" tabindex="0"></ol><button type="button" id="clear-log" class="secondary">Clear log</button>` +
-      `</aside><main><h1>Brand partnerships</h1>${pluginArea}</main></div>` +
-      (platformId
-        ? `<script src="${escapeHtml(loaderUrl)}" integrity="${escapeHtml(await publishedIntegrity())}" crossorigin="anonymous"></script>` +
-          `<script id="demo-config" type="application/json">${JSON.stringify({ platformId, domain, mode }).replace(/</g, '\\u003c')}</script>` +
-          `<script src="/assets/${built.demoScript}"></script>`
-        : '');
+    const page = demoPage({
+      platformId,
+      pickedPlatform: Boolean(request.query.platformId),
+      domain,
+      mode,
+      presets: PRESETS,
+      serviceUrl: options.serviceUrl,
+      loader: platformId ? { url: loaderUrl, integrity: await publishedIntegrity() } : undefined,
+      assets: { script: assets.url.demoScript, style: assets.url.demoStyle },
+    });
     return reply
       .header('Content-Type', 'text/html; charset=utf-8')
       .header('Cache-Control', 'no-store')
       .header('Set-Cookie', `${MERCHANT_COOKIE}=${encodeURIComponent(JSON.stringify({ domain, mode }))}; Path=/; HttpOnly; SameSite=Lax`)
-      .header(
-        'Content-Security-Policy',
-        // The platform's own strict policy, plus the service's origin where SPEC 4.7 asks for it.
-        `default-src 'self'; script-src 'self' ${serviceOrigin}; frame-src 'self' ${serviceOrigin}; child-src 'self' ${serviceOrigin}; ` +
-          `style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; object-src 'none'`,
-      )
-      .send(htmlPage({ title: 'Checkout Co · Brand partnerships', stylesheet: `/assets/${built.demoStyle}`, body }));
+      .header('Content-Security-Policy', policyHeader(demoPolicy(serviceOrigin)))
+      .send(renderPage(page));
   });
 
-  app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
-    const found = (await bundles()).assets.get(request.params.name);
-    if (!found || !request.params.name.startsWith('demo.')) return reply.status(404).send('not found');
+  // The platform's own files, from the service's asset pipeline, on the platform's origin.
+  app.get<{ Params: { name: string } }>(`${ASSETS_PATH}:name`, async (request, reply) => {
+    const { url, files } = await browserAssets();
+    const own = [url.demoScript, url.demoStyle].includes(`${ASSETS_PATH}${request.params.name}`);
+    const found = own ? files.get(request.params.name) : undefined;
+    if (!found) return reply.status(404).send('not found');
     return reply.header('Content-Type', found.contentType).header('Cache-Control', 'public, max-age=31536000, immutable').send(found.body);
   });
 

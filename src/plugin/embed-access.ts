@@ -25,8 +25,8 @@ export interface EmbedAccessDeps {
 
 export interface EmbedPageDecision {
   boot: EmbedBoot;
-  /** The page's frame-ancestors: the approved origins for the app, the asking origins otherwise. */
-  frameAncestors: string;
+  /** The page's frame-ancestors: the approved origins for the app, the asking origins otherwise; none may frame it when empty. */
+  frameAncestors: string[];
 }
 
 /**
@@ -42,7 +42,7 @@ export async function decideEmbedPage(request: EmbedRequest, deps: EmbedAccessDe
   const asking = [...new Set([hostOrigin, ...hintedAncestors].filter((origin): origin is string => origin !== undefined))];
   const messageOnly = (boot: Extract<EmbedBoot, { page: 'refused' | 'notice' }>): EmbedPageDecision => ({
     boot,
-    frameAncestors: asking.length > 0 ? asking.join(' ') : "'none'",
+    frameAncestors: asking,
   });
   const base = { platformId, domain, mode, parentOrigin: hostOrigin ?? hintedAncestors[0] ?? null };
 
@@ -68,6 +68,6 @@ export async function decideEmbedPage(request: EmbedRequest, deps: EmbedAccessDe
   }
   return {
     boot: { ...base, parentOrigin: hostOrigin, page: 'app', state, recheckMs: deps.recheckMs, proof: request.proof },
-    frameAncestors: approvedOrigins.join(' '),
+    frameAncestors: approvedOrigins,
   };
 }

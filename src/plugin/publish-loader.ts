@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { buildLoader, integrityOf, LOADER_VERSION, PUBLISHED_LOADERS } from './bundles.js';
+import { buildLoader, integrityOf, LOADER_VERSION, PUBLISHED_LOADERS } from './loader-files.js';
 
 /**
  * Publishes the loader built from web/loader as version LOADER_VERSION:

@@ -10,7 +10,7 @@ import { tableContents } from '../../test/support/snapshot.js';
 import { injectTransport, merchantToken, StoreOwner } from '../../test/support/sandbox-owner.js';
 import { InvalidationBus } from '../cache/invalidation.js';
 import { SandboxCommerce } from '../commerce/sandbox.js';
-import { buildLoader, integrityOf, LOADER_VERSION, PUBLISHED_LOADERS } from './bundles.js';
+import { buildLoader, integrityOf, LOADER_VERSION, PUBLISHED_LOADERS } from './loader-files.js';
 import * as dal from './dal.js';
 import { SetupWorker } from './setup-worker.js';
 import type { EmbedBoot, EmbedState } from './embed-view.js';
@@ -128,7 +128,7 @@ describeEachDatabase(
       const embed = await use().app.inject(`/plugin/v2/embed?platformId=42&domain=shop.example`);
       expect(embed.statusCode).toBe(400);
       expect(embed.json()).toMatchObject({ error: 'invalid_request' });
-      for (const url of ['/plugin/assets/nothing.js', '/plugin/legal/nothing', '/sandbox/images/shop.example/not-an-image.png']) {
+      for (const url of ['/assets/nothing.js', '/plugin/legal/nothing', '/sandbox/images/shop.example/not-an-image.png']) {
         const missing = await use().app.inject(url);
         expect(missing.statusCode, url).toBe(404);
         expect(missing.json(), url).toEqual({ error: 'not_found', message: expect.any(String), requestId: missing.headers['x-request-id'] });

@@ -2,17 +2,20 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { badRequest, forbidden, notFound } from '../http/errors.js';
-import { bundles, publishedLoaders } from './bundles.js';
+import { publishedLoaders } from './loader-files.js';
 import * as dal from './dal.js';
 import { decideEmbedPage } from './embed-access.js';
-import { htmlPage, inlineJson, PAGE_CSP } from './html.js';
 import { Onboarding, returnFlowHolds } from './onboarding.js';
 import { exchangeSecret, newMerchantProof, requireMerchantToken } from './merchant-tokens.js';
 import { ConsentBody, EmbedPageQuery, MerchantToken, StateBody, StoreBody, StoreQuery, TokenBody } from './schemas.js';
 import { SetupWorker } from './setup-worker.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
 import { hintedAncestors, refererOrigin, requireOwnOrigin } from './origin.js';
-import { legalPage, returnedPage } from './pages.js';
+import { embedPage, legalPage, returnedPage } from './pages.js';
+import { browserAssets } from '../http/assets.js';
+import { ANY_IMAGE, pagePolicy, SELF } from '../http/csp.js';
+import { sendPage } from '../http/page.js';
+import { LOADABLE_ANYWHERE, securePages } from '../http/security-headers.js';
 // The plugin's pages and calls are for the embed app on the service's own origin: NO_CORS, so no
 // other site's script can read them (the published loader files are CROSS_ORIGIN: any page loads them).
 import { CROSS_ORIGIN, NO_CORS } from '../http/cors.js';
@@ -26,19 +29,18 @@ function checkedStore(platformId: string, domain: string): { platformId: string;
   return { platformId: platformId.trim().toLowerCase(), domain: normalized };
 }
 
-function sendAsset(reply: FastifyReply, body: Buffer, contentType: string, cache: string) {
-  return reply
-    .header('Content-Type', contentType)
-    .header('Cache-Control', cache)
-    .header('Cross-Origin-Resource-Policy', 'cross-origin')
-    .header('X-Content-Type-Options', 'nosniff')
-    .send(body);
+function sendLoaderFile(reply: FastifyReply, body: Buffer, contentType: string) {
+  return reply.header('Content-Type', contentType).header('Cache-Control', IMMUTABLE).send(body);
 }
+
+/** The embed app: its own script, store images from anywhere, calls to the service; framed by whom the decision names. */
+const embedPolicy = (frameAncestors: string[]) => pagePolicy({ 'script-src': SELF, 'img-src': ANY_IMAGE, 'connect-src': SELF, 'frame-ancestors': frameAncestors });
 
 /** The loader, the embed app and its API, and the setup worker. */
 export const pluginRoutes: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { db, bus, config } = app.services;
+  await securePages(app, config.baseUrl);
   // One adapter per process: its events (install, plan, uninstall, confirmations) must reach this onboarding.
   const adapter = app.commerce;
   // Setup reads a store from its commerce platform: a host with none has no setup to run.
@@ -51,30 +53,22 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
   if (worker && config.runBackgroundJobs) app.addHook('onReady', async () => worker.start());
   if (worker) app.addHook('onClose', async () => worker.stop());
 
-  // Each published version's committed bytes, read once: never rebuilt, so never changed.
+  // Each published version's committed bytes, read once: never rebuilt, so never changed. Any site loads them.
+  const loaderFile = { config: { ...CROSS_ORIGIN, helmet: LOADABLE_ANYWHERE }, schema: { hide: true } };
   for (const published of await publishedLoaders()) {
     const base = `/plugin/v${published.version}`;
-    app.get(`${base}/loader.js`, { config: CROSS_ORIGIN, schema: { hide: true } }, async (_request, reply) =>
-      sendAsset(reply, published.loader.body, published.loader.contentType, IMMUTABLE),
-    );
-    app.get(`${base}/loader.js.sri`, { config: CROSS_ORIGIN, schema: { hide: true } }, async (_request, reply) =>
-      sendAsset(reply, Buffer.from(published.integrity), 'text/plain; charset=utf-8', IMMUTABLE),
-    );
-    app.get(`${base}/index.d.ts`, { config: CROSS_ORIGIN, schema: { hide: true } }, async (_request, reply) =>
-      sendAsset(reply, published.declarations.body, published.declarations.contentType, IMMUTABLE),
-    );
+    app.get(`${base}/loader.js`, loaderFile, async (_request, reply) => sendLoaderFile(reply, published.loader.body, published.loader.contentType));
+    app.get(`${base}/loader.js.sri`, loaderFile, async (_request, reply) => sendLoaderFile(reply, Buffer.from(published.integrity), 'text/plain; charset=utf-8'));
+    app.get(`${base}/index.d.ts`, loaderFile, async (_request, reply) => sendLoaderFile(reply, published.declarations.body, published.declarations.contentType));
   }
-  app.get<{ Params: { name: string } }>('/plugin/assets/:name', { schema: { hide: true } }, async (request, reply) => {
-    const found = (await bundles()).assets.get(request.params.name);
-    if (!found) throw notFound(`no asset ${request.params.name}`);
-    return sendAsset(reply, found.body, found.contentType, IMMUTABLE);
-  });
 
   app.get(
     '/plugin/v2/embed',
-    { config: NO_CORS, schema: { hide: true, querystring: EmbedPageQuery } },
+    // Framed by other sites: frame-ancestors decides who, so no X-Frame-Options, and a host page that
+    // requires CORP of what it embeds may load it.
+    { config: { ...NO_CORS, helmet: { xFrameOptions: false, ...LOADABLE_ANYWHERE } }, schema: { hide: true, querystring: EmbedPageQuery } },
     async (request, reply) => {
-      const built = await bundles();
+      const assets = await browserAssets();
       const platformId = isPlatformId(request.query.platformId) ? request.query.platformId.trim().toLowerCase() : undefined;
       const domain = storeDomain(request.query.domain);
       if (!platformId || !domain) throw badRequest('platformId (a UUID) and domain (a store domain) are required');
@@ -96,23 +90,9 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
           onError: (error, what) => request.log.error({ err: error }, `${what} failed; the embed page says the service could not be reached`),
         },
       );
-      const body =
-        `<main id="app" aria-live="polite"></main>` +
-        `<script type="application/json" id="embed-boot">${inlineJson(boot)}</script>` +
-        `<script src="/plugin/assets/${built.embedScript}"></script>`;
-      return reply
-        .header('Content-Type', 'text/html; charset=utf-8')
-        .header('Cache-Control', 'no-store')
-        // The app's own calls carry its address (same origin only); other sites get nothing.
-        .header('Referrer-Policy', 'same-origin')
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Vary', 'Referer, Sec-Fetch-Dest')
-        .header(
-          'Content-Security-Policy',
-          `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https: http:; connect-src 'self'; ` +
-            `form-action 'self'; base-uri 'none'; frame-ancestors ${frameAncestors}`,
-        )
-        .send(htmlPage({ title: 'Brand partnerships', stylesheet: `/plugin/assets/${built.embedStyle}`, body, bodyClass: `mode-${boot.mode}` }));
+      // The app's own calls carry its address (same origin only, the scope's Referrer-Policy); other sites get nothing.
+      reply.header('Vary', 'Referer, Sec-Fetch-Dest');
+      return sendPage(reply, embedPage(boot, assets), { policy: embedPolicy(frameAncestors) });
     },
   );
 
@@ -213,23 +193,19 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
 
   // Back from the commerce platform in the same tab: on to the page where the plugin lives.
   app.get('/plugin/v2/return', { config: NO_CORS, schema: { hide: true, querystring: StoreQuery } }, async (request, reply) => {
-    const built = await bundles();
+    const assets = await browserAssets();
     const { store, platform } = await storeState(request.query.platformId, request.query.domain);
     if (platform && platform.pluginPageUrl && (await returnFlowHolds(db, platform, store.domain))) {
       const target = new URL(platform.pluginPageUrl);
       target.searchParams.set('svc_connect', 'return');
       return reply.redirect(target.toString(), 303);
     }
-    return reply
-      .header('Content-Type', 'text/html; charset=utf-8')
-      .header('Content-Security-Policy', PAGE_CSP)
-      .send(returnedPage(`/plugin/assets/${built.pagesStyle}`));
+    return sendPage(reply, returnedPage(assets));
   });
 
   app.get<{ Params: { page: string } }>('/plugin/legal/:page', { schema: { hide: true } }, async (request, reply) => {
-    const built = await bundles();
-    const page = legalPage(request.params.page, `/plugin/assets/${built.pagesStyle}`);
+    const page = legalPage(request.params.page, await browserAssets());
     if (!page) throw notFound(`no page ${request.params.page}`);
-    return reply.header('Content-Type', 'text/html; charset=utf-8').header('Content-Security-Policy', PAGE_CSP).send(page);
+    return sendPage(reply, page);
   });
 };

@@ -1,4 +1,7 @@
-import { escapeHtml, htmlPage } from './html.js';
+import type { VNode } from 'preact';
+import type { BrowserAssets } from '../http/assets.js';
+import { JsonScript, PageShell } from '../http/page.js';
+import type { EmbedBoot } from './embed-view.js';
 
 const LEGAL: Record<string, { title: string; paragraphs: string[] }> = {
   terms: {
@@ -19,22 +22,42 @@ const LEGAL: Record<string, { title: string; paragraphs: string[] }> = {
   },
 };
 
-export function legalPage(name: string, stylesheet: string): string | undefined {
+export function legalPage(name: string, assets: BrowserAssets): VNode | undefined {
   // Own keys only: `constructor` or `__proto__` in the path must not reach Object.prototype.
   const page = Object.hasOwn(LEGAL, name) ? LEGAL[name] : undefined;
   if (!page) return undefined;
-  const body =
-    `<main class="sheet"><h1>${escapeHtml(page.title)}</h1>` +
-    page.paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`).join('') +
-    `</main>`;
-  return htmlPage({ title: page.title, stylesheet, body });
+  return (
+    <PageShell title={page.title} stylesheet={assets.url.pagesStyle}>
+      <main class="sheet">
+        <h1>{page.title}</h1>
+        {page.paragraphs.map((text) => (
+          <p>{text}</p>
+        ))}
+      </main>
+    </PageShell>
+  );
 }
 
 /** Shown when a commerce-platform action finished in a tab of its own (no return flow). */
-export function returnedPage(stylesheet: string): string {
-  const body =
-    `<main class="sheet"><h1>All done here</h1>` +
-    `<p>Go back to the tab where you started: the plugin picks up where you left off as soon as you return to it.</p>` +
-    `<p>You can close this tab.</p></main>`;
-  return htmlPage({ title: 'All done', stylesheet, body });
+export function returnedPage(assets: BrowserAssets): VNode {
+  return (
+    <PageShell title="All done" stylesheet={assets.url.pagesStyle}>
+      <main class="sheet">
+        <h1>All done here</h1>
+        <p>Go back to the tab where you started: the plugin picks up where you left off as soon as you return to it.</p>
+        <p>You can close this tab.</p>
+      </main>
+    </PageShell>
+  );
+}
+
+/** The embed app's page: its boot data for the script, which renders into `#app`. */
+export function embedPage(boot: EmbedBoot, assets: BrowserAssets): VNode {
+  return (
+    <PageShell title="Brand partnerships" stylesheet={assets.url.embedStyle} bodyClass={`mode-${boot.mode}`}>
+      <main id="app" aria-live="polite"></main>
+      <JsonScript id="embed-boot" value={boot} />
+      <script src={assets.url.embedScript}></script>
+    </PageShell>
+  );
 }

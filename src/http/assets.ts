@@ -1,0 +1,106 @@
+import crypto from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsync } from 'fastify';
+import * as esbuild from 'esbuild';
+import { notFound } from './errors.js';
+import { securePages } from './security-headers.js';
+
+/** Where every browser file of the service is served: `/assets/{stem}.{content hash}.{js|css}`. */
+export const ASSETS_PATH = '/assets/';
+
+const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
+const PREACT: esbuild.BuildOptions = { format: 'iife', jsx: 'automatic', jsxImportSource: 'preact' };
+
+interface Entry {
+  /** The entry point under web/. */
+  entry: string;
+  /** The file name's stem, before its content hash. */
+  stem: string;
+  options?: esbuild.BuildOptions;
+}
+
+/** Every script and stylesheet a page of the service (or the demo host) loads, by the name pages use. */
+const ENTRIES = {
+  dashboardScript: { entry: 'dashboard/main.tsx', stem: 'dashboard', options: PREACT },
+  dashboardStyle: { entry: 'dashboard/dashboard.css', stem: 'dashboard' },
+  embedScript: { entry: 'embed/main.tsx', stem: 'embed', options: PREACT },
+  embedStyle: { entry: 'embed/embed.css', stem: 'embed' },
+  /** The sandbox platform's pages, the plugin's own pages and the referral link's notice. */
+  pagesStyle: { entry: 'pages/pages.css', stem: 'pages' },
+  /** The staff sign-in, account and OAuth consent pages. */
+  accountStyle: { entry: 'pages/account.css', stem: 'account' },
+  demoScript: { entry: 'demo/demo.ts', stem: 'demo', options: { format: 'iife' } },
+  demoStyle: { entry: 'demo/demo.css', stem: 'demo' },
+} satisfies Record<string, Entry>;
+
+export type AssetName = keyof typeof ENTRIES;
+
+export interface AssetFile {
+  body: Buffer;
+  contentType: string;
+}
+
+export interface BrowserAssets {
+  /** The files by their hashed file name. */
+  files: Map<string, AssetFile>;
+  /** Each asset's address, for the pages that load it. */
+  url: Record<AssetName, string>;
+}
+
+/** Bundles one browser entry point (script or stylesheet) in memory, minified for the browsers we support. */
+export async function buildBrowserBundle(entryPoint: string, options: esbuild.BuildOptions = {}): Promise<Buffer> {
+  const result = await esbuild.build({
+    entryPoints: [entryPoint],
+    bundle: true,
+    minify: true,
+    write: false,
+    legalComments: 'none',
+    charset: 'utf8',
+    target: ['es2020', 'chrome90', 'firefox90', 'safari15'],
+    logLevel: 'silent',
+    ...options,
+  });
+  const output = result.outputFiles?.[0];
+  if (!output) throw new Error(`esbuild produced nothing for ${entryPoint}`);
+  return Buffer.from(output.contents);
+}
+
+async function buildAll(): Promise<BrowserAssets> {
+  const files = new Map<string, AssetFile>();
+  const entries: Array<[string, Entry]> = Object.entries(ENTRIES);
+  const built = await Promise.all(
+    entries.map(async ([name, { entry, stem, options }]) => {
+      const body = await buildBrowserBundle(`${WEB}${entry}`, options);
+      const css = entry.endsWith('.css');
+      // Content-hashed names, so the files can be cached forever and a release never serves stale code.
+      const file = `${stem}.${crypto.createHash('sha256').update(body).digest('hex').slice(0, 12)}.${css ? 'css' : 'js'}`;
+      files.set(file, { body, contentType: css ? 'text/css; charset=utf-8' : 'application/javascript; charset=utf-8' });
+      return [name, `${ASSETS_PATH}${file}`] as const;
+    }),
+  );
+  return { files, url: Object.fromEntries(built) as Record<AssetName, string> };
+}
+
+let pending: Promise<BrowserAssets> | undefined;
+
+/**
+ * Every browser bundle and stylesheet, built from web/ once per process on first use. A failed
+ * build is not kept, so the next request tries again.
+ */
+export function browserAssets(): Promise<BrowserAssets> {
+  pending ??= buildAll().catch((error) => {
+    pending = undefined;
+    throw error;
+  });
+  return pending;
+}
+
+/** The one route family of browser files, with the page security headers (nosniff, same-origin only). */
+export const assetRoutes: FastifyPluginAsync = async (app) => {
+  await securePages(app, app.services.config.baseUrl);
+  app.get<{ Params: { name: string } }>(`${ASSETS_PATH}:name`, { schema: { hide: true } }, async (request, reply) => {
+    const found = (await browserAssets()).files.get(request.params.name);
+    if (!found) throw notFound(`no asset ${request.params.name}`);
+    return reply.type(found.contentType).header('Cache-Control', 'public, max-age=31536000, immutable').send(found.body);
+  });
+};

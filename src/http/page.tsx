@@ -1,0 +1,62 @@
+import type { FastifyReply } from 'fastify';
+import type { ComponentChildren, VNode } from 'preact';
+import { renderToStaticMarkup } from 'preact-render-to-string';
+import { pagePolicy, type PolicyDirectives } from './csp.js';
+import { setPolicy } from './security-headers.js';
+
+export interface PageShellProps {
+  title: string;
+  /** The stylesheet's address (from the asset pipeline, src/http/assets.ts). */
+  stylesheet: string;
+  bodyClass?: string;
+  /** Pages a search engine should not keep (a shopper's broken link). */
+  noIndex?: boolean;
+  children: ComponentChildren;
+}
+
+/** The one page shell: every server-rendered page of the service, and the demo host's, is one of these. */
+export function PageShell({ title, stylesheet, bodyClass, noIndex, children }: PageShellProps): VNode {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        {noIndex && <meta name="robots" content="noindex" />}
+        <title>{title}</title>
+        <link rel="stylesheet" href={stylesheet} />
+      </head>
+      <body class={bodyClass}>{children}</body>
+    </html>
+  );
+}
+
+/**
+ * Data for a page's script, in a JSON script element: the one place markup is not escaped by
+ * Preact, so `<` and the line separators JavaScript reads as line ends are written as escapes and
+ * the data can never close the element.
+ */
+export function JsonScript({ id, value }: { id: string; value: unknown }): VNode {
+  const json = JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return <script type="application/json" id={id} dangerouslySetInnerHTML={{ __html: json }} />;
+}
+
+/** A page as HTML text; every value in it escaped by Preact. */
+export function renderPage(page: VNode): string {
+  return `<!doctype html>${renderToStaticMarkup(page)}`;
+}
+
+export interface SendPageOptions {
+  status?: number;
+  /** The page's Content-Security-Policy (src/http/csp.ts); the base page policy if omitted. */
+  policy?: PolicyDirectives;
+}
+
+/** Sends a page that no cache keeps (it may show who is signed in), under its own policy. */
+export function sendPage(reply: FastifyReply, page: VNode, options: SendPageOptions = {}): FastifyReply {
+  setPolicy(reply, options.policy ?? pagePolicy());
+  return reply
+    .status(options.status ?? 200)
+    .type('text/html; charset=utf-8')
+    .header('Cache-Control', 'no-store')
+    .send(renderPage(page));
+}
