@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { percentile } from './support.js';
 import { createBrand, createPlatform } from '../test/support/factories.js';
 import { seedPartnerOffer } from '../test/durability/seed.js';
-import type { SupportContext } from '../src/support/service.js';
+import type { SupportContext } from '../src/admin/service.js';
 
 export const OFFERS_PATH = '/v1/campaigns/offers?type=post-purchase';
 export const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);

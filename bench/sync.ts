@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { createTestDatabase } from '../test/support/databases.js';
-import { issuePlatformKey, savePlatform } from '../src/support/service.js';
+import { issuePlatformKey, savePlatform } from '../src/admin/service.js';
 import { InvalidationBus } from '../src/cache/invalidation.js';
 import { startService, summarize } from './support.js';
 

@@ -13,7 +13,7 @@ import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
 import { keyEnvironmentFor } from './auth/keys.js';
 import { installAuthHooks } from './auth/plugin.js';
-import { installAdminAuth } from './support/admin-auth.js';
+import { installAdminAuth } from './admin/admin-auth.js';
 import { ErrorResponse } from './http/errors.js';
 import { addCorsHeaders, installCors } from './http/cors.js';
 import { installErrorHandlers } from './http/error-handler.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { platformRoutes } from './platforms/routes.js';
 import { pluginRoutes } from './plugin/routes.js';
-import { supportRoutes } from './support/routes.js';
+import { adminRoutes } from './admin/routes.js';
 import { partnershipRoutes } from './partnerships/routes.js';
 import { campaignRoutes } from './campaigns/routes.js';
 import { recommendationRoutes } from './recommendations/routes.js';
@@ -15,4 +15,4 @@ import { dashboardRoutes } from './dashboard/routes.js';
 import { orderRoutes } from './orders/routes.js';
 
 /** Every domain's HTTP routes, registered in this order. */
-export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, recommendationRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes, commerceRoutes, pluginRoutes, dashboardRoutes, orderRoutes];
+export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, adminRoutes, partnershipRoutes, campaignRoutes, recommendationRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes, commerceRoutes, pluginRoutes, dashboardRoutes, orderRoutes];

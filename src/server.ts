@@ -4,7 +4,7 @@ import { jobBounds, openDatabase, requestBounds } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { prepareStartupData } from './fixtures/startup.js';
 import { FixtureError } from './fixtures/loader.js';
-import { acquireDataDirLock, DataDirLockedError } from './support/data-dir-lock.js';
+import { acquireDataDirLock, DataDirLockedError } from './admin/data-dir-lock.js';
 import { startDemoHost } from './plugin/demo-host.js';
 
 /** The service could not bind its address; the message says which variables to check. */

@@ -4,7 +4,7 @@ import { createBrand, uniqueId } from '../../test/support/factories.js';
 import { tableContents } from '../../test/support/snapshot.js';
 import { csrfOf, form, mergeCookies } from '../../test/support/oauth-flow.js';
 import { saveImportedStore } from '../plugin/dal.js';
-import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from '../dashboard/test-client.js';
+import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from '../../test/support/dashboard-client.js';
 
 /**
  * Proof of store ownership (issue 6, sign-up): an account claims a store and acts for its brand

@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/databa
 import { describeEachDatabase, startTestApp, stopTestApp, testConfig } from '../../test/support/harness.js';
 import { createBrand, uniqueId } from '../../test/support/factories.js';
 import { freePort, waitUntil } from '../../test/support/service-process.js';
-import { DashboardClient, DASHBOARD_PASSWORD } from '../dashboard/test-client.js';
+import { DashboardClient, DASHBOARD_PASSWORD } from '../../test/support/dashboard-client.js';
 import { createBrandUser } from './users.js';
 
 const NEW_PASSWORD = 'a brand new long password';

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { describeEachDatabase } from '../../test/support/harness.js';
 import { createBrand, createPlatform } from '../../test/support/factories.js';
 import { ApiError } from '../http/errors.js';
-import { issueBrandKey, revokeKey, savePlatform, setPlatformActive } from '../support/service.js';
+import { issueBrandKey, revokeKey, savePlatform, setPlatformActive } from '../admin/service.js';
 import { hashSecret } from './keys.js';
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {

@@ -6,7 +6,7 @@ import { createBrand, createPlatform, uniqueId } from '../../test/support/factor
 import { registeredRoutes } from '../../test/support/routes.js';
 import { tableContents } from '../../test/support/snapshot.js';
 import { createBrandUser } from '../accounts/users.js';
-import { DashboardClient, DASHBOARD_PASSWORD } from '../dashboard/test-client.js';
+import { DashboardClient, DASHBOARD_PASSWORD } from '../../test/support/dashboard-client.js';
 import type { EmbedBoot, EmbedState } from '../plugin/embed-view.js';
 import { commerceAdapterFor } from './host.js';
 import { SandboxCommerce } from './sandbox.js';

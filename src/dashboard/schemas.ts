@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { pagingQuery } from '../http/paging.js';
-import { COMPANY_ID_PATTERN } from '../support/schemas.js';
+import { COMPANY_ID_PATTERN } from '../admin/schemas.js';
 
 const Email = Type.String({ minLength: 3, maxLength: 254 });
 const Password = Type.String({ minLength: 1, maxLength: 256 });

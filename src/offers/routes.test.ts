@@ -4,8 +4,8 @@ import { sql } from 'kysely';
 import { describeEachDatabase, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform } from '../../test/support/factories.js';
 import { addCampaign, pinMatchRates, seedPartnerOffer, totalViews } from '../../test/durability/seed.js';
-import { savePlatform } from '../support/service.js';
-import { platformLinksOf } from '../partnerships/test-helpers.js';
+import { savePlatform } from '../admin/service.js';
+import { platformLinksOf } from '../../test/support/bulk-seeds.js';
 import type { BrandPrincipal } from '../auth/authenticator.js';
 
 interface OfferBody {

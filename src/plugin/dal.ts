@@ -181,10 +181,6 @@ export async function rescheduleJob(db: Db, domain: string, leaseId: string, at:
   return result.numUpdatedRows > 0n;
 }
 
-export async function findJob(db: Db, domain: string) {
-  return db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirst();
-}
-
 /**
  * Records the imported store as a brand (reusing the company that already has this domain) and
  * links it to the merchant's onboarding record. Writing the company queues it for scoring.

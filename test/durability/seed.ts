@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.js';
 import type { StoredCampaignStatus } from '../../src/db/schema.js';
-import type { SupportContext } from '../../src/support/service.js';
+import type { SupportContext } from '../../src/admin/service.js';
 import { createBrand, uniqueId } from '../support/factories.js';
 
 export interface PartnerOfferOptions {

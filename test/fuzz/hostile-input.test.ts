@@ -1,4 +1,4 @@
-import { DashboardClient } from '../../src/dashboard/test-client.js';
+import { DashboardClient } from '../support/dashboard-client.js';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';

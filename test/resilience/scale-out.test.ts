@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import type { SupportContext } from '../../src/support/service.js';
+import type { SupportContext } from '../../src/admin/service.js';
 import { seedPartnerOffer } from '../durability/seed.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { createBrandUser } from '../../src/accounts/users.js';

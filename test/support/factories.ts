@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { issueBrandKey, issuePlatformKey, saveCompany, savePlatform, type SupportContext } from '../../src/support/service.js';
+import { issueBrandKey, issuePlatformKey, saveCompany, savePlatform, type SupportContext } from '../../src/admin/service.js';
 
 export function uniqueId(prefix: string): string {
   return `${prefix}-${crypto.randomBytes(4).toString('hex')}`;

@@ -3,7 +3,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
 import type { Services } from '../../src/services.js';
-import type { SupportContext } from '../../src/support/service.js';
+import type { SupportContext } from '../../src/admin/service.js';
 import { createTestDatabase, DATABASE_KINDS, type DatabaseKind, type TestDatabase } from './databases.js';
 
 export interface TestContext {

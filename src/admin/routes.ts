@@ -31,10 +31,10 @@ const errors = { 400: errorRef, 401: errorRef, 404: errorRef };
 
 /**
  * The support team's API under /admin. Bearer ADMIN_TOKEN is checked, and the routes hidden from
- * the public API reference, for every /admin route by src/support/admin-auth.ts;
+ * the public API reference, for every /admin route by src/admin/admin-auth.ts;
  * docs/support.md documents them.
  */
-export const supportRoutes: FastifyPluginAsync = async (plain) => {
+export const adminRoutes: FastifyPluginAsync = async (plain) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const ctx: support.SupportContext = {
     db: app.services.db,

@@ -1,9 +1,9 @@
-import type { TestContext } from '../../test/support/harness.js';
-import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
-import { seedPartnerOffer } from '../../test/durability/seed.js';
-import type { LinkKey } from '../attribution/dal.js';
-import { receiveOrder } from '../orders/service.js';
-import { DashboardClient } from './test-client.js';
+import type { TestContext } from './harness.js';
+import { createBrand, createPlatform, uniqueId } from './factories.js';
+import { seedPartnerOffer } from '../durability/seed.js';
+import type { LinkKey } from '../../src/attribution/dal.js';
+import { receiveOrder } from '../../src/orders/service.js';
+import { DashboardClient } from './dashboard-client.js';
 
 const DAY_MS = 86_400_000;
 
