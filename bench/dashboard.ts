@@ -95,7 +95,7 @@ async function main(): Promise<void> {
     const config = testConfig({ DATABASE_URL: database.url!, RATE_LIMIT_PER_MINUTE: '1000000', RUN_BACKGROUND_JOBS: 'false' });
     const app = await buildApp({ config, database });
     await app.ready();
-    const { key } = await issueBrandKey({ db: database.db, bus: app.services.bus, serviceEnv: config.serviceEnv }, ME);
+    const { key } = await issueBrandKey({ db: database.db, bus: app.runtime.bus, serviceEnv: config.serviceEnv }, ME);
     await createBrandUser({ db: database.db }, ME, { email: EMAIL, password: PASSWORD });
     let cookies = mergeCookies('', await app.inject({ method: 'GET', url: '/dashboard/api/session' }));
     const signIn = await app.inject({

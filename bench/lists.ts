@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     const config = testConfig({ DATABASE_URL: database.url!, RATE_LIMIT_PER_MINUTE: '1000000' });
     const app = await buildApp({ config, database });
     await app.ready();
-    const { key } = await issueBrandKey({ db: database.db, bus: app.services.bus, serviceEnv: config.serviceEnv }, ME);
+    const { key } = await issueBrandKey({ db: database.db, bus: app.runtime.bus, serviceEnv: config.serviceEnv }, ME);
     const headers = { 'x-api-key': key };
 
     const request = (url: string, withKey: boolean) => app.inject({ method: 'GET', url, headers: withKey ? headers : {} });

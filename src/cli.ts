@@ -15,8 +15,7 @@ import { CreateCompanyBody, CreatePlatformBody, UpdateCompanyBody, UpdatePlatfor
 import { registerOAuthClient } from './oauth/clients.js';
 import { listClients } from './oauth/dal.js';
 import { RegisterClientBody } from './oauth/schemas.js';
-import { commerceAdapterFor } from './commerce/host.js';
-import { SandboxCommerce } from './commerce/sandbox.js';
+import { commercePlatformsFor } from './commerce/registry.js';
 import { setSandboxOwner } from './commerce/sandbox-owners.js';
 
 /**
@@ -215,9 +214,9 @@ async function run(argv: string[], ctx: support.SupportContext, database: Databa
     case 'sandbox-owner set': {
       const { flags, args } = parse(tail, text(['email']), ['domain']);
       if (typeof flags.email !== 'string') throw new UsageError('--email is required');
-      const adapter = commerceAdapterFor(config, ctx.db);
-      if (!(adapter instanceof SandboxCommerce)) throw new UsageError(`the sandbox commerce platform runs on test and dev hosts only (SERVICE_ENV is ${config.serviceEnv})`);
-      return setSandboxOwner(ctx.db, adapter, args[0]!, flags.email);
+      const sandbox = commercePlatformsFor(config, ctx.db).sandbox;
+      if (!sandbox) throw new UsageError(`the sandbox commerce platform runs on test and dev hosts only (SERVICE_ENV is ${config.serviceEnv})`);
+      return setSandboxOwner(ctx.db, sandbox, args[0]!, flags.email);
     }
     default:
       throw new UsageError(command ? `unknown command: ${key}` : 'no command given');

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { Runtime } from './composition.js';
 import { platformRoutes } from './platforms/routes.js';
 import { pluginRoutes } from './plugin/routes.js';
 import { adminRoutes } from './admin/routes.js';
@@ -10,9 +11,27 @@ import { offersRoutes } from './offers/routes.js';
 import { accountRoutes } from './accounts/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { oauthAdminRoutes } from './oauth/admin-routes.js';
-import { commerceRoutes } from './commerce/store-routes.js';
+import { sandboxRoutes } from './commerce/sandbox-routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { orderRoutes } from './orders/routes.js';
 
-/** Every domain's HTTP routes, registered in this order. */
-export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, adminRoutes, partnershipRoutes, campaignRoutes, recommendationRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes, commerceRoutes, pluginRoutes, dashboardRoutes, orderRoutes];
+/**
+ * Every domain's HTTP routes. Each is given the runtime (src/composition.ts) and builds no shared
+ * service of its own, so none depends on another having been registered first.
+ */
+export const domainRoutes: Array<FastifyPluginAsync<Runtime>> = [
+  platformRoutes,
+  adminRoutes,
+  partnershipRoutes,
+  campaignRoutes,
+  recommendationRoutes,
+  attributionRoutes,
+  offersRoutes,
+  accountRoutes,
+  oauthRoutes,
+  oauthAdminRoutes,
+  sandboxRoutes,
+  pluginRoutes,
+  dashboardRoutes,
+  orderRoutes,
+];

@@ -77,7 +77,7 @@ describeEachDatabase('store ownership claims', (use) => {
     const account = client();
     const { claim } = (await signUp(account, domain)).json();
     await account.answerAsStoreOwner(claim.confirmUrl, 'confirm');
-    const adapter = use().app.commerce!;
+    const adapter = use().app.runtime.commerce.sandbox!;
     const pastOrders = adapter.pastOrders;
     adapter.pastOrders = async () => {
       throw new Error('platform unavailable');

@@ -183,7 +183,7 @@ describe('password reset mail over SMTP', () => {
   });
 
   it('delivers the token to a real SMTP receiver, signed in with the URL\'s credentials, and logs neither', async () => {
-    const { companyId } = await createBrand({ db: database.db, bus: app.services.bus, serviceEnv: 'test' });
+    const { companyId } = await createBrand({ db: database.db, bus: app.runtime.bus, serviceEnv: 'test' });
     const email = `${uniqueId('smtp')}@brand.example`;
     await createBrandUser({ db: database.db }, companyId, { email, password: DASHBOARD_PASSWORD });
     const visitor = await new DashboardClient(app).start();

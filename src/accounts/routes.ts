@@ -11,6 +11,7 @@ import { checkSignIn, createBrandUser } from './users.js';
 import { signInWaitMessage } from './throttle.js';
 import { notFound } from '../http/errors.js';
 import { isFromThisMachine } from '../http/client-address.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
@@ -23,9 +24,9 @@ export function safeReturnTo(value: string | undefined): string {
   return value;
 }
 
-export const accountRoutes: FastifyPluginAsync = async (plain) => {
+export const accountRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config } = app.services;
+  const { db, config } = runtime;
   const policy = cookiePolicyFor(config.baseUrl);
   const serviceOrigin = new URL(config.baseUrl).origin;
   await app.register(cookie);

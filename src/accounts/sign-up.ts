@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
 import type { CommerceAdapter } from '../commerce/adapter.js';
-import { noCommercePlatform } from '../commerce/host.js';
+import { noCommercePlatform } from '../commerce/registry.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { hashSecret, randomToken } from '../auth/keys.js';
 import { storeDomain } from '../plugin/store-domain.js';

@@ -25,6 +25,7 @@ import {
   UpdateCompanyBody,
   UpdatePlatformBody,
 } from './schemas.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 const errors = { 400: errorRef, 401: errorRef, 404: errorRef };
@@ -34,12 +35,12 @@ const errors = { 400: errorRef, 401: errorRef, 404: errorRef };
  * the public API reference, for every /admin route by src/admin/admin-auth.ts;
  * docs/support.md documents them.
  */
-export const adminRoutes: FastifyPluginAsync = async (plain) => {
+export const adminRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const ctx: support.SupportContext = {
-    db: app.services.db,
-    bus: app.services.bus,
-    serviceEnv: app.services.config.serviceEnv,
+    db: runtime.db,
+    bus: runtime.bus,
+    serviceEnv: runtime.config.serviceEnv,
   };
   const meta = { tags: ['admin'] };
   // Issuing a key needs no options, so a bare POST without a body must validate as {}.

@@ -30,7 +30,7 @@ export interface BrandPrincipal {
   tokenPlatformId?: string | null;
 }
 
-/** Verifies `Authorization: Bearer` tokens; the OAuth module provides it. */
+/** Verifies `Authorization: Bearer` tokens; the OAuth module provides it (src/composition.ts passes it in). */
 export interface BearerTokenVerifier {
   verify(token: string): Promise<BrandPrincipal | null>;
 }
@@ -77,13 +77,14 @@ export class Authenticator {
   private readonly brandKeys = new Map<string, CacheEntry<BrandKeyRecord>>();
   private readonly platformKeys = new Map<string, CacheEntry<PlatformKeyRecord>>();
   private readonly platforms = new Map<string, CacheEntry<PlatformRecord | null>>();
-  bearerVerifier: BearerTokenVerifier | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly keyEnvironment: KeyEnvironment,
     bus: InvalidationBus,
     private readonly usage: UsageRecorder,
+    /** Checks `Authorization: Bearer` tokens (src/oauth/bearer.ts); without one every bearer token is refused. */
+    public bearerVerifier?: BearerTokenVerifier,
   ) {
     bus.on('credentials', () => {
       this.brandKeys.clear();

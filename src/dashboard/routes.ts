@@ -20,6 +20,7 @@ import { dashboardBundle } from './bundle.js';
 import * as dal from './dal.js';
 import * as schemas from './schemas.js';
 import * as service from './service.js';
+import type { Runtime } from '../composition.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,11 +49,12 @@ function accountOf(request: FastifyRequest): SessionAccount {
  * signed in with the staff session cookie of src/accounts. Every write needs the CSRF token
  * (double submit, in a header) and a same-origin request; nothing here can be framed.
  */
-export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
+export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config, bus } = app.services;
-  const ctx: service.DashboardContext = { db, bus, serviceEnv: config.serviceEnv, adapter: app.commerce };
-  const accounts = { db, adapter: app.commerce, log: app.log };
+  const { db, config, bus } = runtime;
+  const adapter = runtime.commerce.primary;
+  const ctx: service.DashboardContext = { db, bus, serviceEnv: config.serviceEnv, adapter };
+  const accounts = { db, adapter, log: app.log };
   const mailer = mailerFor(config, db);
   const resets = { db, mailer, baseUrl: config.baseUrl, log: app.log };
   const support = { db, bus, serviceEnv: config.serviceEnv };

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import type { ServiceEnv } from '../config.js';
 import type { CommerceAdapter } from '../commerce/adapter.js';
-import { noCommercePlatform } from '../commerce/host.js';
+import { noCommercePlatform } from '../commerce/registry.js';
 import { ApiError, badRequest, forbidden, notFound } from '../http/errors.js';
 import { partnerStatusFor, type PartnerStatus } from '../partnerships/status.js';
 import { listPartners } from '../partnerships/service.js';

@@ -4,13 +4,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerOAuthClient } from './clients.js';
 import { listClients } from './dal.js';
 import { ClientList, RegisterClientBody, RegisteredClientResponse } from './schemas.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
 /** Support's OAuth client registry. */
-export const oauthAdminRoutes: FastifyPluginAsync = async (plain) => {
+export const oauthAdminRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config } = app.services;
+  const { db, config } = runtime;
 
   app.post(
     '/admin/oauth-clients',

@@ -5,12 +5,13 @@ import { badRequest } from '../http/errors.js';
 import { upsertPlatformBrands } from './dal.js';
 import { SyncBrandsBody, SyncBrandsResponse } from './schemas.js';
 import { prepareSyncRows } from './sync.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
-export const platformRoutes: FastifyPluginAsync = async (plain) => {
+export const platformRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db } = app.services;
+  const { db } = runtime;
 
   app.post(
     '/v1/platform/brands',

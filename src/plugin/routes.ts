@@ -9,13 +9,13 @@ import { htmlPage, inlineJson, PAGE_CSP } from './html.js';
 import { Onboarding, returnFlowHolds } from './onboarding.js';
 import { exchangeSecret, newMerchantProof, requireMerchantToken } from './merchant-tokens.js';
 import { ConsentBody, EmbedPageQuery, MerchantToken, StateBody, StoreBody, StoreQuery, TokenBody } from './schemas.js';
-import { SetupWorker } from './setup-worker.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
 import { hintedAncestors, refererOrigin, requireOwnOrigin } from './origin.js';
 import { legalPage, returnedPage } from './pages.js';
 // The plugin's pages and calls are for the embed app on the service's own origin: NO_CORS, so no
 // other site's script can read them (the published loader files are CROSS_ORIGIN: any page loads them).
 import { CROSS_ORIGIN, NO_CORS } from '../http/cors.js';
+import type { Runtime } from '../composition.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const errorRef = Type.Ref('ErrorResponse');
@@ -35,21 +35,15 @@ function sendAsset(reply: FastifyReply, body: Buffer, contentType: string, cache
     .send(body);
 }
 
-/** The loader, the embed app and its API, and the setup worker. */
-export const pluginRoutes: FastifyPluginAsync = async (plain) => {
+/** The loader, the embed app and its API. */
+export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, bus, config } = app.services;
+  const { db, bus, config, jobs } = runtime;
   // One adapter per process: its events (install, plan, uninstall, confirmations) must reach this onboarding.
-  const adapter = app.commerce;
-  // Setup reads a store from its commerce platform: a host with none has no setup to run.
-  const worker = adapter
-    ? new SetupWorker({ db, adapter, bus, log: app.log, pollMs: config.plugin.setupPollMs, retryMs: config.plugin.setupRetryMs, leaseMs: config.plugin.setupLeaseMs })
-    : undefined;
-  const onboarding = new Onboarding({ db, adapter, bus, settings: config.plugin, nudgeWorker: () => worker?.nudge() });
-  adapter?.onEvent((event) => onboarding.handleCommerceEvent(event));
+  const adapter = runtime.commerce.primary;
   // An API-only instance leaves setup to the worker process (src/worker.ts); nudges then do nothing.
-  if (worker && config.runBackgroundJobs) app.addHook('onReady', async () => worker.start());
-  if (worker) app.addHook('onClose', async () => worker.stop());
+  const onboarding = new Onboarding({ db, adapter, bus, settings: config.plugin, nudgeWorker: () => jobs.nudgeSetup() });
+  adapter?.onEvent((event) => onboarding.handleCommerceEvent(event));
 
   // Each published version's committed bytes, read once: never rebuilt, so never changed.
   for (const published of await publishedLoaders()) {

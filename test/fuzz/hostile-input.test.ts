@@ -357,7 +357,7 @@ describe('hostile input against every route', () => {
       logStream,
     });
     await app.ready();
-    const support = { db: database.db, bus: app.services.bus, serviceEnv: 'test' as const };
+    const support = { db: database.db, bus: app.runtime.bus, serviceEnv: 'test' as const };
     const storeDomain = `${uniqueId('store')}.example`;
     const platform = await createPlatform(support, { approvedOrigins: ['https://host.example'], pluginPageUrl: 'https://host.example/apps/partners' });
     const brand = await createBrand(support);

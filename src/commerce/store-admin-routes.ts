@@ -3,13 +3,15 @@ import { formField } from '../accounts/schemas.js';
 import { notFound as apiNotFound } from '../http/errors.js';
 import { escapeHtml } from '../plugin/html.js';
 import { storeDomain } from '../plugin/store-domain.js';
+import type { Db } from '../db/database.js';
 import * as dal from './dal.js';
 import type { OwnerGate } from './owner-gate.js';
 import type { SandboxCommerce } from './sandbox.js';
 import { placeholderSvg } from './sandbox-generator.js';
 import { APP_NAME, money, noSuchStoreBody, type SandboxPage } from './pages.js';
 
-export interface SandboxRoutesOptions {
+export interface StoreAdminRoutesOptions {
+  db: Db;
   adapter: SandboxCommerce;
   gate: OwnerGate;
   send: (reply: FastifyReply, page: SandboxPage) => Promise<FastifyReply>;
@@ -31,10 +33,9 @@ function safeReturn(value: unknown): string | null {
  * controls to uninstall the app or close the campaign. All of it is the store owner's, signed in
  * at the platform (src/commerce/owner-gate.ts). Server-rendered forms, no script.
  */
-export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync {
-  const { adapter, gate } = options;
+export function storeAdminRoutes(options: StoreAdminRoutesOptions): FastifyPluginAsync {
+  const { db, adapter, gate } = options;
   return async (app) => {
-    const { db } = app.services;
 
     const send = (reply: FastifyReply, title: string, body: string, status = 200) => options.send(reply, { title, body, status });
     const domainOf = (raw: string) => storeDomain(raw);

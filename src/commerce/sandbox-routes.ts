@@ -1,4 +1,3 @@
-import fp from 'fastify-plugin';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -11,24 +10,13 @@ import { escapeHtml } from '../plugin/html.js';
 import { requireOwnOrigin } from '../plugin/origin.js';
 import { storeDomain } from '../plugin/store-domain.js';
 import { bundles } from '../plugin/bundles.js';
-import type { CommerceAdapter } from './adapter.js';
+import type { Runtime } from '../composition.js';
 import * as dal from './dal.js';
-import { commerceAdapterFor } from './host.js';
 import { OwnerGate, safeNext } from './owner-gate.js';
 import { APP_NAME, money, noSuchStoreBody, sendSandboxPage, type SandboxPage } from './pages.js';
-import { sandboxRoutes } from './routes.js';
+import { storeAdminRoutes } from './store-admin-routes.js';
 import { MAX_ORDER_QUANTITY, SandboxCommerce, type OrderDelivery } from './sandbox.js';
 import { setOwnerCookie, setSandboxOwner, signInOwner, storePath, supportSetsOwner } from './sandbox-owners.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /**
-     * The commerce platform adapter this host has, or null: the sandbox on test and dev hosts;
-     * none on prod until a real platform's adapter is configured (src/commerce/host.ts).
-     */
-    commerce: CommerceAdapter | null;
-  }
-}
 
 const CLAIM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const REFERRAL_TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -53,29 +41,24 @@ function deliveryText(delivery: OrderDelivery): string {
 }
 
 /**
- * The commerce platform adapter for the rest of the service (`app.commerce`): the sandbox on test
- * and dev hosts, with its pages under /sandbox; nothing on prod, where every /sandbox path is 404.
+ * The sandbox commerce platform's pages under /sandbox, on hosts that have the sandbox (test and
+ * dev, src/commerce/registry.ts); nothing on prod, where every /sandbox path is 404.
  */
-export const commerceRoutes: FastifyPluginAsync = fp(
-  async (app) => {
-    const adapter = commerceAdapterFor(app.services.config, app.services.db);
-    app.decorate('commerce', adapter);
-    if (adapter instanceof SandboxCommerce) await app.register(sandboxPlatform(adapter));
-  },
-  { name: 'commerce' },
-);
+export const sandboxRoutes: FastifyPluginAsync<Runtime> = async (app, runtime) => {
+  const sandbox = runtime.commerce.sandbox;
+  if (sandbox) await app.register(sandboxPlatform(sandbox, runtime));
+};
 
 /**
  * The sandbox commerce platform's pages: the store owner's sign-in, where the owner confirms or
  * declines that a sign-up acts for the store, the store admin and the app's install, plan and
- * confirmation screens (src/commerce/routes.ts), the storefront where a shopper orders (with the
+ * confirmation screens (src/commerce/store-admin-routes.ts), the storefront where a shopper orders (with the
  * referral and the discount code a partner's link brought), which the platform delivers to the
  * signed order webhook, and support's way to set up a store's owner sign-in.
  */
-function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
+function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    const { db, config } = app.services;
     const policy = cookiePolicyFor(config.baseUrl);
     await app.register(cookie);
     await app.register(formbody);
@@ -83,7 +66,7 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
     const send = async (reply: FastifyReply, page: SandboxPage) => sendSandboxPage(reply, await stylesheet(), page);
     const noSuchStore = (reply: FastifyReply, raw: string) => send(reply, { title: 'No such store', body: noSuchStoreBody(raw), status: 404 });
     const gate = new OwnerGate(db, policy);
-    await app.register(sandboxRoutes({ adapter, gate, send }));
+    await app.register(storeAdminRoutes({ db, adapter, gate, send }));
 
     app.post(
       '/admin/sandbox/stores/:domain/owner',
