@@ -3,7 +3,7 @@ import { ADMIN_TOKEN, describeEachDatabase } from '../../test/support/harness.js
 import { createBrand, uniqueId } from '../../test/support/factories.js';
 import { tableContents } from '../../test/support/snapshot.js';
 import { csrfOf, form, mergeCookies } from '../../test/support/oauth-flow.js';
-import { saveImportedStore } from '../plugin/dal.js';
+import { importStore } from '../plugin/merchant-stores.js';
 import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from '../../test/support/dashboard-client.js';
 
 /**
@@ -24,7 +24,7 @@ describeEachDatabase('store ownership claims', (use) => {
     return account.post('/dashboard/api/sign-up', { email: `${uniqueId('c')}@claim.example`, password: DASHBOARD_PASSWORD, brand: { businessName: name, domain, categories: ['home'] } });
   };
   const importThroughPlugin = (domain: string) =>
-    saveImportedStore(use().db, {
+    importStore(use().support, {
       domain,
       businessName: 'Imported Store',
       tagline: null,

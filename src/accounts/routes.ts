@@ -3,13 +3,12 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import * as dal from './dal.js';
+import { devMailbox } from './mail.js';
 import { escapeHtml, hiddenField, messagePage, sendPage, signInPage } from './pages.js';
 import { CompanyParams, CreatedUser, CreateUserBody, formField, UserList } from './schemas.js';
 import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser, endSession, startSession } from './sessions.js';
-import { checkSignIn, createBrandUser } from './users.js';
+import { checkSignIn, createBrandUser, listBrandUsers } from './users.js';
 import { signInWaitMessage } from './throttle.js';
-import { notFound } from '../http/errors.js';
 import { isFromThisMachine } from '../http/client-address.js';
 import type { Runtime } from '../composition.js';
 
@@ -98,7 +97,7 @@ export const accountRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
           ),
         );
       }
-      const messages = await dal.listOutboxMail(db, 50);
+      const messages = await devMailbox(db);
       const items = messages
         .map(
           (message) =>
@@ -144,8 +143,7 @@ export const accountRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       },
     },
     async (request) => {
-      if (!(await dal.companyExists(db, request.params.companyId))) throw notFound(`no company ${request.params.companyId}`);
-      return { data: await dal.listUsers(db, request.params.companyId) };
+      return { data: await listBrandUsers({ db }, request.params.companyId) };
     },
   );
 };

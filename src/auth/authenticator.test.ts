@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import crypto from 'node:crypto';
 import { describeEachDatabase } from '../../test/support/harness.js';
-import { createBrand, createPlatform } from '../../test/support/factories.js';
+import { createBrand, createPlatform, savePlatform } from '../../test/support/factories.js';
 import { ApiError } from '../http/errors.js';
-import { issueBrandKey, revokeKey, savePlatform, setPlatformActive } from '../admin/service.js';
+import { issueBrandKey, revokeKey } from './credentials.js';
+import { setPlatformActive } from '../platforms/service.js';
 import { hashSecret } from './keys.js';
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {

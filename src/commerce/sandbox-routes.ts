@@ -11,12 +11,11 @@ import { requireOwnOrigin } from '../plugin/origin.js';
 import { storeDomain } from '../plugin/store-domain.js';
 import { bundles } from '../plugin/bundles.js';
 import type { Runtime } from '../composition.js';
-import * as dal from './dal.js';
 import { OwnerGate, safeNext } from './owner-gate.js';
 import { APP_NAME, money, noSuchStoreBody, sendSandboxPage, type SandboxPage } from './pages.js';
 import { storeAdminRoutes } from './store-admin-routes.js';
 import { MAX_ORDER_QUANTITY, SandboxCommerce, type OrderDelivery } from './sandbox.js';
-import { setOwnerCookie, setSandboxOwner, signInOwner, storePath, supportSetsOwner } from './sandbox-owners.js';
+import { ownerSignInState, setOwnerCookie, setSandboxOwner, signInOwner, storePath, supportSetsOwner } from './sandbox-owners.js';
 
 const CLAIM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const REFERRAL_TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -66,7 +65,7 @@ function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): Fas
     const send = async (reply: FastifyReply, page: SandboxPage) => sendSandboxPage(reply, await stylesheet(), page);
     const noSuchStore = (reply: FastifyReply, raw: string) => send(reply, { title: 'No such store', body: noSuchStoreBody(raw), status: 404 });
     const gate = new OwnerGate(db, policy);
-    await app.register(storeAdminRoutes({ db, adapter, gate, send }));
+    await app.register(storeAdminRoutes({ adapter, gate, send }));
 
     app.post(
       '/admin/sandbox/stores/:domain/owner',
@@ -88,8 +87,7 @@ function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): Fas
 
     const signInForm = async (request: FastifyRequest, reply: FastifyReply, domain: string, next: string, problem?: { status: number; text: string }): Promise<SandboxPage> => {
       const store = await adapter.store(domain);
-      const hasOwner = (await dal.findOwner(db, domain)) !== undefined;
-      const brand = hasOwner ? undefined : await dal.brandNameOfDomain(db, domain);
+      const { hasOwner, brandName: brand } = await ownerSignInState(db, domain);
       if (brand !== undefined) {
         return {
           title: `Sign in to ${store.businessName}`,
@@ -138,7 +136,7 @@ function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): Fas
     });
 
     const ownershipPage = async (request: FastifyRequest, reply: FastifyReply, domain: string, claimId: string) => {
-      const claim = await dal.findOwnershipRequest(db, domain, claimId);
+      const claim = await adapter.ownershipRequest(domain, claimId);
       if (!claim) return send(reply, { title: 'No such request', body: '<h1>No such request</h1><p>Nobody asked to act for this store with this link.</p>', status: 404 });
       const store = await adapter.store(domain);
       const continueLink = `<p><a class="button" href="${escapeHtml(safeReturnTo(claim.return_to))}">Continue to ${APP_NAME}</a></p>`;
@@ -186,8 +184,7 @@ function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): Fas
           return send(reply, { title: 'Choose', body: '<h1>Choose Confirm or Decline</h1>', status: 400 });
         }
         const answer = decision === 'confirm' ? 'confirmed' : 'declined';
-        await dal.answerOwnershipRequest(db, domain, request.params.claimId, answer, new Date());
-        const stored = await dal.findOwnershipRequest(db, domain, request.params.claimId);
+        const stored = await adapter.answerOwnershipRequest(domain, request.params.claimId, answer);
         if (stored?.status === answer) return reply.redirect(safeReturnTo(stored.return_to), 303);
         return ownershipPage(request, reply, domain, request.params.claimId);
       },
@@ -199,7 +196,7 @@ function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): Fas
       const store = await adapter.store(domain);
       const products = (await adapter.catalog(domain)).filter((product) => product.active);
       const typed = typeof query.discount === 'string' ? query.discount.slice(0, 100) : '';
-      const code = typed ? await dal.findDiscountCode(db, domain, typed) : undefined;
+      const code = typed ? await adapter.findDiscountCode(domain, typed) : undefined;
       const ref = typeof query.ref === 'string' && REFERRAL_TOKEN.test(query.ref) ? query.ref : '';
       const cards = products
         .map(

@@ -3,15 +3,12 @@ import { formField } from '../accounts/schemas.js';
 import { notFound as apiNotFound } from '../http/errors.js';
 import { escapeHtml } from '../plugin/html.js';
 import { storeDomain } from '../plugin/store-domain.js';
-import type { Db } from '../db/database.js';
-import * as dal from './dal.js';
 import type { OwnerGate } from './owner-gate.js';
 import type { SandboxCommerce } from './sandbox.js';
 import { placeholderSvg } from './sandbox-generator.js';
 import { APP_NAME, money, noSuchStoreBody, type SandboxPage } from './pages.js';
 
 export interface StoreAdminRoutesOptions {
-  db: Db;
   adapter: SandboxCommerce;
   gate: OwnerGate;
   send: (reply: FastifyReply, page: SandboxPage) => Promise<FastifyReply>;
@@ -34,7 +31,7 @@ function safeReturn(value: unknown): string | null {
  * at the platform (src/commerce/owner-gate.ts). Server-rendered forms, no script.
  */
 export function storeAdminRoutes(options: StoreAdminRoutesOptions): FastifyPluginAsync {
-  const { db, adapter, gate } = options;
+  const { adapter, gate } = options;
   return async (app) => {
 
     const send = (reply: FastifyReply, title: string, body: string, status = 200) => options.send(reply, { title, body, status });
@@ -57,7 +54,7 @@ export function storeAdminRoutes(options: StoreAdminRoutesOptions): FastifyPlugi
     };
 
     app.get('/sandbox', { schema: { hide: true } }, async (_request, reply) => {
-      const stores = await dal.listStores(db);
+      const stores = await adapter.recentStores();
       const rows = stores
         .map(
           (store) =>
@@ -89,12 +86,7 @@ export function storeAdminRoutes(options: StoreAdminRoutesOptions): FastifyPlugi
       if (signIn) return reply.redirect(signIn, 303);
       const store = await adapter.store(domain);
       const csrf = gate.csrfField(request, reply);
-      const [products, orders, orderCount, codes] = await Promise.all([
-        dal.listProducts(db, domain),
-        dal.recentOrders(db, domain, 15),
-        dal.countOrders(db, domain),
-        dal.listDiscountCodes(db, domain),
-      ]);
+      const { products, orders, orderCount, codes } = await adapter.storeAdmin(domain);
       const path = `/sandbox/stores/${encodeURIComponent(domain)}`;
       const appState =
         store.appStatus === 'installed'
@@ -207,7 +199,7 @@ export function storeAdminRoutes(options: StoreAdminRoutesOptions): FastifyPlugi
       const signIn = await gate.signInFirst(request, domain);
       if (signIn) return reply.redirect(signIn, 303);
       // Looked up, not opened: a store nobody opened has not installed the app.
-      const store = await dal.findStore(db, domain);
+      const store = await adapter.findStore(domain);
       const returnTo = safeReturn(request.query.return);
       const state = linkState(request.query.state);
       if (store?.appStatus !== 'installed') {
@@ -226,7 +218,7 @@ export function storeAdminRoutes(options: StoreAdminRoutesOptions): FastifyPlugi
 
     app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/plan', { schema: { hide: true } }, async (request, reply) =>
       ownerAction(request, reply, async (domain) => {
-        const store = await dal.findStore(db, domain);
+        const store = await adapter.findStore(domain);
         if (store?.appStatus !== 'installed') {
           return send(reply, 'Install first', `<h1>Install ${APP_NAME} first</h1><p>The plan can only be approved once the app is installed.</p>`, 409);
         }

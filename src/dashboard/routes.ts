@@ -12,12 +12,14 @@ import { mailerFor } from '../accounts/mail.js';
 import { completePasswordReset, requestPasswordReset } from '../accounts/password-reset.js';
 import { checkClaim, createInvitation, currentClaim, joinWithInvitation, signUp, startClaim } from '../accounts/sign-up.js';
 import { brandKeyPrefix, keyEnvironmentFor } from '../auth/keys.js';
-import { issueBrandKey, revokeKey } from '../admin/service.js';
-import { findCompany, listBrandKeys } from '../admin/dal.js';
-import { revokeGrant } from '../oauth/dal.js';
+import { issueBrandKey, listBrandKeys, revokeBrandKeyOf } from '../auth/credentials.js';
+import { changeCampaign } from '../campaigns/service.js';
+import { getCompany } from '../companies/service.js';
+import { listAuthorizedApps, revokeAuthorizedApp } from '../oauth/authorized-apps.js';
+import { getOffer, saveOffer, setCampaignOffer } from '../offers/service.js';
+import { changePartnership, partnersWithCurrentState, sendRequest } from '../partnerships/service.js';
 import { escapeHtml } from '../plugin/html.js';
 import { dashboardBundle } from './bundle.js';
-import * as dal from './dal.js';
 import * as schemas from './schemas.js';
 import * as service from './service.js';
 import type { Runtime } from '../composition.js';
@@ -54,10 +56,9 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
   const { db, config, bus } = runtime;
   const adapter = runtime.commerce.primary;
   const ctx: service.DashboardContext = { db, bus, serviceEnv: config.serviceEnv, adapter };
-  const accounts = { db, adapter, log: app.log };
+  const accounts = { db, bus, adapter, log: app.log };
   const mailer = mailerFor(config, db);
   const resets = { db, mailer, baseUrl: config.baseUrl, log: app.log };
-  const support = { db, bus, serviceEnv: config.serviceEnv };
   const policy = cookiePolicyFor(config.baseUrl);
   const serviceOrigin = new URL(config.baseUrl).origin;
   await app.register(cookie);
@@ -185,7 +186,7 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
 
   // The same function as GET /v1/partners, so the dashboard and the API cannot disagree.
   app.get('/dashboard/api/partners', { ...read, schema: { ...hide, querystring: schemas.PartnerListQuery } }, async (request) =>
-    service.partnersWithCurrentState(ctx, userOf(request).companyId, {
+    partnersWithCurrentState(ctx, userOf(request).companyId, {
       status: request.query.status ?? 'active',
       pageIndex: request.query.pageIndex ?? 1,
       pageSize: request.query.pageSize ?? DEFAULT_PAGE_SIZE,
@@ -196,7 +197,7 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
     '/dashboard/api/partners/:companyId/request',
     { ...write, schema: { ...hide, params: schemas.CompanyIdParams, body: schemas.RequestBody } },
     async (request, reply) => {
-      await service.sendRequest(ctx, userOf(request).companyId, request.params.companyId, request.body.message?.trim() || null);
+      await sendRequest(ctx, userOf(request).companyId, request.params.companyId, request.body.message?.trim() || null);
       return reply.status(201).send({ status: 'inviteSent' });
     },
   );
@@ -205,26 +206,26 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
     '/dashboard/api/partners/:companyId/:action',
     { ...write, schema: { ...hide, params: schemas.PartnershipActionParams } },
     async (request) => {
-      await service.changePartnership(ctx, userOf(request).companyId, request.params.companyId, request.params.action);
+      await changePartnership(ctx, userOf(request).companyId, request.params.companyId, request.params.action);
       return { done: request.params.action };
     },
   );
 
   // --- campaigns and the brand's offer ---
 
-  app.get('/dashboard/api/campaigns', { ...read, schema: hide }, async (request) => ({ data: await service.listCampaigns(ctx, userOf(request).companyId) }));
+  app.get('/dashboard/api/campaigns', { ...read, schema: hide }, async (request) => ({ data: await service.listCollabs(ctx, userOf(request).companyId) }));
 
   app.post('/dashboard/api/campaigns', { ...write, schema: { ...hide, body: schemas.CreateCampaignBody } }, async (request, reply) =>
-    reply.status(201).send(await service.createCampaign(ctx, userOf(request).companyId, request.body)),
+    reply.status(201).send(await service.createCollab(ctx, userOf(request).companyId, request.body)),
   );
 
   app.post('/dashboard/api/campaigns/:id/offer', { ...write, schema: { ...hide, params: schemas.CampaignParams, body: schemas.OfferBody } }, async (request) => {
-    await service.setCampaignOffer(ctx, userOf(request).companyId, request.params.id, request.body);
+    await setCampaignOffer(ctx, userOf(request).companyId, request.params.id, request.body);
     return { saved: true };
   });
 
   app.post('/dashboard/api/campaigns/:id/offer/reset', { ...write, schema: { ...hide, params: schemas.CampaignParams } }, async (request) => {
-    await service.setCampaignOffer(ctx, userOf(request).companyId, request.params.id, null);
+    await setCampaignOffer(ctx, userOf(request).companyId, request.params.id, null);
     return { saved: true };
   });
 
@@ -232,49 +233,37 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
     '/dashboard/api/campaigns/:id/:action',
     { ...write, schema: { ...hide, params: schemas.CampaignActionParams, body: schemas.CampaignActionBody } },
     async (request) => {
-      await service.changeCampaign(ctx, userOf(request).companyId, request.params.id, request.params.action, request.body);
+      await changeCampaign(ctx, userOf(request).companyId, request.params.id, request.params.action, request.body);
       return { done: request.params.action };
     },
   );
 
-  app.get('/dashboard/api/offer', { ...read, schema: hide }, async (request) => ({ offer: await service.getOffer(ctx, userOf(request).companyId) }));
+  app.get('/dashboard/api/offer', { ...read, schema: hide }, async (request) => ({ offer: await getOffer(ctx, userOf(request).companyId) }));
 
   app.post('/dashboard/api/offer', { ...write, schema: { ...hide, body: schemas.OfferBody } }, async (request) => {
-    const company = await findCompany(db, userOf(request).companyId);
-    return { offer: await service.saveOffer(ctx, { companyId: userOf(request).companyId, domain: company?.domain ?? null }, request.body) };
+    const company = await getCompany(ctx, userOf(request).companyId);
+    return { offer: await saveOffer(ctx, { companyId: company.companyId, domain: company.domain }, request.body) };
   });
 
   // --- integrations ---
 
   app.get('/dashboard/api/keys', { ...read, schema: hide }, async (request) => ({
-    data: (await listBrandKeys(db, userOf(request).companyId)).filter((key) => key.revokedAt === null),
+    data: (await listBrandKeys(ctx, userOf(request).companyId)).filter((key) => key.revokedAt === null),
   }));
 
   app.post('/dashboard/api/keys', { ...write, schema: { ...hide, body: schemas.KeyBody } }, async (request, reply) => {
-    const issued = await issueBrandKey(support, userOf(request).companyId, { name: request.body.name });
+    const issued = await issueBrandKey(ctx, userOf(request).companyId, { name: request.body.name });
     return reply.status(201).send({ keyId: issued.keyId, name: issued.name, key: issued.key });
   });
 
   app.post('/dashboard/api/keys/:id/revoke', { ...write, schema: { ...hide, params: schemas.UuidParams } }, async (request) => {
-    if (!(await dal.brandKeyBelongsTo(db, request.params.id, userOf(request).companyId))) throw notFound(`no key ${request.params.id}`);
-    return revokeKey(support, 'brand', request.params.id);
+    return revokeBrandKeyOf(ctx, userOf(request).companyId, request.params.id);
   });
 
-  app.get('/dashboard/api/apps', { ...read, schema: hide }, async (request) => ({
-    data: (await dal.listAuthorizedApps(db, userOf(request).companyId)).map((grant) => ({
-      grantId: grant.id,
-      clientId: grant.client_id,
-      name: grant.client_name,
-      platform: grant.platform_name,
-      scope: grant.scope,
-      authorizedAt: grant.created_at.toISOString(),
-    })),
-  }));
+  app.get('/dashboard/api/apps', { ...read, schema: hide }, async (request) => ({ data: await listAuthorizedApps(ctx, userOf(request).companyId) }));
 
   app.post('/dashboard/api/apps/:id/revoke', { ...write, schema: { ...hide, params: schemas.UuidParams } }, async (request) => {
-    if (!(await dal.grantBelongsTo(db, request.params.id, userOf(request).companyId))) throw notFound(`no authorized app ${request.params.id}`);
-    await revokeGrant(db, request.params.id, 'revoked by the brand in the dashboard');
-    await bus.publish('credentials');
+    await revokeAuthorizedApp(ctx, userOf(request).companyId, request.params.id);
     return { revoked: true };
   });
 

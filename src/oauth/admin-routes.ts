@@ -1,8 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { registerOAuthClient } from './clients.js';
-import { listClients } from './dal.js';
+import { listOAuthClients, registerOAuthClient } from './clients.js';
 import { ClientList, RegisterClientBody, RegisteredClientResponse } from './schemas.js';
 import type { Runtime } from '../composition.js';
 
@@ -32,6 +31,6 @@ export const oauthAdminRoutes: FastifyPluginAsync<Runtime> = async (plain, runti
   app.get(
     '/admin/oauth-clients',
     { schema: { summary: 'List OAuth clients (never their secrets)', tags: ['admin'], response: { 200: ClientList, 401: errorRef } } },
-    async () => ({ data: await listClients(db) }),
+    async () => ({ data: await listOAuthClients({ db }) }),
   );
 };

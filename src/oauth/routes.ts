@@ -6,9 +6,8 @@ import OAuth2Server from '@node-oauth/oauth2-server';
 import { sendPage, signInPage } from '../accounts/pages.js';
 import { formField } from '../accounts/schemas.js';
 import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser } from '../accounts/sessions.js';
-import { checkAuthorizeRequest, redirectTo, type AuthorizeLookups } from './authorize-request.js';
-import * as dal from './dal.js';
-import { authenticateClient, toServiceClient, type Grantee, type ServiceClient } from './model.js';
+import { authorizeLookups, checkAuthorizeRequest, redirectTo } from './authorize-request.js';
+import { authenticateClient, type Grantee, type ServiceClient } from './model.js';
 import { redirectUriMatches } from './clients.js';
 import { authorizeErrorPage, authorizeParams, consentPage } from './pages.js';
 import { basicCredentials, revokePresentedToken } from './revocation.js';
@@ -41,17 +40,7 @@ export const oauthRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
   await app.register(cookie);
   await app.register(formbody);
 
-  const lookups: AuthorizeLookups = {
-    findClient: async (clientId) => {
-      const record = await dal.findClient(db, clientId);
-      return record && toServiceClient(record);
-    },
-    findActivePlatform: async (platformId) => {
-      const platform = await auth.findPlatform(platformId);
-      if (!platform?.active) return undefined;
-      return { id: platform.id, name: (await dal.platformName(db, platform.id)) ?? platform.id };
-    },
-  };
+  const lookups = authorizeLookups(db, auth);
   const tokenServer = new OAuth2Server({
     model,
     accessTokenLifetime: ACCESS_TOKEN_LIFETIME_SECONDS,

@@ -2,9 +2,8 @@ import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { describeEachDatabase, type TestContext } from '../../test/support/harness.js';
-import { createBrand, createPlatform } from '../../test/support/factories.js';
+import { createBrand, createPlatform, savePlatform } from '../../test/support/factories.js';
 import { addCampaign, pinMatchRates, seedPartnerOffer, totalViews } from '../../test/durability/seed.js';
-import { savePlatform } from '../admin/service.js';
 import { platformLinksOf } from '../../test/support/bulk-seeds.js';
 import type { BrandPrincipal } from '../auth/authenticator.js';
 

@@ -2,9 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest } from '../http/errors.js';
-import { upsertPlatformBrands } from './dal.js';
 import { SyncBrandsBody, SyncBrandsResponse } from './schemas.js';
-import { prepareSyncRows } from './sync.js';
+import { syncBrands } from './service.js';
 import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
@@ -43,8 +42,7 @@ export const platformRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime
       if (bodyPlatformId !== undefined && bodyPlatformId.trim().toLowerCase() !== platformId) {
         throw badRequest('platformId in the body does not match the platform of the key');
       }
-      const rows = prepareSyncRows(brands);
-      const counts = await upsertPlatformBrands(db, platformId, rows, new Date());
+      const counts = await syncBrands({ db }, platformId, brands);
       return { received: brands.length, ...counts };
     },
   );

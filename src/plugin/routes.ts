@@ -3,7 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { badRequest, forbidden, notFound } from '../http/errors.js';
 import { bundles, publishedLoaders } from './bundles.js';
-import * as dal from './dal.js';
 import { decideEmbedPage } from './embed-access.js';
 import { htmlPage, inlineJson, PAGE_CSP } from './html.js';
 import { Onboarding, returnFlowHolds } from './onboarding.js';
@@ -84,7 +83,7 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
           proof: newMerchantProof(),
         },
         {
-          findPlatform: (id) => dal.findPluginPlatform(db, id),
+          findPlatform: (id) => onboarding.platform(id),
           state: (platform, store, challenge) => onboarding.state(platform, store, challenge),
           recheckMs: config.plugin.recheckMs,
           onError: (error, what) => request.log.error({ err: error }, `${what} failed; the embed page says the service could not be reached`),
@@ -112,7 +111,7 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
 
   const storeState = async (platformId: string, domain: string) => {
     const store = checkedStore(platformId, domain);
-    const platform = await dal.findPluginPlatform(db, store.platformId);
+    const platform = await onboarding.platform(store.platformId);
     return { store, platform };
   };
 

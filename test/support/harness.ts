@@ -3,7 +3,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
 import type { Runtime } from '../../src/composition.js';
-import type { SupportContext } from '../../src/admin/service.js';
+import type { ServiceContext } from '../../src/service-context.js';
 import { createTestDatabase, DATABASE_KINDS, type DatabaseKind, type TestDatabase } from './databases.js';
 
 export interface TestContext {
@@ -13,7 +13,7 @@ export interface TestContext {
   runtime: Runtime;
   config: Config;
   database: TestDatabase;
-  support: SupportContext;
+  support: ServiceContext;
 }
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
