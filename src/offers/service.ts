@@ -9,8 +9,8 @@ import * as dal from './dal.js';
 
 /**
  * The brands' offers (`offers`) and the offer each shows in one campaign (`campaign_offers`): the
- * dashboard, the plugin and the fixture loader write them only through here, and each write
- * tells the offers endpoint's caches.
+ * dashboard and the plugin write them only through here (the fixture loader through the dal's
+ * bulk upsert), and each write tells the offers endpoint's caches.
  */
 
 /** What the brand's own offer is saved with: the commerce platform keeps the store's discount code; null on a host with none. */
