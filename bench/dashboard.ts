@@ -10,7 +10,7 @@ import os from 'node:os';
 import { sql, type Kysely } from 'kysely';
 import { buildApp } from '../src/app.js';
 import type { Database } from '../src/db/schema.js';
-import { issueBrandKey } from '../src/support/service.js';
+import { issueBrandKey } from '../src/auth/credentials.js';
 import { createBrandUser } from '../src/accounts/users.js';
 import { drainScoringQueue } from '../src/recommendations/scorer.js';
 import { createTestDatabase } from '../test/support/databases.js';
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
     const config = testConfig({ DATABASE_URL: database.url!, RATE_LIMIT_PER_MINUTE: '1000000', RUN_BACKGROUND_JOBS: 'false' });
     const app = await buildApp({ config, database });
     await app.ready();
-    const { key } = await issueBrandKey({ db: database.db, bus: app.services.bus, serviceEnv: config.serviceEnv }, ME);
+    const { key } = await issueBrandKey({ db: database.db, bus: app.runtime.bus, serviceEnv: config.serviceEnv }, ME);
     await createBrandUser({ db: database.db }, ME, { email: EMAIL, password: PASSWORD });
     let cookies = mergeCookies('', await app.inject({ method: 'GET', url: '/dashboard/api/session' }));
     const signIn = await app.inject({

@@ -13,7 +13,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import type { Database } from '../src/db/schema.js';
-import { issueBrandKey } from '../src/support/service.js';
+import { issueBrandKey } from '../src/auth/credentials.js';
 import { listCampaigns } from '../src/campaigns/service.js';
 import { listPartners } from '../src/partnerships/service.js';
 import { listRecommendations } from '../src/recommendations/service.js';
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     const config = testConfig({ DATABASE_URL: database.url!, RATE_LIMIT_PER_MINUTE: '1000000' });
     const app = await buildApp({ config, database });
     await app.ready();
-    const { key } = await issueBrandKey({ db: database.db, bus: app.services.bus, serviceEnv: config.serviceEnv }, ME);
+    const { key } = await issueBrandKey({ db: database.db, bus: app.runtime.bus, serviceEnv: config.serviceEnv }, ME);
     const headers = { 'x-api-key': key };
 
     const request = (url: string, withKey: boolean) => app.inject({ method: 'GET', url, headers: withKey ? headers : {} });

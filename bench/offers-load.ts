@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { percentile } from './support.js';
 import { createBrand, createPlatform } from '../test/support/factories.js';
 import { seedPartnerOffer } from '../test/durability/seed.js';
-import type { SupportContext } from '../src/support/service.js';
+import type { ServiceContext } from '../src/service-context.js';
 
 export const OFFERS_PATH = '/v1/campaigns/offers?type=post-purchase';
 export const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
@@ -18,7 +18,7 @@ export interface Run {
 }
 
 /** An active platform and a brand with 6 live partner offers in active campaigns. */
-export async function seedOffersBrand(support: SupportContext) {
+export async function seedOffersBrand(support: ServiceContext) {
   const { platformId } = await createPlatform(support);
   const brand = await createBrand(support);
   for (let i = 0; i < 6; i += 1) await seedPartnerOffer(support, brand.companyId);

@@ -8,7 +8,8 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { createTestDatabase } from '../test/support/databases.js';
-import { issuePlatformKey, savePlatform } from '../src/support/service.js';
+import { issuePlatformKey } from '../src/auth/credentials.js';
+import { savePlatform } from '../test/support/factories.js';
 import { InvalidationBus } from '../src/cache/invalidation.js';
 import { startService, summarize } from './support.js';
 

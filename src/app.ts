@@ -5,15 +5,9 @@ import swagger from '@fastify/swagger';
 import type { Config, TrustProxy } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { pingDatabase, requestBounds } from './db/database.js';
-import { InvalidationBus } from './cache/invalidation.js';
-import { connectRedis } from './cache/redis.js';
-import { Authenticator } from './auth/authenticator.js';
-import { UsageRecorder } from './auth/usage-recorder.js';
-import { scoringLoop } from './recommendations/scorer.js';
-import { performanceSealer } from './dashboard/sealer.js';
-import { keyEnvironmentFor } from './auth/keys.js';
+import { composeRuntime, type Runtime } from './composition.js';
 import { installAuthHooks } from './auth/plugin.js';
-import { installAdminAuth } from './support/admin-auth.js';
+import { installAdminAuth } from './admin/admin-auth.js';
 import { ErrorResponse } from './http/errors.js';
 import { addCorsHeaders, installCors } from './http/cors.js';
 import { installErrorHandlers } from './http/error-handler.js';
@@ -23,8 +17,14 @@ import { registerApiReference } from './http/reference-page.js';
 import { installValidators } from './http/validation.js';
 import { routePathPattern } from './http/route-hooks.js';
 import { loggerOptions, requestLogger } from './http/logging.js';
-import type { Services } from './services.js';
 import { domainRoutes } from './routes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The shared services the app was built with (src/composition.ts). */
+    runtime: Runtime;
+  }
+}
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -33,7 +33,7 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 export interface BuildAppOptions {
   config: Config;
   database: DatabaseHandle;
-  /** Where the background jobs run their longer statements (src/server.ts); the request database if omitted. */
+  /** Where the background jobs and startup loads run their longer statements (src/server.ts); the request database if omitted. */
   jobDatabase?: DatabaseHandle;
   /** A pino-compatible destination for tests that read the logs. */
   logStream?: NodeJS.WritableStream;
@@ -71,36 +71,17 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.removeContentTypeParser('text/plain');
   installValidators(app);
 
-  const bus = new InvalidationBus();
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, bus, app.log, 'using in-process fallbacks') : undefined;
-  const usage = new UsageRecorder(database.db, app.log);
-  const services: Services = {
+  const runtime = await composeRuntime({
     config,
-    db: database.db,
-    dbKind: database.kind,
-    bus,
-    auth: new Authenticator(database.db, keyEnvironmentFor(config.serviceEnv), bus, usage),
-    usage,
-    redis: redis?.client,
-  };
-  app.decorate('services', services);
-
-  if (database.kind === 'postgres' && config.databaseUrl) {
-    await bus.connectRemote({ postgres: { url: config.databaseUrl, db: database.db, bounds: requestBounds(config.database) } }, app.log);
-  }
-  usage.start();
-  if (config.runBackgroundJobs) {
-    const jobs = options.jobDatabase ?? database;
-    for (const job of [scoringLoop(jobs.db, app.log), performanceSealer(jobs.db, app.log)]) {
-      job.start({ runNow: true });
-      app.addHook('onClose', () => job.stop());
-    }
-  }
-  app.addHook('onClose', async () => {
-    await usage.close().catch((error) => app.log.warn({ err: error }, 'could not record final key usage'));
-    await bus.close();
-    redis?.disconnect();
+    database,
+    jobDatabase: options.jobDatabase,
+    bounds: requestBounds(config.database),
+    log: app.log,
+    redisFallback: 'using in-process fallbacks',
+    jobs: { run: config.runBackgroundJobs, keepProcessAlive: false },
   });
+  app.decorate('runtime', runtime);
+  app.addHook('onClose', () => runtime.close());
 
   // Responses finished while shutting down close their connection, so keep-alive clients do not
   // hold the process open until their idle timeout.
@@ -150,9 +131,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   installMetrics(app);
-  installAuthHooks(app);
-  installAdminAuth(app);
-  installRateLimits(app);
+  installAuthHooks(app, runtime.auth);
+  installAdminAuth(app, config.adminToken);
+  installRateLimits(app, runtime);
 
   app.get('/healthz', { config: UNLIMITED, schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config: UNLIMITED, schema: { hide: true } }, async (request, reply) => {
@@ -165,6 +146,6 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     }
   });
 
-  for (const routes of domainRoutes) await app.register(routes);
+  for (const routes of domainRoutes) await app.register(routes, runtime);
   return app;
 }

@@ -11,11 +11,11 @@ import pg from 'pg';
 import { createTestDatabase, TEST_DATABASE_BOUNDS, TEST_POSTGRES_URL, type TestDatabase } from '../test/support/databases.js';
 import { openDatabase } from './db/database.js';
 import { InvalidationBus } from './cache/invalidation.js';
-import { issuePlatformKey, savePlatform } from './support/service.js';
+import { issuePlatformKey } from './auth/credentials.js';
 import { registerOAuthClient } from './oauth/clients.js';
-import { createBrand } from '../test/support/factories.js';
+import { createBrand, savePlatform } from '../test/support/factories.js';
 import { hashSecret } from './auth/keys.js';
-import { LOCK_FILE_NAME } from './support/data-dir-lock.js';
+import { LOCK_FILE_NAME } from './admin/data-dir-lock.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

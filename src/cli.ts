@@ -9,14 +9,17 @@ import { migrateToLatest } from './db/migrator.js';
 import { InvalidationBus } from './cache/invalidation.js';
 import { ApiError } from './http/errors.js';
 import { FixtureError, loadFixtureFile } from './fixtures/loader.js';
-import { acquireDataDirLock, DataDirLockedError } from './support/data-dir-lock.js';
-import * as support from './support/service.js';
-import { CreateCompanyBody, CreatePlatformBody, UpdateCompanyBody, UpdatePlatformBody } from './support/schemas.js';
+import { acquireDataDirLock, DataDirLockedError } from './admin/data-dir-lock.js';
+import { companyWithKeys, platformWithKeys } from './admin/service.js';
+import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from './auth/credentials.js';
+import { createCompany, updateCompany } from './companies/service.js';
+import { createPlatform, listPlatformBrands, listPlatforms, setPlatformActive, updatePlatform } from './platforms/service.js';
+import type { ServiceContext } from './service-context.js';
+import { CreateCompanyBody, CreatePlatformBody, UpdateCompanyBody, UpdatePlatformBody } from './admin/schemas.js';
 import { registerOAuthClient } from './oauth/clients.js';
-import { listClients } from './oauth/dal.js';
+import { listOAuthClients } from './oauth/clients.js';
 import { RegisterClientBody } from './oauth/schemas.js';
-import { commerceAdapterFor } from './commerce/host.js';
-import { SandboxCommerce } from './commerce/sandbox.js';
+import { commercePlatformsFor } from './commerce/registry.js';
 import { setSandboxOwner } from './commerce/sandbox-owners.js';
 
 /**
@@ -134,7 +137,7 @@ function fieldsFrom(flags: Flags, clearable: boolean): Record<string, unknown> {
   return out;
 }
 
-async function run(argv: string[], ctx: support.SupportContext, database: DatabaseHandle, config: Config): Promise<unknown> {
+async function run(argv: string[], ctx: ServiceContext, database: DatabaseHandle, config: Config): Promise<unknown> {
   const [command, sub, ...rest] = argv;
   const grouped = ['platform', 'platform-key', 'company', 'brand-key', 'oauth-client', 'sandbox-owner'].includes(command ?? '');
   const key = grouped ? `${command} ${sub ?? ''}`.trim() : command;
@@ -149,28 +152,28 @@ async function run(argv: string[], ctx: support.SupportContext, database: Databa
     }
     case 'platform list':
       parse(tail, {}, []);
-      return support.listPlatforms(ctx);
+      return listPlatforms(ctx);
     case 'platform get':
-      return support.getPlatform(ctx, parse(tail, {}, ['platformId']).args[0]!);
+      return platformWithKeys(ctx, parse(tail, {}, ['platformId']).args[0]!);
     case 'platform create': {
       const { flags } = parse(tail, { ...PLATFORM_FLAGS, ...text(['id']), inactive: { type: 'boolean' } }, []);
       const body = fieldsFrom({ ...flags, inactive: undefined }, false);
       if (flags.inactive) body.active = false;
-      return support.createPlatform(ctx, checkInput(CreatePlatformBody, body));
+      return createPlatform(ctx, checkInput(CreatePlatformBody, body));
     }
     case 'platform update': {
       const { flags, args } = parse(tail, PLATFORM_FLAGS, ['platformId']);
-      return support.updatePlatform(ctx, args[0]!, checkInput(UpdatePlatformBody, fieldsFrom(flags, true)));
+      return updatePlatform(ctx, args[0]!, checkInput(UpdatePlatformBody, fieldsFrom(flags, true)));
     }
     case 'platform deactivate':
     case 'platform activate':
-      return support.setPlatformActive(ctx, parse(tail, {}, ['platformId']).args[0]!, sub === 'activate');
+      return setPlatformActive(ctx, parse(tail, {}, ['platformId']).args[0]!, sub === 'activate');
     case 'platform brands': {
       const { flags, args } = parse(tail, text(['domain']), ['platformId']);
-      return support.listPlatformBrands(ctx, args[0]!, flags.domain as string | undefined);
+      return listPlatformBrands(ctx, args[0]!, flags.domain as string | undefined);
     }
     case 'platform companies':
-      return support.listPlatformCompanies(ctx, parse(tail, {}, ['platformId']).args[0]!);
+      return listPlatformCompanies(ctx, parse(tail, {}, ['platformId']).args[0]!);
     case 'platform-key issue': {
       const { flags, args } = parse(tail, text(['expires-at']), ['platformId']);
       let expiresAt: Date | null = null;
@@ -179,26 +182,26 @@ async function run(argv: string[], ctx: support.SupportContext, database: Databa
         if (Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires-at must be an ISO 8601 date-time');
         if (expiresAt.getTime() <= Date.now()) throw new UsageError('--expires-at must be in the future');
       }
-      return support.issuePlatformKey(ctx, args[0]!, { expiresAt });
+      return issuePlatformKey(ctx, args[0]!, { expiresAt });
     }
     case 'platform-key revoke':
-      return support.revokeKey(ctx, 'platform', parse(tail, {}, ['keyId']).args[0]!);
+      return revokeKey(ctx, 'platform', parse(tail, {}, ['keyId']).args[0]!);
     case 'company get':
-      return support.getCompany(ctx, parse(tail, {}, ['companyId']).args[0]!);
+      return companyWithKeys(ctx, parse(tail, {}, ['companyId']).args[0]!);
     case 'company create': {
       const { flags } = parse(tail, { ...COMPANY_FLAGS, ...text(['company-id']) }, []);
-      return support.createCompany(ctx, checkInput(CreateCompanyBody, fieldsFrom(flags, false)));
+      return createCompany(ctx, checkInput(CreateCompanyBody, fieldsFrom(flags, false)));
     }
     case 'company update': {
       const { flags, args } = parse(tail, COMPANY_FLAGS, ['companyId']);
-      return support.updateCompany(ctx, args[0]!, checkInput(UpdateCompanyBody, fieldsFrom(flags, true)));
+      return updateCompany(ctx, args[0]!, checkInput(UpdateCompanyBody, fieldsFrom(flags, true)));
     }
     case 'brand-key issue': {
       const { flags, args } = parse(tail, text(['name']), ['companyId']);
-      return support.issueBrandKey(ctx, args[0]!, { name: flags.name as string | undefined });
+      return issueBrandKey(ctx, args[0]!, { name: flags.name as string | undefined });
     }
     case 'brand-key revoke':
-      return support.revokeKey(ctx, 'brand', parse(tail, {}, ['keyId']).args[0]!);
+      return revokeKey(ctx, 'brand', parse(tail, {}, ['keyId']).args[0]!);
     case 'oauth-client register': {
       const options = { ...text(['name', 'client-id', 'company-id']), 'redirect-uri': { type: 'string', multiple: true }, confidential: { type: 'boolean' } } satisfies Options;
       const { flags } = parse(tail, options, []);
@@ -211,13 +214,13 @@ async function run(argv: string[], ctx: support.SupportContext, database: Databa
     }
     case 'oauth-client list':
       parse(tail, {}, []);
-      return { data: await listClients(ctx.db) };
+      return { data: await listOAuthClients(ctx) };
     case 'sandbox-owner set': {
       const { flags, args } = parse(tail, text(['email']), ['domain']);
       if (typeof flags.email !== 'string') throw new UsageError('--email is required');
-      const adapter = commerceAdapterFor(config, ctx.db);
-      if (!(adapter instanceof SandboxCommerce)) throw new UsageError(`the sandbox commerce platform runs on test and dev hosts only (SERVICE_ENV is ${config.serviceEnv})`);
-      return setSandboxOwner(ctx.db, adapter, args[0]!, flags.email);
+      const sandbox = commercePlatformsFor(config, ctx.db).sandbox;
+      if (!sandbox) throw new UsageError(`the sandbox commerce platform runs on test and dev hosts only (SERVICE_ENV is ${config.serviceEnv})`);
+      return setSandboxOwner(ctx.db, sandbox, args[0]!, flags.email);
     }
     default:
       throw new UsageError(command ? `unknown command: ${key}` : 'no command given');
@@ -270,7 +273,7 @@ main(process.argv.slice(2)).then(
     if (error instanceof DataDirLockedError && error.holder === 'server') {
       process.stderr.write(
         `Error: the service (pid ${error.pid}) is running on ${error.dataDir}, and PGlite allows one process at a time.\n` +
-          'Use the admin API of the running service instead (Authorization: Bearer $ADMIN_TOKEN, see docs/support.md), ' +
+          'Use the admin API of the running service instead (Authorization: Bearer $ADMIN_TOKEN, see docs/md), ' +
           'or stop the service and run this command again.\n',
       );
     } else if (error instanceof ApiError) {

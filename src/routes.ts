@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { Runtime } from './composition.js';
 import { platformRoutes } from './platforms/routes.js';
 import { pluginRoutes } from './plugin/routes.js';
-import { supportRoutes } from './support/routes.js';
+import { adminRoutes } from './admin/routes.js';
 import { partnershipRoutes } from './partnerships/routes.js';
 import { campaignRoutes } from './campaigns/routes.js';
 import { recommendationRoutes } from './recommendations/routes.js';
@@ -10,10 +11,29 @@ import { offersRoutes } from './offers/routes.js';
 import { accountRoutes } from './accounts/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { oauthAdminRoutes } from './oauth/admin-routes.js';
-import { commerceRoutes } from './commerce/store-routes.js';
+import { sandboxRoutes } from './commerce/sandbox-routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { orderRoutes } from './orders/routes.js';
 import { assetRoutes } from './http/assets.js';
 
-/** Every domain's HTTP routes, registered in this order. */
-export const domainRoutes: FastifyPluginAsync[] = [platformRoutes, supportRoutes, partnershipRoutes, campaignRoutes, recommendationRoutes, attributionRoutes, offersRoutes, accountRoutes, oauthRoutes, oauthAdminRoutes, commerceRoutes, pluginRoutes, dashboardRoutes, orderRoutes, assetRoutes];
+/**
+ * Every domain's HTTP routes. Each is given the runtime (src/composition.ts) and builds no shared
+ * service of its own, so none depends on another having been registered first.
+ */
+export const domainRoutes: Array<FastifyPluginAsync<Runtime>> = [
+  platformRoutes,
+  adminRoutes,
+  partnershipRoutes,
+  campaignRoutes,
+  recommendationRoutes,
+  attributionRoutes,
+  offersRoutes,
+  accountRoutes,
+  oauthRoutes,
+  oauthAdminRoutes,
+  sandboxRoutes,
+  pluginRoutes,
+  dashboardRoutes,
+  orderRoutes,
+  assetRoutes,
+];

@@ -4,8 +4,9 @@ import { jobBounds, openDatabase, requestBounds } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { prepareStartupData } from './fixtures/startup.js';
 import { FixtureError } from './fixtures/loader.js';
-import { acquireDataDirLock, DataDirLockedError } from './support/data-dir-lock.js';
+import { acquireDataDirLock, DataDirLockedError } from './admin/data-dir-lock.js';
 import { startDemoHost } from './plugin/demo-host.js';
+import { closeGracefully } from './graceful-shutdown.js';
 
 /** The service could not bind its address; the message says which variables to check. */
 class ListenError extends Error {}
@@ -23,33 +24,17 @@ async function main(): Promise<void> {
     : database;
   await migrateToLatest(jobDatabase.db);
   const app = await buildApp({ config, database, jobDatabase });
+  const { runtime } = app;
   // A seed file may be large: loading it is a job, with the job bounds.
-  const startup = await prepareStartupData({ ...app.services, db: jobDatabase.db }, app.log);
+  const startup = await prepareStartupData({ ...runtime, db: runtime.jobDb }, app.log);
 
   let closeDemo = async () => {};
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
-    const forceExit = setTimeout(() => {
-      app.log.error('shutdown took longer than 20 s; exiting');
-      process.exit(1);
-    }, 20_000);
-    forceExit.unref();
-    try {
-      await closeDemo();
-      await app.close();
-      await database.close();
-      if (jobDatabase !== database) await jobDatabase.close();
-      process.exit(0);
-    } catch (error) {
-      app.log.error({ err: error }, 'error during shutdown');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  closeGracefully(app.log, 'shutting down: no new connections, finishing requests in flight', async () => {
+    await closeDemo();
+    await app.close();
+    await database.close();
+    if (jobDatabase !== database) await jobDatabase.close();
+  });
 
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -57,7 +42,7 @@ async function main(): Promise<void> {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ListenError(`cannot listen on HOST=${config.host} PORT=${config.port} (${reason}). Check HOST and PORT.`);
   }
-  const demo = await startDemoHost(app.services);
+  const demo = await startDemoHost(runtime);
   closeDemo = demo.close;
   const where = database.kind === 'pglite' ? `PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)';
   const lines = [

@@ -2,12 +2,8 @@ import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config.js';
 import { jobBounds, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
-import { InvalidationBus } from './cache/invalidation.js';
-import { connectRedis } from './cache/redis.js';
-import { scoringLoop } from './recommendations/scorer.js';
-import { performanceSealer } from './dashboard/sealer.js';
-import { commerceAdapterFor } from './commerce/host.js';
-import { SetupWorker } from './plugin/setup-worker.js';
+import { composeRuntime } from './composition.js';
+import { closeGracefully } from './graceful-shutdown.js';
 
 /**
  * The background worker process (`npm run start:worker`): every job runner of the service, with
@@ -26,55 +22,21 @@ async function main(): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 4, bounds });
   await migrateToLatest(database.db);
 
-  // Setup publishes new offers; API instances must hear it to drop their offer caches.
-  const bus = new InvalidationBus();
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, bus, log, 'invalidations still travel over PostgreSQL') : undefined;
-  await bus.connectRemote({ postgres: { url: config.databaseUrl, db: database.db, bounds } }, log);
+  // Setup publishes new offers; API instances hear it over the bus to drop their offer caches.
+  const runtime = await composeRuntime({
+    config,
+    database,
+    bounds,
+    log,
+    redisFallback: 'invalidations still travel over PostgreSQL',
+    jobs: { run: true, keepProcessAlive: true },
+  });
+  log.info(`worker started: ${runtime.jobs.describe()}`);
 
-  const scoring = scoringLoop(database.db, log);
-  const sealer = performanceSealer(database.db, log);
-  // Store setup reads stores from the host's commerce platform; a host with none (prod until one is configured) has no setup to run.
-  const adapter = commerceAdapterFor(config, database.db);
-  const setup = adapter
-    ? new SetupWorker({
-        db: database.db,
-        adapter,
-        bus,
-        log,
-        pollMs: config.plugin.setupPollMs,
-        retryMs: config.plugin.setupRetryMs,
-        leaseMs: config.plugin.setupLeaseMs,
-      })
-    : undefined;
-  scoring.start({ keepProcessAlive: true });
-  sealer.start({ keepProcessAlive: true, runNow: true });
-  setup?.start();
-  log.info(`worker started: recommendation scoring, performance sealing, ${setup ? 'store setup' : 'no store setup (no commerce platform connected)'}`);
-
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    log.info({ signal }, 'worker shutting down: finishing the jobs in flight');
-    const forceExit = setTimeout(() => {
-      log.error('worker shutdown took longer than 20 s; exiting');
-      process.exit(1);
-    }, 20_000);
-    forceExit.unref();
-    try {
-      // A batch or step in flight commits or rolls back as a whole; stopping waits for it.
-      await Promise.all([scoring.stop(), sealer.stop(), setup?.stop()]);
-      await bus.close();
-      redis?.disconnect();
-      await database.close();
-      process.exit(0);
-    } catch (error) {
-      log.error({ err: error }, 'error during worker shutdown');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  closeGracefully(log, 'worker shutting down: finishing the jobs in flight', async () => {
+    await runtime.close();
+    await database.close();
+  });
 }
 
 main().catch((error) => {

@@ -3,8 +3,8 @@ import { ADMIN_TOKEN, describeEachDatabase } from '../../test/support/harness.js
 import { createBrand, uniqueId } from '../../test/support/factories.js';
 import { tableContents } from '../../test/support/snapshot.js';
 import { csrfOf, form, mergeCookies } from '../../test/support/oauth-flow.js';
-import { saveImportedStore } from '../plugin/dal.js';
-import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from '../dashboard/test-client.js';
+import { importStore } from '../plugin/merchant-stores.js';
+import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from '../../test/support/dashboard-client.js';
 
 /**
  * Proof of store ownership (issue 6, sign-up): an account claims a store and acts for its brand
@@ -24,7 +24,7 @@ describeEachDatabase('store ownership claims', (use) => {
     return account.post('/dashboard/api/sign-up', { email: `${uniqueId('c')}@claim.example`, password: DASHBOARD_PASSWORD, brand: { businessName: name, domain, categories: ['home'] } });
   };
   const importThroughPlugin = (domain: string) =>
-    saveImportedStore(use().db, {
+    importStore(use().support, {
       domain,
       businessName: 'Imported Store',
       tagline: null,
@@ -77,7 +77,7 @@ describeEachDatabase('store ownership claims', (use) => {
     const account = client();
     const { claim } = (await signUp(account, domain)).json();
     await account.answerAsStoreOwner(claim.confirmUrl, 'confirm');
-    const adapter = use().app.commerce!;
+    const adapter = use().app.runtime.commerce.sandbox!;
     const pastOrders = adapter.pastOrders;
     adapter.pastOrders = async () => {
       throw new Error('platform unavailable');

@@ -28,10 +28,6 @@ export interface SessionUser extends SessionAccount {
   companyId: string;
 }
 
-export async function companyExists(db: Db, companyId: string): Promise<boolean> {
-  return (await db.selectFrom('companies').select('id').where('id', '=', companyId).executeTakeFirst()) !== undefined;
-}
-
 /** Inserts a user; returns undefined when the email is already taken. */
 export async function insertUser(
   db: Db,
@@ -336,43 +332,29 @@ export async function declineClaim(db: Db, claimId: string, now: Date): Promise<
   await db.updateTable('brand_claims').set({ status: 'declined', decided_at: now }).where('id', '=', claimId).where('status', '=', 'pending').execute();
 }
 
-type ClaimSettlement = { outcome: 'joined' | 'created'; companyId: string } | { outcome: 'refused' } | { outcome: 'settled_before' };
+/** Marks a pending claim verified; false when it was settled before (another check got there first). */
+export async function verifyClaim(db: Db, claimId: string, now: Date): Promise<boolean> {
+  const open = await db
+    .updateTable('brand_claims')
+    .set({ status: 'verified', decided_at: now })
+    .where('id', '=', claimId)
+    .where('status', '=', 'pending')
+    .returning('id')
+    .executeTakeFirst();
+  return open !== undefined;
+}
 
-/**
- * Settles a claim the store owner confirmed, in one transaction: the account joins the company
- * that holds the domain when nobody acts for it yet (one a plugin onboarding imported, say), or
- * a new company is made for it; a company that already has staff is joined by invitation only,
- * so the claim is refused. The company row is locked, so two confirmed claims cannot both join.
- */
-export async function settleConfirmedClaim(db: Db, claim: ClaimRow, newCompanyId: string, now: Date): Promise<ClaimSettlement> {
-  return db.transaction().execute(async (trx) => {
-    const open = await trx
-      .updateTable('brand_claims')
-      .set({ status: 'verified', decided_at: now })
-      .where('id', '=', claim.id)
-      .where('status', '=', 'pending')
-      .returning('id')
-      .executeTakeFirst();
-    if (!open) return { outcome: 'settled_before' } as const;
-    const created = await sql<{ id: string }>`
-      insert into companies (id, domain, business_name, categories)
-      values (${newCompanyId}, ${claim.domain}, ${claim.business_name}, ${claim.categories}::text[])
-      on conflict (domain) do nothing
-      returning id`.execute(trx);
-    let companyId = created.rows[0]?.id;
-    const outcome = companyId ? 'created' : 'joined';
-    if (!companyId) {
-      const existing = await sql<{ id: string }>`select id from companies where domain = ${claim.domain} for update`.execute(trx);
-      companyId = existing.rows[0]!.id;
-      const staffed = await trx.selectFrom('brand_users').select('id').where('company_id', '=', companyId).executeTakeFirst();
-      if (staffed) {
-        await trx.updateTable('brand_claims').set({ status: 'refused' }).where('id', '=', claim.id).execute();
-        return { outcome: 'refused' } as const;
-      }
-    }
-    await trx.updateTable('brand_users').set({ company_id: companyId }).where('id', '=', claim.user_id).execute();
-    return { outcome, companyId };
-  });
+export async function refuseClaim(db: Db, claimId: string): Promise<void> {
+  await db.updateTable('brand_claims').set({ status: 'refused' }).where('id', '=', claimId).execute();
+}
+
+export async function companyHasStaff(db: Db, companyId: string): Promise<boolean> {
+  return (await db.selectFrom('brand_users').select('id').where('company_id', '=', companyId).executeTakeFirst()) !== undefined;
+}
+
+/** The claimant's account acts for the company from now on. */
+export async function setClaimantCompany(db: Db, userId: string, companyId: string): Promise<void> {
+  await db.updateTable('brand_users').set({ company_id: companyId }).where('id', '=', userId).execute();
 }
 
 // --- the development mailbox ---

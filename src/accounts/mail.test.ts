@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/databa
 import { describeEachDatabase, startTestApp, stopTestApp, testConfig } from '../../test/support/harness.js';
 import { createBrand, uniqueId } from '../../test/support/factories.js';
 import { freePort, waitUntil } from '../../test/support/service-process.js';
-import { DashboardClient, DASHBOARD_PASSWORD } from '../dashboard/test-client.js';
+import { DashboardClient, DASHBOARD_PASSWORD } from '../../test/support/dashboard-client.js';
 import { createBrandUser } from './users.js';
 
 const NEW_PASSWORD = 'a brand new long password';
@@ -183,7 +183,7 @@ describe('password reset mail over SMTP', () => {
   });
 
   it('delivers the token to a real SMTP receiver, signed in with the URL\'s credentials, and logs neither', async () => {
-    const { companyId } = await createBrand({ db: database.db, bus: app.services.bus, serviceEnv: 'test' });
+    const { companyId } = await createBrand({ db: database.db, bus: app.runtime.bus, serviceEnv: 'test' });
     const email = `${uniqueId('smtp')}@brand.example`;
     await createBrandUser({ db: database.db }, companyId, { email, password: DASHBOARD_PASSWORD });
     const visitor = await new DashboardClient(app).start();

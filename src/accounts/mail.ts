@@ -59,3 +59,8 @@ export function mailerFor(config: Pick<Config, 'mail' | 'serviceEnv'>, db: Db): 
   if (config.mail.smtpUrl) return new SmtpMailer(config.mail.smtpUrl, config.mail.from);
   return config.serviceEnv === 'prod' ? undefined : new DevMailbox(db);
 }
+
+/** The development mailbox's page: the latest mail this host kept instead of sending, newest first. */
+export async function devMailbox(db: Db) {
+  return dal.listOutboxMail(db, 50);
+}

@@ -3,15 +3,15 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import * as dal from './dal.js';
+import { devMailbox } from './mail.js';
 import { confirmStoreFirstPage, mailboxPage, messagePage, sendAccountPage, signedInPage, signInPage } from './pages.js';
 import { CompanyParams, CreatedUser, CreateUserBody, formField, UserList } from './schemas.js';
 import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser, endSession, startSession } from './sessions.js';
-import { checkSignIn, createBrandUser } from './users.js';
+import { checkSignIn, createBrandUser, listBrandUsers } from './users.js';
 import { signInWaitMessage } from './throttle.js';
-import { notFound } from '../http/errors.js';
 import { isFromThisMachine } from '../http/client-address.js';
 import { securePages } from '../http/security-headers.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
@@ -24,9 +24,9 @@ export function safeReturnTo(value: string | undefined): string {
   return value;
 }
 
-export const accountRoutes: FastifyPluginAsync = async (plain) => {
+export const accountRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config } = app.services;
+  const { db, config } = runtime;
   const policy = cookiePolicyFor(config.baseUrl);
   const serviceOrigin = new URL(config.baseUrl).origin;
   await app.register(cookie);
@@ -92,7 +92,7 @@ export const accountRoutes: FastifyPluginAsync = async (plain) => {
           ),
         );
       }
-      return sendAccountPage(reply, 200, mailboxPage(config.serviceEnv, await dal.listOutboxMail(db, 50)));
+      return sendAccountPage(reply, 200, mailboxPage(config.serviceEnv, await devMailbox(db)));
     });
   }
 
@@ -125,8 +125,7 @@ export const accountRoutes: FastifyPluginAsync = async (plain) => {
       },
     },
     async (request) => {
-      if (!(await dal.companyExists(db, request.params.companyId))) throw notFound(`no company ${request.params.companyId}`);
-      return { data: await dal.listUsers(db, request.params.companyId) };
+      return { data: await listBrandUsers({ db }, request.params.companyId) };
     },
   );
 };

@@ -2,11 +2,13 @@ import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
 import type { CommerceAdapter } from '../commerce/adapter.js';
-import { noCommercePlatform } from '../commerce/host.js';
+import { noCommercePlatform } from '../commerce/registry.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { hashSecret, randomToken } from '../auth/keys.js';
 import { storeDomain } from '../plugin/store-domain.js';
 import { importCustomerHistory } from '../orders/service.js';
+import { companyForClaim } from '../companies/service.js';
+import { inTransaction, type Publisher } from '../service-context.js';
 import * as dal from './dal.js';
 import { hashPassword } from './passwords.js';
 import { checkedEmail, checkPassword } from './users.js';
@@ -15,6 +17,8 @@ type ClaimAdapter = Pick<CommerceAdapter, 'platformName' | 'requestOwnershipConf
 
 export interface SignUpContext {
   db: Db;
+  /** A confirmed claim may create the store's brand, which the offers caches hear about. */
+  bus: Publisher;
   /** The commerce platform that proves store ownership; null on a host with none (prod until one is configured). */
   adapter: ClaimAdapter | null;
   log: FastifyBaseLogger;
@@ -158,11 +162,37 @@ export async function checkClaim(ctx: SignUpContext, account: dal.SessionAccount
       // pending and the next check does it all again, instead of a brand without its orders.
       await importCustomerHistory(ctx.db, claim.domain, await adapter.pastOrders(claim.domain, now));
       await adapter.subscribeToOrders(claim.domain);
-      const settled = await dal.settleConfirmedClaim(ctx.db, claim, crypto.randomUUID(), now);
+      const settled = await settleConfirmedClaim(ctx, claim, now);
       if (settled.outcome === 'joined' || settled.outcome === 'created') return { companyId: settled.companyId, claim: null };
     }
   }
   return { companyId: null, claim: await claimView(ctx, account.userId) };
+}
+
+type ClaimSettlement = { outcome: 'joined' | 'created'; companyId: string } | { outcome: 'refused' } | { outcome: 'settled_before' };
+
+/**
+ * Settles a claim the store owner confirmed, in one transaction: the account joins the company
+ * that holds the domain when nobody acts for it yet (one a plugin onboarding imported, say), or
+ * a new company is made for it; a company that already has staff is joined by invitation only,
+ * so the claim is refused. The company is locked, so two confirmed claims cannot both join.
+ */
+async function settleConfirmedClaim(ctx: SignUpContext, claim: dal.ClaimRow, now: Date): Promise<ClaimSettlement> {
+  return inTransaction(ctx, async (tx) => {
+    if (!(await dal.verifyClaim(tx.db, claim.id, now))) return { outcome: 'settled_before' };
+    const { companyId, created } = await companyForClaim(tx, {
+      newCompanyId: crypto.randomUUID(),
+      domain: claim.domain,
+      businessName: claim.business_name,
+      categories: claim.categories,
+    });
+    if (!created && (await dal.companyHasStaff(tx.db, companyId))) {
+      await dal.refuseClaim(tx.db, claim.id);
+      return { outcome: 'refused' };
+    }
+    await dal.setClaimantCompany(tx.db, claim.user_id, companyId);
+    return { outcome: created ? 'created' : 'joined', companyId };
+  });
 }
 
 const alreadyHasBrand = () => new ApiError(409, 'conflict', 'your account already acts for a brand');

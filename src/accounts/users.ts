@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { companyExists } from '../companies/service.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
 import * as dal from './dal.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
@@ -47,11 +48,17 @@ export async function createBrandUser(
 ): Promise<{ userId: string; companyId: string; email: string }> {
   const email = checkedEmail(input.email);
   checkPassword(input.password);
-  if (!(await dal.companyExists(ctx.db, companyId))) throw notFound(`no company ${companyId}`);
+  if (!(await companyExists(ctx, companyId))) throw notFound(`no company ${companyId}`);
   const passwordHash = await hashPassword(input.password);
   const userId = await dal.insertUser(ctx.db, { companyId, email, displayName: input.displayName ?? null, passwordHash });
   if (!userId) throw new ApiError(409, 'email_taken', `a user with email ${email} already exists`);
   return { userId, companyId, email };
+}
+
+/** A brand's staff accounts (the admin API); 404 for an unknown company. */
+export async function listBrandUsers(ctx: { db: Db }, companyId: string) {
+  if (!(await companyExists(ctx, companyId))) throw notFound(`no company ${companyId}`);
+  return dal.listUsers(ctx.db, companyId);
 }
 
 export type SignInResult =

@@ -1,95 +1,77 @@
-import fp from 'fastify-plugin';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { longestWaitMs, requestBounds } from '../db/database.js';
 import { badRequest, notFound, serviceUnavailable } from '../http/errors.js';
 import { browserAssets } from '../http/assets.js';
 import { sendPage } from '../http/page.js';
 import { securePages } from '../http/security-headers.js';
 import { linkNotFoundPage } from './pages.js';
 import { PlatformStats, PlatformStatsParams, PlatformStatsQuery, ReferralParams } from './schemas.js';
-import { Attribution } from './service.js';
 import { storeUrl } from './store-url.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Referral links and view/click counters, shared by the offers route and the redirect. */
-    attribution: Attribution;
-  }
-}
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
-/** Referral redirects and platform totals; also provides `app.attribution` to the offers routes. */
-export const attributionRoutes: FastifyPluginAsync = fp(
-  async (plain) => {
-    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    const { config } = app.services;
-    const attribution = new Attribution(app.services.db, config.baseUrl, longestWaitMs(requestBounds(config.database)), app.log);
-    app.decorate('attribution', attribution);
-    // Requests in flight have finished when onClose runs; this waits for their last batch.
-    app.addHook('onClose', async () => {
-      await attribution.close().catch((error) => app.log.warn({ err: error }, 'a counter batch the database left unanswered could not be settled'));
-    });
+/** Referral redirects and platform totals. */
+export const attributionRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  const { config, attribution, auth } = runtime;
 
-    // The shopper's page (a redirect, or the notice when the link is broken) has the page security headers.
-    await app.register(async (plainScope) => {
-      const scope = plainScope.withTypeProvider<TypeBoxTypeProvider>();
-      await securePages(scope, config.baseUrl);
-      scope.get(
-        '/r/:token',
-        {
-          schema: {
-            summary: 'Follow a referral link',
-            description:
-              'Records one click credited to the platform that showed the offer and redirects (302) to the partner\'s store ' +
-              'with its discount code. An unknown or damaged token gets an HTML page with status 404.',
-            tags: ['offers'],
-            params: ReferralParams,
-          },
-        },
-        async (request, reply) => {
-          const link = await attribution.resolveToken(request.params.token);
-          const sandbox = config.sandboxStorefronts ? { base: config.baseUrl, referralToken: request.params.token } : null;
-          const destination = link && storeUrl(link.partnerDomain, link.discountCode, sandbox);
-          if (!link || !destination) {
-            return sendPage(reply, linkNotFoundPage(await browserAssets()), { status: 404 });
-          }
-          // Link checkers send HEAD; only a shopper's GET is a click.
-          if (request.method === 'GET') {
-            try {
-              await attribution.recordClick(link, new Date());
-            } catch (error) {
-              request.log.error({ err: error }, 'could not record a referral click');
-              throw serviceUnavailable('the click could not be recorded; retry shortly');
-            }
-          }
-          return reply.header('Cache-Control', 'no-store').redirect(destination, 302);
-        },
-      );
-    });
-
-    app.get(
-      '/admin/platforms/:platformId/stats',
+  // The shopper's page (a redirect, or the notice when the link is broken) has the page security headers.
+  await app.register(async (plainScope) => {
+    const scope = plainScope.withTypeProvider<TypeBoxTypeProvider>();
+    await securePages(scope, config.baseUrl);
+    scope.get(
+      '/r/:token',
       {
         schema: {
-          summary: 'Views, clicks, orders, new customers, revenue and commission credited to a platform',
-          description: 'All time, or the UTC days from `from` to `to` (inclusive, either end optional).',
-          tags: ['admin'],
-          params: PlatformStatsParams,
-          querystring: PlatformStatsQuery,
-          response: { 200: PlatformStats, 400: errorRef, 401: errorRef, 404: errorRef },
+          summary: 'Follow a referral link',
+          description:
+            'Records one click credited to the platform that showed the offer and redirects (302) to the partner\'s store ' +
+            'with its discount code. An unknown or damaged token gets an HTML page with status 404.',
+          tags: ['offers'],
+          params: ReferralParams,
         },
       },
-      async (request) => {
-        const platformId = request.params.platformId.toLowerCase();
-        const { from, to } = request.query;
-        if (from !== undefined && to !== undefined && to < from) throw badRequest('to must not be before from');
-        if (!(await app.services.auth.findPlatform(platformId))) throw notFound(`no platform ${platformId}`);
-        return attribution.platformTotals(platformId, { from, to });
+      async (request, reply) => {
+        const link = await attribution.resolveToken(request.params.token);
+        const sandbox = config.sandboxStorefronts ? { base: config.baseUrl, referralToken: request.params.token } : null;
+        const destination = link && storeUrl(link.partnerDomain, link.discountCode, sandbox);
+        if (!link || !destination) {
+          return sendPage(reply, linkNotFoundPage(await browserAssets()), { status: 404 });
+        }
+        // Link checkers send HEAD; only a shopper's GET is a click.
+        if (request.method === 'GET') {
+          try {
+            await attribution.recordClick(link, new Date());
+          } catch (error) {
+            request.log.error({ err: error }, 'could not record a referral click');
+            throw serviceUnavailable('the click could not be recorded; retry shortly');
+          }
+        }
+        return reply.header('Cache-Control', 'no-store').redirect(destination, 302);
       },
     );
-  },
-  { name: 'attribution' },
-);
+  });
+
+  app.get(
+    '/admin/platforms/:platformId/stats',
+    {
+      schema: {
+        summary: 'Views, clicks, orders, new customers, revenue and commission credited to a platform',
+        description: 'All time, or the UTC days from `from` to `to` (inclusive, either end optional).',
+        tags: ['admin'],
+        params: PlatformStatsParams,
+        querystring: PlatformStatsQuery,
+        response: { 200: PlatformStats, 400: errorRef, 401: errorRef, 404: errorRef },
+      },
+    },
+    async (request) => {
+      const platformId = request.params.platformId.toLowerCase();
+      const { from, to } = request.query;
+      if (from !== undefined && to !== undefined && to < from) throw badRequest('to must not be before from');
+      if (!(await auth.findPlatform(platformId))) throw notFound(`no platform ${platformId}`);
+      return attribution.platformTotals(platformId, { from, to });
+    },
+  );
+};

@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import crypto from 'node:crypto';
 import { describeEachDatabase } from '../../test/support/harness.js';
-import { createBrand, createPlatform } from '../../test/support/factories.js';
+import { createBrand, createPlatform, savePlatform } from '../../test/support/factories.js';
 import { ApiError } from '../http/errors.js';
-import { issueBrandKey, revokeKey, savePlatform, setPlatformActive } from '../support/service.js';
+import { issueBrandKey, revokeKey } from './credentials.js';
+import { setPlatformActive } from '../platforms/service.js';
 import { hashSecret } from './keys.js';
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {
@@ -26,7 +27,7 @@ describeEachDatabase('brand authentication and X-Platform-Id', (use) => {
   });
 
   const authenticate = (headers: Record<string, string>, query: Record<string, string> = {}) =>
-    use().services.auth.authenticateBrand(headers, query);
+    use().runtime.auth.authenticateBrand(headers, query);
 
   it('accepts a valid brand key and names its company', async () => {
     const principal = await authenticate({ 'x-api-key': brand.key });
@@ -79,7 +80,7 @@ describeEachDatabase('brand authentication and X-Platform-Id', (use) => {
 
   it('takes live keys on a prod host and refuses test keys there', async () => {
     const { Authenticator } = await import('./authenticator.js');
-    const prodAuth = new Authenticator(use().db, 'live', use().services.bus, use().services.usage);
+    const prodAuth = new Authenticator(use().db, 'live', use().runtime.bus, use().runtime.usage);
     const error = await refusal(prodAuth.authenticateBrand({ 'x-api-key': brand.key }, {}));
     expect(error.message).toMatch(/must start with svc_live_/);
   });
@@ -87,7 +88,7 @@ describeEachDatabase('brand authentication and X-Platform-Id', (use) => {
   describe('X-Platform-Id (SPEC 5.2)', () => {
     const resolve = async (value: string | undefined) => {
       const headers: Record<string, string> = value === undefined ? {} : { 'x-platform-id': value };
-      return use().services.auth.resolvePlatformHeader(headers, 'invalid_request');
+      return use().runtime.auth.resolvePlatformHeader(headers, 'invalid_request');
     };
 
     it('allows an omitted X-Platform-Id', async () => {
@@ -122,11 +123,11 @@ describeEachDatabase('brand authentication and X-Platform-Id', (use) => {
       expect(resolved?.id).toBe(fresh.platformId);
       expect(await linksOf()).toEqual([]);
       const principal = await authenticate({ 'x-api-key': brand.key });
-      await use().services.auth.linkBrandToPlatform(resolved!, principal);
+      await use().runtime.auth.linkBrandToPlatform(resolved!, principal);
       const [link] = await linksOf();
       expect(link).toMatchObject({ company_id: brand.companyId });
-      await use().services.auth.linkBrandToPlatform(resolved!, principal);
-      await use().services.usage.flush();
+      await use().runtime.auth.linkBrandToPlatform(resolved!, principal);
+      await use().runtime.usage.flush();
       const after = await linksOf();
       expect(after).toHaveLength(1);
       expect(after[0]!.first_seen_at).toEqual(link!.first_seen_at);
@@ -146,7 +147,7 @@ describeEachDatabase('brand authentication and X-Platform-Id', (use) => {
 
   it('records the last use of keys in one batch', async () => {
     await authenticate({ 'x-api-key': brand.key });
-    await use().services.usage.flush();
+    await use().runtime.usage.flush();
     const row = await use().db.selectFrom('brand_api_keys').select('last_used_at').where('id', '=', brand.keyId).executeTakeFirstOrThrow();
     expect(row.last_used_at).toBeInstanceOf(Date);
   });

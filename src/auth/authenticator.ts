@@ -31,7 +31,7 @@ export interface BrandPrincipal {
   tokenPlatformId?: string | null;
 }
 
-/** Verifies `Authorization: Bearer` tokens; the OAuth module provides it. */
+/** Verifies `Authorization: Bearer` tokens; the OAuth module provides it (src/composition.ts passes it in). */
 export interface BearerTokenVerifier {
   verify(token: string): Promise<BrandPrincipal | null>;
 }
@@ -78,13 +78,14 @@ export class Authenticator {
   private readonly brandKeys = recordCache<BrandKeyRecord>();
   private readonly platformKeys = recordCache<PlatformKeyRecord>();
   private readonly platforms = recordCache<PlatformRecord>();
-  bearerVerifier: BearerTokenVerifier | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly keyEnvironment: KeyEnvironment,
     bus: InvalidationBus,
     private readonly usage: UsageRecorder,
+    /** Checks `Authorization: Bearer` tokens (src/oauth/bearer.ts); without one every bearer token is refused. */
+    public bearerVerifier?: BearerTokenVerifier,
   ) {
     bus.on('credentials', () => {
       this.brandKeys.clear();

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify';
-import type { BrandPrincipal, PlatformKeyPrincipal } from './authenticator.js';
+import type { Authenticator, BrandPrincipal, PlatformKeyPrincipal } from './authenticator.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,8 +19,7 @@ declare module 'fastify' {
   }
 }
 
-export function installAuthHooks(app: FastifyInstance): void {
-  const { auth } = app.services;
+export function installAuthHooks(app: FastifyInstance, auth: Authenticator): void {
   app.decorateRequest('brand', null);
   app.decorateRequest('platformKey', null);
   app.decorate('requireBrand', async function requireBrand(request: FastifyRequest) {

@@ -3,7 +3,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { describeBrandReadGuards } from '../../test/support/brand-read-guards.js';
 import { describeEachDatabase } from '../../test/support/harness.js';
 import { createBrand, uniqueId } from '../../test/support/factories.js';
-import { insertCampaigns, insertCompanies, type CampaignSeed } from '../partnerships/test-helpers.js';
+import { insertCampaigns, insertCompanies, type CampaignSeed } from '../../test/support/bulk-seeds.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 0, minutes));

@@ -5,12 +5,13 @@ import { brandOf } from '../auth/plugin.js';
 import { platformHeader } from '../http/paging.js';
 import { CampaignsQuery, CampaignsResponse } from './schemas.js';
 import { listCampaigns } from './service.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
-export const campaignRoutes: FastifyPluginAsync = async (plain) => {
+export const campaignRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db } = app.services;
+  const { db } = runtime;
 
   app.get(
     '/v1/campaigns',

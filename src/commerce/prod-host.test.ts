@@ -6,21 +6,26 @@ import { createBrand, createPlatform, uniqueId } from '../../test/support/factor
 import { registeredRoutes } from '../../test/support/routes.js';
 import { tableContents } from '../../test/support/snapshot.js';
 import { createBrandUser } from '../accounts/users.js';
-import { DashboardClient, DASHBOARD_PASSWORD } from '../dashboard/test-client.js';
+import { DashboardClient, DASHBOARD_PASSWORD } from '../../test/support/dashboard-client.js';
 import type { EmbedBoot, EmbedState } from '../plugin/embed-view.js';
-import { commerceAdapterFor } from './host.js';
+import { commercePlatformsFor } from './registry.js';
 import { SandboxCommerce } from './sandbox.js';
 
 const HOST_PAGE = 'https://host.test';
 /** Values for the path parameters of the sandbox's routes. */
 const PARAMS: Record<string, string> = { domain: 'shop.example', claimId: crypto.randomUUID(), file: 'logo.svg' };
 
-describe('the commerce adapter a host has', () => {
-  it('is the sandbox on test and dev hosts and none on prod, for the server and the worker alike', () => {
-    const db = {} as Parameters<typeof commerceAdapterFor>[1];
-    expect(commerceAdapterFor(testConfig(), db)).toBeInstanceOf(SandboxCommerce);
-    expect(commerceAdapterFor(testConfig({ SERVICE_ENV: 'dev' }), db)).toBeInstanceOf(SandboxCommerce);
-    expect(commerceAdapterFor(testConfig({ SERVICE_ENV: 'prod' }), db)).toBeNull();
+describe('the commerce platforms a host has', () => {
+  it('are the sandbox on test and dev hosts and none on prod, for the server and the worker alike', () => {
+    const db = {} as Parameters<typeof commercePlatformsFor>[1];
+    for (const env of ['test', 'dev']) {
+      const platforms = commercePlatformsFor(testConfig({ SERVICE_ENV: env }), db);
+      expect(platforms.primary).toBeInstanceOf(SandboxCommerce);
+      expect(platforms.get('sandbox')).toBe(platforms.sandbox);
+    }
+    const prod = commercePlatformsFor(testConfig({ SERVICE_ENV: 'prod' }), db);
+    expect(prod.primary).toBeNull();
+    expect(prod.all()).toEqual([]);
   });
 });
 

@@ -26,6 +26,16 @@ export function storePath(domain: string): string {
   return `/sandbox/stores/${encodeURIComponent(domain)}`;
 }
 
+/**
+ * What the sign-in page offers: a store with an owner signs in; one without an owner whose
+ * brand is in the network (`brandName`) waits for support; any other store is set up by its
+ * first visitor.
+ */
+export async function ownerSignInState(db: Db, domain: string): Promise<{ hasOwner: boolean; brandName: string | undefined }> {
+  const hasOwner = (await dal.findOwner(db, domain)) !== undefined;
+  return { hasOwner, brandName: hasOwner ? undefined : await dal.brandNameOfDomain(db, domain) };
+}
+
 export type OwnerSignIn = { outcome: 'signed_in'; token: string } | { outcome: 'rejected'; status: 401 | 403; problem: string };
 
 /** Why the first visitor of a known brand's store does not become its owner. */

@@ -186,6 +186,44 @@ export class SandboxCommerce implements CommerceAdapter {
     return rows.map((row) => ({ orderId: row.id, customerId: row.customer_email!, totalCents: row.total_cents, placedAt: row.placed_at }));
   }
 
+  // --- what the sandbox's own pages show (src/commerce/sandbox-routes.ts, store-admin-routes.ts) ---
+
+  /** The stores opened most recently, for the sandbox's front page. */
+  recentStores() {
+    return dal.listStores(this.db);
+  }
+
+  /** Looked up, not opened: a store nobody opened has none (and has not installed the app). */
+  findStore(domain: string): Promise<dal.SandboxStoreRow | undefined> {
+    return dal.findStore(this.db, domain);
+  }
+
+  /** The store admin's page: products, the latest orders and how many there are, and the discount codes. */
+  async storeAdmin(domain: string) {
+    const [products, orders, orderCount, codes] = await Promise.all([
+      dal.listProducts(this.db, domain),
+      dal.recentOrders(this.db, domain, 15),
+      dal.countOrders(this.db, domain),
+      dal.listDiscountCodes(this.db, domain),
+    ]);
+    return { products, orders, orderCount, codes };
+  }
+
+  /** The store's discount code a shopper typed at the storefront, if it has it. */
+  findDiscountCode(domain: string, typed: string) {
+    return dal.findDiscountCode(this.db, domain, typed);
+  }
+
+  ownershipRequest(domain: string, claimId: string) {
+    return dal.findOwnershipRequest(this.db, domain, claimId);
+  }
+
+  /** The owner answers a request to act for the store; one answered before keeps its answer. Returns the request as it stands. */
+  async answerOwnershipRequest(domain: string, claimId: string, answer: 'confirmed' | 'declined', now = new Date()) {
+    await dal.answerOwnershipRequest(this.db, domain, claimId, answer, now);
+    return dal.findOwnershipRequest(this.db, domain, claimId);
+  }
+
   /**
    * A shopper's checkout at the sandbox storefront: the store checks its own discount code (once
    * per customer), records the order, then delivers it to the service's signed order webhook

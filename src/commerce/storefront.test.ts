@@ -3,7 +3,7 @@ import { startTestApp, stopTestApp, type TestContext } from '../../test/support/
 import { DATABASE_KINDS } from '../../test/support/databases.js';
 import { freePort } from '../../test/support/service-process.js';
 import { uniqueId } from '../../test/support/factories.js';
-import { DashboardClient, runningCollab } from '../dashboard/test-client.js';
+import { DashboardClient, runningCollab } from '../../test/support/dashboard-client.js';
 
 const SECRET = 'orders-webhook-secret-0123456789';
 

@@ -5,8 +5,8 @@ import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../../test/support/browser.js';
 import { ADMIN_TOKEN, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
-import { settleScores } from '../partnerships/test-helpers.js';
-import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from './test-client.js';
+import { settleScores } from '../../test/support/bulk-seeds.js';
+import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from '../../test/support/dashboard-client.js';
 
 // Screenshots go to test-artifacts/; docs/ is refreshed only on request, so a test run leaves the tracked tree unchanged.
 const SCREENSHOTS = new URL(process.env.UPDATE_DOCS_SCREENSHOTS ? '../../docs/' : '../../test-artifacts/dashboard/', import.meta.url);

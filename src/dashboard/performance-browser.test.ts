@@ -5,8 +5,8 @@ import { sql } from 'kysely';
 import { launchBrowser } from '../../test/support/browser.js';
 import { freePort } from '../../test/support/service-process.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
-import { seedPerformanceStory, utcDay, type PerformanceStory } from './performance-fixture.js';
-import { DASHBOARD_PASSWORD } from './test-client.js';
+import { seedPerformanceStory, utcDay, type PerformanceStory } from '../../test/support/performance-story.js';
+import { DASHBOARD_PASSWORD } from '../../test/support/dashboard-client.js';
 
 async function seriousViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).analyze();

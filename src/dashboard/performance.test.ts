@@ -2,8 +2,8 @@ import { beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { ADMIN_TOKEN, describeEachDatabase } from '../../test/support/harness.js';
 import { createBrand, uniqueId } from '../../test/support/factories.js';
-import { insertPartnerships } from '../partnerships/test-helpers.js';
-import { seedPerformanceStory, utcDay, type PerformanceStory } from './performance-fixture.js';
+import { insertPartnerships } from '../../test/support/bulk-seeds.js';
+import { seedPerformanceStory, utcDay, type PerformanceStory } from '../../test/support/performance-story.js';
 import * as service from './service.js';
 
 const NOTHING = { views: 0, clicks: 0, orders: 0, newCustomers: 0, revenueCents: 0, commissionCents: 0 };

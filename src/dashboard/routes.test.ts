@@ -5,7 +5,7 @@ import { consent, pkce, REDIRECT_URI, signIn, tokenRequest } from '../../test/su
 import { waitUntil } from '../../test/support/service-process.js';
 import { registerOAuthClient } from '../oauth/clients.js';
 import { createBrandUser } from '../accounts/users.js';
-import { DashboardClient, DASHBOARD_PASSWORD } from './test-client.js';
+import { DashboardClient, DASHBOARD_PASSWORD } from '../../test/support/dashboard-client.js';
 
 /** The error code each refusal status carries in these routes. */
 const ERROR_FOR_STATUS: Record<number, string> = { 400: 'invalid_request', 404: 'not_found', 409: 'conflict' };

@@ -12,17 +12,20 @@ import { mailerFor } from '../accounts/mail.js';
 import { completePasswordReset, requestPasswordReset } from '../accounts/password-reset.js';
 import { checkClaim, createInvitation, currentClaim, joinWithInvitation, signUp, startClaim } from '../accounts/sign-up.js';
 import { brandKeyPrefix, keyEnvironmentFor } from '../auth/keys.js';
-import { issueBrandKey, revokeKey } from '../support/service.js';
-import { findCompany, listBrandKeys } from '../support/dal.js';
-import { revokeGrant } from '../oauth/dal.js';
+import { issueBrandKey, listBrandKeys, revokeBrandKeyOf } from '../auth/credentials.js';
+import { changeCampaign } from '../campaigns/service.js';
+import { getCompany } from '../companies/service.js';
+import { listAuthorizedApps, revokeAuthorizedApp } from '../oauth/authorized-apps.js';
+import { getOffer, saveOffer, setCampaignOffer } from '../offers/service.js';
+import { changePartnership, partnersWithCurrentState, sendRequest } from '../partnerships/service.js';
 import { browserAssets } from '../http/assets.js';
 import { ANY_IMAGE, pagePolicy, SELF } from '../http/csp.js';
 import { sendPage } from '../http/page.js';
 import { securePages } from '../http/security-headers.js';
 import { dashboardPage } from './page.js';
-import * as dal from './dal.js';
 import * as schemas from './schemas.js';
 import * as service from './service.js';
+import type { Runtime } from '../composition.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -50,14 +53,14 @@ function accountOf(request: FastifyRequest): SessionAccount {
  * signed in with the staff session cookie of src/accounts. Every write needs the CSRF token
  * (double submit, in a header) and a same-origin request; nothing here can be framed.
  */
-export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
+export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config, bus } = app.services;
-  const ctx: service.DashboardContext = { db, bus, serviceEnv: config.serviceEnv, adapter: app.commerce };
-  const accounts = { db, adapter: app.commerce, log: app.log };
+  const { db, config, bus } = runtime;
+  const adapter = runtime.commerce.primary;
+  const ctx: service.DashboardContext = { db, bus, serviceEnv: config.serviceEnv, adapter };
+  const accounts = { db, bus, adapter, log: app.log };
   const mailer = mailerFor(config, db);
   const resets = { db, mailer, baseUrl: config.baseUrl, log: app.log };
-  const support = { db, bus, serviceEnv: config.serviceEnv };
   const policy = cookiePolicyFor(config.baseUrl);
   const serviceOrigin = new URL(config.baseUrl).origin;
   await app.register(cookie);
@@ -97,7 +100,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
 
   // --- session ---
 
-  app.get('/dashboard/api/session', { schema: hide }, async (request, reply) => {
+  app.get('/dashboard/api/session', { schema: { ...hide, response: { 200: schemas.Session } } }, async (request, reply) => {
     const account = await currentAccount(db, request);
     return {
       csrfToken: csrfTokenFor(request, reply, policy),
@@ -110,7 +113,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
     };
   });
 
-  app.post('/dashboard/api/sign-up', { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignUpBody } }, async (request, reply) => {
+  app.post('/dashboard/api/sign-up', { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignUpBody, response: { 201: schemas.SignedUp } } }, async (request, reply) => {
     const created = await signUp(accounts, request.body);
     await startSession(db, reply, policy, created.userId);
     return reply.status(201).send({ companyId: created.companyId, claim: created.claim });
@@ -118,17 +121,17 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
 
   // --- proof of store ownership, for an account without a brand ---
 
-  app.post('/dashboard/api/claim/check', { ...accountWrite, schema: hide }, async (request) => checkClaim(accounts, accountOf(request)));
+  app.post('/dashboard/api/claim/check', { ...accountWrite, schema: { ...hide, response: { 200: schemas.ClaimCheck } } }, async (request) => checkClaim(accounts, accountOf(request)));
 
-  app.post('/dashboard/api/claim', { ...accountWrite, schema: { ...hide, body: schemas.ClaimBody } }, async (request, reply) =>
+  app.post('/dashboard/api/claim', { ...accountWrite, schema: { ...hide, body: schemas.ClaimBody, response: { 201: schemas.ClaimStarted } } }, async (request, reply) =>
     reply.status(201).send({ claim: await startClaim(accounts, accountOf(request), request.body.brand) }),
   );
 
-  app.post('/dashboard/api/join', { ...accountWrite, schema: { ...hide, body: schemas.JoinBody } }, async (request) => ({
+  app.post('/dashboard/api/join', { ...accountWrite, schema: { ...hide, body: schemas.JoinBody, response: { 200: schemas.Joined } } }, async (request) => ({
     companyId: await joinWithInvitation(accounts, accountOf(request), request.body.invitationCode),
   }));
 
-  app.post('/dashboard/api/sign-in', { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignInBody } }, async (request, reply) => {
+  app.post('/dashboard/api/sign-in', { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignInBody, response: { 200: schemas.SignedIn } } }, async (request, reply) => {
     const result = await checkSignIn(db, request.body.email, request.body.password, request.ip);
     if (result.outcome === 'rate_limited') {
       throw new ApiError(429, 'rate_limited', signInWaitMessage(result), {}, { 'Retry-After': String(result.retryAfterSeconds) });
@@ -138,36 +141,36 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
     return { signedIn: true };
   });
 
-  app.post('/dashboard/api/sign-out', { onRequest: checkCsrf, schema: hide }, async (request, reply) => {
+  app.post('/dashboard/api/sign-out', { onRequest: checkCsrf, schema: { ...hide, response: { 200: schemas.SignedIn } } }, async (request, reply) => {
     await endSession(db, request, reply, policy);
     return { signedIn: false };
   });
 
-  app.post('/dashboard/api/password-reset', { onRequest: checkCsrf, schema: { ...hide, body: schemas.ResetRequestBody } }, async (request, reply) => {
+  app.post('/dashboard/api/password-reset', { onRequest: checkCsrf, schema: { ...hide, body: schemas.ResetRequestBody, response: { 202: schemas.ResetRequested } } }, async (request, reply) => {
     await requestPasswordReset(resets, request.body.email, request.ip);
     return reply.status(202).send({ requested: true });
   });
 
-  app.post('/dashboard/api/password-reset/confirm', { onRequest: checkCsrf, schema: { ...hide, body: schemas.ResetConfirmBody } }, async (request) => {
+  app.post('/dashboard/api/password-reset/confirm', { onRequest: checkCsrf, schema: { ...hide, body: schemas.ResetConfirmBody, response: { 200: schemas.ResetDone } } }, async (request) => {
     await completePasswordReset(resets, request.body.token, request.body.password);
     return { reset: true };
   });
 
-  app.post('/dashboard/api/invitations', { ...write, schema: hide }, async (request, reply) =>
+  app.post('/dashboard/api/invitations', { ...write, schema: { ...hide, response: { 201: schemas.Invitation } } }, async (request, reply) =>
     reply.status(201).send(await createInvitation(db, userOf(request))),
   );
 
   // --- partnerships ---
 
-  app.get('/dashboard/api/brands', { ...read, schema: { ...hide, querystring: schemas.SearchQuery } }, async (request) => ({
+  app.get('/dashboard/api/brands', { ...read, schema: { ...hide, querystring: schemas.SearchQuery, response: { 200: schemas.BrandSearchResults } } }, async (request) => ({
     data: await service.searchBrands(ctx, userOf(request).companyId, request.query.q),
   }));
 
-  app.get('/dashboard/api/recommendations', { ...read, schema: hide }, async (request) => service.recommendationsWithIds(ctx, userOf(request).companyId));
+  app.get('/dashboard/api/recommendations', { ...read, schema: { ...hide, response: { 200: schemas.Recommendations } } }, async (request) => service.recommendationsWithIds(ctx, userOf(request).companyId));
 
   // The same function as GET /v1/partners, so the dashboard and the API cannot disagree.
-  app.get('/dashboard/api/partners', { ...read, schema: { ...hide, querystring: schemas.PartnerListQuery } }, async (request) =>
-    service.partnersWithCurrentState(ctx, userOf(request).companyId, {
+  app.get('/dashboard/api/partners', { ...read, schema: { ...hide, querystring: schemas.PartnerListQuery, response: { 200: schemas.PartnerPage } } }, async (request) =>
+    partnersWithCurrentState(ctx, userOf(request).companyId, {
       status: request.query.status ?? 'active',
       pageIndex: request.query.pageIndex ?? 1,
       pageSize: request.query.pageSize ?? DEFAULT_PAGE_SIZE,
@@ -176,93 +179,81 @@ export const dashboardRoutes: FastifyPluginAsync = async (plain) => {
 
   app.post(
     '/dashboard/api/partners/:companyId/request',
-    { ...write, schema: { ...hide, params: schemas.CompanyIdParams, body: schemas.RequestBody } },
+    { ...write, schema: { ...hide, params: schemas.CompanyIdParams, body: schemas.RequestBody, response: { 201: schemas.RequestSent } } },
     async (request, reply) => {
-      await service.sendRequest(ctx, userOf(request).companyId, request.params.companyId, request.body.message?.trim() || null);
+      await sendRequest(ctx, userOf(request).companyId, request.params.companyId, request.body.message?.trim() || null);
       return reply.status(201).send({ status: 'inviteSent' });
     },
   );
 
   app.post(
     '/dashboard/api/partners/:companyId/:action',
-    { ...write, schema: { ...hide, params: schemas.PartnershipActionParams } },
+    { ...write, schema: { ...hide, params: schemas.PartnershipActionParams, response: { 200: schemas.PartnershipChanged } } },
     async (request) => {
-      await service.changePartnership(ctx, userOf(request).companyId, request.params.companyId, request.params.action);
+      await changePartnership(ctx, userOf(request).companyId, request.params.companyId, request.params.action);
       return { done: request.params.action };
     },
   );
 
   // --- campaigns and the brand's offer ---
 
-  app.get('/dashboard/api/campaigns', { ...read, schema: hide }, async (request) => ({ data: await service.listCampaigns(ctx, userOf(request).companyId) }));
+  app.get('/dashboard/api/campaigns', { ...read, schema: { ...hide, response: { 200: schemas.Collabs } } }, async (request) => ({ data: await service.listCollabs(ctx, userOf(request).companyId) }));
 
-  app.post('/dashboard/api/campaigns', { ...write, schema: { ...hide, body: schemas.CreateCampaignBody } }, async (request, reply) =>
-    reply.status(201).send(await service.createCampaign(ctx, userOf(request).companyId, request.body)),
+  app.post('/dashboard/api/campaigns', { ...write, schema: { ...hide, body: schemas.CreateCampaignBody, response: { 201: schemas.CollabCreated } } }, async (request, reply) =>
+    reply.status(201).send(await service.createCollab(ctx, userOf(request).companyId, request.body)),
   );
 
-  app.post('/dashboard/api/campaigns/:id/offer', { ...write, schema: { ...hide, params: schemas.CampaignParams, body: schemas.OfferBody } }, async (request) => {
-    await service.setCampaignOffer(ctx, userOf(request).companyId, request.params.id, request.body);
+  app.post('/dashboard/api/campaigns/:id/offer', { ...write, schema: { ...hide, params: schemas.CampaignParams, body: schemas.OfferBody, response: { 200: schemas.CollabOfferSaved } } }, async (request) => {
+    await setCampaignOffer(ctx, userOf(request).companyId, request.params.id, request.body);
     return { saved: true };
   });
 
-  app.post('/dashboard/api/campaigns/:id/offer/reset', { ...write, schema: { ...hide, params: schemas.CampaignParams } }, async (request) => {
-    await service.setCampaignOffer(ctx, userOf(request).companyId, request.params.id, null);
+  app.post('/dashboard/api/campaigns/:id/offer/reset', { ...write, schema: { ...hide, params: schemas.CampaignParams, response: { 200: schemas.CollabOfferSaved } } }, async (request) => {
+    await setCampaignOffer(ctx, userOf(request).companyId, request.params.id, null);
     return { saved: true };
   });
 
   app.post(
     '/dashboard/api/campaigns/:id/:action',
-    { ...write, schema: { ...hide, params: schemas.CampaignActionParams, body: schemas.CampaignActionBody } },
+    { ...write, schema: { ...hide, params: schemas.CampaignActionParams, body: schemas.CampaignActionBody, response: { 200: schemas.CollabChanged } } },
     async (request) => {
-      await service.changeCampaign(ctx, userOf(request).companyId, request.params.id, request.params.action, request.body);
+      await changeCampaign(ctx, userOf(request).companyId, request.params.id, request.params.action, request.body);
       return { done: request.params.action };
     },
   );
 
-  app.get('/dashboard/api/offer', { ...read, schema: hide }, async (request) => ({ offer: await service.getOffer(ctx, userOf(request).companyId) }));
+  app.get('/dashboard/api/offer', { ...read, schema: { ...hide, response: { 200: schemas.OwnOffer } } }, async (request) => ({ offer: await getOffer(ctx, userOf(request).companyId) }));
 
-  app.post('/dashboard/api/offer', { ...write, schema: { ...hide, body: schemas.OfferBody } }, async (request) => {
-    const company = await findCompany(db, userOf(request).companyId);
-    return { offer: await service.saveOffer(ctx, { companyId: userOf(request).companyId, domain: company?.domain ?? null }, request.body) };
+  app.post('/dashboard/api/offer', { ...write, schema: { ...hide, body: schemas.OfferBody, response: { 200: schemas.OwnOffer } } }, async (request) => {
+    const company = await getCompany(ctx, userOf(request).companyId);
+    return { offer: await saveOffer(ctx, { companyId: company.companyId, domain: company.domain }, request.body) };
   });
 
   // --- integrations ---
 
-  app.get('/dashboard/api/keys', { ...read, schema: hide }, async (request) => ({
-    data: (await listBrandKeys(db, userOf(request).companyId)).filter((key) => key.revokedAt === null),
+  app.get('/dashboard/api/keys', { ...read, schema: { ...hide, response: { 200: schemas.BrandKeys } } }, async (request) => ({
+    data: (await listBrandKeys(ctx, userOf(request).companyId)).filter((key) => key.revokedAt === null),
   }));
 
-  app.post('/dashboard/api/keys', { ...write, schema: { ...hide, body: schemas.KeyBody } }, async (request, reply) => {
-    const issued = await issueBrandKey(support, userOf(request).companyId, { name: request.body.name });
+  app.post('/dashboard/api/keys', { ...write, schema: { ...hide, body: schemas.KeyBody, response: { 201: schemas.IssuedKey } } }, async (request, reply) => {
+    const issued = await issueBrandKey(ctx, userOf(request).companyId, { name: request.body.name });
     return reply.status(201).send({ keyId: issued.keyId, name: issued.name, key: issued.key });
   });
 
-  app.post('/dashboard/api/keys/:id/revoke', { ...write, schema: { ...hide, params: schemas.UuidParams } }, async (request) => {
-    if (!(await dal.brandKeyBelongsTo(db, request.params.id, userOf(request).companyId))) throw notFound(`no key ${request.params.id}`);
-    return revokeKey(support, 'brand', request.params.id);
+  app.post('/dashboard/api/keys/:id/revoke', { ...write, schema: { ...hide, params: schemas.UuidParams, response: { 200: schemas.RevokedKey } } }, async (request) => {
+    return revokeBrandKeyOf(ctx, userOf(request).companyId, request.params.id);
   });
 
-  app.get('/dashboard/api/apps', { ...read, schema: hide }, async (request) => ({
-    data: (await dal.listAuthorizedApps(db, userOf(request).companyId)).map((grant) => ({
-      grantId: grant.id,
-      clientId: grant.client_id,
-      name: grant.client_name,
-      platform: grant.platform_name,
-      scope: grant.scope,
-      authorizedAt: grant.created_at.toISOString(),
-    })),
-  }));
+  app.get('/dashboard/api/apps', { ...read, schema: { ...hide, response: { 200: schemas.AuthorizedApps } } }, async (request) => ({ data: await listAuthorizedApps(ctx, userOf(request).companyId) }));
 
-  app.post('/dashboard/api/apps/:id/revoke', { ...write, schema: { ...hide, params: schemas.UuidParams } }, async (request) => {
-    if (!(await dal.grantBelongsTo(db, request.params.id, userOf(request).companyId))) throw notFound(`no authorized app ${request.params.id}`);
-    await revokeGrant(db, request.params.id, 'revoked by the brand in the dashboard');
-    await bus.publish('credentials');
+  app.post('/dashboard/api/apps/:id/revoke', { ...write, schema: { ...hide, params: schemas.UuidParams, response: { 200: schemas.AppRevoked } } }, async (request) => {
+    await revokeAuthorizedApp(ctx, userOf(request).companyId, request.params.id);
     return { revoked: true };
   });
 
   // --- performance ---
 
-  app.get('/dashboard/api/performance', { ...read, schema: { ...hide, querystring: schemas.PerformanceQuery } }, async (request) =>
+  app.get('/dashboard/api/performance', { ...read, schema: { ...hide, querystring: schemas.PerformanceQuery, response: { 200: schemas.Performance } } }, async (request) =>
     service.performance(ctx, userOf(request).companyId, request.query),
   );
 

@@ -1,6 +1,17 @@
-import { Type } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { pagingQuery } from '../http/paging.js';
-import { COMPANY_ID_PATTERN } from '../support/schemas.js';
+import { StringEnum } from '../http/schemas.js';
+import { COMPANY_ID_PATTERN } from '../admin/schemas.js';
+import { CAMPAIGN_STATUSES } from '../campaigns/schemas.js';
+import { Partner as PartnerSchema } from '../partnerships/schemas.js';
+import { PARTNER_STATUSES } from '../partnerships/status.js';
+import { Recommendation } from '../recommendations/schemas.js';
+
+/**
+ * The dashboard API's requests and responses. The response schemas also shape what is sent (a
+ * field not listed here never leaves the server), and the browser app (web/dashboard/api.ts)
+ * takes its types from here with `import type`, so the two cannot drift apart.
+ */
 
 const Email = Type.String({ minLength: 3, maxLength: 254 });
 const Password = Type.String({ minLength: 1, maxLength: 256 });
@@ -79,3 +90,164 @@ export const RangeQuery = Type.Object({
 });
 /** The performance page: a range, and which page of the per-partner table (50 partners by default). */
 export const PerformanceQuery = Type.Object({ ...RangeQuery.properties, ...pagingQuery });
+
+// --- responses ---
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Done = <T extends TSchema>(name: string, value: T) => Type.Object({ [name]: value });
+
+/** What an account without a brand sees of its claim of a store. */
+export const Claim = Type.Object({
+  domain: Type.String(),
+  businessName: Type.String(),
+  status: StringEnum(['pending', 'declined', 'refused'] as const),
+  /** Where the store's owner confirms, at the commerce platform; null when the platform did not answer yet. */
+  confirmUrl: Nullable(Type.String()),
+  message: Type.String(),
+});
+export type Claim = Static<typeof Claim>;
+
+export const Session = Type.Object({
+  csrfToken: Type.String(),
+  keyPrefix: Type.String(),
+  sandbox: Type.Boolean(),
+  devMailbox: Type.Boolean(),
+  /** companyId is null while the account's claim of a store waits for the store's owner. */
+  user: Nullable(
+    Type.Object({ email: Type.String(), companyId: Nullable(Type.String()), brandName: Nullable(Type.String()), domain: Nullable(Type.String()) }),
+  ),
+  claim: Nullable(Claim),
+});
+export type Session = Static<typeof Session>;
+
+export const SignedUp = Type.Object({ companyId: Nullable(Type.String()), claim: Nullable(Claim) });
+export type SignedUp = Static<typeof SignedUp>;
+export const ClaimCheck = SignedUp;
+export type ClaimCheck = Static<typeof ClaimCheck>;
+export const ClaimStarted = Type.Object({ claim: Nullable(Claim) });
+export type ClaimStarted = Static<typeof ClaimStarted>;
+export const Joined = Type.Object({ companyId: Type.String() });
+export const SignedIn = Done('signedIn', Type.Boolean());
+export const ResetRequested = Done('requested', Type.Boolean());
+export const ResetDone = Done('reset', Type.Boolean());
+
+export const Invitation = Type.Object({ code: Type.String(), expiresAt: Type.String() });
+export type Invitation = Static<typeof Invitation>;
+
+const PartnerStatus = StringEnum(PARTNER_STATUSES);
+
+/** A brand found by the search, with where the caller stands with it (null: no partnership ever). */
+export const BrandSearchResult = Type.Object({
+  companyId: Type.String(),
+  businessName: Nullable(Type.String()),
+  domain: Nullable(Type.String()),
+  logoImageUrl: Nullable(Type.String()),
+  categories: Type.Array(Type.String()),
+  status: Nullable(PartnerStatus),
+});
+export type BrandSearchResult = Static<typeof BrandSearchResult>;
+export const BrandSearchResults = Type.Object({ data: Type.Array(BrandSearchResult) });
+
+/** A recommendation of GET /v1/discover/partner/recommendations with the company id a request needs. */
+export const RecommendationWithId = Type.Object({ ...Recommendation.properties, companyId: Nullable(Type.String()) });
+export type RecommendationWithId = Static<typeof RecommendationWithId>;
+export const Recommendations = Type.Object({ data: Type.Array(RecommendationWithId) });
+
+/** A partnership as GET /v1/partners lists it. */
+export type Partner = Static<typeof PartnerSchema>;
+/** One page of a partnership list; for declined and removed rows, where each pair stands now. */
+export const PartnerPage = Type.Object({
+  data: Type.Array(PartnerSchema),
+  totalRows: Type.Integer(),
+  current: Type.Optional(Type.Record(Type.String(), PartnerStatus)),
+});
+export type PartnerPage = Static<typeof PartnerPage>;
+export const RequestSent = Done('status', Type.Literal('inviteSent'));
+export const PartnershipChanged = Done('done', PartnershipActionParams.properties.action);
+
+/** A brand's offer, or the one it shows in one campaign (`custom`). */
+export const Offer = Type.Object({
+  title: Type.String(),
+  subtitle: Nullable(Type.String()),
+  imageUrl: Type.String(),
+  discountPercent: Nullable(Type.Integer()),
+  live: Type.Boolean(),
+  /** True when the brand set this offer for one campaign only. */
+  custom: Type.Boolean(),
+});
+export type Offer = Static<typeof Offer>;
+export const OwnOffer = Type.Object({ offer: Nullable(Offer) });
+
+/** A collab: a campaign of the brand's, as owner or partner, with the offer each side shows in it. */
+export const Collab = Type.Object({
+  id: Type.String(),
+  name: Nullable(Type.String()),
+  status: StringEnum(CAMPAIGN_STATUSES),
+  /** A draft with a start date: it goes live on its own then. */
+  scheduled: Type.Boolean(),
+  startDate: Nullable(Type.String()),
+  endDate: Nullable(Type.String()),
+  mine: Type.Boolean(),
+  partner: Type.Object({ companyId: Type.String(), businessName: Nullable(Type.String()) }),
+  offers: Type.Object({ mine: Nullable(Offer), partner: Nullable(Offer) }),
+});
+export type Collab = Static<typeof Collab>;
+export const Collabs = Type.Object({ data: Type.Array(Collab) });
+export const CollabCreated = Type.Object({ id: Type.String() });
+export const CollabOfferSaved = Done('saved', Type.Boolean());
+export const CollabChanged = Done('done', CampaignActionParams.properties.action);
+
+export const BrandKey = Type.Object({
+  keyId: Type.String(),
+  name: Type.String(),
+  lastFour: Type.String(),
+  environment: StringEnum(['test', 'live'] as const),
+  revokedAt: Nullable(Type.String()),
+  createdAt: Type.String(),
+  lastUsedAt: Nullable(Type.String()),
+});
+export type BrandKey = Static<typeof BrandKey>;
+export const BrandKeys = Type.Object({ data: Type.Array(BrandKey) });
+/** The new key's plaintext, shown once. */
+export const IssuedKey = Type.Object({ keyId: Type.String(), name: Type.String(), key: Type.String() });
+export type IssuedKey = Static<typeof IssuedKey>;
+export const RevokedKey = Type.Object({ keyId: Type.String(), revokedAt: Type.String() });
+
+export const AuthorizedApp = Type.Object({
+  grantId: Type.String(),
+  clientId: Type.String(),
+  name: Type.String(),
+  platform: Nullable(Type.String()),
+  scope: Type.Array(Type.String()),
+  authorizedAt: Type.String(),
+});
+export type AuthorizedApp = Static<typeof AuthorizedApp>;
+export const AuthorizedApps = Type.Object({ data: Type.Array(AuthorizedApp) });
+export const AppRevoked = Done('revoked', Type.Boolean());
+
+export const Figures = Type.Object({
+  views: Type.Integer(),
+  clicks: Type.Integer(),
+  orders: Type.Integer(),
+  newCustomers: Type.Integer(),
+  revenueCents: Type.Integer(),
+  commissionCents: Type.Integer(),
+});
+export type Figures = Static<typeof Figures>;
+const withFigures = <T extends Record<string, TSchema>>(fields: T) => Type.Object({ ...fields, ...Figures.properties });
+
+/** The performance page: totals, every day of the range, each platform, and one page of the partners by name. */
+export const Performance = Type.Object({
+  from: Type.String(),
+  to: Type.String(),
+  totals: Figures,
+  byDay: Type.Array(withFigures({ date: Type.String() })),
+  byPlatform: Type.Array(withFigures({ platformId: Type.String(), name: Nullable(Type.String()) })),
+  byPartner: Type.Object({
+    pageIndex: Type.Integer(),
+    pageSize: Type.Integer(),
+    totalRows: Type.Integer(),
+    data: Type.Array(withFigures({ companyId: Type.String(), name: Nullable(Type.String()) })),
+  }),
+});
+export type Performance = Static<typeof Performance>;

@@ -1,31 +1,23 @@
-import crypto from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
-import type { Db } from '../db/database.js';
-import type { InvalidationBus } from '../cache/invalidation.js';
-import type { ServiceEnv } from '../config.js';
-import type { CommerceAdapter } from '../commerce/adapter.js';
-import { noCommercePlatform } from '../commerce/host.js';
-import { ApiError, badRequest, forbidden, notFound } from '../http/errors.js';
-import { partnerStatusFor, type PartnerStatus } from '../partnerships/status.js';
-import { listPartners } from '../partnerships/service.js';
+import { checkNewCampaign, createCampaign, listCampaignDetails } from '../campaigns/service.js';
+import { companyIdsByDomain } from '../companies/service.js';
+import { badRequest } from '../http/errors.js';
+import { checkCampaignOffer, offersInCampaigns, saveCampaignOffer, type OfferInput, type OffersContext } from '../offers/service.js';
+import { partnerStatusFor } from '../partnerships/status.js';
 import { listRecommendations } from '../recommendations/service.js';
-import { effectiveCampaignStatus } from '../campaigns/status.js';
-import { discountCodeFor } from '../plugin/onboarding.js';
 import { DEFAULT_PAGE_SIZE, pageWindow } from '../http/paging.js';
+import { inTransaction, type ServiceContext } from '../service-context.js';
 import * as dal from './dal.js';
 import type { PerformanceFigures as Figures } from '../attribution/dal.js';
 
-export interface DashboardContext {
-  db: Db;
-  bus: InvalidationBus;
-  serviceEnv: ServiceEnv;
-  /** The commerce platform that keeps the store's discount code; null on a host with none. */
-  adapter: Pick<CommerceAdapter, 'saveDiscountCode' | 'removeDiscountCode'> | null;
-}
+/**
+ * What the dashboard's handlers work with: the service context and the commerce platform that
+ * keeps the store's discount code. The dashboard owns no table but the performance rollups; its
+ * writes are calls to the owning domains' services.
+ */
+export type DashboardContext = ServiceContext & OffersContext;
 
-const conflict = (message: string) => new ApiError(409, 'conflict', message);
-
-// --- partnerships (DESIGN 4) ---
+// --- brand search and recommendations ---
 
 export async function searchBrands(ctx: Pick<DashboardContext, 'db'>, companyId: string, text: string) {
   const rows = await dal.searchBrands(ctx.db, companyId, text.trim(), 25);
@@ -40,253 +32,48 @@ export async function searchBrands(ctx: Pick<DashboardContext, 'db'>, companyId:
 }
 
 /** The recommendations of GET /v1/discover/partner/recommendations, each with the company id a request needs. */
-export async function recommendationsWithIds(ctx: DashboardContext, companyId: string) {
+export async function recommendationsWithIds(ctx: Pick<DashboardContext, 'db'>, companyId: string) {
   const { data } = await listRecommendations(ctx.db, companyId);
-  const ids = await dal.companyIdsByDomain(ctx.db, data.flatMap((item) => (item.domain ? [item.domain] : [])));
+  const ids = await companyIdsByDomain(ctx, data.flatMap((item) => (item.domain ? [item.domain] : [])));
   return { data: data.map((item) => ({ ...item, companyId: item.domain ? (ids.get(item.domain) ?? null) : null })) };
 }
 
-export type PartnershipAction = 'accept' | 'decline' | 'withdraw' | 'remove';
+// --- collabs (campaigns) ---
 
-/** Every change of a partnership changes the lists and what the offers endpoint returns. */
-async function partnershipsChanged(ctx: DashboardContext): Promise<void> {
-  await ctx.bus.publish('partnerships');
-  await ctx.bus.publish('campaigns');
-  await ctx.bus.publish('offers');
-}
-
-export async function sendRequest(ctx: DashboardContext, companyId: string, otherId: string, message: string | null): Promise<void> {
-  if (otherId === companyId) throw badRequest('companyId must be another brand than yours');
-  if (!(await dal.companyExists(ctx.db, otherId))) throw notFound(`no brand ${otherId}`);
-  if (!(await dal.insertRequest(ctx.db, companyId, otherId, message))) {
-    throw conflict('there is already an open connection request or an active partnership with this brand');
-  }
-  await partnershipsChanged(ctx);
-}
-
-const TRANSITIONS: Record<PartnershipAction, { side: 'requester' | 'recipient' | 'either'; from: 'pending' | 'active'; to: 'active' | 'declined' | 'removed'; missing: string }> = {
-  accept: { side: 'recipient', from: 'pending', to: 'active', missing: 'no connection request from this brand to accept' },
-  decline: { side: 'recipient', from: 'pending', to: 'declined', missing: 'no connection request from this brand to decline' },
-  withdraw: { side: 'requester', from: 'pending', to: 'removed', missing: 'no connection request to this brand to withdraw' },
-  remove: { side: 'either', from: 'active', to: 'removed', missing: 'no active partnership with this brand' },
-};
-
-export async function changePartnership(ctx: DashboardContext, companyId: string, otherId: string, action: PartnershipAction, now = new Date()): Promise<void> {
-  const transition = TRANSITIONS[action];
-  await ctx.db.transaction().execute(async (trx) => {
-    const id = await dal.moveOpenPartnership(trx, { callerId: companyId, otherId, callerSide: transition.side }, transition.from, transition.to, now);
-    if (!id) throw notFound(transition.missing);
-    if (transition.to === 'removed') await dal.closeCampaignsOfPartnership(trx, id, now);
-  });
-  await partnershipsChanged(ctx);
+/** The collabs page: the brand's campaigns with the offer each side shows in them. */
+export async function listCollabs(ctx: Pick<DashboardContext, 'db'>, companyId: string, now = new Date()) {
+  const rows = await listCampaignDetails(ctx, companyId, now);
+  const offers = await offersInCampaigns(ctx, companyId, rows);
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    status: row.effective_status,
+    scheduled: row.status === 'scheduled' && row.effective_status === 'draft',
+    startDate: row.start_date?.toISOString() ?? null,
+    endDate: row.end_date?.toISOString() ?? null,
+    mine: row.owner_id === companyId,
+    partner: { companyId: row.owner_id === companyId ? row.partner_id : row.owner_id, businessName: row.partner_name },
+    offers: offers.get(row.id)!,
+  }));
 }
 
 /**
- * What a declined or removed row leads to now: the pair's latest partnership, seen by the caller.
- * The pair may be partners again, or have a request open, and then a new request would be refused.
+ * A new collab: a draft campaign with the partner, and the creator's offer in it when one is
+ * given, written together. The campaign and the offer are checked before anything is looked up.
  */
-export async function partnersWithCurrentState(
-  ctx: DashboardContext,
-  companyId: string,
-  query: { status: PartnerStatus; pageIndex: number; pageSize: number },
-) {
-  const page = await listPartners(ctx.db, companyId, query);
-  if (query.status !== 'declined' && query.status !== 'removed') return page;
-  const latest = await dal.latestPartnershipStatuses(ctx.db, companyId, [...new Set(page.data.map((partner) => partner.companyId))]);
-  const current: Record<string, PartnerStatus> = {};
-  for (const row of latest) current[row.other_id] = partnerStatusFor(row.status, row.requester_id === companyId);
-  return { ...page, current };
-}
-
-// --- campaigns (collabs) and offers ---
-
-export interface OfferInput {
-  title: string;
-  subtitle?: string | null | undefined;
-  imageUrl: string;
-  discountPercent?: number | null | undefined;
-}
-
-/** Title, subtitle and image as stored, checked the same for the brand's offer and a campaign's. */
-function offerContent(input: OfferInput): { title: string; subtitle: string | null; imageUrl: string } {
-  const title = input.title.trim();
-  if (title === '') throw badRequest('title must not be empty');
-  let imageUrl: URL;
-  try {
-    imageUrl = new URL(input.imageUrl);
-  } catch {
-    throw badRequest('imageUrl must be an absolute http or https URL');
-  }
-  if (imageUrl.protocol !== 'https:' && imageUrl.protocol !== 'http:') throw badRequest('imageUrl must be an absolute http or https URL');
-  return { title, subtitle: input.subtitle?.trim() ? input.subtitle.trim() : null, imageUrl: imageUrl.toString() };
-}
-
-function toOffer(row: dal.OfferRow | undefined) {
-  return row ? { title: row.title, subtitle: row.subtitle, imageUrl: row.image_url, discountPercent: row.discount_percent, live: row.live, custom: false } : null;
-}
-
-/** A side's offer in one campaign: its own for this campaign when it set one, else the brand's offer. */
-function campaignSideOffer(own: dal.OfferRow | undefined, custom: dal.CampaignOfferRow | undefined) {
-  if (!custom) return toOffer(own);
-  return {
-    title: custom.title,
-    subtitle: custom.subtitle,
-    imageUrl: custom.image_url,
-    discountPercent: custom.include_discount ? (own?.discount_percent ?? null) : null,
-    live: own?.live ?? true,
-    custom: true,
-  };
-}
-
-export async function listCampaigns(ctx: DashboardContext, companyId: string, now = new Date()) {
-  const rows = await dal.listCampaignDetails(ctx.db, companyId, now, 100);
-  const [ownOffers, customOffers] = await Promise.all([
-    dal.findOffers(ctx.db, [...new Set([companyId, ...rows.flatMap((row) => [row.owner_id, row.partner_id])])]),
-    dal.findCampaignOffers(ctx.db, rows.map((row) => row.id)),
-  ]);
-  const own = new Map(ownOffers.map((row) => [row.company_id, row]));
-  const custom = new Map(customOffers.map((row) => [`${row.campaign_id} ${row.company_id}`, row]));
-  return rows.map((row) => {
-    const partnerId = row.owner_id === companyId ? row.partner_id : row.owner_id;
-    return {
-      id: row.id,
-      name: row.name,
-      status: row.effective_status,
-      scheduled: row.status === 'scheduled' && row.effective_status === 'draft',
-      startDate: row.start_date?.toISOString() ?? null,
-      endDate: row.end_date?.toISOString() ?? null,
-      mine: row.owner_id === companyId,
-      partner: { companyId: partnerId, businessName: row.partner_name },
-      offers: {
-        mine: campaignSideOffer(own.get(companyId), custom.get(`${row.id} ${companyId}`)),
-        partner: campaignSideOffer(own.get(partnerId), custom.get(`${row.id} ${partnerId}`)),
-      },
-    };
-  });
-}
-
-/**
- * The offer a brand shows in one campaign. Its discount is the store's one code (DESIGN 4), so
- * a campaign offer either includes the brand's discount or leaves it out; it cannot name another.
- */
-async function checkedCampaignOffer(ctx: DashboardContext, companyId: string, input: OfferInput): Promise<dal.CampaignOfferContent> {
-  const content = offerContent(input);
-  const storePercent = (await dal.findOffers(ctx.db, [companyId]))[0]?.discount_percent ?? null;
-  const percent = input.discountPercent ?? null;
-  if (percent !== null && percent !== storePercent) {
-    throw badRequest(
-      storePercent === null
-        ? 'discountPercent must be null: your brand offers no discount (set one under Your offer)'
-        : `discountPercent must be ${storePercent} or null: a store has one discount code, and yours gives ${storePercent}%`,
-    );
-  }
-  return { ...content, includeDiscount: percent !== null };
-}
-
-export async function createCampaign(
+export async function createCollab(
   ctx: DashboardContext,
   companyId: string,
   input: { partnerId: string; name: string; startDate?: string | undefined; endDate?: string | undefined; offer?: OfferInput | undefined },
   now = new Date(),
 ): Promise<{ id: string }> {
-  const name = input.name.trim();
-  if (name === '') throw badRequest('name must not be empty');
-  const startDate = input.startDate ? new Date(input.startDate) : null;
-  const endDate = input.endDate ? new Date(input.endDate) : null;
-  if (startDate && endDate && endDate <= startDate) throw badRequest('endDate must be after startDate');
-  if (endDate && endDate <= now) throw badRequest('endDate must be in the future');
-  const offer = input.offer ? await checkedCampaignOffer(ctx, companyId, input.offer) : null;
-  const partnershipId = await dal.activePartnershipId(ctx.db, companyId, input.partnerId);
-  if (!partnershipId) throw notFound(`no active partnership with brand ${input.partnerId}`);
-  const id = crypto.randomUUID();
-  await ctx.db.transaction().execute(async (trx) => {
-    await dal.insertCampaign(trx, { id, partnershipId, ownerId: companyId, partnerId: input.partnerId, name, startDate, endDate, now });
-    if (offer) await dal.upsertCampaignOffer(trx, id, companyId, offer, now);
+  const campaign = checkNewCampaign(input, now);
+  const offer = input.offer ? await checkCampaignOffer(ctx, companyId, input.offer) : null;
+  return inTransaction(ctx, async (tx) => {
+    const created = await createCampaign(tx, companyId, campaign, now);
+    if (offer) await saveCampaignOffer(tx, created.id, companyId, offer, now);
+    return created;
   });
-  await ctx.bus.publish('campaigns');
-  return { id };
-}
-
-/** Another brand's campaign is not found, so campaign ids reveal nothing. */
-async function visibleCampaign(ctx: DashboardContext, companyId: string, campaignId: string) {
-  const campaign = await dal.findCampaign(ctx.db, campaignId);
-  if (!campaign || (campaign.owner_id !== companyId && campaign.partner_id !== companyId)) throw notFound(`no campaign ${campaignId}`);
-  return campaign;
-}
-
-/**
- * Either brand sets the offer it shows in a campaign, or (null) goes back to its own offer; the
- * offers endpoint uses it at once. A closed campaign is history and keeps what it showed.
- */
-export async function setCampaignOffer(ctx: DashboardContext, companyId: string, campaignId: string, input: OfferInput | null, now = new Date()): Promise<void> {
-  const campaign = await visibleCampaign(ctx, companyId, campaignId);
-  const offer = input ? await checkedCampaignOffer(ctx, companyId, input) : null;
-  if (effectiveCampaignStatus(campaign, now) === 'closed') throw conflict('the campaign is closed');
-  if (offer) await dal.upsertCampaignOffer(ctx.db, campaignId, companyId, offer, now);
-  else await dal.deleteCampaignOffer(ctx.db, campaignId, companyId);
-  await ctx.bus.publish('campaigns');
-  await ctx.bus.publish('offers');
-}
-
-export type CampaignAction = 'start' | 'schedule' | 'close';
-
-/** Campaign transitions of DESIGN 4: the owner starts or schedules a draft, either brand closes; closed is final. */
-export async function changeCampaign(
-  ctx: DashboardContext,
-  companyId: string,
-  campaignId: string,
-  action: CampaignAction,
-  input: { startDate?: string | undefined },
-  now = new Date(),
-): Promise<void> {
-  const campaign = await visibleCampaign(ctx, companyId, campaignId);
-  const status = effectiveCampaignStatus(campaign, now);
-  if (action === 'close') {
-    if (status === 'closed') throw conflict('the campaign is already closed');
-    if (!(await dal.setCampaignStatus(ctx.db, campaignId, ['draft', 'scheduled', 'active'], { status: 'closed' }, now))) throw conflict('the campaign changed meanwhile');
-  } else {
-    if (campaign.owner_id !== companyId) throw forbidden('only the brand that created the campaign can start or schedule it');
-    if (status !== 'draft') throw conflict(`the campaign is ${status}; only a draft can be started or scheduled`);
-    if (!campaign.partnership_id || !(await dal.activePartnershipId(ctx.db, campaign.owner_id, campaign.partner_id))) {
-      throw conflict('the partnership is no longer active');
-    }
-    if (action === 'start') {
-      if (!(await dal.setCampaignStatus(ctx.db, campaignId, ['draft', 'scheduled'], { status: 'active', startDate: now }, now))) throw conflict('the campaign changed meanwhile');
-    } else {
-      const startDate = input.startDate ? new Date(input.startDate) : undefined;
-      if (!startDate || startDate <= now) throw badRequest('startDate must be a date-time in the future');
-      if (campaign.end_date && campaign.end_date <= startDate) throw badRequest('startDate must be before the campaign\'s endDate');
-      if (!(await dal.setCampaignStatus(ctx.db, campaignId, ['draft', 'scheduled'], { status: 'scheduled', startDate }, now))) throw conflict('the campaign changed meanwhile');
-    }
-  }
-  await ctx.bus.publish('campaigns');
-  await ctx.bus.publish('offers');
-}
-
-export async function getOffer(ctx: DashboardContext, companyId: string) {
-  return toOffer((await dal.findOffers(ctx.db, [companyId]))[0]);
-}
-
-/**
- * The brand's own offer. Its discount is the store's one code (DESIGN 4), kept in the store
- * through the commerce platform: a new percent renames the existing code and changes its
- * percent, no discount removes it, so the store never holds a code the offer does not name.
- */
-export async function saveOffer(ctx: DashboardContext, company: { companyId: string; domain: string | null }, input: OfferInput, now = new Date()) {
-  const content = offerContent(input);
-  const discountPercent = input.discountPercent ?? null;
-  if (discountPercent !== null && !company.domain) throw conflict('your brand has no store domain to create a discount code in');
-  const previousCode = (await dal.findOffers(ctx.db, [company.companyId]))[0]?.discount_code ?? null;
-  const discountCode = discountPercent !== null ? discountCodeFor(company.domain!, discountPercent) : null;
-  if (discountCode !== null) {
-    if (!ctx.adapter) throw noCommercePlatform('the discount code cannot be created in your store: save the offer without a discount');
-    await ctx.adapter.saveDiscountCode(company.domain!, { code: discountCode, percent: discountPercent!, oncePerCustomer: true }, previousCode);
-  } else if (previousCode !== null && company.domain && ctx.adapter) {
-    await ctx.adapter.removeDiscountCode(company.domain, previousCode);
-  }
-  await dal.upsertOffer(ctx.db, { companyId: company.companyId, ...content, discountPercent, discountCode, now });
-  await ctx.bus.publish('offers');
-  return getOffer(ctx, company.companyId);
 }
 
 // --- performance ---

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import * as esbuild from 'esbuild';
 import { notFound } from './errors.js';
 import { securePages } from './security-headers.js';
+import type { Runtime } from '../composition.js';
 
 /** Where every browser file of the service is served: `/assets/{stem}.{content hash}.{js|css}`. */
 export const ASSETS_PATH = '/assets/';
@@ -96,8 +97,8 @@ export function browserAssets(): Promise<BrowserAssets> {
 }
 
 /** The one route family of browser files, with the page security headers (nosniff, same-origin only). */
-export const assetRoutes: FastifyPluginAsync = async (app) => {
-  await securePages(app, app.services.config.baseUrl);
+export const assetRoutes: FastifyPluginAsync<Runtime> = async (app, runtime) => {
+  await securePages(app, runtime.config.baseUrl);
   app.get<{ Params: { name: string } }>(`${ASSETS_PATH}:name`, { schema: { hide: true } }, async (request, reply) => {
     const found = (await browserAssets()).files.get(request.params.name);
     if (!found) throw notFound(`no asset ${request.params.name}`);

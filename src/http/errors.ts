@@ -33,6 +33,8 @@ export const notFound = (message: string) => new ApiError(404, 'not_found', mess
 
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
 
+export const conflict = (message: string) => new ApiError(409, 'conflict', message);
+
 /** Seconds a client is asked to wait (Retry-After) when the database is unreachable (503). */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 

@@ -128,7 +128,7 @@ describe('errors and logs', () => {
   });
 
   it('never writes keys, tokens or cookies to the logs', async () => {
-    const support = { db: database.db, bus: app.services.bus, serviceEnv: 'test' as const };
+    const support = { db: database.db, bus: app.runtime.bus, serviceEnv: 'test' as const };
     const platform = await createPlatform(support);
     const brand = await createBrand(support);
     await app.inject({
@@ -146,7 +146,7 @@ describe('errors and logs', () => {
   });
 
   it('answers 500 internal_error without internals when the database fails, and writes nothing', async () => {
-    const support = { db: database.db, bus: app.services.bus, serviceEnv: 'test' as const };
+    const support = { db: database.db, bus: app.runtime.bus, serviceEnv: 'test' as const };
     const platform = await createPlatform(support);
     await database.db.schema.alterTable('platform_brands').renameTo('platform_brands_moved').execute();
     try {

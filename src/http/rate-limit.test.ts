@@ -190,7 +190,7 @@ describe('rate limits with REDIS_URL', () => {
   it('shares the counters between instances through Redis', async () => {
     const first = await start('redis://127.0.0.1:6379');
     const second = await start('redis://127.0.0.1:6379');
-    const support = { db: database.db, bus: first.services.bus, serviceEnv: first.services.config.serviceEnv };
+    const support = { db: database.db, bus: first.runtime.bus, serviceEnv: first.runtime.config.serviceEnv };
     const { platformId } = await createPlatform(support);
     const brand = await createBrand(support);
     expect((await offers(first, brand.key, platformId)).statusCode).toBe(200);
@@ -204,7 +204,7 @@ describe('rate limits with REDIS_URL', () => {
 
   it('keeps each window in Redis under a key that expires with the window', async () => {
     const app = await start('redis://127.0.0.1:6379');
-    const support = { db: database.db, bus: app.services.bus, serviceEnv: app.services.config.serviceEnv };
+    const support = { db: database.db, bus: app.runtime.bus, serviceEnv: app.runtime.config.serviceEnv };
     const { platformId } = await createPlatform(support);
     const brand = await createBrand(support);
     expect((await offers(app, brand.key, platformId)).statusCode).toBe(200);
@@ -223,7 +223,7 @@ describe('rate limits with REDIS_URL', () => {
 
   it('falls back to counting in process when Redis cannot be reached, instead of failing requests', async () => {
     const app = await start('redis://127.0.0.1:1');
-    const support = { db: database.db, bus: app.services.bus, serviceEnv: app.services.config.serviceEnv };
+    const support = { db: database.db, bus: app.runtime.bus, serviceEnv: app.runtime.config.serviceEnv };
     const { platformId } = await createPlatform(support);
     const brand = await createBrand(support);
     for (const remaining of ['2', '1', '0']) {

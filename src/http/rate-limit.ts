@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
 import { ApiError } from './errors.js';
 import { addOnRequestHooks } from './route-hooks.js';
 
@@ -137,8 +138,7 @@ function limiter(counter: Counter, max: number): onRequestHookHandler {
  *
  * Our own hook rather than @fastify/rate-limit's: see docs/decisions.md, "Rate limiter".
  */
-export function installRateLimits(app: FastifyInstance): void {
-  const { config, redis } = app.services;
+export function installRateLimits(app: FastifyInstance, { config, redis }: { config: Pick<Config, 'defaultRateLimitPerMinute'>; redis: Redis | undefined }): void {
   let warnedAt = 0;
   const onFallback = (error: Error) => {
     // One line a minute is enough to tell operators limits are per instance for now.

@@ -4,7 +4,7 @@ import { describeEachDatabase } from '../../test/support/harness.js';
 import { createBrand, uniqueId } from '../../test/support/factories.js';
 import { csrfOf, form, mergeCookies, oauthWorld } from '../../test/support/oauth-flow.js';
 import { tableContents } from '../../test/support/snapshot.js';
-import { DashboardClient } from '../dashboard/test-client.js';
+import { DashboardClient } from '../../test/support/dashboard-client.js';
 import { signOrderBody } from '../orders/signature.js';
 
 const WEBHOOK_SECRET = 'orders-webhook-secret-0123456789';

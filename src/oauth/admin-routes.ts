@@ -1,16 +1,16 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { registerOAuthClient } from './clients.js';
-import { listClients } from './dal.js';
+import { listOAuthClients, registerOAuthClient } from './clients.js';
 import { ClientList, RegisterClientBody, RegisteredClientResponse } from './schemas.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
 /** Support's OAuth client registry. */
-export const oauthAdminRoutes: FastifyPluginAsync = async (plain) => {
+export const oauthAdminRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config } = app.services;
+  const { db, config } = runtime;
 
   app.post(
     '/admin/oauth-clients',
@@ -31,6 +31,6 @@ export const oauthAdminRoutes: FastifyPluginAsync = async (plain) => {
   app.get(
     '/admin/oauth-clients',
     { schema: { summary: 'List OAuth clients (never their secrets)', tags: ['admin'], response: { 200: ClientList, 401: errorRef } } },
-    async () => ({ data: await listClients(db) }),
+    async () => ({ data: await listOAuthClients({ db }) }),
   );
 };

@@ -1,7 +1,10 @@
 import { isUuid } from '../config.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Db } from '../db/database.js';
 import { resolveScope } from './scopes.js';
-import type { ServiceClient } from './model.js';
+import { toServiceClient, type ServiceClient } from './model.js';
 import { redirectUriMatches } from './clients.js';
+import * as dal from './dal.js';
 
 /** An authorization request that passed every check. */
 export interface AuthorizeRequest {
@@ -26,6 +29,21 @@ export type AuthorizeCheck =
 export interface AuthorizeLookups {
   findClient(clientId: string): Promise<ServiceClient | undefined>;
   findActivePlatform(platformId: string): Promise<{ id: string; name: string } | undefined>;
+}
+
+/** The lookups of the authorize endpoint: clients from the database, platforms through the authenticator's cache. */
+export function authorizeLookups(db: Db, auth: Pick<Authenticator, 'findPlatform'>): AuthorizeLookups {
+  return {
+    findClient: async (clientId) => {
+      const record = await dal.findClient(db, clientId);
+      return record && toServiceClient(record);
+    },
+    findActivePlatform: async (platformId) => {
+      const platform = await auth.findPlatform(platformId);
+      if (!platform?.active) return undefined;
+      return { id: platform.id, name: (await dal.platformName(db, platform.id)) ?? platform.id };
+    },
+  };
 }
 
 const PARAMS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'platform_id'] as const;

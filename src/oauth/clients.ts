@@ -2,6 +2,7 @@ import type { Db } from '../db/database.js';
 import type { ServiceEnv } from '../config.js';
 import { hashSecret, randomToken } from '../auth/keys.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
+import { companyExists } from '../companies/service.js';
 import * as dal from './dal.js';
 
 export interface NewOAuthClient {
@@ -97,7 +98,7 @@ export async function registerOAuthClient(ctx: { db: Db; serviceEnv: ServiceEnv 
     if (ctx.serviceEnv === 'prod') throw badRequest('clients with a given secret are refused when SERVICE_ENV=prod');
     if (input.clientSecret.length < 32) throw badRequest('clientSecret must be at least 32 characters');
   }
-  if (companyId !== null && !(await dal.companyName(ctx.db, companyId))) throw notFound(`no company ${companyId}`);
+  if (companyId !== null && !(await companyExists(ctx, companyId))) throw notFound(`no company ${companyId}`);
 
   const clientSecret = input.confidential ? (input.clientSecret ?? `svc_cs_${randomToken(43)}`) : undefined;
   const inserted = await dal.insertClient(ctx.db, {
@@ -116,4 +117,9 @@ export async function registerOAuthClient(ctx: { db: Db; serviceEnv: ServiceEnv 
     companyId,
     ...(clientSecret === undefined ? {} : { clientSecret }),
   };
+}
+
+/** Support's list of registered clients, never their secrets. */
+export async function listOAuthClients(ctx: { db: Db }) {
+  return dal.listClients(ctx.db);
 }

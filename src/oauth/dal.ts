@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Db } from '../db/database.js';
+import { countWritten, jsonRows } from '../db/bulk.js';
 
 export interface ClientRecord {
   clientId: string;
@@ -53,11 +54,6 @@ export async function listClients(db: Db) {
     companyId: row.company_id,
     createdAt: row.created_at.toISOString(),
   }));
-}
-
-export async function companyName(db: Db, companyId: string): Promise<{ name: string | null } | undefined> {
-  const row = await db.selectFrom('companies').select('business_name').where('id', '=', companyId).executeTakeFirst();
-  return row && { name: row.business_name };
 }
 
 export async function platformName(db: Db, platformId: string): Promise<string | undefined> {
@@ -288,4 +284,46 @@ export async function revokeAccessToken(db: Db, tokenHash: string, clientId: str
     .where('grant_id', 'in', (eb) => eb.selectFrom('oauth_grants').select('id').where('client_id', '=', clientId))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** The apps a brand authorized and has not revoked, newest first (the dashboard's Integrations). */
+export async function listAuthorizedApps(db: Db, companyId: string) {
+  return db
+    .selectFrom('oauth_grants as g')
+    .innerJoin('oauth_clients as c', 'c.client_id', 'g.client_id')
+    .leftJoin('platforms as p', 'p.id', 'g.platform_id')
+    .select(['g.id', 'c.name as client_name', 'g.client_id', 'g.scope', 'g.created_at', 'p.name as platform_name'])
+    .where('g.company_id', '=', companyId)
+    .where('g.revoked_at', 'is', null)
+    .orderBy('g.created_at', 'desc')
+    .orderBy('g.id')
+    .execute();
+}
+
+export async function grantBelongsTo(db: Db, grantId: string, companyId: string): Promise<boolean> {
+  const row = await db.selectFrom('oauth_grants').select('id').where('id', '=', grantId).where('company_id', '=', companyId).where('revoked_at', 'is', null).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** An OAuth client as the bulk upsert takes it (the fixture loader). */
+export interface OAuthClientUpsertRow {
+  client_id: string;
+  name: string;
+  secret_hash: string | null;
+  redirect_uris: string[];
+}
+
+export function upsertOAuthClients(db: Db, rows: OAuthClientUpsertRow[]): Promise<number> {
+  if (rows.length === 0) return Promise.resolve(0);
+  return countWritten(
+    db,
+    sql`
+      insert into oauth_clients as o (client_id, name, secret_hash, redirect_uris)
+      select client_id, name, secret_hash, redirect_uris
+      from jsonb_to_recordset(${jsonRows(rows)}) as r(client_id text, name text, secret_hash text, redirect_uris text[])
+      on conflict (client_id) do update set
+        name = excluded.name, secret_hash = excluded.secret_hash, redirect_uris = excluded.redirect_uris
+      where (o.name, o.secret_hash, o.redirect_uris) is distinct from (excluded.name, excluded.secret_hash, excluded.redirect_uris)
+      returning 1`,
+  );
 }

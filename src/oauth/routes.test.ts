@@ -671,7 +671,7 @@ describe('OAuth endpoints while PostgreSQL is unreachable', () => {
   it('answers 503 temporarily_unavailable with Retry-After on the token and revocation endpoints, RFC 6749 shaped', async () => {
     const client = await registerOAuthClient(
       { db: database.db, serviceEnv: 'test' },
-      { name: 'Outage App', redirectUris: [REDIRECT_URI], confidential: true, companyId: (await createBrand({ db: database.db, bus: app.services.bus, serviceEnv: 'test' })).companyId },
+      { name: 'Outage App', redirectUris: [REDIRECT_URI], confidential: true, companyId: (await createBrand({ db: database.db, bus: app.runtime.bus, serviceEnv: 'test' })).companyId },
     );
     const credentials = { client_id: client.clientId, client_secret: client.clientSecret! };
     expect((await tokenRequest(app, { grant_type: 'client_credentials', ...credentials })).statusCode).toBe(200);

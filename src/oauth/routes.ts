@@ -6,10 +6,8 @@ import OAuth2Server from '@node-oauth/oauth2-server';
 import { sendAccountPage, signInPage } from '../accounts/pages.js';
 import { formField } from '../accounts/schemas.js';
 import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser } from '../accounts/sessions.js';
-import { checkAuthorizeRequest, redirectTo, type AuthorizeLookups } from './authorize-request.js';
-import { OAuthBearerVerifier } from './bearer.js';
-import * as dal from './dal.js';
-import { authenticateClient, createOAuthModel, toServiceClient, type Grantee, type ServiceClient } from './model.js';
+import { authorizeLookups, checkAuthorizeRequest, redirectTo } from './authorize-request.js';
+import { authenticateClient, type Grantee, type ServiceClient } from './model.js';
 import { redirectUriMatches } from './clients.js';
 import { authorizeErrorPage, authorizeParams, consentPage } from './pages.js';
 import { basicCredentials, revokePresentedToken } from './revocation.js';
@@ -19,6 +17,7 @@ import { securePages } from '../http/security-headers.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../http/error-handler.js';
 import { SUPPORTED_SCOPES } from './scopes.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, AUTHORIZATION_CODE_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS } from './tokens.js';
+import type { Runtime } from '../composition.js';
 
 const { OAuthError, ServerError, Request: OAuthRequest, Response: OAuthResponse } = OAuth2Server;
 
@@ -33,9 +32,9 @@ function sendOAuthError(reply: FastifyReply, status: number, error: string, desc
     .send({ error, error_description: description });
 }
 
-export const oauthRoutes: FastifyPluginAsync = async (plain) => {
+export const oauthRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config, bus, auth } = app.services;
+  const { db, config, bus, auth, oauth: model } = runtime;
   const policy = cookiePolicyFor(config.baseUrl);
   const serviceOrigin = new URL(config.baseUrl).origin;
   const issuer = config.baseUrl;
@@ -43,18 +42,7 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
   await app.register(formbody);
   await securePages(app, config.baseUrl, { openedByOtherSites: true });
 
-  const model = createOAuthModel({ db, onRevoked: () => bus.publish('credentials'), refreshGraceSeconds: config.oauth.refreshGraceSeconds });
-  const lookups: AuthorizeLookups = {
-    findClient: async (clientId) => {
-      const record = await dal.findClient(db, clientId);
-      return record && toServiceClient(record);
-    },
-    findActivePlatform: async (platformId) => {
-      const platform = await auth.findPlatform(platformId);
-      if (!platform?.active) return undefined;
-      return { id: platform.id, name: (await dal.platformName(db, platform.id)) ?? platform.id };
-    },
-  };
+  const lookups = authorizeLookups(db, auth);
   const tokenServer = new OAuth2Server({
     model,
     accessTokenLifetime: ACCESS_TOKEN_LIFETIME_SECONDS,
@@ -75,7 +63,6 @@ export const oauthRoutes: FastifyPluginAsync = async (plain) => {
     authorizationCodeLifetime: AUTHORIZATION_CODE_LIFETIME_SECONDS,
     allowEmptyState: true,
   });
-  auth.bearerVerifier = new OAuthBearerVerifier(model, bus);
 
   // Public metadata, as the public API: a browser app discovers the endpoints before it calls them.
   app.get('/.well-known/oauth-authorization-server', { config: CROSS_ORIGIN, schema: { summary: 'OAuth 2 authorization server metadata (RFC 8414)', tags: ['oauth'] } }, async (_request, reply) => {

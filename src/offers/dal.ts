@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { countWritten, jsonRows } from '../db/bulk.js';
 import { effectiveCampaignStatusSql } from '../campaigns/status.js';
 
 export const MAX_OFFERS = 6;
@@ -79,4 +80,134 @@ export async function nextCampaignBoundary(db: Db, brandId: string, now: Date): 
     ) as boundary(at)
     where (c.owner_id = ${brandId} or c.partner_id = ${brandId}) and c.status in ('scheduled', 'active')`.execute(db);
   return result.rows[0]?.next ?? null;
+}
+
+export interface OfferRow {
+  company_id: string;
+  title: string;
+  subtitle: string | null;
+  image_url: string;
+  discount_percent: number | null;
+  discount_code: string | null;
+  live: boolean;
+}
+
+export async function findOffers(db: Db, companyIds: string[]): Promise<OfferRow[]> {
+  if (companyIds.length === 0) return [];
+  return db
+    .selectFrom('offers')
+    .select(['company_id', 'title', 'subtitle', 'image_url', 'discount_percent', 'discount_code', 'live'])
+    .where('company_id', 'in', companyIds)
+    .execute();
+}
+
+export async function upsertOffer(
+  db: Db,
+  offer: { companyId: string; title: string; subtitle: string | null; imageUrl: string; discountPercent: number | null; discountCode: string | null; now: Date },
+): Promise<void> {
+  await db
+    .insertInto('offers')
+    .values({
+      company_id: offer.companyId,
+      title: offer.title,
+      subtitle: offer.subtitle,
+      image_url: offer.imageUrl,
+      discount_percent: offer.discountPercent,
+      discount_code: offer.discountCode,
+      live: true,
+      created_at: offer.now,
+      updated_at: offer.now,
+    })
+    .onConflict((oc) =>
+      oc.column('company_id').doUpdateSet({
+        title: offer.title,
+        subtitle: offer.subtitle,
+        image_url: offer.imageUrl,
+        discount_percent: offer.discountPercent,
+        discount_code: offer.discountCode,
+        updated_at: offer.now,
+      }),
+    )
+    .execute();
+}
+
+export interface CampaignOfferContent {
+  title: string;
+  subtitle: string | null;
+  imageUrl: string;
+  includeDiscount: boolean;
+}
+
+export async function findCampaignOffers(db: Db, campaignIds: string[]) {
+  if (campaignIds.length === 0) return [];
+  return db
+    .selectFrom('campaign_offers')
+    .select(['campaign_id', 'company_id', 'title', 'subtitle', 'image_url', 'include_discount'])
+    .where('campaign_id', 'in', campaignIds)
+    .execute();
+}
+
+export type CampaignOfferRow = Awaited<ReturnType<typeof findCampaignOffers>>[number];
+
+export async function upsertCampaignOffer(db: Db, campaignId: string, companyId: string, offer: CampaignOfferContent, now: Date): Promise<void> {
+  const values = { title: offer.title, subtitle: offer.subtitle, image_url: offer.imageUrl, include_discount: offer.includeDiscount, updated_at: now };
+  await db
+    .insertInto('campaign_offers')
+    .values({ campaign_id: campaignId, company_id: companyId, ...values })
+    .onConflict((oc) => oc.columns(['campaign_id', 'company_id']).doUpdateSet(values))
+    .execute();
+}
+
+export async function deleteCampaignOffer(db: Db, campaignId: string, companyId: string): Promise<void> {
+  await db.deleteFrom('campaign_offers').where('campaign_id', '=', campaignId).where('company_id', '=', companyId).execute();
+}
+
+/** An offer as the bulk upsert takes it (the fixture loader). */
+export interface OfferUpsertRow {
+  company_id: string;
+  title: string;
+  subtitle: string | null;
+  image_url: string;
+  discount_percent: number | null;
+}
+
+/** Content only: whether an offer is live belongs to the merchant (the plugin), not to a fixture reload. */
+export function upsertOffers(db: Db, rows: OfferUpsertRow[]): Promise<number> {
+  if (rows.length === 0) return Promise.resolve(0);
+  return countWritten(
+    db,
+    sql`
+      insert into offers as o (company_id, title, subtitle, image_url, discount_percent)
+      select company_id, title, subtitle, image_url, discount_percent
+      from jsonb_to_recordset(${jsonRows(rows)})
+        as r(company_id text, title text, subtitle text, image_url text, discount_percent integer)
+      on conflict (company_id) do update set
+        title = excluded.title, subtitle = excluded.subtitle, image_url = excluded.image_url,
+        discount_percent = excluded.discount_percent, updated_at = now()
+      where (o.title, o.subtitle, o.image_url, o.discount_percent)
+        is distinct from (excluded.title, excluded.subtitle, excluded.image_url, excluded.discount_percent)
+      returning 1`,
+  );
+}
+
+/** Saves the offer built from a store's best sellers; a new one stays hidden until the merchant consents. */
+export async function upsertDraftOffer(db: Db, companyId: string, offer: { title: string; subtitle: string; imageUrl: string }, now: Date): Promise<void> {
+  await db
+    .insertInto('offers')
+    .values({ company_id: companyId, title: offer.title, subtitle: offer.subtitle, image_url: offer.imageUrl, live: false })
+    .onConflict((oc) => oc.column('company_id').doUpdateSet({ subtitle: offer.subtitle, image_url: offer.imageUrl, updated_at: now }))
+    .execute();
+}
+
+/** The merchant's consent: the offer shows, with the title and the store's one discount code. */
+export async function turnOnConsentedOffer(db: Db, companyId: string, consent: { percent: number; code: string; title: string }, now: Date): Promise<void> {
+  await db
+    .updateTable('offers')
+    .set({ live: true, title: consent.title, discount_percent: consent.percent, discount_code: consent.code, updated_at: now })
+    .where('company_id', '=', companyId)
+    .execute();
+}
+
+export async function setOfferLive(db: Db, companyId: string, live: boolean, now: Date): Promise<void> {
+  await db.updateTable('offers').set({ live, updated_at: now }).where('company_id', '=', companyId).execute();
 }

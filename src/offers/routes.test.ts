@@ -2,10 +2,9 @@ import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { describeEachDatabase, type TestContext } from '../../test/support/harness.js';
-import { createBrand, createPlatform } from '../../test/support/factories.js';
+import { createBrand, createPlatform, savePlatform } from '../../test/support/factories.js';
 import { addCampaign, pinMatchRates, seedPartnerOffer, totalViews } from '../../test/durability/seed.js';
-import { savePlatform } from '../support/service.js';
-import { platformLinksOf } from '../partnerships/test-helpers.js';
+import { platformLinksOf } from '../../test/support/bulk-seeds.js';
 import type { BrandPrincipal } from '../auth/authenticator.js';
 
 interface OfferBody {
@@ -167,7 +166,7 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       await seedPartnerOffer(use().support, brand.companyId);
       const [before] = (await getOffers(brand.key)).offers;
       await use().db.updateTable('offers').set({ title: 'Renamed' }).where('company_id', 'in', use().db.selectFrom('referral_links').select('partner_id').where('brand_id', '=', brand.companyId)).execute();
-      await use().services.bus.publish('offers');
+      await use().runtime.bus.publish('offers');
       const [after] = (await getOffers(brand.key)).offers;
       expect(after!.title).toBe('Renamed');
       expect(after!.referralUrl).toBe(before!.referralUrl);
@@ -199,10 +198,10 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       for (let i = 0; i < 3; i += 1) await seedPartnerOffer(use().support, brand.companyId);
       const platform = await createPlatform(use().support);
       await getOffers(brand.key, platform.platformId);
-      const batchesBefore = use().app.attribution.counters.batchesWritten;
+      const batchesBefore = use().app.runtime.attribution.counters.batchesWritten;
       const responses = await Promise.all(Array.from({ length: 40 }, () => offersRequest(use(), brand.key, platform.platformId)));
       expect(responses.every((response) => response.statusCode === 200)).toBe(true);
-      const batches = use().app.attribution.counters.batchesWritten - batchesBefore;
+      const batches = use().app.runtime.attribution.counters.batchesWritten - batchesBefore;
       expect(batches).toBeGreaterThanOrEqual(1);
       expect(batches).toBeLessThan(10);
       const stats = await use().app.inject({ method: 'GET', url: `/admin/platforms/${platform.platformId}/stats`, headers: admin() });
@@ -253,7 +252,7 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       expect((await getOffers(brand.key)).offers).toHaveLength(1);
       for (const topic of ['offers', 'campaigns', 'partnerships', 'platforms'] as const) {
         await use().db.updateTable('offers').set({ live: topic !== 'offers' }).where('company_id', '=', partner.partnerId).execute();
-        await use().services.bus.publish(topic);
+        await use().runtime.bus.publish(topic);
         expect((await getOffers(brand.key)).offers).toHaveLength(topic === 'offers' ? 0 : 1);
       }
     });
@@ -339,7 +338,7 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
 
     describe('with an OAuth token that carries a platform', () => {
       const withToken = async <T>(tokenPlatformId: string | null, run: () => Promise<T>): Promise<T> => {
-        const { auth } = use().services;
+        const { auth } = use().runtime;
         const previous = auth.bearerVerifier;
         const principal: BrandPrincipal = { companyId: brand.companyId, via: 'oauth', credentialId: crypto.randomUUID(), tokenPlatformId };
         auth.bearerVerifier = { verify: async (token) => (token === 'test-token' ? principal : null) };

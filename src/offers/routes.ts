@@ -7,14 +7,13 @@ import { OffersCache } from './cache.js';
 import { loadOfferSet } from './offer-set.js';
 import { platformForOffers } from './platform.js';
 import { OFFER_TYPES, OffersHeaders, OffersQuery, OffersResponse } from './schemas.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
-/** Needs `app.attribution`, so it is registered after the attribution routes. */
-export const offersRoutes: FastifyPluginAsync = async (plain) => {
+export const offersRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, auth, bus, config } = app.services;
-  const attribution = app.attribution;
+  const { db, auth, bus, config, attribution } = runtime;
   const cache = new OffersCache((brandId, platformId, now) => loadOfferSet(db, attribution, brandId, platformId, now), bus);
 
   app.get(

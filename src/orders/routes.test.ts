@@ -1,7 +1,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN, describeEachDatabase } from '../../test/support/harness.js';
 import { uniqueId } from '../../test/support/factories.js';
-import { runningCollab, type DashboardClient } from '../dashboard/test-client.js';
+import { runningCollab, type DashboardClient } from '../../test/support/dashboard-client.js';
 import { signOrderBody } from './signature.js';
 
 const SECRET = 'orders-webhook-secret-0123456789';

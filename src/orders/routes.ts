@@ -5,6 +5,7 @@ import { ApiError, badRequest, unauthorized } from '../http/errors.js';
 import { OrderOutcome, OrderWebhookBody } from './schemas.js';
 import { receiveOrder } from './service.js';
 import { checkOrderSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signature.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
@@ -17,9 +18,9 @@ const SIGNATURE_MESSAGES = {
 } as const;
 
 /** The commerce platform's order webhook: signed bodies only, each order counted once. */
-export const orderRoutes: FastifyPluginAsync = async (plain) => {
+export const orderRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config } = app.services;
+  const { db, config } = runtime;
 
   // The signature covers the exact bytes sent, so this scope keeps the raw body beside the parsed one.
   app.removeContentTypeParser('application/json');

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import { countWritten, jsonRows } from '../db/bulk.js';
 import type { PartnershipStatus } from '../db/schema.js';
 import type { StoredSelection } from './status.js';
 
@@ -68,4 +69,97 @@ export async function listPartnershipPage(
       on partner.id = case when p.requester_id = ${companyId} then p.recipient_id else p.requester_id end
     order by keys.created_at desc, keys.id desc`.execute(db);
   return result.rows;
+}
+
+/** Inserts a request; false when the pair already has an open (requested or active) partnership. */
+export async function insertRequest(db: Db, requesterId: string, recipientId: string, message: string | null): Promise<boolean> {
+  const result = await sql<{ id: string }>`
+    insert into partnerships (requester_id, recipient_id, status, message)
+    values (${requesterId}, ${recipientId}, 'pending', ${message})
+    on conflict do nothing
+    returning id`.execute(db);
+  return result.rows.length > 0;
+}
+
+/**
+ * Moves the pair's open partnership from one status to another when the caller is on the given
+ * side; returns its id, or undefined when there is no such partnership.
+ */
+export async function moveOpenPartnership(
+  db: Db,
+  pair: { callerId: string; otherId: string; callerSide: 'requester' | 'recipient' | 'either' },
+  from: PartnershipStatus,
+  to: PartnershipStatus,
+  now: Date,
+): Promise<string | undefined> {
+  const asRequester = sql`(requester_id = ${pair.callerId} and recipient_id = ${pair.otherId})`;
+  const asRecipient = sql`(requester_id = ${pair.otherId} and recipient_id = ${pair.callerId})`;
+  const side = pair.callerSide === 'requester' ? asRequester : pair.callerSide === 'recipient' ? asRecipient : sql`(${asRequester} or ${asRecipient})`;
+  const result = await sql<{ id: string }>`
+    update partnerships set status = ${to}, updated_at = ${now}
+    where ${side} and status = ${from}
+    returning id`.execute(db);
+  return result.rows[0]?.id;
+}
+
+/** The latest partnership of the caller with each of the brands, whatever its status. */
+export async function latestPartnershipStatuses(db: Db, companyId: string, others: string[]) {
+  if (others.length === 0) return [];
+  const result = await sql<{ other_id: string; status: PartnershipStatus; requester_id: string }>`
+    select distinct on (other_id) other_id, status, requester_id
+    from (
+      select recipient_id as other_id, status, requester_id, created_at, id from partnerships
+      where requester_id = ${companyId} and recipient_id = any(${others}::text[])
+      union all
+      select requester_id, status, requester_id, created_at, id from partnerships
+      where recipient_id = ${companyId} and requester_id = any(${others}::text[])
+    ) as pairs
+    order by other_id, created_at desc, id desc`.execute(db);
+  return result.rows;
+}
+
+export interface PairRow {
+  a: string;
+  b: string;
+}
+
+export interface StoredPartnership {
+  id: string;
+  a: string;
+  b: string;
+  status: string;
+}
+
+/** Partnerships stored between these pairs of brands (a < b), whichever side asked. */
+export async function findPartnershipsBetween(db: Db, pairs: PairRow[]): Promise<StoredPartnership[]> {
+  if (pairs.length === 0) return [];
+  const result = await sql<StoredPartnership>`
+    select p.id::text as id, least(p.requester_id, p.recipient_id) as a, greatest(p.requester_id, p.recipient_id) as b, p.status
+    from partnerships p
+    join jsonb_to_recordset(${jsonRows(pairs)}) as r(a text, b text)
+      on least(p.requester_id, p.recipient_id) = r.a and greatest(p.requester_id, p.recipient_id) = r.b`.execute(db);
+  return result.rows;
+}
+
+/** A partnership as the bulk upsert takes it (the fixture loader). */
+export interface PartnershipUpsertRow {
+  id: string;
+  requester_id: string;
+  recipient_id: string;
+  status: string;
+}
+
+export function upsertPartnerships(db: Db, rows: PartnershipUpsertRow[]): Promise<number> {
+  if (rows.length === 0) return Promise.resolve(0);
+  return countWritten(
+    db,
+    sql`
+      insert into partnerships as p (id, requester_id, recipient_id, status)
+      select id, requester_id, recipient_id, status
+      from jsonb_to_recordset(${jsonRows(rows)}) as r(id uuid, requester_id text, recipient_id text, status text)
+      on conflict (id) do update set
+        requester_id = excluded.requester_id, recipient_id = excluded.recipient_id, status = excluded.status, updated_at = now()
+      where (p.requester_id, p.recipient_id, p.status) is distinct from (excluded.requester_id, excluded.recipient_id, excluded.status)
+      returning 1`,
+  );
 }

@@ -3,7 +3,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { describeBrandReadGuards } from '../../test/support/brand-read-guards.js';
 import { describeEachDatabase } from '../../test/support/harness.js';
 import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
-import { insertCompanies, insertPartnerships, platformLinksOf } from './test-helpers.js';
+import { insertCompanies, insertPartnerships, platformLinksOf } from '../../test/support/bulk-seeds.js';
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 0, minutes));
 

@@ -5,12 +5,13 @@ import { brandOf } from '../auth/plugin.js';
 import { platformHeader } from '../http/paging.js';
 import { PartnersQuery, PartnersResponse } from './schemas.js';
 import { listPartners } from './service.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
-export const partnershipRoutes: FastifyPluginAsync = async (plain) => {
+export const partnershipRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db } = app.services;
+  const { db } = runtime;
 
   app.get(
     '/v1/partners',

@@ -1,6 +1,10 @@
 import type { Db } from '../db/database.js';
+import { closeCampaignsOfPartnership } from '../campaigns/service.js';
+import { companyExists } from '../companies/service.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
 import { DEFAULT_PAGE_SIZE, pageWindow } from '../http/paging.js';
-import { countPartnerships, listPartnershipPage, type PartnershipRow } from './dal.js';
+import { inTransaction, type DataContext } from '../service-context.js';
+import { countPartnerships, insertRequest, latestPartnershipStatuses, listPartnershipPage, moveOpenPartnership, type PartnershipRow } from './dal.js';
 import type { Partner } from './schemas.js';
 import { partnerStatusFor, selectionsFor, type PartnerStatus } from './status.js';
 
@@ -25,4 +29,58 @@ function toPartner(row: PartnershipRow, companyId: string): Partner {
   if (row.domain !== null) partner.domain = row.domain;
   if (row.logo_image_url !== null) partner.logoImageUrl = row.logo_image_url;
   return partner;
+}
+
+/**
+ * What a declined or removed row leads to now: the pair's latest partnership, seen by the caller.
+ * The pair may be partners again, or have a request open, and then a new request would be refused.
+ */
+export async function partnersWithCurrentState(
+  ctx: Pick<DataContext, 'db'>,
+  companyId: string,
+  query: { status: PartnerStatus; pageIndex: number; pageSize: number },
+) {
+  const page = await listPartners(ctx.db, companyId, query);
+  if (query.status !== 'declined' && query.status !== 'removed') return page;
+  const latest = await latestPartnershipStatuses(ctx.db, companyId, [...new Set(page.data.map((partner) => partner.companyId))]);
+  const current: Record<string, PartnerStatus> = {};
+  for (const row of latest) current[row.other_id] = partnerStatusFor(row.status, row.requester_id === companyId);
+  return { ...page, current };
+}
+
+export type PartnershipAction = 'accept' | 'decline' | 'withdraw' | 'remove';
+
+/** Every change of a partnership changes the lists and what the offers endpoint returns. */
+async function partnershipsChanged(ctx: DataContext): Promise<void> {
+  await ctx.bus.publish('partnerships');
+  await ctx.bus.publish('campaigns');
+  await ctx.bus.publish('offers');
+}
+
+/** A connection request (DESIGN 4): refused while the pair has an open request or an active partnership. */
+export async function sendRequest(ctx: DataContext, companyId: string, otherId: string, message: string | null): Promise<void> {
+  if (otherId === companyId) throw badRequest('companyId must be another brand than yours');
+  if (!(await companyExists(ctx, otherId))) throw notFound(`no brand ${otherId}`);
+  if (!(await insertRequest(ctx.db, companyId, otherId, message))) {
+    throw conflict('there is already an open connection request or an active partnership with this brand');
+  }
+  await partnershipsChanged(ctx);
+}
+
+const TRANSITIONS: Record<PartnershipAction, { side: 'requester' | 'recipient' | 'either'; from: 'pending' | 'active'; to: 'active' | 'declined' | 'removed'; missing: string }> = {
+  accept: { side: 'recipient', from: 'pending', to: 'active', missing: 'no connection request from this brand to accept' },
+  decline: { side: 'recipient', from: 'pending', to: 'declined', missing: 'no connection request from this brand to decline' },
+  withdraw: { side: 'requester', from: 'pending', to: 'removed', missing: 'no connection request to this brand to withdraw' },
+  remove: { side: 'either', from: 'active', to: 'removed', missing: 'no active partnership with this brand' },
+};
+
+/** Partnership transitions of DESIGN 4; a removed partnership's campaigns close with it, in the same transaction. */
+export async function changePartnership(ctx: DataContext, companyId: string, otherId: string, action: PartnershipAction, now = new Date()): Promise<void> {
+  const transition = TRANSITIONS[action];
+  await inTransaction(ctx, async (tx) => {
+    const id = await moveOpenPartnership(tx.db, { callerId: companyId, otherId, callerSide: transition.side }, transition.from, transition.to, now);
+    if (!id) throw notFound(transition.missing);
+    if (transition.to === 'removed') await closeCampaignsOfPartnership(tx, id, now);
+    await partnershipsChanged(tx);
+  });
 }

@@ -5,7 +5,7 @@ import { ADMIN_TOKEN, describeEachDatabase } from '../../test/support/harness.js
 import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
 import { browserHost, domainForms, label } from '../../test/support/domain-forms.js';
 import { tableContents } from '../../test/support/snapshot.js';
-import { DashboardClient, DASHBOARD_PASSWORD } from '../dashboard/test-client.js';
+import { DashboardClient, DASHBOARD_PASSWORD } from '../../test/support/dashboard-client.js';
 import { signOrderBody } from '../orders/signature.js';
 
 const WEBHOOK_SECRET = 'orders-webhook-secret-0123456789';

@@ -2,15 +2,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest } from '../http/errors.js';
-import { upsertPlatformBrands } from './dal.js';
 import { SyncBrandsBody, SyncBrandsResponse } from './schemas.js';
-import { prepareSyncRows } from './sync.js';
+import { syncBrands } from './service.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
-export const platformRoutes: FastifyPluginAsync = async (plain) => {
+export const platformRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db } = app.services;
+  const { db } = runtime;
 
   app.post(
     '/v1/platform/brands',
@@ -42,8 +42,7 @@ export const platformRoutes: FastifyPluginAsync = async (plain) => {
       if (bodyPlatformId !== undefined && bodyPlatformId.trim().toLowerCase() !== platformId) {
         throw badRequest('platformId in the body does not match the platform of the key');
       }
-      const rows = prepareSyncRows(brands);
-      const counts = await upsertPlatformBrands(db, platformId, rows, new Date());
+      const counts = await syncBrands({ db }, platformId, brands);
       return { received: brands.length, ...counts };
     },
   );

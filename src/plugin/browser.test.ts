@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { launchBrowser } from '../../test/support/browser.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
 import { createPlatform } from '../../test/support/factories.js';
-import { setPlatformActive } from '../support/service.js';
+import { setPlatformActive } from '../platforms/service.js';
 import { findPluginPlatform } from './dal.js';
 import { demoHost } from './demo-host.js';
 import { injectTransport, StoreOwner, STORE_OWNER_PASSWORD } from '../../test/support/sandbox-owner.js';

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
-import type { StoreProfile } from '../commerce/adapter.js';
 import type { Db } from '../db/database.js';
 import type { BestSellerPreview } from './embed-state.js';
 
@@ -181,107 +180,46 @@ export async function rescheduleJob(db: Db, domain: string, leaseId: string, at:
   return result.numUpdatedRows > 0n;
 }
 
-export async function findJob(db: Db, domain: string) {
-  return db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirst();
+/** Links the store's onboarding record to its brand, with the discount the store already gives new customers. */
+export async function linkMerchantStore(db: Db, domain: string, companyId: string, existingDiscountPercent: number | null): Promise<void> {
+  await db
+    .insertInto('merchant_stores')
+    .values({ domain, company_id: companyId, existing_discount_percent: existingDiscountPercent })
+    .onConflict((oc) => oc.column('domain').doUpdateSet({ company_id: companyId, existing_discount_percent: existingDiscountPercent, updated_at: new Date() }))
+    .execute();
+}
+
+/** The best sellers the consent screen previews, kept with the store's onboarding record. */
+export async function saveBestSellers(db: Db, domain: string, bestSellers: BestSellerPreview[]): Promise<void> {
+  await db.updateTable('merchant_stores').set({ best_sellers: JSON.stringify(bestSellers), updated_at: new Date() }).where('domain', '=', domain).execute();
 }
 
 /**
- * Records the imported store as a brand (reusing the company that already has this domain) and
- * links it to the merchant's onboarding record. Writing the company queues it for scoring.
+ * Records the merchant's consent, once: a second consent (double click, two tabs) finds
+ * consented_at set and changes nothing. Returns whether this call recorded it.
  */
-export async function saveImportedStore(db: Db, store: StoreProfile): Promise<string> {
-  return db.transaction().execute(async (trx) => {
-    const company = await sql<{ id: string }>`
-      insert into companies (id, domain, business_name, logo_image_url, description, country, categories, product_count, commerce_platform)
-      values (${`store_${crypto.randomBytes(8).toString('hex')}`}, ${store.domain}, ${store.businessName}, ${store.logoImageUrl},
-              ${store.tagline}, ${store.country}, ${store.categories}::text[], ${store.productCount}, ${store.platformName})
-      on conflict (domain) do update set
-        business_name = coalesce(companies.business_name, excluded.business_name),
-        logo_image_url = coalesce(companies.logo_image_url, excluded.logo_image_url),
-        description = coalesce(companies.description, excluded.description),
-        country = coalesce(companies.country, excluded.country),
-        categories = case when cardinality(companies.categories) = 0 then excluded.categories else companies.categories end,
-        product_count = excluded.product_count,
-        commerce_platform = excluded.commerce_platform,
-        updated_at = now()
-      returning id`.execute(trx);
-    const companyId = company.rows[0]!.id;
-    await trx
-      .insertInto('merchant_stores')
-      .values({ domain: store.domain, company_id: companyId, existing_discount_percent: store.welcomeDiscountPercent })
-      .onConflict((oc) =>
-        oc.column('domain').doUpdateSet({ company_id: companyId, existing_discount_percent: store.welcomeDiscountPercent, updated_at: new Date() }),
-      )
-      .execute();
-    return companyId;
-  });
-}
-
-/** Saves the offer built from the best sellers; it stays hidden until the merchant consents. */
-export async function saveDraftOffer(
-  db: Db,
-  domain: string,
-  companyId: string,
-  offer: { title: string; subtitle: string; imageUrl: string },
-  bestSellers: BestSellerPreview[],
-): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('offers')
-      .values({ company_id: companyId, title: offer.title, subtitle: offer.subtitle, image_url: offer.imageUrl, live: false })
-      .onConflict((oc) =>
-        oc.column('company_id').doUpdateSet({ subtitle: offer.subtitle, image_url: offer.imageUrl, updated_at: new Date() }),
-      )
-      .execute();
-    await trx
-      .updateTable('merchant_stores')
-      .set({ best_sellers: JSON.stringify(bestSellers), updated_at: new Date() })
-      .where('domain', '=', domain)
-      .execute();
-  });
+export async function recordConsent(db: Db, domain: string, consent: { percent: number; code: string }, now: Date): Promise<boolean> {
+  const updated = await db
+    .updateTable('merchant_stores')
+    .set({ consented_at: now, discount_percent: consent.percent, discount_code: consent.code, updated_at: now })
+    .where('domain', '=', domain)
+    .where('consented_at', 'is', null)
+    .returning('domain')
+    .executeTakeFirst();
+  return updated !== undefined;
 }
 
 /**
- * Records consent and turns the offer on, once: a second consent (double click, two tabs)
- * finds consented_at set and changes nothing. Returns whether this call recorded it.
+ * Notes a change of the store's state (uninstall, reinstall, the merchant closing or reopening)
+ * and returns its brand and consent, which decide whether its offer shows.
  */
-export async function recordConsent(
-  db: Db,
-  domain: string,
-  companyId: string,
-  consent: { percent: number; code: string; title: string },
-  now: Date,
-): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const updated = await trx
-      .updateTable('merchant_stores')
-      .set({ consented_at: now, discount_percent: consent.percent, discount_code: consent.code, updated_at: now })
-      .where('domain', '=', domain)
-      .where('consented_at', 'is', null)
-      .returning('domain')
-      .executeTakeFirst();
-    if (!updated) return false;
-    await trx
-      .updateTable('offers')
-      .set({ live: true, title: consent.title, discount_percent: consent.percent, discount_code: consent.code, updated_at: now })
-      .where('company_id', '=', companyId)
-      .execute();
-    return true;
-  });
-}
-
-/** Shows or hides the store's offer (uninstall, reinstall, the merchant closing or reopening). */
-export async function setOfferLive(db: Db, domain: string, live: boolean, turnedOff: boolean | undefined, now: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const merchant = await trx
-      .updateTable('merchant_stores')
-      .set(turnedOff === undefined ? { updated_at: now } : { turned_off_at: turnedOff ? now : null, updated_at: now })
-      .where('domain', '=', domain)
-      .returning(['company_id', 'consented_at'])
-      .executeTakeFirst();
-    if (!merchant?.company_id || !merchant.consented_at) return;
-    await trx.updateTable('offers').set({ live, updated_at: now }).where('company_id', '=', merchant.company_id).execute();
-  });
+export async function touchMerchantStore(db: Db, domain: string, turnedOff: boolean | undefined, now: Date) {
+  return db
+    .updateTable('merchant_stores')
+    .set(turnedOff === undefined ? { updated_at: now } : { turned_off_at: turnedOff ? now : null, updated_at: now })
+    .where('domain', '=', domain)
+    .returning(['company_id', 'consented_at'])
+    .executeTakeFirst();
 }
 
 /** The demo host page embeds the plugin for the demo fixtures' platform, found by its name. */

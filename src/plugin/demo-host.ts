@@ -6,7 +6,7 @@ import { demoPage } from './demo-page.js';
 import { LOADER_VERSION } from './loader-files.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
 import { findPlatformIdByName, findPluginPlatform } from './dal.js';
-import type { Services } from '../services.js';
+import type { Infrastructure } from '../composition.js';
 
 /**
  * A pretend tech platform ("Checkout Co") on a second origin, embedding the plugin exactly as an
@@ -139,8 +139,7 @@ export const DEMO_PLATFORM_NAME = 'Checkout Co';
  * same host; port 0 leaves it off, and so does a prod host (no demo data, no sandbox stores to
  * walk). Returns the banner line and how to stop it.
  */
-export async function startDemoHost(services: Services): Promise<{ banner: string[]; close: () => Promise<void> }> {
-  const { config, db } = services;
+export async function startDemoHost({ config, db }: Pick<Infrastructure, 'config' | 'db'>): Promise<{ banner: string[]; close: () => Promise<void> }> {
   if (config.plugin.demoPort === 0 || config.serviceEnv === 'prod') return { banner: [], close: async () => {} };
   const host = demoHost({
     serviceUrl: config.baseUrl,

@@ -8,7 +8,6 @@ import { injectTransport, merchantToken, StoreOwner } from '../../test/support/s
 import { tableContents } from '../../test/support/snapshot.js';
 import { hashSecret } from '../auth/keys.js';
 import { InvalidationBus } from '../cache/invalidation.js';
-import type { SandboxCommerce } from '../commerce/sandbox.js';
 import { SetupWorker } from './setup-worker.js';
 import type { EmbedBoot, EmbedState } from './embed-view.js';
 
@@ -32,7 +31,7 @@ for (const kind of DATABASE_KINDS) {
     let platformId: string;
     let otherPlatformId: string;
     const transport = () => injectTransport(use().app);
-    const adapter = () => use().app.commerce as SandboxCommerce;
+    const adapter = () => use().app.runtime.commerce.sandbox!;
     const owners = new Map<string, StoreOwner>();
     const ownerOf = async (domain: string) => {
       if (!owners.has(domain)) owners.set(domain, await StoreOwner.signIn(transport(), domain));
@@ -79,7 +78,7 @@ for (const kind of DATABASE_KINDS) {
       const config = { ...testConfig({ SANDBOX_IMPORT_MS: '0', ...(database.url ? { DATABASE_URL: database.url } : {}) }), runBackgroundJobs: false };
       const app = await buildApp({ config, database });
       await app.ready();
-      context = { kind, app, db: database.db, services: app.services, config, database, support: { db: database.db, bus: app.services.bus, serviceEnv: config.serviceEnv } };
+      context = { kind, app, db: database.db, runtime: app.runtime, config, database, support: { db: database.db, bus: app.runtime.bus, serviceEnv: config.serviceEnv } };
       ({ platformId } = await createPlatform(use().support, { approvedOrigins: [HOST_PAGE] }));
       ({ platformId: otherPlatformId } = await createPlatform(use().support, { approvedOrigins: [HOST_PAGE] }));
     }, 60_000);

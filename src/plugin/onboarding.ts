@@ -1,12 +1,13 @@
-import crypto from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import type { CommerceAdapter, CommerceEvent } from '../commerce/adapter.js';
 import { ApiError, badRequest } from '../http/errors.js';
+import { discountCodeFor } from '../offers/service.js';
 import * as dal from './dal.js';
 import { DISCOUNT_CHOICES, type ActionLink } from './embed-state.js';
 import type { EmbedState } from './embed-view.js';
+import { consentToOffer, showStoreOffer } from './merchant-stores.js';
 import { recordConfirmation } from './merchant-tokens.js';
 import { decideStage, progressSteps, type Decision } from './stage.js';
 
@@ -28,11 +29,6 @@ export const PRIVACY_URL = '/plugin/legal/privacy';
 /** Where a live merchant manages partnerships and campaigns: the brand dashboard. */
 export const MANAGE_URL = '/dashboard';
 
-export function discountCodeFor(domain: string, percent: number): string {
-  const suffix = crypto.createHash('sha256').update(domain).digest('hex').slice(0, 6).toUpperCase();
-  return `PARTNER${percent}-${suffix}`;
-}
-
 /** The return flow of SPEC 4.7 holds: support has the plugin page (on an approved origin) and the platform synced this store. */
 export async function returnFlowHolds(db: Db, platform: dal.PluginPlatform, domain: string): Promise<boolean> {
   if (!platform.pluginPageUrl) return false;
@@ -49,6 +45,11 @@ export async function returnFlowHolds(db: Db, platform: dal.PluginPlatform, doma
 /** Merchant onboarding through the plugin: the stage of a store and the merchant's actions. */
 export class Onboarding {
   constructor(private readonly deps: OnboardingDeps) {}
+
+  /** The platform the plugin is embedded for, with what the embed page checks (approved origins, offer types). */
+  platform(platformId: string): Promise<dal.PluginPlatform | undefined> {
+    return dal.findPluginPlatform(this.deps.db, platformId);
+  }
 
   /**
    * The store's stage or message. `challenge` (the hash of the embed app's secret) rides as the
@@ -203,8 +204,7 @@ export class Onboarding {
     // The consent stage is only ever reached through a commerce platform.
     await this.deps.adapter!.createDiscountCode(domain, { code, percent, oncePerCustomer: true });
     const name = record.business?.name ?? domain;
-    await dal.recordConsent(this.deps.db, domain, record.companyId, { percent, code, title: `${percent}% off your first order at ${name}` }, now);
-    await this.deps.bus.publish('offers');
+    await consentToOffer(this.deps, domain, record.companyId, { percent, code, title: `${percent}% off your first order at ${name}` }, now);
     return this.state(platform, domain, null, now);
   }
 
@@ -214,15 +214,13 @@ export class Onboarding {
     if (decision.kind !== 'notice' || decision.notice !== 'turned_off') {
       throw new ApiError(409, 'wrong_stage', 'cross-promotion is not turned off for this store');
     }
-    await dal.setOfferLive(this.deps.db, domain, true, false, now);
-    await this.deps.bus.publish('offers');
+    await showStoreOffer(this.deps, domain, true, false, now);
     return this.state(platform, domain, null, now);
   }
 
   /** The merchant closed their campaign: the offer stops showing until they turn it back on. */
   async turnOff(domain: string, now = new Date()): Promise<void> {
-    await dal.setOfferLive(this.deps.db, domain, false, true, now);
-    await this.deps.bus.publish('offers');
+    await showStoreOffer(this.deps, domain, false, true, now);
   }
 
   /** Webhooks of the commerce platform. */
@@ -233,13 +231,11 @@ export class Onboarding {
       // Reinstalled and approved again: the merchant consented before, so the offer shows again.
       const record = await dal.loadStoreRecord(this.deps.db, event.domain);
       if (record.merchant?.consentedAt && !record.merchant.turnedOffAt) {
-        await dal.setOfferLive(this.deps.db, event.domain, true, undefined, now);
-        await this.deps.bus.publish('offers');
+        await showStoreOffer(this.deps, event.domain, true, undefined, now);
       }
       this.deps.nudgeWorker();
     } else if (event.type === 'app_uninstalled') {
-      await dal.setOfferLive(this.deps.db, event.domain, false, undefined, now);
-      await this.deps.bus.publish('offers');
+      await showStoreOffer(this.deps, event.domain, false, undefined, now);
     } else if (event.type === 'campaign_closed') {
       await this.turnOff(event.domain, now);
     } else if (event.type === 'merchant_confirmed') {

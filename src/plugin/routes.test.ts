@@ -360,7 +360,7 @@ describeEachDatabase(
       const domain = uniqueDomain();
       await toConsent(platformId, domain);
       await consentAsMerchant(platformId, domain, { discountPercent: 10, acceptTerms: true });
-      await use().app.commerce!.uninstall(domain);
+      await use().app.runtime.commerce.sandbox!.uninstall(domain);
       expect(await state(platformId, domain)).toMatchObject({ kind: 'notice', notice: 'not_installed' });
       // Onboarding's answer to the event: the store's offer leaves the network.
       const offer = await use().db.selectFrom('offers as o').innerJoin('companies as c', 'c.id', 'o.company_id').select('o.live').where('c.domain', '=', domain).executeTakeFirstOrThrow();

@@ -3,12 +3,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { badRequest, forbidden, notFound } from '../http/errors.js';
 import { publishedLoaders } from './loader-files.js';
-import * as dal from './dal.js';
 import { decideEmbedPage } from './embed-access.js';
 import { Onboarding, returnFlowHolds } from './onboarding.js';
 import { exchangeSecret, newMerchantProof, requireMerchantToken } from './merchant-tokens.js';
 import { ConsentBody, EmbedPageQuery, MerchantToken, StateBody, StoreBody, StoreQuery, TokenBody } from './schemas.js';
-import { SetupWorker } from './setup-worker.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
 import { hintedAncestors, refererOrigin, requireOwnOrigin } from './origin.js';
 import { embedPage, legalPage, returnedPage } from './pages.js';
@@ -19,6 +17,7 @@ import { LOADABLE_ANYWHERE, securePages } from '../http/security-headers.js';
 // The plugin's pages and calls are for the embed app on the service's own origin: NO_CORS, so no
 // other site's script can read them (the published loader files are CROSS_ORIGIN: any page loads them).
 import { CROSS_ORIGIN, NO_CORS } from '../http/cors.js';
+import type { Runtime } from '../composition.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const errorRef = Type.Ref('ErrorResponse');
@@ -36,22 +35,16 @@ function sendLoaderFile(reply: FastifyReply, body: Buffer, contentType: string) 
 /** The embed app: its own script, store images from anywhere, calls to the service; framed by whom the decision names. */
 const embedPolicy = (frameAncestors: string[]) => pagePolicy({ 'script-src': SELF, 'img-src': ANY_IMAGE, 'connect-src': SELF, 'frame-ancestors': frameAncestors });
 
-/** The loader, the embed app and its API, and the setup worker. */
-export const pluginRoutes: FastifyPluginAsync = async (plain) => {
+/** The loader, the embed app and its API. */
+export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, bus, config } = app.services;
+  const { db, bus, config, jobs } = runtime;
   await securePages(app, config.baseUrl);
   // One adapter per process: its events (install, plan, uninstall, confirmations) must reach this onboarding.
-  const adapter = app.commerce;
-  // Setup reads a store from its commerce platform: a host with none has no setup to run.
-  const worker = adapter
-    ? new SetupWorker({ db, adapter, bus, log: app.log, pollMs: config.plugin.setupPollMs, retryMs: config.plugin.setupRetryMs, leaseMs: config.plugin.setupLeaseMs })
-    : undefined;
-  const onboarding = new Onboarding({ db, adapter, bus, settings: config.plugin, nudgeWorker: () => worker?.nudge() });
-  adapter?.onEvent((event) => onboarding.handleCommerceEvent(event));
+  const adapter = runtime.commerce.primary;
   // An API-only instance leaves setup to the worker process (src/worker.ts); nudges then do nothing.
-  if (worker && config.runBackgroundJobs) app.addHook('onReady', async () => worker.start());
-  if (worker) app.addHook('onClose', async () => worker.stop());
+  const onboarding = new Onboarding({ db, adapter, bus, settings: config.plugin, nudgeWorker: () => jobs.nudgeSetup() });
+  adapter?.onEvent((event) => onboarding.handleCommerceEvent(event));
 
   // Each published version's committed bytes, read once: never rebuilt, so never changed. Any site loads them.
   const loaderFile = { config: { ...CROSS_ORIGIN, helmet: LOADABLE_ANYWHERE }, schema: { hide: true } };
@@ -84,7 +77,7 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
           proof: newMerchantProof(),
         },
         {
-          findPlatform: (id) => dal.findPluginPlatform(db, id),
+          findPlatform: (id) => onboarding.platform(id),
           state: (platform, store, challenge) => onboarding.state(platform, store, challenge),
           recheckMs: config.plugin.recheckMs,
           onError: (error, what) => request.log.error({ err: error }, `${what} failed; the embed page says the service could not be reached`),
@@ -98,7 +91,7 @@ export const pluginRoutes: FastifyPluginAsync = async (plain) => {
 
   const storeState = async (platformId: string, domain: string) => {
     const store = checkedStore(platformId, domain);
-    const platform = await dal.findPluginPlatform(db, store.platformId);
+    const platform = await onboarding.platform(store.platformId);
     return { store, platform };
   };
 

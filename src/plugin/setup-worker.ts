@@ -4,6 +4,7 @@ import type { InvalidationBus } from '../cache/invalidation.js';
 import type { CommerceAdapter } from '../commerce/adapter.js';
 import { scoreBrandNow } from '../recommendations/scorer.js';
 import * as dal from './dal.js';
+import { importStore, saveStoreDraftOffer } from './merchant-stores.js';
 import type { BestSellerPreview } from './embed-state.js';
 
 const MAX_RETRY_MS = 60_000;
@@ -122,7 +123,7 @@ export class SetupWorker {
     switch (step) {
       case 'import': {
         const profile = await adapter.profile(domain);
-        await dal.saveImportedStore(db, profile);
+        await importStore({ db, bus }, profile);
         return 'offer';
       }
       case 'offer': {
@@ -133,8 +134,8 @@ export class SetupWorker {
         const name = record.business?.name ?? domain;
         const imageUrl = best.find((product) => product.imageUrl)?.imageUrl ?? record.business?.logoImageUrl;
         if (!imageUrl) throw new Error(`store ${domain} has no product image to build an offer with`);
-        await dal.saveDraftOffer(
-          db,
+        await saveStoreDraftOffer(
+          { db, bus },
           domain,
           record.companyId,
           {
@@ -144,7 +145,6 @@ export class SetupWorker {
           },
           preview,
         );
-        await bus.publish('offers');
         return 'match';
       }
       case 'match': {

@@ -3,7 +3,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { describeBrandReadGuards } from '../../test/support/brand-read-guards.js';
 import { describeEachDatabase } from '../../test/support/harness.js';
 import { createBrand, uniqueId } from '../../test/support/factories.js';
-import { insertCompanies, insertPartnerships, settleScores } from '../partnerships/test-helpers.js';
+import { insertCompanies, insertPartnerships, settleScores } from '../../test/support/bulk-seeds.js';
 import { matchRate, type BrandProfile } from './scoring.js';
 
 const coffee: BrandProfile = { categories: ['Coffee', 'Tea'], country: 'Germany', businessSize: 'Medium', productCount: 120, commercePlatform: 'Shopify' };

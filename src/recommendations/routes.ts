@@ -6,12 +6,13 @@ import { badRequest } from '../http/errors.js';
 import { platformHeader } from '../http/paging.js';
 import { MAX_RECOMMENDATIONS, RecommendationsResponse } from './schemas.js';
 import { listRecommendations } from './service.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 
-export const recommendationRoutes: FastifyPluginAsync = async (plain) => {
+export const recommendationRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db } = app.services;
+  const { db } = runtime;
 
   app.get(
     '/v1/discover/partner/recommendations',

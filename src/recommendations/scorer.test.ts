@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { describeEachDatabase } from '../../test/support/harness.js';
 import { uniqueId } from '../../test/support/factories.js';
-import { insertCompanies, settleScores } from '../partnerships/test-helpers.js';
+import { insertCompanies, settleScores } from '../../test/support/bulk-seeds.js';
 import { claimQueuedBrands } from './dal.js';
 import { drainScoringQueue } from './scorer.js';
 

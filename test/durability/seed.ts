@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.js';
 import type { StoredCampaignStatus } from '../../src/db/schema.js';
-import type { SupportContext } from '../../src/support/service.js';
+import type { ServiceContext } from '../../src/service-context.js';
 import { createBrand, uniqueId } from '../support/factories.js';
 
 export interface PartnerOfferOptions {
@@ -28,7 +28,7 @@ export interface SeededPartner {
 }
 
 /** A partner of `brandId` with its offer, a partnership and a campaign between the two. */
-export async function seedPartnerOffer(support: SupportContext, brandId: string, options: PartnerOfferOptions = {}): Promise<SeededPartner> {
+export async function seedPartnerOffer(support: ServiceContext, brandId: string, options: PartnerOfferOptions = {}): Promise<SeededPartner> {
   const { companyId: partnerId } = await createBrand(support);
   const domain = `${partnerId}.example`;
   const title = options.title ?? `Offer of ${partnerId}`;

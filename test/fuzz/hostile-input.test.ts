@@ -1,4 +1,4 @@
-import { DashboardClient } from '../../src/dashboard/test-client.js';
+import { DashboardClient } from '../support/dashboard-client.js';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -356,7 +356,7 @@ describe('hostile input against every route', () => {
       logStream,
     });
     await app.ready();
-    const support = { db: database.db, bus: app.services.bus, serviceEnv: 'test' as const };
+    const support = { db: database.db, bus: app.runtime.bus, serviceEnv: 'test' as const };
     const storeDomain = `${uniqueId('store')}.example`;
     const platform = await createPlatform(support, { approvedOrigins: ['https://host.example'], pluginPageUrl: 'https://host.example/apps/partners' });
     const brand = await createBrand(support);

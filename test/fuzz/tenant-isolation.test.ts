@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrandUser } from '../../src/accounts/users.js';
-import { DashboardClient } from '../../src/dashboard/test-client.js';
+import { DashboardClient } from '../support/dashboard-client.js';
 import { registerOAuthClient } from '../../src/oauth/clients.js';
 import { seedPartnerOffer, type SeededPartner } from '../durability/seed.js';
 import { createBrand, createPlatform, uniqueId } from '../support/factories.js';

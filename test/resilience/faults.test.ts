@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
-import type { SupportContext } from '../../src/support/service.js';
+import type { ServiceContext } from '../../src/service-context.js';
 import { seedPartnerOffer } from '../durability/seed.js';
 import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../support/databases.js';
 import { createBrand, createPlatform } from '../support/factories.js';
@@ -83,7 +83,7 @@ async function load(
 
 describe('faults', () => {
   let database: TestDatabase;
-  let support: SupportContext;
+  let support: ServiceContext;
   let platformId: string;
   const running: Array<{ kill: () => Promise<void> }> = [];
   const proxies: TcpProxy[] = [];

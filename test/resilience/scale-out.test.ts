@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import type { SupportContext } from '../../src/support/service.js';
+import type { ServiceContext } from '../../src/service-context.js';
 import { seedPartnerOffer } from '../durability/seed.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { createBrandUser } from '../../src/accounts/users.js';
@@ -37,7 +37,7 @@ describe('configuration of the API-only process', () => {
  */
 describe('two API instances and a worker on one PostgreSQL and one Redis', () => {
   let database: TestDatabase;
-  let support: SupportContext;
+  let support: ServiceContext;
   let platformId: string;
   let env: Record<string, string>;
   let a: ServiceProcess;

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { openDatabase } from '../../src/db/database.js';
-import { issuePlatformKey, savePlatform } from '../../src/support/service.js';
+import { issuePlatformKey } from '../../src/auth/credentials.js';
+import { savePlatform } from '../support/factories.js';
 import { createTestDatabase, TEST_DATABASE_BOUNDS, type TestDatabase } from '../support/databases.js';
 import { freePort, startService, waitUntil } from '../support/service-process.js';
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestContext } from './harness.js';
 import { createPlatform } from './factories.js';
-import { platformLinksOf } from '../../src/partnerships/test-helpers.js';
+import { platformLinksOf } from './bulk-seeds.js';
 
 /** One GET of a brand read endpoint: `key` null sends no credential. */
 export type BrandRead = (query: string, headers: Record<string, string>, key?: string | null) => Promise<LightMyRequestResponse>;

@@ -1,12 +1,36 @@
 import crypto from 'node:crypto';
-import { issueBrandKey, issuePlatformKey, saveCompany, savePlatform, type SupportContext } from '../../src/support/service.js';
+import { issueBrandKey, issuePlatformKey } from '../../src/auth/credentials.js';
+import { companyColumns, type CompanyInput } from '../../src/companies/dal.js';
+import type { PlatformInput } from '../../src/platforms/dal.js';
+import { createPlatform as createPlatformRecord, getPlatform, updatePlatform } from '../../src/platforms/service.js';
+import type { ServiceContext } from '../../src/service-context.js';
+
+/** Creates the platform as given, or replaces it, through the platforms service (its checks apply). */
+export async function savePlatform(ctx: ServiceContext, { id, ...fields }: PlatformInput): Promise<void> {
+  const exists = await getPlatform(ctx, id).then(
+    () => true,
+    () => false,
+  );
+  if (exists) await updatePlatform(ctx, id, fields);
+  else await createPlatformRecord(ctx, { id, ...fields });
+}
+
+/** Writes a company record as given, without the companies service's checks: test data in any shape a test needs. */
+export async function saveCompany(ctx: ServiceContext, company: CompanyInput): Promise<void> {
+  await ctx.db
+    .insertInto('companies')
+    .values({ id: company.id, ...companyColumns(company) })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ ...companyColumns(company), updated_at: new Date() }))
+    .execute();
+  await ctx.bus.publish('offers');
+}
 
 export function uniqueId(prefix: string): string {
   return `${prefix}-${crypto.randomBytes(4).toString('hex')}`;
 }
 
 export async function createPlatform(
-  support: SupportContext,
+  support: ServiceContext,
   options: { active?: boolean; offerTypes?: string[]; approvedOrigins?: string[]; pluginPageUrl?: string | null } = {},
 ): Promise<{ platformId: string; key: string; keyId: string }> {
   const platformId = crypto.randomUUID();
@@ -33,7 +57,7 @@ export async function createPlatform(
 }
 
 export async function createBrand(
-  support: SupportContext,
+  support: ServiceContext,
   profile: Partial<{
     companyId: string;
     domain: string;

@@ -2,18 +2,18 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
-import type { Services } from '../../src/services.js';
-import type { SupportContext } from '../../src/support/service.js';
+import type { Runtime } from '../../src/composition.js';
+import type { ServiceContext } from '../../src/service-context.js';
 import { createTestDatabase, DATABASE_KINDS, type DatabaseKind, type TestDatabase } from './databases.js';
 
 export interface TestContext {
   kind: DatabaseKind;
   app: App;
   db: Db;
-  services: Services;
+  runtime: Runtime;
   config: Config;
   database: TestDatabase;
-  support: SupportContext;
+  support: ServiceContext;
 }
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -31,15 +31,15 @@ export async function startTestApp(
   const config = testConfig({ ...(database.url ? { DATABASE_URL: database.url } : {}), ...env });
   const app = await buildApp({ config, database });
   await app.ready();
-  const services = app.services;
+  const { runtime } = app;
   return {
     kind,
     app,
     db: database.db,
-    services,
+    runtime,
     config,
     database,
-    support: { db: database.db, bus: services.bus, serviceEnv: config.serviceEnv },
+    support: { db: database.db, bus: runtime.bus, serviceEnv: config.serviceEnv },
   };
 }
 

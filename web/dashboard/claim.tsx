@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { post, type Claim, type Session } from './api.ts';
+import { post, type Claim, type ClaimCheck, type ClaimStarted, type Session } from './api.ts';
 import { ErrorText, Field, formValue, useAction } from './ui.tsx';
 import { BrandFields, brandFromForm } from './brand-fields.tsx';
 
@@ -13,7 +13,7 @@ export function ClaimScreen({ session, onChanged }: { session: Session; onChange
 
   const check = () =>
     run(async () => {
-      const result = await post<{ companyId: string | null; claim: Claim | null }>('claim/check');
+      const result = await post<ClaimCheck>('claim/check');
       if (result.companyId) await onChanged();
       else setClaim(result.claim);
     });
@@ -47,7 +47,7 @@ export function ClaimScreen({ session, onChanged }: { session: Session; onChange
           onSubmit={(event) => {
             event.preventDefault();
             const form = event.currentTarget;
-            void run(async () => setClaim((await post<{ claim: Claim }>('claim', { brand: brandFromForm(form) })).claim));
+            void run(async () => setClaim((await post<ClaimStarted>('claim', { brand: brandFromForm(form) })).claim));
           }}
         >
           <BrandFields />

@@ -1,9 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { get, post } from './api.ts';
+import { get, post, type AuthorizedApp, type BrandKey, type Invitation, type IssuedKey as NewKey } from './api.ts';
 import { ErrorText, Field, formValue, useAction } from './ui.tsx';
-
-interface Key { keyId: string; name: string; lastFour: string; createdAt: string; lastUsedAt: string | null }
-interface AuthorizedApp { grantId: string; name: string; platform: string | null; authorizedAt: string }
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'Never');
 
@@ -51,14 +48,14 @@ function IssuedKey({ plaintext }: { plaintext: string }) {
 }
 
 export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string; sandbox: boolean; domain: string | null }) {
-  const [keys, setKeys] = useState<Key[]>([]);
+  const [keys, setKeys] = useState<BrandKey[]>([]);
   const [apps, setApps] = useState<AuthorizedApp[]>([]);
   const [issued, setIssued] = useState<string | null>(null);
   const [invitation, setInvitation] = useState<string | null>(null);
   const [error, run, busy] = useAction();
 
   const refresh = async () => {
-    setKeys((await get<{ data: Key[] }>('keys')).data);
+    setKeys((await get<{ data: BrandKey[] }>('keys')).data);
     setApps((await get<{ data: AuthorizedApp[] }>('apps')).data);
   };
   useEffect(() => {
@@ -78,7 +75,7 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
             event.preventDefault();
             const form = event.currentTarget;
             void run(async () => {
-              const result = await post<{ key: string }>('keys', { name: formValue(form, 'name') });
+              const result = await post<NewKey>('keys', { name: formValue(form, 'name') });
               setIssued(result.key);
               form.reset();
               await refresh();
@@ -138,7 +135,7 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
 
       <section aria-labelledby="team-title">
         <h2 id="team-title">Team</h2>
-        <button type="button" class="secondary" onClick={() => run(async () => setInvitation((await post<{ code: string }>('invitations')).code))}>
+        <button type="button" class="secondary" onClick={() => run(async () => setInvitation((await post<Invitation>('invitations')).code))}>
           Create an invitation code
         </button>
         {invitation && <p class="notice" role="status">Give this code to a colleague to sign up (valid 7 days, once): <code>{invitation}</code></p>}

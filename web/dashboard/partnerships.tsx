@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, post, type Brand, type Page, type Partner, type Recommendation } from './api.ts';
+import { get, post, type Brand, type Partner, type PartnerPage, type Recommendation } from './api.ts';
 import { ErrorText, Field, formValue, STATUS_LABELS, useAction } from './ui.tsx';
 
 const LISTS = ['active', 'inviteReceived', 'inviteSent', 'declined'] as const;
@@ -51,14 +51,14 @@ function RequestForm({ companyId, name, onSent }: { companyId: string; name: str
 }
 
 export function Partnerships() {
-  const [lists, setLists] = useState<Partial<Record<List, Page<Partner>>>>({});
+  const [lists, setLists] = useState<Partial<Record<List, PartnerPage>>>({});
   const [pages, setPages] = useState<Record<List, number>>({ active: 1, inviteReceived: 1, inviteSent: 1, declined: 1 });
   const [recommendations, setRecommendations] = useState<Recommendation[] | null>(null);
   const [results, setResults] = useState<Brand[] | null>(null);
   const [query, setQuery] = useState('');
   const [error, run] = useAction();
 
-  const loadList = (status: List, page: number) => get<Page<Partner>>(`partners?status=${status}&pageIndex=${page}&pageSize=${PAGE_SIZE}`);
+  const loadList = (status: List, page: number) => get<PartnerPage>(`partners?status=${status}&pageIndex=${page}&pageSize=${PAGE_SIZE}`);
   const refresh = async (at = pages) => {
     const loaded = await Promise.all(LISTS.map((status) => loadList(status, at[status])));
     setLists(Object.fromEntries(LISTS.map((status, i) => [status, loaded[i]!])));

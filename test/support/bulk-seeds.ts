@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { PartnershipStatus } from '../db/schema.js';
-import { drainScoringQueue } from '../recommendations/scorer.js';
+import type { Db } from '../../src/db/database.js';
+import type { PartnershipStatus } from '../../src/db/schema.js';
+import { drainScoringQueue } from '../../src/recommendations/scorer.js';
 
 /** Test data for the brand lists, written in bulk: there is no API that creates partnerships yet. */
 export async function insertCompanies(db: Db, companies: Array<{ id: string; businessName?: string | null; domain?: string | null; logoImageUrl?: string | null }>) {

@@ -1,9 +1,9 @@
-import type { TestContext } from '../../test/support/harness.js';
-import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
-import { seedPartnerOffer } from '../../test/durability/seed.js';
-import type { LinkKey } from '../attribution/dal.js';
-import { receiveOrder } from '../orders/service.js';
-import { DashboardClient } from './test-client.js';
+import type { TestContext } from './harness.js';
+import { createBrand, createPlatform, uniqueId } from './factories.js';
+import { seedPartnerOffer } from '../durability/seed.js';
+import type { LinkKey } from '../../src/attribution/dal.js';
+import { receiveOrder } from '../../src/orders/service.js';
+import { DashboardClient } from './dashboard-client.js';
 
 const DAY_MS = 86_400_000;
 
@@ -51,7 +51,7 @@ export async function seedPerformanceStory(context: TestContext): Promise<Perfor
   const link = (platformId: string, brandId: string, partnerId: string, campaignId: string): LinkKey => ({ platformId, campaignId, brandId, partnerId });
   const alphaShowsZeta = link(p1, alphaId, zeta.partnerId, zeta.campaignId);
   const zetaShowsAlpha = link(p1, zeta.partnerId, alphaId, zeta.campaignId);
-  const counters = app.attribution.counters;
+  const counters = app.runtime.attribution.counters;
   const at = (daysAgo: number) => new Date(Date.parse(utcDay(daysAgo)) + 3_600_000);
   await Promise.all([
     counters.record([alphaShowsZeta], 5, 2, at(3)),
@@ -60,7 +60,7 @@ export async function seedPerformanceStory(context: TestContext): Promise<Perfor
     counters.record([link(p2, alphaId, zeta.partnerId, zeta.campaignId)], 2, 0, at(0)),
   ]);
 
-  const [toZeta, toAlpha] = await app.attribution.referralTokens([alphaShowsZeta, zetaShowsAlpha]);
+  const [toZeta, toAlpha] = await app.runtime.attribution.referralTokens([alphaShowsZeta, zetaShowsAlpha]);
   const orders = { db, commissionBasisPoints: context.config.orders.commissionBasisPoints };
   const order = (storeDomain: string, customerId: string, totalCents: number, daysAgo: number, referralToken: string | undefined) =>
     receiveOrder(orders, { storeDomain, orderId: uniqueId('order'), customerId, totalCents, currency: 'USD', placedAt: at(daysAgo), referralToken });

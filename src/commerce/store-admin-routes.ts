@@ -3,7 +3,6 @@ import { formField } from '../accounts/schemas.js';
 import { notFound as apiNotFound } from '../http/errors.js';
 import { helmetPolicy, LOADABLE_ANYWHERE } from '../http/security-headers.js';
 import { storeDomain } from '../plugin/store-domain.js';
-import * as dal from './dal.js';
 import type { OwnerGate } from './owner-gate.js';
 import type { SandboxCommerce } from './sandbox.js';
 import { placeholderSvg } from './sandbox-generator.js';
@@ -24,7 +23,7 @@ import {
   type SandboxPage,
 } from './pages.js';
 
-export interface SandboxRoutesOptions {
+export interface StoreAdminRoutesOptions {
   adapter: SandboxCommerce;
   gate: OwnerGate;
   send: (reply: FastifyReply, page: SandboxPage) => Promise<FastifyReply>;
@@ -46,11 +45,9 @@ function safeReturn(value: unknown): string | null {
  * controls to uninstall the app or close the campaign. All of it is the store owner's, signed in
  * at the platform (src/commerce/owner-gate.ts). Server-rendered forms, no script.
  */
-export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync {
+export function storeAdminRoutes(options: StoreAdminRoutesOptions): FastifyPluginAsync {
   const { adapter, gate, send } = options;
   return async (app) => {
-    const { db } = app.services;
-
     const domainOf = (raw: string) => storeDomain(raw);
     const notFound = (reply: FastifyReply, raw: string) => send(reply, noSuchStorePage(raw));
 
@@ -69,7 +66,7 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
       return action(domain);
     };
 
-    app.get('/sandbox', { schema: { hide: true } }, async (_request, reply) => send(reply, storesPage(await dal.listStores(db))));
+    app.get('/sandbox', { schema: { hide: true } }, async (_request, reply) => send(reply, storesPage(await adapter.recentStores())));
 
     app.get<{ Querystring: { domain?: string } }>('/sandbox/open', { schema: { hide: true } }, async (request, reply) => {
       const domain = domainOf(request.query.domain ?? '');
@@ -84,12 +81,7 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
       if (signIn) return reply.redirect(signIn, 303);
       const store = await adapter.store(domain);
       const csrfToken = gate.csrfToken(request, reply);
-      const [products, orders, orderCount, codes] = await Promise.all([
-        dal.listProducts(db, domain),
-        dal.recentOrders(db, domain, 15),
-        dal.countOrders(db, domain),
-        dal.listDiscountCodes(db, domain),
-      ]);
+      const { products, orders, orderCount, codes } = await adapter.storeAdmin(domain);
       return send(reply, storeAdminPage({ store, domain, csrfToken, products, orders, orderCount, codes }));
     });
 
@@ -136,7 +128,7 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
       const signIn = await gate.signInFirst(request, domain);
       if (signIn) return reply.redirect(signIn, 303);
       // Looked up, not opened: a store nobody opened has not installed the app.
-      const store = await dal.findStore(db, domain);
+      const store = await adapter.findStore(domain);
       const returnTo = safeReturn(request.query.return);
       const state = linkState(request.query.state);
       if (store?.appStatus !== 'installed') {
@@ -150,7 +142,7 @@ export function sandboxRoutes(options: SandboxRoutesOptions): FastifyPluginAsync
 
     app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/plan', { schema: { hide: true } }, async (request, reply) =>
       ownerAction(request, reply, async (domain) => {
-        const store = await dal.findStore(db, domain);
+        const store = await adapter.findStore(domain);
         if (store?.appStatus !== 'installed') {
           return send(reply, planNeedsInstallPage);
         }

@@ -1,4 +1,3 @@
-import fp from 'fastify-plugin';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -9,9 +8,7 @@ import { cookiePolicyFor } from '../accounts/sessions.js';
 import { looksLikeEmail } from '../accounts/users.js';
 import { requireOwnOrigin } from '../plugin/origin.js';
 import { storeDomain } from '../plugin/store-domain.js';
-import type { CommerceAdapter } from './adapter.js';
-import * as dal from './dal.js';
-import { commerceAdapterFor } from './host.js';
+import type { Runtime } from '../composition.js';
 import { OwnerGate, safeNext } from './owner-gate.js';
 import {
   APP_NAME,
@@ -28,20 +25,10 @@ import {
   thankYouPage,
   type SandboxPage,
 } from './pages.js';
-import { sandboxRoutes } from './routes.js';
+import { storeAdminRoutes } from './store-admin-routes.js';
 import { MAX_ORDER_QUANTITY, SandboxCommerce, type OrderDelivery } from './sandbox.js';
-import { setOwnerCookie, setSandboxOwner, signInOwner, supportSetsOwner } from './sandbox-owners.js';
+import { ownerSignInState, setOwnerCookie, setSandboxOwner, signInOwner, supportSetsOwner } from './sandbox-owners.js';
 import { securePages } from '../http/security-headers.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /**
-     * The commerce platform adapter this host has, or null: the sandbox on test and dev hosts;
-     * none on prod until a real platform's adapter is configured (src/commerce/host.ts).
-     */
-    commerce: CommerceAdapter | null;
-  }
-}
 
 const CLAIM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const REFERRAL_TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -66,29 +53,24 @@ function deliveryText(delivery: OrderDelivery): string {
 }
 
 /**
- * The commerce platform adapter for the rest of the service (`app.commerce`): the sandbox on test
- * and dev hosts, with its pages under /sandbox; nothing on prod, where every /sandbox path is 404.
+ * The sandbox commerce platform's pages under /sandbox, on hosts that have the sandbox (test and
+ * dev, src/commerce/registry.ts); nothing on prod, where every /sandbox path is 404.
  */
-export const commerceRoutes: FastifyPluginAsync = fp(
-  async (app) => {
-    const adapter = commerceAdapterFor(app.services.config, app.services.db);
-    app.decorate('commerce', adapter);
-    if (adapter instanceof SandboxCommerce) await app.register(sandboxPlatform(adapter));
-  },
-  { name: 'commerce' },
-);
+export const sandboxRoutes: FastifyPluginAsync<Runtime> = async (app, runtime) => {
+  const sandbox = runtime.commerce.sandbox;
+  if (sandbox) await app.register(sandboxPlatform(sandbox, runtime));
+};
 
 /**
  * The sandbox commerce platform's pages: the store owner's sign-in, where the owner confirms or
  * declines that a sign-up acts for the store, the store admin and the app's install, plan and
- * confirmation screens (src/commerce/routes.ts), the storefront where a shopper orders (with the
+ * confirmation screens (src/commerce/store-admin-routes.ts), the storefront where a shopper orders (with the
  * referral and the discount code a partner's link brought), which the platform delivers to the
  * signed order webhook, and support's way to set up a store's owner sign-in.
  */
-function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
+function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-    const { db, config } = app.services;
     const policy = cookiePolicyFor(config.baseUrl);
     await app.register(cookie);
     await app.register(formbody);
@@ -96,7 +78,7 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
     const send = sendSandboxPage;
     const noSuchStore = (reply: FastifyReply, raw: string) => send(reply, noSuchStorePage(raw));
     const gate = new OwnerGate(db, policy);
-    await app.register(sandboxRoutes({ adapter, gate, send }));
+    await app.register(storeAdminRoutes({ adapter, gate, send }));
 
     app.post(
       '/admin/sandbox/stores/:domain/owner',
@@ -124,9 +106,8 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
       problem?: { status: number; text: string },
     ): Promise<SandboxPage> => {
       // Showing the page opens the store; a refused sign-in shows it as it is and makes none up (a refusal writes nothing).
-      const storeName = (problem ? await dal.findStore(db, domain) : await adapter.store(domain))?.businessName ?? domain;
-      const hasOwner = (await dal.findOwner(db, domain)) !== undefined;
-      const brand = hasOwner ? undefined : await dal.brandNameOfDomain(db, domain);
+      const storeName = (problem ? await adapter.findStore(domain) : await adapter.store(domain))?.businessName ?? domain;
+      const { hasOwner, brandName: brand } = await ownerSignInState(db, domain);
       if (brand !== undefined) return ownerFromSupportPage(storeName, supportSetsOwner(brand), problem);
       return ownerSignInPage({ storeName, domain, hasOwner, next, csrfToken: gate.csrfToken(request, reply), ...(problem ? { problem } : {}) });
     };
@@ -154,7 +135,7 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
     });
 
     const ownershipPage = async (request: FastifyRequest, reply: FastifyReply, domain: string, claimId: string) => {
-      const claim = await dal.findOwnershipRequest(db, domain, claimId);
+      const claim = await adapter.ownershipRequest(domain, claimId);
       if (!claim) return send(reply, noSuchRequestPage);
       const store = await adapter.store(domain);
       const ownership = { requestedBy: claim.requested_by, status: claim.status, continueTo: safeReturnTo(claim.return_to) };
@@ -189,8 +170,7 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
           return send(reply, chooseDecisionPage);
         }
         const answer = decision === 'confirm' ? 'confirmed' : 'declined';
-        await dal.answerOwnershipRequest(db, domain, request.params.claimId, answer, new Date());
-        const stored = await dal.findOwnershipRequest(db, domain, request.params.claimId);
+        const stored = await adapter.answerOwnershipRequest(domain, request.params.claimId, answer);
         if (stored?.status === answer) return reply.redirect(safeReturnTo(stored.return_to), 303);
         return ownershipPage(request, reply, domain, request.params.claimId);
       },
@@ -202,7 +182,7 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
       const store = await adapter.store(domain);
       const products = (await adapter.catalog(domain)).filter((product) => product.active);
       const typed = typeof query.discount === 'string' ? query.discount.slice(0, 100) : '';
-      const code = typed ? await dal.findDiscountCode(db, domain, typed) : undefined;
+      const code = typed ? await adapter.findDiscountCode(domain, typed) : undefined;
       const ref = typeof query.ref === 'string' && REFERRAL_TOKEN.test(query.ref) ? query.ref : '';
       return storefrontPage({ store, domain, products, code, typed, ref, ...(problem ? { problem } : {}) }, MAX_ORDER_QUANTITY);
     };
@@ -222,7 +202,7 @@ function sandboxPlatform(adapter: SandboxCommerce): FastifyPluginAsync {
       const domain = storeDomain(request.params.domain);
       if (!domain) return noSuchStore(reply, request.params.domain);
       // An order comes from the storefront, which opened the store: a checkout must not make one up, least of all to refuse it.
-      if (!(await dal.findStore(db, domain))) return send(reply, storeNotOpenedPage(domain));
+      if (!(await adapter.findStore(domain))) return send(reply, storeNotOpenedPage(domain));
       const field = (name: string) => (formField(request.body, name) ?? '').trim();
       const email = field('email').toLowerCase();
       const ref = field('ref');

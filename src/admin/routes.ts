@@ -2,7 +2,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest } from '../http/errors.js';
-import * as support from './service.js';
+import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from '../auth/credentials.js';
+import { createCompany, updateCompany } from '../companies/service.js';
+import { createPlatform, listPlatformBrands, listPlatforms, setPlatformActive, updatePlatform } from '../platforms/service.js';
+import type { ServiceContext } from '../service-context.js';
+import { companyWithKeys, platformWithKeys } from './service.js';
 import {
   Company,
   CompanyDetail,
@@ -25,21 +29,22 @@ import {
   UpdateCompanyBody,
   UpdatePlatformBody,
 } from './schemas.js';
+import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 const errors = { 400: errorRef, 401: errorRef, 404: errorRef };
 
 /**
  * The support team's API under /admin. Bearer ADMIN_TOKEN is checked, and the routes hidden from
- * the public API reference, for every /admin route by src/support/admin-auth.ts;
- * docs/support.md documents them.
+ * the public API reference, for every /admin route by src/admin/admin-auth.ts;
+ * docs/md documents them.
  */
-export const supportRoutes: FastifyPluginAsync = async (plain) => {
+export const adminRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const ctx: support.SupportContext = {
-    db: app.services.db,
-    bus: app.services.bus,
-    serviceEnv: app.services.config.serviceEnv,
+  const ctx: ServiceContext = {
+    db: runtime.db,
+    bus: runtime.bus,
+    serviceEnv: runtime.config.serviceEnv,
   };
   const meta = { tags: ['admin'] };
   // Issuing a key needs no options, so a bare POST without a body must validate as {}.
@@ -48,32 +53,32 @@ export const supportRoutes: FastifyPluginAsync = async (plain) => {
   };
 
   app.get('/admin/platforms', { schema: { ...meta, response: { 200: PlatformList, ...errors } } }, async () =>
-    support.listPlatforms(ctx),
+    listPlatforms(ctx),
   );
 
   app.post(
     '/admin/platforms',
     { schema: { ...meta, body: CreatePlatformBody, response: { 201: Platform, 409: errorRef, ...errors } } },
-    async (request, reply) => reply.status(201).send(await support.createPlatform(ctx, request.body)),
+    async (request, reply) => reply.status(201).send(await createPlatform(ctx, request.body)),
   );
 
   app.get(
     '/admin/platforms/:platformId',
     { schema: { ...meta, params: PlatformIdParams, response: { 200: PlatformDetail, ...errors } } },
-    async (request) => support.getPlatform(ctx, request.params.platformId),
+    async (request) => platformWithKeys(ctx, request.params.platformId),
   );
 
   app.patch(
     '/admin/platforms/:platformId',
     { schema: { ...meta, params: PlatformIdParams, body: UpdatePlatformBody, response: { 200: Platform, ...errors } } },
-    async (request) => support.updatePlatform(ctx, request.params.platformId, request.body),
+    async (request) => updatePlatform(ctx, request.params.platformId, request.body),
   );
 
   for (const [action, active] of [['activate', true], ['deactivate', false]] as const) {
     app.post(
       `/admin/platforms/:platformId/${action}`,
       { schema: { ...meta, params: PlatformIdParams, response: { 200: Platform, ...errors } } },
-      async (request) => support.setPlatformActive(ctx, request.params.platformId, active),
+      async (request) => setPlatformActive(ctx, request.params.platformId, active),
     );
   }
 
@@ -86,38 +91,38 @@ export const supportRoutes: FastifyPluginAsync = async (plain) => {
     async (request, reply) => {
       const expiresAt = request.body.expiresAt ? new Date(request.body.expiresAt) : null;
       if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest('expiresAt must be in the future');
-      return reply.status(201).send(await support.issuePlatformKey(ctx, request.params.platformId, { expiresAt }));
+      return reply.status(201).send(await issuePlatformKey(ctx, request.params.platformId, { expiresAt }));
     },
   );
 
   app.post(
     '/admin/platform-keys/:keyId/revoke',
     { schema: { ...meta, params: KeyIdParams, response: { 200: RevokedKey, ...errors } } },
-    async (request) => support.revokeKey(ctx, 'platform', request.params.keyId),
+    async (request) => revokeKey(ctx, 'platform', request.params.keyId),
   );
 
   app.get(
     '/admin/platforms/:platformId/brands',
     { schema: { ...meta, params: PlatformIdParams, querystring: PlatformBrandsQuery, response: { 200: PlatformBrandList, ...errors } } },
-    async (request) => support.listPlatformBrands(ctx, request.params.platformId, request.query.domain),
+    async (request) => listPlatformBrands(ctx, request.params.platformId, request.query.domain),
   );
 
   app.get(
     '/admin/platforms/:platformId/companies',
     { schema: { ...meta, params: PlatformIdParams, response: { 200: PlatformCompanyList, ...errors } } },
-    async (request) => support.listPlatformCompanies(ctx, request.params.platformId),
+    async (request) => listPlatformCompanies(ctx, request.params.platformId),
   );
 
   app.post(
     '/admin/companies',
     { schema: { ...meta, body: CreateCompanyBody, response: { 201: Company, 409: errorRef, ...errors } } },
-    async (request, reply) => reply.status(201).send(await support.createCompany(ctx, request.body)),
+    async (request, reply) => reply.status(201).send(await createCompany(ctx, request.body)),
   );
 
   app.get(
     '/admin/companies/:companyId',
     { schema: { ...meta, params: CompanyIdParams, response: { 200: CompanyDetail, ...errors } } },
-    async (request) => support.getCompany(ctx, request.params.companyId),
+    async (request) => companyWithKeys(ctx, request.params.companyId),
   );
 
   app.patch(
@@ -125,7 +130,7 @@ export const supportRoutes: FastifyPluginAsync = async (plain) => {
     {
       schema: { ...meta, params: CompanyIdParams, body: UpdateCompanyBody, response: { 200: Company, 409: errorRef, ...errors } },
     },
-    async (request) => support.updateCompany(ctx, request.params.companyId, request.body),
+    async (request) => updateCompany(ctx, request.params.companyId, request.body),
   );
 
   app.post(
@@ -135,12 +140,12 @@ export const supportRoutes: FastifyPluginAsync = async (plain) => {
       schema: { ...meta, params: CompanyIdParams, body: IssueBrandKeyBody, response: { 201: IssuedBrandKey, ...errors } },
     },
     async (request, reply) =>
-      reply.status(201).send(await support.issueBrandKey(ctx, request.params.companyId, { name: request.body.name })),
+      reply.status(201).send(await issueBrandKey(ctx, request.params.companyId, { name: request.body.name })),
   );
 
   app.post(
     '/admin/brand-keys/:keyId/revoke',
     { schema: { ...meta, params: KeyIdParams, response: { 200: RevokedKey, ...errors } } },
-    async (request) => support.revokeKey(ctx, 'brand', request.params.keyId),
+    async (request) => revokeKey(ctx, 'brand', request.params.keyId),
   );
 };

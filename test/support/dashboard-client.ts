@@ -1,8 +1,8 @@
-import type { App } from '../app.js';
-import { csrfOf, form, mergeCookies } from '../../test/support/oauth-flow.js';
-import { createPlatform, uniqueId } from '../../test/support/factories.js';
-import type { TestContext } from '../../test/support/harness.js';
-import { STORE_OWNER_PASSWORD } from '../../test/support/sandbox-owner.js';
+import type { App } from '../../src/app.js';
+import { csrfOf, form, mergeCookies } from './oauth-flow.js';
+import { createPlatform, uniqueId } from './factories.js';
+import type { TestContext } from './harness.js';
+import { STORE_OWNER_PASSWORD } from './sandbox-owner.js';
 
 export { STORE_OWNER_PASSWORD };
 export const DASHBOARD_PASSWORD = 'correct horse battery staple';

@@ -33,8 +33,7 @@ function isAdminRoute(url: string): boolean {
  *   ADMIN_TOKEN is unset. Refused calls are counted first, so guessing the token is limited.
  * - the route is hidden from the OpenAPI document and the reference page.
  */
-export function installAdminAuth(app: FastifyInstance): void {
-  const token = app.services.config.adminToken;
+export function installAdminAuth(app: FastifyInstance, token: string | undefined): void {
   // Hashing both sides first makes the comparison constant-time whatever the lengths.
   const expected = token ? hashSecret(token) : undefined;
   app.decorateRequest('admin', null);

@@ -186,7 +186,7 @@ describeEachDatabase('admin API', (use) => {
       expect(key).toMatch(/^svc_test_[A-Za-z0-9]{32}$/);
       expect(issued.json().name).toBe('Checkout integration');
 
-      const authenticated = await use().services.auth.authenticateBrand({ 'x-api-key': key }, {});
+      const authenticated = await use().runtime.auth.authenticateBrand({ 'x-api-key': key }, {});
       expect(authenticated.companyId).toBe(companyId);
 
       const detail = (await call('GET', `/admin/companies/${companyId}`)).json();
@@ -194,7 +194,7 @@ describeEachDatabase('admin API', (use) => {
 
       const revoked = await call('POST', `/admin/brand-keys/${keyId}/revoke`);
       expect(revoked.statusCode).toBe(200);
-      await expect(use().services.auth.authenticateBrand({ 'x-api-key': key }, {})).rejects.toMatchObject({ statusCode: 401 });
+      await expect(use().runtime.auth.authenticateBrand({ 'x-api-key': key }, {})).rejects.toMatchObject({ statusCode: 401 });
     });
   });
 

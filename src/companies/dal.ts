@@ -1,0 +1,191 @@
+import crypto from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/database.js';
+import { countWritten, jsonRows } from '../db/bulk.js';
+import type { CompaniesTable } from '../db/schema.js';
+import type { StoreProfile } from '../commerce/adapter.js';
+
+export interface CompanyInput {
+  id: string;
+  domain: string | null;
+  businessName: string | null;
+  logoImageUrl: string | null;
+  description: string | null;
+  businessSize: string | null;
+  country: string | null;
+  categories: string[];
+  productCount: number | null;
+  commercePlatform: string | null;
+}
+
+export interface CompanyRow extends CompanyInput {
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The `companies` columns of a prepared company, id aside. */
+export const companyColumns = (company: CompanyInput) => ({
+  domain: company.domain,
+  business_name: company.businessName,
+  logo_image_url: company.logoImageUrl,
+  description: company.description,
+  business_size: company.businessSize,
+  country: company.country,
+  categories: company.categories,
+  product_count: company.productCount,
+  commerce_platform: company.commercePlatform,
+});
+
+const toCompany = (row: Selectable<CompaniesTable>): CompanyRow => ({
+  id: row.id,
+  domain: row.domain,
+  businessName: row.business_name,
+  logoImageUrl: row.logo_image_url,
+  description: row.description,
+  businessSize: row.business_size,
+  country: row.country,
+  categories: row.categories,
+  productCount: row.product_count,
+  commercePlatform: row.commerce_platform,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+/** Inserts a new company; undefined when its id or domain is taken. */
+export async function insertCompany(db: Db, company: CompanyInput): Promise<CompanyRow | undefined> {
+  const row = await db
+    .insertInto('companies')
+    .values({ id: company.id, ...companyColumns(company) })
+    .onConflict((oc) => oc.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  return row && toCompany(row);
+}
+
+export async function updateCompany(db: Db, company: CompanyInput): Promise<CompanyRow | undefined> {
+  const row = await db
+    .updateTable('companies')
+    .set({ ...companyColumns(company), updated_at: sql`now()` })
+    .where('id', '=', company.id)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toCompany(row);
+}
+
+export async function findCompany(db: Db, companyId: string): Promise<CompanyRow | undefined> {
+  const row = await db.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirst();
+  return row && toCompany(row);
+}
+
+export async function findCompanyIdByDomain(db: Db, domain: string): Promise<string | undefined> {
+  const row = await db.selectFrom('companies').select('id').where('domain', '=', domain).executeTakeFirst();
+  return row?.id;
+}
+
+export async function companyExists(db: Db, companyId: string): Promise<boolean> {
+  return (await db.selectFrom('companies').select('id').where('id', '=', companyId).executeTakeFirst()) !== undefined;
+}
+
+/** Company ids by domain: recommendations name brands by domain, and a request needs the id. */
+export async function companyIdsByDomain(db: Db, domains: string[]): Promise<Map<string, string>> {
+  if (domains.length === 0) return new Map();
+  const rows = await db.selectFrom('companies').select(['id', 'domain']).where('domain', 'in', domains).execute();
+  return new Map(rows.map((row) => [row.domain!, row.id]));
+}
+
+/** A company as the bulk upsert takes it (the fixture loader). */
+export interface CompanyUpsertRow {
+  id: string;
+  domain: string;
+  business_name: string;
+  logo_image_url: string | null;
+  description: string | null;
+  business_size: string | null;
+  country: string | null;
+  categories: string[];
+  product_count: number | null;
+  commerce_platform: string | null;
+}
+
+/** Companies already holding one of these domains, to report a clash instead of a unique violation. */
+export async function findCompaniesByDomain(db: Db, domains: string[]): Promise<Array<{ id: string; domain: string }>> {
+  if (domains.length === 0) return [];
+  const rows = await db.selectFrom('companies').select(['id', 'domain']).where('domain', 'in', domains).execute();
+  return rows.map((row) => ({ id: row.id, domain: row.domain ?? '' }));
+}
+
+export async function findExistingCompanies(db: Db, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('companies').select('id').where('id', 'in', ids).execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+export function upsertCompanies(db: Db, rows: CompanyUpsertRow[]): Promise<number> {
+  if (rows.length === 0) return Promise.resolve(0);
+  return countWritten(
+    db,
+    sql`
+      insert into companies as c (id, domain, business_name, logo_image_url, description, business_size, country,
+                                  categories, product_count, commerce_platform)
+      select id, domain, business_name, logo_image_url, description, business_size, country,
+             categories, product_count, commerce_platform
+      from jsonb_to_recordset(${jsonRows(rows)})
+        as r(id text, domain text, business_name text, logo_image_url text, description text, business_size text,
+             country text, categories text[], product_count integer, commerce_platform text)
+      on conflict (id) do update set
+        domain = excluded.domain, business_name = excluded.business_name, logo_image_url = excluded.logo_image_url,
+        description = excluded.description, business_size = excluded.business_size, country = excluded.country,
+        categories = excluded.categories, product_count = excluded.product_count,
+        commerce_platform = excluded.commerce_platform, updated_at = now()
+      where (c.domain, c.business_name, c.logo_image_url, c.description, c.business_size, c.country,
+             c.categories, c.product_count, c.commerce_platform)
+        is distinct from (excluded.domain, excluded.business_name, excluded.logo_image_url, excluded.description,
+             excluded.business_size, excluded.country, excluded.categories, excluded.product_count,
+             excluded.commerce_platform)
+      returning 1`,
+  );
+}
+
+export async function countCompanies(db: Db): Promise<number> {
+  const row = await db.selectFrom('companies').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Records a store imported from its commerce platform as a brand, reusing the company that already
+ * has this domain (what it knew stays; the platform's counts are current). Writing the company
+ * queues it for scoring. Returns the company id.
+ */
+export async function upsertImportedStore(db: Db, store: StoreProfile): Promise<string> {
+  const company = await sql<{ id: string }>`
+    insert into companies (id, domain, business_name, logo_image_url, description, country, categories, product_count, commerce_platform)
+    values (${`store_${crypto.randomBytes(8).toString('hex')}`}, ${store.domain}, ${store.businessName}, ${store.logoImageUrl},
+            ${store.tagline}, ${store.country}, ${store.categories}::text[], ${store.productCount}, ${store.platformName})
+    on conflict (domain) do update set
+      business_name = coalesce(companies.business_name, excluded.business_name),
+      logo_image_url = coalesce(companies.logo_image_url, excluded.logo_image_url),
+      description = coalesce(companies.description, excluded.description),
+      country = coalesce(companies.country, excluded.country),
+      categories = case when cardinality(companies.categories) = 0 then excluded.categories else companies.categories end,
+      product_count = excluded.product_count,
+      commerce_platform = excluded.commerce_platform,
+      updated_at = now()
+    returning id`.execute(db);
+  return company.rows[0]!.id;
+}
+
+/** Inserts a company for a domain nobody has; undefined (nothing written) when a company has it. */
+export async function insertCompanyForDomain(db: Db, company: { id: string; domain: string; businessName: string; categories: string[] }): Promise<string | undefined> {
+  const created = await sql<{ id: string }>`
+    insert into companies (id, domain, business_name, categories)
+    values (${company.id}, ${company.domain}, ${company.businessName}, ${company.categories}::text[])
+    on conflict (domain) do nothing
+    returning id`.execute(db);
+  return created.rows[0]?.id;
+}
+
+/** The company holding the domain, locked until the transaction ends. */
+export async function lockCompanyByDomain(db: Db, domain: string): Promise<string> {
+  const existing = await sql<{ id: string }>`select id from companies where domain = ${domain} for update`.execute(db);
+  return existing.rows[0]!.id;
+}

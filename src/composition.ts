@@ -1,0 +1,146 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import { longestWaitMs, type DatabaseBounds, type DatabaseHandle, type Db } from './db/database.js';
+import { InvalidationBus } from './cache/invalidation.js';
+import { connectRedis } from './cache/redis.js';
+import { Authenticator } from './auth/authenticator.js';
+import { keyEnvironmentFor } from './auth/keys.js';
+import { UsageRecorder } from './auth/usage-recorder.js';
+import { Attribution } from './attribution/service.js';
+import { commercePlatformsFor, type CommerceRegistry } from './commerce/registry.js';
+import type { CommerceAdapter } from './commerce/adapter.js';
+import { OAuthBearerVerifier } from './oauth/bearer.js';
+import { createOAuthModel, type OAuthModel } from './oauth/model.js';
+import { PeriodicJob } from './jobs/periodic.js';
+import { scoringLoop } from './recommendations/scorer.js';
+import { performanceSealer } from './dashboard/sealer.js';
+import { SetupWorker } from './plugin/setup-worker.js';
+
+/** Configuration and the connections a process holds: databases, the invalidation bus, Redis. */
+export interface Infrastructure {
+  config: Config;
+  /** The database requests use, with the request bounds. */
+  db: Db;
+  dbKind: 'postgres' | 'pglite';
+  /** Where background jobs and startup loads run their longer statements; `db` on PGlite and in the worker. */
+  jobDb: Db;
+  bus: InvalidationBus;
+  redis: Redis | undefined;
+}
+
+/**
+ * Everything a process shares, built once here for the API process (src/app.ts) and the worker
+ * (src/worker.ts) alike, and handed to the route plugins: no route plugin builds a shared service,
+ * so their order does not matter.
+ */
+export interface Runtime extends Infrastructure {
+  /** Brand keys, OAuth access tokens (through the OAuth model), platform keys, X-Platform-Id. */
+  auth: Authenticator;
+  usage: UsageRecorder;
+  oauth: OAuthModel;
+  /** Referral links and view and click counters (group commit), for the offers endpoint and the redirect. */
+  attribution: Attribution;
+  commerce: CommerceRegistry;
+  jobs: BackgroundJobs;
+  /** Stops the jobs, settles the counters and key usage, then closes the bus and Redis (not the databases). */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  config: Config;
+  database: DatabaseHandle;
+  /** Background jobs and startup loads run here; `database` when omitted. */
+  jobDatabase?: DatabaseHandle;
+  /** The bounds `database` was opened with: the invalidation listener and the counter writes wait by them. */
+  bounds: DatabaseBounds;
+  log: FastifyBaseLogger;
+  /** What the process does while Redis is unreachable, for its warning. */
+  redisFallback: string;
+  /**
+   * Whether this process runs the background jobs (the worker always; an API instance unless
+   * RUN_BACKGROUND_JOBS=false), and whether their timers keep it alive (the worker lives for them).
+   */
+  jobs: { run: boolean; keepProcessAlive: boolean };
+}
+
+/** The one place that builds the shared services and starts the background jobs. */
+export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { config, database, log } = options;
+  const jobDb = (options.jobDatabase ?? database).db;
+  const bus = new InvalidationBus();
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, bus, log, options.redisFallback) : undefined;
+  if (database.kind === 'postgres' && config.databaseUrl) {
+    await bus.connectRemote({ postgres: { url: config.databaseUrl, db: database.db, bounds: options.bounds } }, log);
+  }
+  const usage = new UsageRecorder(database.db, log);
+  usage.start();
+  const oauth = createOAuthModel({ db: database.db, onRevoked: () => bus.publish('credentials'), refreshGraceSeconds: config.oauth.refreshGraceSeconds });
+  const auth = new Authenticator(database.db, keyEnvironmentFor(config.serviceEnv), bus, usage, new OAuthBearerVerifier(oauth, bus));
+  const attribution = new Attribution(database.db, config.baseUrl, longestWaitMs(options.bounds), log);
+  const commerce = commercePlatformsFor(config, database.db);
+  // Store setup runs short steps, with the request bounds like the plugin calls that queue it.
+  const jobs = new BackgroundJobs({ db: jobDb, setupDb: database.db, bus, log, adapter: commerce.primary, plugin: config.plugin });
+  if (options.jobs.run) jobs.start({ keepProcessAlive: options.jobs.keepProcessAlive });
+
+  return {
+    config,
+    db: database.db,
+    dbKind: database.kind,
+    jobDb,
+    bus,
+    redis: redis?.client,
+    auth,
+    usage,
+    oauth,
+    attribution,
+    commerce,
+    jobs,
+    async close() {
+      // A batch or setup step in flight commits or rolls back as a whole; stopping waits for it.
+      await jobs.stop();
+      // Requests in flight have finished when the app closes this; their last counter batch is awaited here.
+      await attribution.close().catch((error) => log.warn({ err: error }, 'a counter batch the database left unanswered could not be settled'));
+      await usage.close().catch((error) => log.warn({ err: error }, 'could not record final key usage'));
+      await bus.close();
+      redis?.disconnect();
+    },
+  };
+}
+
+/** Every background job: recommendation scoring, performance sealing and store setup. */
+export class BackgroundJobs {
+  private readonly scoring: PeriodicJob;
+  private readonly sealer: PeriodicJob;
+  /** Store setup reads stores from a commerce platform: a host with none has no setup to run. */
+  private readonly setup: SetupWorker | undefined;
+
+  constructor(options: { db: Db; setupDb: Db; bus: InvalidationBus; log: FastifyBaseLogger; adapter: CommerceAdapter | null; plugin: Config['plugin'] }) {
+    const { db, bus, log, adapter, plugin } = options;
+    this.scoring = scoringLoop(db, log);
+    this.sealer = performanceSealer(db, log);
+    this.setup = adapter
+      ? new SetupWorker({ db: options.setupDb, adapter, bus, log, pollMs: plugin.setupPollMs, retryMs: plugin.setupRetryMs, leaseMs: plugin.setupLeaseMs })
+      : undefined;
+  }
+
+  /** Each job runs at once, then on its timer. */
+  start(options: { keepProcessAlive: boolean }): void {
+    this.scoring.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
+    this.sealer.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
+    this.setup?.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.scoring.stop(), this.sealer.stop(), this.setup?.stop()]);
+  }
+
+  /** A store's setup was queued: the setup worker looks for work now. Nothing where the jobs do not run. */
+  nudgeSetup(): void {
+    this.setup?.nudge();
+  }
+
+  describe(): string {
+    return `recommendation scoring, performance sealing, ${this.setup ? 'store setup' : 'no store setup (no commerce platform connected)'}`;
+  }
+}
