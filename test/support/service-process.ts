@@ -94,6 +94,50 @@ export interface ServiceProcess extends ChildService {
   baseUrl: string;
 }
 
+/**
+ * The JSON lines a process has logged so far, in the order it wrote them (pino writes each line
+ * synchronously). At LOG_LEVEL info the service logs each request it begins ("incoming request")
+ * and answers ("request completed", with the `responseTime` it measured itself), keyed by `reqId`:
+ * the request's X-Request-Id when the client sent one.
+ */
+export function logEntries(child: Pick<ChildService, 'output'>): Array<Record<string, unknown>> {
+  const lines = child.output().split('\n');
+  // The last piece is a line still being written, or empty.
+  return lines
+    .slice(0, -1)
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** How many requests for `path` (query string aside) the service has begun; needs LOG_LEVEL info. */
+export function requestsBegun(service: Pick<ChildService, 'output'>, path: string): number {
+  return logEntries(service).filter((entry) => {
+    if (entry.msg !== 'incoming request') return false;
+    const url = (entry.req as { url?: string } | undefined)?.url ?? '';
+    return url === path || url.startsWith(`${path}?`);
+  }).length;
+}
+
+/**
+ * Resolves once the service has begun shutting down: a new request to /healthz is refused, or
+ * answered 503 as Fastify answers requests that arrive while it closes.
+ */
+export async function untilShuttingDown(service: { baseUrl: string }, withinMs = 60_000): Promise<void> {
+  await waitUntil(
+    async () => {
+      try {
+        const response = await fetch(`${service.baseUrl}/healthz`);
+        await response.arrayBuffer();
+        return response.status === 503;
+      } catch {
+        return true;
+      }
+    },
+    withinMs,
+    20,
+  );
+}
+
 /** Starts the real service (`src/server.ts`) as its own process and waits until /readyz answers. */
 export async function startService(env: Record<string, string>, options: { port?: number; cwd?: string } = {}): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
