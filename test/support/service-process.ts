@@ -109,6 +109,19 @@ export function logEntries(child: Pick<ChildService, 'output'>): Array<Record<st
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/**
+ * The time the service itself took to answer each request (Fastify's `responseTime`, from the
+ * start of its handling to the response sent), by request id; needs LOG_LEVEL info. Unlike a
+ * time taken by the test's client, it does not grow when the test's own process is slow to run.
+ */
+export function responseTimes(service: Pick<ChildService, 'output'>): Map<string, number> {
+  const times = new Map<string, number>();
+  for (const entry of logEntries(service)) {
+    if (entry.msg === 'request completed') times.set(String(entry.reqId), Number(entry.responseTime));
+  }
+  return times;
+}
+
 /** How many requests for `path` (query string aside) the service has begun; needs LOG_LEVEL info. */
 export function requestsBegun(service: Pick<ChildService, 'output'>, path: string): number {
   return logEntries(service).filter((entry) => {

@@ -37,13 +37,3 @@ export class TableLock {
     await this.client.end();
   }
 }
-
-/**
- * Database bounds for a service whose writes a test holds: the defaults would answer the held
- * requests 503 after 4 s, long before a test on a loaded machine lets go.
- */
-export const HOLDABLE_DATABASE_ENV = {
-  DATABASE_STATEMENT_TIMEOUT_MS: '120000',
-  DATABASE_QUERY_TIMEOUT_MS: '125000',
-  DATABASE_CONNECT_TIMEOUT_MS: '60000',
-};
