@@ -174,7 +174,7 @@ describe('password reset mail over SMTP', () => {
     const config = testConfig({ LOG_LEVEL: 'trace', SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:${port}`, MAIL_FROM: 'Brand Desk <desk@svc.example>' });
     app = await buildApp({ config, database, logStream });
     await app.ready();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await app?.close();
@@ -228,5 +228,5 @@ describe('password reset on a prod host without SMTP', () => {
     } finally {
       await stopTestApp(context);
     }
-  }, 60_000);
+  });
 });

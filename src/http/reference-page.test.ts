@@ -44,7 +44,7 @@ describe('API reference page (/docs)', () => {
     context = await startTestApp('postgres', { BASE_URL: baseUrl });
     await context.app.listen({ port, host: '127.0.0.1' });
     browser = await launchBrowser();
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

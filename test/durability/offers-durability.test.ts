@@ -92,7 +92,7 @@ describe.each(STORAGES)('offer views are durable once the response is sent [%s]'
     });
     // This test is about durability, not the database bounds: a burst must not be answered 503 for the machine's load.
     env = { ...storage.env, ...PATIENT_DATABASE_ENV, SERVICE_ENV: 'test', LOG_LEVEL: 'silent', ADMIN_TOKEN, DEMO_PORT: '0' };
-  }, 60_000);
+  });
 
   afterAll(async () => {
     for (const service of running) await service.kill();
@@ -134,7 +134,7 @@ describe.each(STORAGES)('offer views are durable once the response is sent [%s]'
     });
     expect((await stats.json()) as unknown).toMatchObject({ views: before + offersIn200s(outcomes) });
     expect(await restarted.stop()).toBe(0);
-  }, 180_000);
+  });
 
   if (kind === 'postgres') {
     it('SIGTERM with requests provably in flight (their views held by a lock on the counters): each is answered 200 after the signal, its views written, exit 0', async () => {
@@ -158,7 +158,7 @@ describe.each(STORAGES)('offer views are durable once the response is sent [%s]'
 
       expect(outcomes.filter((o) => o.status !== 200 || o.offers !== 3 || !o.closed)).toEqual([]);
       expect(await storage.withDb(totalViews)).toBe(before + HELD * 3);
-    }, 180_000);
+    });
   } else {
     /**
      * PGlite runs inside the service, so nothing outside can hold its writes. Instead the signal

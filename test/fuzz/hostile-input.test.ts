@@ -439,7 +439,7 @@ describe('hostile input against every route', () => {
       merchantToken: storeToken,
     };
     contents = await tableContents(database.db);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await app?.close();
@@ -579,7 +579,7 @@ describe('hostile input against every route', () => {
         ({ target, query, extra, session }) => probe({ method: target.method as 'GET', url: `${target.path}${query}`, headers: { ...extra, ...session } }),
       );
     }
-  }, 120_000);
+  });
 
   function credentials() {
     return fc.oneof(
@@ -612,13 +612,13 @@ describe('hostile input against every route', () => {
       fc.record({ creds: credentials(), extra: extraHeaders, body: fc.oneof(hostileJson.map((v) => JSON.stringify(v)), brokenJson, oversizedJson), query: queryString() }),
       ({ creds, extra, body, query }) => probe({ method: 'POST', url: `/v1/platform/brands${query}`, headers: { 'content-type': 'application/json', ...extra, ...creds }, payload: body }),
     );
-  }, 120_000);
+  });
 
   it('POST /v1/platform/brands with the valid platform key: hostile bodies that must be refused whole', async () => {
     await property(60, fc.oneof(brokenJson, oversizedJson, hostileJson.map((v) => JSON.stringify({ brands: [v, { domain: 'x'.repeat(101) }] }))), (body) =>
       probe({ method: 'POST', url: '/v1/platform/brands', headers: { 'content-type': 'application/json', 'x-api-key': world.platformKey }, payload: body }),
     );
-  }, 120_000);
+  });
 
   for (const route of BRAND_API) {
     const path = route.split(' ')[1]!;
@@ -628,7 +628,7 @@ describe('hostile input against every route', () => {
         fc.record({ method: fc.constantFrom('GET', 'GET', 'HEAD'), creds: credentials(), platform: platformHeader(), extra: extraHeaders, query: queryString() }),
         ({ method, creds, platform, extra, query }) => probe({ method: method as 'GET', url: `${path}${query}`, headers: { ...extra, ...platform, ...creds } }),
       );
-    }, 120_000);
+    });
   }
 
   it('OAuth authorize, token and revoke: random parameters, bodies, client credentials and sessions', async () => {
@@ -703,7 +703,7 @@ describe('hostile input against every route', () => {
         });
       },
     );
-  }, 120_000);
+  });
 
   it('admin API without, with a wrong and with the right token: random paths, ids and bodies', async () => {
     await property(
@@ -719,7 +719,7 @@ describe('hostile input against every route', () => {
         return probe({ method: target.method as 'GET', url: `${target.path}${query}`, headers, ...(target.method === 'POST' || target.method === 'PATCH' ? { payload: body } : {}) });
       },
     );
-  }, 120_000);
+  });
 
   /** Bodies close enough to each dashboard write's schema to reach its handler, with a hostile field now and then. */
   function dashboardBody(route: string): fc.Arbitrary<unknown> {
@@ -783,7 +783,7 @@ describe('hostile input against every route', () => {
           }),
       );
     }
-  }, 120_000);
+  });
 
   it('dashboard API with a valid session and CSRF token: hostile paths, queries and bodies reach every handler', async () => {
     const routes = DASHBOARD_API.filter((route) => route !== 'POST /dashboard/api/sign-out');
@@ -809,7 +809,7 @@ describe('hostile input against every route', () => {
     // The session survived everything above: the handlers ran as the signed-in brand.
     const session = await app.inject({ method: 'GET', url: '/dashboard/api/session', headers: sessionHeaders() });
     expect((session.json() as { user: { companyId: string } | null }).user?.companyId).toBe(world.dashboard.companyId);
-  }, 120_000);
+  });
 
   /** A session of its own for each sign-out, so the shared one survives. */
   async function throwawaySession(): Promise<string> {
@@ -846,7 +846,7 @@ describe('hostile input against every route', () => {
       },
       [{ dashboard: false, body: '=%00', forged: true }],
     );
-  }, 120_000);
+  });
 
   it('staff sign-in and sign-out forms: hostile fields, with and without the CSRF token', async () => {
     await property(
@@ -877,7 +877,7 @@ describe('hostile input against every route', () => {
         });
       },
     );
-  }, 120_000);
+  });
 
   it('calls of the embed app: hostile bodies and store tokens, from their own host and from elsewhere', async () => {
     const store = {
@@ -922,7 +922,7 @@ describe('hostile input against every route', () => {
         });
       },
     );
-  }, 120_000);
+  });
 
   it('any other method or path under /plugin/v2: hostile paths, bodies and preflights', async () => {
     await property(
@@ -941,7 +941,7 @@ describe('hostile input against every route', () => {
           ...(target.method === 'OPTIONS' ? {} : { payload: body }),
         }),
     );
-  }, 120_000);
+  });
 
   it("sandbox commerce forms: hostile store domains and fields, with and without the owner's session, from their own host and from elsewhere", async () => {
     await property(
@@ -965,7 +965,7 @@ describe('hostile input against every route', () => {
           payload: signedIn ? `csrf_token=${world.storeOwner.csrf}&${fields}` : fields,
         }),
     );
-  }, 120_000);
+  });
 
   it('order webhook: unsigned, wrongly signed and validly signed hostile orders', async () => {
     const order = fc.record(
@@ -1000,7 +1000,7 @@ describe('hostile input against every route', () => {
         return probe({ method: 'POST', url: '/webhooks/commerce/orders', headers: { ...extra, 'content-type': 'application/json', ...signed }, payload: body });
       },
     );
-  }, 120_000);
+  });
 
   it('CORS preflight on any path: random request headers', async () => {
     await property(
@@ -1012,7 +1012,7 @@ describe('hostile input against every route', () => {
       ({ path, headers }) => probe({ method: 'OPTIONS', url: path, headers }),
       [{ path: '/v1/oauth/revoke', headers: {} }],
     );
-  }, 120_000);
+  });
 
   it('memory stays bounded and no key or token reaches the log', async () => {
     // A further burst of the largest bodies, after everything above.
@@ -1042,5 +1042,5 @@ describe('hostile input against every route', () => {
       const line = logLines.find((entry) => entry.includes(secret));
       expect(line?.replaceAll(secret, '<SECRET>'), `log contains ${secret.slice(0, 12)}…`).toBeUndefined();
     }
-  }, 120_000);
+  });
 });

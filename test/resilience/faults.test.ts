@@ -225,7 +225,7 @@ describe('faults', () => {
         `slowest per route as the service took it (ms) ${JSON.stringify(await slowestByRoute(service, outcomes))}, as the test's client saw it ${Math.round(Math.max(...outcomes.map((o) => o.ms)))}`,
     );
     expect(await service.stop()).toBe(0);
-  }, 240_000);
+  });
 
   /**
    * Offers, referral clicks and the other routes under load while PostgreSQL goes silent through
@@ -348,7 +348,7 @@ describe('faults', () => {
         `slowest per route as the service took it (ms) ${JSON.stringify(slowest)}, as the test's client saw it ${clientSlowest}; ` +
         `${owed.views} views and ${owed.clicks} clicks counted; batches settled: ${settledBatches.join(', ')}`,
     );
-  }, 300_000);
+  });
 
   it('PostgreSQL black-holed under load (nothing answers, new connections accepted by nothing): answers within 5 s, 503s in the shape, counts exact after it is back', async () => {
     const { outcomes, during, slowest, clientSlowest, owed, settledBatches } = await silentOutageUnderLoad((proxy) => proxy.blackHole());
@@ -357,7 +357,7 @@ describe('faults', () => {
         `slowest per route as the service took it (ms) ${JSON.stringify(slowest)}, as the test's client saw it ${clientSlowest}; ` +
         `${owed.views} views and ${owed.clicks} clicks counted; batches settled: ${settledBatches.join(', ')}`,
     );
-  }, 300_000);
+  });
 
   it('connections frozen, new ones getting through: the pool and the LISTEN connection replace theirs by themselves, and a change made meanwhile takes effect', async () => {
     const proxy = await TcpProxy.start(POSTGRES);
@@ -409,7 +409,7 @@ describe('faults', () => {
     expect(frozen.process.exitCode).toBeNull();
     expect(await frozen.stop()).toBe(0);
     expect(await other.stop()).toBe(0);
-  }, 240_000);
+  });
 
   it('Redis unreachable: rate limits fall back to each instance, changes still reach every instance, no 5xx; shared again once Redis is back', async () => {
     const proxy = await TcpProxy.start(REDIS);
@@ -469,7 +469,7 @@ describe('faults', () => {
       60_000,
       500,
     );
-  }, 240_000);
+  });
 
   it('SIGTERM with clicks in flight: each is answered after the signal and written before exit; SIGKILL after a burst loses none', async () => {
     const brand = await createBrand(support);
@@ -519,7 +519,7 @@ describe('faults', () => {
     expect(await second.stop()).toBe(0);
     expect(outcomes.filter((o) => o.status !== 302 || !o.closed)).toEqual([]);
     expect((await totalCounts(database.db)).clicks).toBe(before.clicks + held);
-  }, 240_000);
+  });
 
   it('a worker killed during a scoring batch: the queue resumes on restart and every brand is scored, once', async () => {
     // A database of its own: scoring cost grows with the number of brands, so this one holds only them.
@@ -578,7 +578,7 @@ describe('faults', () => {
     } finally {
       await own.close();
     }
-  }, 240_000);
+  });
 
   it('a worker killed during store setup: the other worker resumes once the lease runs out, and each step takes effect once', async () => {
     const domain = `resume-${crypto.randomBytes(4).toString('hex')}.example`;
@@ -644,5 +644,5 @@ describe('faults', () => {
     const scored = await database.db.selectFrom('recommendation_scores').select('candidate_id').where('company_id', '=', companyId).execute();
     expect(scored.length).toBeGreaterThan(0);
     expect(await other.stop()).toBe(0);
-  }, 240_000);
+  });
 });

@@ -64,7 +64,7 @@ describe('two API instances and a worker on one PostgreSQL and one Redis', () =>
       DEMO_PORT: '0',
     };
     [a, b] = await Promise.all([startService(env), startService(env)]);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await Promise.all([a?.kill(), b?.kill(), worker?.kill()]);
@@ -87,7 +87,7 @@ describe('two API instances and a worker on one PostgreSQL and one Redis', () =>
       .where('company_id', '=', brand.companyId)
       .execute();
     expect(scored.length).toBeGreaterThan(0);
-  }, 90_000);
+  });
 
   it('enforces the offers rate limit across both instances in total', async () => {
     const brand = await createBrand(support);

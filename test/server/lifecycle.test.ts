@@ -117,9 +117,7 @@ describe('the service process on PGlite', () => {
     const rows = await reopened.db.selectFrom('platform_brands').select(['domain', 'business_name']).where('platform_id', '=', platformId).execute();
     await reopened.close();
     expect(rows).toEqual([{ domain: 'persisted.example', business_name: 'Persisted' }]);
-    // Two service starts and two opens of PGlite: 18 s on a quiet machine, 23 to over 30 s while
-    // the rest of the suite runs beside it, more with a CPU burner too.
-  }, 180_000);
+  });
 });
 
 describe('the service process with a bad address or data directory', () => {
