@@ -157,7 +157,7 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
 
   /**
    * Holds the app's state requests from the first one answered with `screen` until the returned
-   * function is called. setting_up and delayed move on by themselves at the app's next look, so a
+   * function is called (which also ends the page's other routes). setting_up and delayed move on by themselves at the app's next look, so a
    * check of one of them (the screenshot, axe) must not see the next, however slow the machine.
    */
   async function holdAt(page: Page, screen: string): Promise<() => Promise<void>> {
@@ -176,7 +176,8 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await page.route(url, hold);
     return async () => {
       release();
-      await page.unroute(url, hold);
+      // Once the requests it held have been answered; the page keeps no other routes by then.
+      await page.unrouteAll({ behavior: 'wait' });
     };
   }
 
