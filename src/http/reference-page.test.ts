@@ -68,7 +68,6 @@ describe('API reference page (/docs)', () => {
 
   it('renders in Chromium, runs a request from "Try it out", opens Authorize and the schemas, with no CSP violation', async () => {
     const page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
     try {
       const violations = await watchForCspViolations(page);
       await page.goto(`${baseUrl}/docs/`);
