@@ -8,7 +8,7 @@ import { migrateToLatest } from '../../src/db/migrator.js';
 import { createTestDatabase, PATIENT_DATABASE_ENV, TEST_DATABASE_BOUNDS, type DatabaseKind } from '../support/databases.js';
 import { createBrand, createPlatform } from '../support/factories.js';
 import { ADMIN_TOKEN } from '../support/harness.js';
-import { requestsBegun, startService, untilShuttingDown, waitUntil, type ServiceProcess } from '../support/service-process.js';
+import { requestsBegun, requestsUnanswered, startService, untilShuttingDown, waitUntil, type ServiceProcess } from '../support/service-process.js';
 import { TableLock } from '../support/table-lock.js';
 import { seedPartnerOffer, totalViews } from './seed.js';
 import { spreadBurst } from '../support/burst.js';
@@ -171,10 +171,13 @@ describe.each(STORAGES)('offer views are durable once the response is sent [%s]'
       while (landed === 0 && attempts < ATTEMPTS) {
         attempts += 1;
         const before = await storage.withDb(totalViews);
-        const service = await start();
+        // LOG_LEVEL info: the service logs each request it begins and each it answers.
+        const service = await start({ LOG_LEVEL: 'info' });
         const outcomes = await signalUnderLoad(service);
         expect(await service.stop()).toBe(0);
 
+        // Whether or not the signal came mid-flight this time, no request the service began was left unanswered.
+        expect(requestsUnanswered(service)).toEqual([]);
         expect(outcomes.filter((o) => o.status !== 200 && o.status !== 503 && o.status !== 0)).toEqual([]);
         expect(await storage.withDb(totalViews)).toBe(before + offersIn200s(outcomes));
         landed = outcomes.filter((o) => o.status === 200 && o.closed).length;

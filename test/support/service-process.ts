@@ -33,7 +33,7 @@ export interface ChildService {
   process: ChildProcess;
   /** Everything the process wrote so far (stdout, and stderr when captured). */
   output: () => string;
-  /** SIGTERM, then wait for the exit code. */
+  /** SIGTERM, then wait for the exit code (and the rest of the output). */
   stop: () => Promise<number | null>;
   /** SIGKILL, no chance to clean up. */
   kill: () => Promise<void>;
@@ -62,7 +62,8 @@ export async function spawnEntryPoint(
   };
   child.stdout!.on('data', collect);
   child.stderr?.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close': the process has exited and everything it wrote has been read, so output() is whole.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   try {
     await waitUntil(
       async () => {
@@ -120,6 +121,20 @@ export function responseTimes(service: Pick<ChildService, 'output'>): Map<string
     if (entry.msg === 'request completed') times.set(String(entry.reqId), Number(entry.responseTime));
   }
   return times;
+}
+
+/** The requests the service began and never answered, as "METHOD url"; needs LOG_LEVEL info, and the whole log to say all. */
+export function requestsUnanswered(service: Pick<ChildService, 'output'>): string[] {
+  const begun = new Map<string, string>();
+  for (const entry of logEntries(service)) {
+    if (entry.msg === 'incoming request') {
+      const request = entry.req as { method?: string; url?: string } | undefined;
+      begun.set(String(entry.reqId), `${request?.method} ${request?.url}`);
+    } else if (entry.msg === 'request completed') {
+      begun.delete(String(entry.reqId));
+    }
+  }
+  return [...begun.values()];
 }
 
 /** How many requests for `path` (query string aside) the service has begun; needs LOG_LEVEL info. */
