@@ -28,13 +28,16 @@ interface CliResult {
   stderr: string;
 }
 
+/** When a CLI run is taken for hung and killed: starting it on PGlite beside a CPU burner can take most of a minute. */
+const CLI_HANG_MS = 240_000;
+
 /** Runs the real CLI in a child process, as support would. */
 function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'src/cli.ts', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_ENV: 'test', ...env }, timeout: 60_000 },
+      { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_ENV: 'test', ...env }, timeout: CLI_HANG_MS },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -249,7 +252,7 @@ describe('npm run migrate on a fresh database', () => {
       execFile(
         'npm',
         ['run', '--silent', 'migrate'],
-        { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_ENV: 'test', ...env }, timeout: 60_000 },
+        { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_ENV: 'test', ...env }, timeout: CLI_HANG_MS },
         (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       );
     });

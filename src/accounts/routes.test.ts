@@ -285,5 +285,5 @@ describe('session cookies over HTTPS', () => {
     } finally {
       if (context) await stopTestApp(context);
     }
-  }, 90_000);
+  });
 });

@@ -372,5 +372,5 @@ describe('admin API without ADMIN_TOKEN', () => {
     } finally {
       await stopTestApp(context);
     }
-  }, 120_000);
+  });
 });

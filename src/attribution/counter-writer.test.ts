@@ -183,11 +183,12 @@ describe('counter batches when PostgreSQL goes silent [postgres]', () => {
     proxy.freeze({ answersOnly: true, newConnections: 'forwarded' });
     const started = performance.now();
     await expect(writer.write(lost, patient())).rejects.toThrow('Query read timeout');
-    expect(performance.now() - started).toBeLessThan(BOUNDS.queryTimeoutMs + 500);
+    // Room for a loaded machine to notice the timer late: unbounded, the write would wait until the path came back.
+    expect(performance.now() - started).toBeLessThan(BOUNDS.queryTimeoutMs + 2_000);
     // PostgreSQL committed it: the request would have been answered 503 with its views counted.
     expect(await countsOf(database.db, lost)).toEqual({ views: 1, clicks: 0 });
     // The writer settles it by itself, over a new connection.
-    await waitUntil(async () => (await countsOf(database.db, lost)).views === 0, 5_000);
+    await waitUntil(async () => (await countsOf(database.db, lost)).views === 0, 60_000);
     expect(settled.outcomes).toEqual(['taken back']);
     await proxy.restore();
     await writer.close();
@@ -202,13 +203,13 @@ describe('counter batches when PostgreSQL goes silent [postgres]', () => {
     proxy.freeze({ newConnections: 'forwarded' });
     await expect(writer.write(late, patient())).rejects.toThrow('Query read timeout');
     // Settled by itself while the statement is still held by the path: the writer is past it.
-    await waitUntil(async () => (await lastBatchOf(database.db, writerId)) === before + 2, 5_000);
+    await waitUntil(async () => (await lastBatchOf(database.db, writerId)) === before + 2, 60_000);
     expect(settled.outcomes).toEqual(['fenced off']);
     expect(await writerBackends()).toBe(2);
 
     // The path comes back: the statement and its client's goodbye reach PostgreSQL.
     await proxy.restore();
-    await waitUntil(async () => (await writerBackends()) === 1, 5_000);
+    await waitUntil(async () => (await writerBackends()) === 1, 60_000);
     expect(await countsOf(database.db, late)).toEqual({ views: 0, clicks: 0 });
     expect(await lastBatchOf(database.db, writerId)).toBe(before + 2);
 
@@ -241,7 +242,7 @@ describe('counter batches when PostgreSQL goes silent [postgres]', () => {
               database.db,
             )).rows[0]!.n,
           ) === 1,
-        5_000,
+        60_000,
       );
       await lateConnection.query('commit');
       expect(await takeBack).toBe('taken back');

@@ -24,7 +24,7 @@ for (const kind of DATABASE_KINDS) {
       await context.app.listen({ port, host: '127.0.0.1' });
       world = await runningCollab(context);
       shopper = new DashboardClient(context.app);
-    }, 120_000);
+    });
 
     afterAll(async () => {
       if (context) await stopTestApp(context);

@@ -39,7 +39,7 @@ describe('brand dashboard in Chromium', () => {
     context = await startTestApp('pglite', { BASE_URL: baseUrl, SANDBOX_STOREFRONTS: 'true', ORDERS_WEBHOOK_SECRET: 'browser-test-webhook-secret' });
     await context.app.listen({ port, host: '127.0.0.1' });
     browser = await launchBrowser();
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -225,7 +225,7 @@ describe('brand dashboard in Chromium', () => {
     await signInForm.getByLabel('Password').fill('a brand new long password');
     await signInForm.getByRole('button', { name: 'Sign in' }).click();
     await visitor.getByRole('heading', { name: 'Partnerships', level: 1 }).waitFor();
-  }, 180_000);
+  });
 
   it('pages a long list, and shows a declined row\'s current state instead of a request the service would refuse', async () => {
     const brand = new DashboardClient(context.app);
@@ -275,5 +275,5 @@ describe('brand dashboard in Chromium', () => {
     await expect(declined.getByRole('button', { name: 'Send connection request' }).count()).resolves.toBe(0);
     await pager.getByRole('button', { name: 'Previous' }).click();
     await pager.getByText('Page 1 of 2 · 21 in all').waitFor();
-  }, 120_000);
+  });
 });

@@ -38,7 +38,7 @@ describe('performance page in Chromium', () => {
     await signIn.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Performance' }).click();
     await page.getByRole('heading', { name: 'Performance', level: 1 }).waitFor();
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

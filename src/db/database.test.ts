@@ -1,12 +1,18 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../../test/support/databases.js';
-import { TcpProxy } from '../../test/resilience/support.js';
+import { TcpProxy, waitUntil } from '../../test/resilience/support.js';
 import { loadConfig } from '../config.js';
 import { isDatabaseUnavailable } from '../http/error-handler.js';
 import { jobBounds, openDatabase, requestBounds, type DatabaseBounds, type DatabaseHandle } from './database.js';
 
 const BOUNDS: DatabaseBounds = { connectTimeoutMs: 700, statementTimeoutMs: 500, queryTimeoutMs: 900, idleInTransactionTimeoutMs: 1_000, keepAliveMs: 2_000 };
+/**
+ * How late this process may notice a timer or an answer on a loaded two-core machine. The waits
+ * checked against it would otherwise last until the proxy is restored, after the check: a bound
+ * with this much room still tells a bounded wait from an endless one.
+ */
+const SCHEDULING_SLACK_MS = 2_000;
 
 /** Runs `attempt`, which must fail; returns its error and how long it took. */
 async function failure(attempt: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
@@ -57,20 +63,30 @@ describe('every wait on PostgreSQL is bounded [postgres]', () => {
   });
 
   it('a statement running too long is cancelled by PostgreSQL, answered as unavailable, and the connection stays usable', async () => {
-    await proxied.db.connection().execute(async (connection) => {
-      const { error, ms } = await failure(() => sql`select pg_sleep(5)`.execute(connection));
-      expect(error).toMatchObject({ code: '57014' });
-      expect(isDatabaseUnavailable(error)).toBe(true);
-      expect(ms).toBeLessThan(BOUNDS.queryTimeoutMs);
-      expect((await sql<{ one: number }>`select 1 as one`.execute(connection)).rows).toEqual([{ one: 1 }]);
-    });
+    // A client that waits long for answers: the cancel must come from PostgreSQL, however late this process reads it.
+    const patient = await openDatabase({ databaseUrl: database.url!, poolSize: 1, bounds: { ...BOUNDS, queryTimeoutMs: 60_000 } });
+    try {
+      await patient.db.connection().execute(async (connection) => {
+        const { error, ms } = await failure(() => sql`select pg_sleep(5)`.execute(connection));
+        expect(error).toMatchObject({ code: '57014' });
+        expect(isDatabaseUnavailable(error)).toBe(true);
+        expect(ms).toBeGreaterThanOrEqual(BOUNDS.statementTimeoutMs - 50);
+        expect((await sql<{ one: number }>`select 1 as one`.execute(connection)).rows).toEqual([{ one: 1 }]);
+      });
+    } finally {
+      await patient.close();
+    }
   });
 
   it('a transaction left idle is ended by PostgreSQL and answered as unavailable', async () => {
     const { error } = await failure(() =>
       proxied.db.transaction().execute(async (trx) => {
-        await sql`select 1`.execute(trx);
-        await new Promise((resolve) => setTimeout(resolve, BOUNDS.idleInTransactionTimeoutMs + 500));
+        const { pid } = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!;
+        // Until PostgreSQL has ended the session, seen from another connection.
+        await waitUntil(
+          async () => (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where pid = ${pid}`.execute(database.db)).rows[0]!.n === 0,
+          60_000,
+        );
         await sql`select 1`.execute(trx);
       }),
     );
@@ -85,12 +101,11 @@ describe('every wait on PostgreSQL is bounded [postgres]', () => {
       expect(error).toMatchObject({ message: 'Query read timeout' });
       expect(isDatabaseUnavailable(error)).toBe(true);
       expect(ms).toBeGreaterThanOrEqual(BOUNDS.queryTimeoutMs - 50);
-      expect(ms).toBeLessThan(BOUNDS.queryTimeoutMs + 500);
-      // Had the frozen connection gone back to the pool, this would wait behind its unanswered statement.
-      const started = performance.now();
+      expect(ms).toBeLessThan(BOUNDS.queryTimeoutMs + SCHEDULING_SLACK_MS);
+      // Had the frozen connection gone back to the pool, one of these would wait behind its
+      // unanswered statement and fail at the query timeout.
       await sql`select 1`.execute(proxied.db);
       await sql`select 1`.execute(proxied.db);
-      expect(performance.now() - started).toBeLessThan(BOUNDS.queryTimeoutMs);
     } finally {
       await proxy.restore();
     }
@@ -102,7 +117,7 @@ describe('every wait on PostgreSQL is bounded [postgres]', () => {
     try {
       const { error, ms } = await failure(() => proxied.db.transaction().execute(async (trx) => sql`select 1`.execute(trx)));
       expect(isDatabaseUnavailable(error)).toBe(true);
-      expect(ms).toBeLessThan(BOUNDS.connectTimeoutMs + BOUNDS.queryTimeoutMs + 300);
+      expect(ms).toBeLessThan(BOUNDS.connectTimeoutMs + BOUNDS.queryTimeoutMs + SCHEDULING_SLACK_MS);
     } finally {
       await proxy.restore();
     }
@@ -115,7 +130,7 @@ describe('every wait on PostgreSQL is bounded [postgres]', () => {
       const attempts = await Promise.all(Array.from({ length: 4 }, () => failure(() => sql`select 1`.execute(proxied.db))));
       for (const { error, ms } of attempts) {
         expect(isDatabaseUnavailable(error), String(error)).toBe(true);
-        expect(ms).toBeLessThan(BOUNDS.connectTimeoutMs + BOUNDS.queryTimeoutMs + 300);
+        expect(ms).toBeLessThan(BOUNDS.connectTimeoutMs + BOUNDS.queryTimeoutMs + SCHEDULING_SLACK_MS);
       }
     } finally {
       await proxy.restore();

@@ -44,7 +44,7 @@ describe('API reference page (/docs)', () => {
     context = await startTestApp('postgres', { BASE_URL: baseUrl });
     await context.app.listen({ port, host: '127.0.0.1' });
     browser = await launchBrowser();
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -68,7 +68,6 @@ describe('API reference page (/docs)', () => {
 
   it('renders in Chromium, runs a request from "Try it out", opens Authorize and the schemas, with no CSP violation', async () => {
     const page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
     try {
       const violations = await watchForCspViolations(page);
       await page.goto(`${baseUrl}/docs/`);

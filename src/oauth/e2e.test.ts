@@ -28,7 +28,7 @@ describe('OAuth end to end with openid-client and Chromium', () => {
     context = await startTestApp('pglite', { BASE_URL: baseUrl });
     await context.app.listen({ port, host: '127.0.0.1' });
     browser = await launchBrowser();
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -122,5 +122,5 @@ describe('OAuth end to end with openid-client and Chromium', () => {
     await expect(client.refreshTokenGrant(config, first.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(client.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     expect((await call('/v1/partners', first.access_token)).status).toBe(401);
-  }, 90_000);
+  });
 });

@@ -81,7 +81,7 @@ for (const kind of DATABASE_KINDS) {
       context = { kind, app, db: database.db, runtime: app.runtime, config, database, support: { db: database.db, bus: app.runtime.bus, serviceEnv: config.serviceEnv } };
       ({ platformId } = await createPlatform(use().support, { approvedOrigins: [HOST_PAGE] }));
       ({ platformId: otherPlatformId } = await createPlatform(use().support, { approvedOrigins: [HOST_PAGE] }));
-    }, 60_000);
+    });
 
     afterAll(async () => {
       await context?.app.close();
@@ -131,7 +131,7 @@ for (const kind of DATABASE_KINDS) {
         expect(await tableContents(use().db), `tables after the forgeries at ${stage}`).toEqual(before);
         expect(label(await state(domain))).toBe(stage);
       }
-    }, 120_000);
+    });
 
     it("refuses the sandbox's store controls (close campaign, uninstall, install, approve, confirm) without the owner's session and the page's CSRF token, against a store in each stage, writing nothing", async () => {
       const stranger = await ownerOf(await storeAt('install'));
@@ -164,7 +164,7 @@ for (const kind of DATABASE_KINDS) {
       const live = await storeAt('live');
       expect((await (await ownerOf(live)).post('close-campaign')).status).toBe(303);
       expect(label(await state(live))).toBe('turned_off');
-    }, 120_000);
+    });
 
     it("carries the app's challenge as the state of its links; only the owner's click there lets that app act, once, for a while, for that store", async () => {
       const domain = await storeAt('install');

@@ -67,7 +67,8 @@ function helpers(use: () => TestContext) {
   /** "Turn on cross-promotions" as the embed app sends it, holding the store's token. */
   const consentAsMerchant = async (platformId: string, domain: string, body: Record<string, unknown>) =>
     post('/plugin/v2/consent', { platformId, domain, ...body }, HOST, withToken(await tokenFor(platformId, domain)));
-  const waitFor = async (platformId: string, domain: string, wanted: (s: EmbedState) => boolean, timeoutMs = 15_000) => {
+  // A hang guard: setup's timings are seconds at most, but a loaded machine stretches them.
+  const waitFor = async (platformId: string, domain: string, wanted: (s: EmbedState) => boolean, timeoutMs = 60_000) => {
     const seen: string[] = [];
     const started = Date.now();
     for (;;) {
@@ -321,7 +322,7 @@ describeEachDatabase(
       const domain = uniqueDomain('slow-');
       await form(`/sandbox/stores/${domain}/install`);
       await form(`/sandbox/stores/${domain}/plan`);
-      const { seen } = await waitFor(platformId, domain, (s) => s.kind === 'stage' && s.stage === 'consent', 20_000);
+      const { seen } = await waitFor(platformId, domain, (s) => s.kind === 'stage' && s.stage === 'consent');
       expect(seen).toContain('delayed');
       expect(seen.indexOf('delayed')).toBeLessThan(seen.indexOf('consent'));
       const job = await use().db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirstOrThrow();
@@ -472,7 +473,7 @@ describe('store setup survives a restart', () => {
         const restarted = await buildApp({ config: { ...context.config, plugin: { ...context.config.plugin, setupPollMs: 30 } }, database: context.database });
         await restarted.ready();
         context = { ...context, app: restarted };
-        const deadline = Date.now() + 15_000;
+        const deadline = Date.now() + 60_000;
         let job = await context.db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirstOrThrow();
         while (job.status !== 'done' && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 50));

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { describeEachDatabase } from '../../test/support/harness.js';
 import { uniqueId } from '../../test/support/factories.js';
+import { waitUntil } from '../../test/support/service-process.js';
 import { insertCompanies, settleScores } from '../../test/support/bulk-seeds.js';
 import { claimQueuedBrands } from './dal.js';
 import { drainScoringQueue } from './scorer.js';
@@ -51,7 +52,14 @@ describeEachDatabase('recommendation scorer', (use) => {
       expect(await claimQueuedBrands(trx, 1000)).toContain(id);
       // Another writer changes the profile while the batch is open; its trigger waits for this batch.
       profileChange = use().db.updateTable('companies').set({ country: 'France' }).where('id', '=', id).execute();
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // On PostgreSQL the batch commits only once the change is seen waiting for it. PGlite has one
+      // connection, which the change waits for: there it comes after the batch.
+      if (use().kind === 'postgres') {
+        await waitUntil(
+          async () => (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(use().db)).rows[0]!.n > 0,
+          60_000,
+        );
+      }
     });
     await profileChange;
     await settleScores(use().db);

@@ -3,6 +3,7 @@ import type { Db } from '../../src/db/database.js';
 import type { StoredCampaignStatus } from '../../src/db/schema.js';
 import type { ServiceContext } from '../../src/service-context.js';
 import { createBrand, uniqueId } from '../support/factories.js';
+import { waitUntil } from '../support/service-process.js';
 
 export interface PartnerOfferOptions {
   title?: string;
@@ -88,17 +89,13 @@ export async function addCampaign(
 /**
  * Sets the brand's match scores of its partners (null: not scored). The app's scoring loop
  * re-scores every brand these inserts queued, about once a second; the scores are written once
- * that has happened, so the loop does not overwrite them afterwards.
+ * none of them is queued any more, so the loop does not overwrite them afterwards. A batch claims
+ * its brands and writes their scores in one transaction, so a brand still being scored is still
+ * queued for everyone else (and on PGlite nothing else runs meanwhile).
  */
 export async function pinMatchRates(db: Db, brandId: string, rates: Array<{ partnerId: string; matchRate: number | null }>): Promise<void> {
   const companies = [brandId, ...rates.map((rate) => rate.partnerId)];
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    const queued = await db.selectFrom('scoring_queue').select('company_id').where('company_id', 'in', companies).execute();
-    if (queued.length === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  // A batch claimed just before the queue emptied may still be writing.
-  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  await waitUntil(async () => (await db.selectFrom('scoring_queue').select('company_id').where('company_id', 'in', companies).execute()).length === 0, 60_000, 100);
   await db
     .deleteFrom('recommendation_scores')
     .where('company_id', '=', brandId)

@@ -97,7 +97,7 @@ describe('tenant isolation', () => {
     const offers = await app.inject({ method: 'GET', url: '/v1/campaigns/offers?type=post-purchase', headers: { 'x-api-key': theirs.key, 'x-platform-id': platformId } });
     expect((offers.json() as { offers: unknown[] }).offers.length).toBeGreaterThan(0);
     theirs2 = { campaignId: (campaign.json() as { id: string }).id, keyId: (key.json() as { keyId: string }).keyId, grantId, offerTitle };
-  }, 60_000);
+  });
 
   afterAll(async () => {
     if (context) await stopTestApp(context);

@@ -9,8 +9,9 @@ import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { openDatabase } from '../../src/db/database.js';
 import { issuePlatformKey } from '../../src/auth/credentials.js';
 import { savePlatform } from '../support/factories.js';
-import { createTestDatabase, TEST_DATABASE_BOUNDS, type TestDatabase } from '../support/databases.js';
-import { freePort, startService, waitUntil } from '../support/service-process.js';
+import { createTestDatabase, PATIENT_DATABASE_ENV, TEST_DATABASE_BOUNDS, type TestDatabase } from '../support/databases.js';
+import { freePort, requestsBegun, startService, untilShuttingDown, waitUntil } from '../support/service-process.js';
+import { TableLock } from '../support/table-lock.js';
 
 async function seedPlatform(database: { db: TestDatabase['db'] }) {
   const bus = new InvalidationBus();
@@ -29,27 +30,22 @@ const syncRequest = (baseUrl: string, key: string, brands: unknown[]) =>
     body: JSON.stringify({ brands }),
   });
 
-/** A sync request whose `sent` settles once the whole body has been written to the socket. */
-function sendSync(baseUrl: string, key: string, brands: unknown[]): { sent: Promise<void>; status: Promise<number> } {
+/** A sync request: its status (0 for none), and whether the response said Connection: close, as the service does once shutting down. */
+function sendSync(baseUrl: string, key: string, brands: unknown[]): Promise<{ status: number; closed: boolean }> {
   const body = JSON.stringify({ brands });
-  let markSent: () => void = () => {};
-  const sent = new Promise<void>((resolve) => {
-    markSent = resolve;
-  });
-  const status = new Promise<number>((resolve, reject) => {
+  return new Promise((resolve) => {
     const request = http.request(`${baseUrl}/v1/platform/brands`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': key },
     });
     request.on('response', (response) => {
       response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, closed: response.headers.connection === 'close' }));
     });
-    request.on('error', reject);
-    request.on('finish', markSent);
+    // Cut off without an answer.
+    request.on('error', () => resolve({ status: 0, closed: false }));
     request.end(body);
   });
-  return { sent, status };
 }
 
 describe('the service process on PostgreSQL', () => {
@@ -59,27 +55,33 @@ describe('the service process on PostgreSQL', () => {
     await database?.close();
   });
 
-  it('starts, prints where to look, and on SIGTERM finishes requests in flight before exiting 0', async () => {
+  it('starts, prints where to look, and on SIGTERM finishes the requests in flight (each answered after the signal) before exiting 0', async () => {
     database = await createTestDatabase('postgres');
     const { platformId, key } = await seedPlatform(database);
     // At info level the service logs each request as it routes it, which tells when all are in.
-    const service = await startService({ DATABASE_URL: database.url!, LOG_LEVEL: 'info' });
+    // At info level the service logs each request it begins. Patient database bounds: the syncs
+    // below wait for the test's lock, longer than the 4 s the defaults allow a request.
+    const service = await startService({ DATABASE_URL: database.url!, LOG_LEVEL: 'info', ...PATIENT_DATABASE_ENV });
     expect(service.output()).toContain(`Base URL:        ${service.baseUrl}`);
     expect(service.output()).toContain(`${service.baseUrl}/docs`);
 
     const batches = Array.from({ length: 4 }, (_, b) =>
       Array.from({ length: 1000 }, (_, i) => ({ domain: `inflight-${b}-${i}.example` })),
     );
-    const inFlight = batches.map((brands) => sendSync(service.baseUrl, key, brands));
-    // SIGTERM only once the server has begun every request, so each is really in flight: a request
-    // still unread when closing starts is answered 503 by design (return503OnClosing).
-    await Promise.all(inFlight.map((request) => request.sent));
-    const routed = () =>
-      service.output().split('\n').filter((line) => line.includes('"msg":"incoming request"') && line.includes('"url":"/v1/platform/brands"')).length;
-    await waitUntil(async () => routed() === inFlight.length, 10_000, 5);
-    const exitCode = service.stop();
-    const statuses = await Promise.all(inFlight.map((request) => request.status));
-    expect(statuses).toEqual([200, 200, 200, 200]);
+    // The test's own connection locks the brands table, so every sync is provably in flight when
+    // the signal comes: begun by the service and waiting to write, until the service is shutting down.
+    const lock = await TableLock.take(database.url!, 'platform_brands');
+    let inFlight: Array<Promise<{ status: number; closed: boolean }>> = [];
+    let exitCode: Promise<number | null>;
+    try {
+      inFlight = batches.map((brands) => sendSync(service.baseUrl, key, brands));
+      await waitUntil(async () => requestsBegun(service, '/v1/platform/brands') === inFlight.length && (await lock.waiting()) === inFlight.length, 60_000);
+      exitCode = service.stop();
+      await untilShuttingDown(service);
+    } finally {
+      await lock.release();
+    }
+    expect(await Promise.all(inFlight)).toEqual(Array(4).fill({ status: 200, closed: true }));
     expect(await exitCode).toBe(0);
 
     const stored = await database.db
@@ -117,9 +119,7 @@ describe('the service process on PGlite', () => {
     const rows = await reopened.db.selectFrom('platform_brands').select(['domain', 'business_name']).where('platform_id', '=', platformId).execute();
     await reopened.close();
     expect(rows).toEqual([{ domain: 'persisted.example', business_name: 'Persisted' }]);
-    // Two service starts and two opens of PGlite: 18 s on a quiet machine, 23 to over 30 s while
-    // the rest of the suite runs beside it.
-  }, 90_000);
+  });
 });
 
 describe('the service process with a bad address or data directory', () => {

@@ -66,12 +66,12 @@ export async function insertCampaigns(db: Db, rows: CampaignSeed[]): Promise<voi
  * may hold a batch, which a drain skips, so an empty drain alone does not mean scores are written.
  */
 export async function settleScores(db: Db): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     await drainScoringQueue(db);
     const row = await db.selectFrom('scoring_queue').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     if (Number(row.n) === 0) return;
-    if (Date.now() > deadline) throw new Error('scoring queue did not empty within 10 s');
+    if (Date.now() > deadline) throw new Error('scoring queue did not empty within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

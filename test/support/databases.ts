@@ -22,6 +22,19 @@ export const TEST_DATABASE_BOUNDS: DatabaseBounds = {
   keepAliveMs: 5_000,
 };
 
+/**
+ * The same bounds as settings, for the service a test starts (in process or as its own process):
+ * with the defaults a request waits at most 4 s for the database and is then answered 503, which
+ * a burst on a loaded machine reaches (300 requests queued for 10 connections, or for PGlite's
+ * one), and a write a test holds on purpose does. Tests of the bounds set their own.
+ */
+export const PATIENT_DATABASE_ENV: Record<string, string> = {
+  DATABASE_CONNECT_TIMEOUT_MS: String(TEST_DATABASE_BOUNDS.connectTimeoutMs),
+  DATABASE_STATEMENT_TIMEOUT_MS: String(TEST_DATABASE_BOUNDS.statementTimeoutMs),
+  DATABASE_QUERY_TIMEOUT_MS: String(TEST_DATABASE_BOUNDS.queryTimeoutMs),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: String(TEST_DATABASE_BOUNDS.idleInTransactionTimeoutMs),
+};
+
 export interface TestDatabase extends DatabaseHandle {
   /** Set for PostgreSQL: the URL of this test's own database. */
   url: string | undefined;

@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
 import type { Runtime } from '../../src/composition.js';
 import type { ServiceContext } from '../../src/service-context.js';
-import { createTestDatabase, DATABASE_KINDS, type DatabaseKind, type TestDatabase } from './databases.js';
+import { createTestDatabase, DATABASE_KINDS, PATIENT_DATABASE_ENV, type DatabaseKind, type TestDatabase } from './databases.js';
 
 export interface TestContext {
   kind: DatabaseKind;
@@ -19,7 +19,7 @@ export interface TestContext {
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ SERVICE_ENV: 'test', LOG_LEVEL: 'silent', ADMIN_TOKEN, BASE_URL: 'http://svc.test', ...overrides });
+  return loadConfig({ SERVICE_ENV: 'test', LOG_LEVEL: 'silent', ADMIN_TOKEN, BASE_URL: 'http://svc.test', ...PATIENT_DATABASE_ENV, ...overrides });
 }
 
 export async function startTestApp(

@@ -33,7 +33,7 @@ export interface ChildService {
   process: ChildProcess;
   /** Everything the process wrote so far (stdout, and stderr when captured). */
   output: () => string;
-  /** SIGTERM, then wait for the exit code. */
+  /** SIGTERM, then wait for the exit code (and the rest of the output). */
   stop: () => Promise<number | null>;
   /** SIGKILL, no chance to clean up. */
   kill: () => Promise<void>;
@@ -62,7 +62,8 @@ export async function spawnEntryPoint(
   };
   child.stdout!.on('data', collect);
   child.stderr?.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close': the process has exited and everything it wrote has been read, so output() is whole.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   try {
     await waitUntil(
       async () => {
@@ -92,6 +93,77 @@ export async function spawnEntryPoint(
 
 export interface ServiceProcess extends ChildService {
   baseUrl: string;
+}
+
+/**
+ * The JSON lines a process has logged so far, in the order it wrote them (pino writes each line
+ * synchronously). At LOG_LEVEL info the service logs each request it begins ("incoming request")
+ * and answers ("request completed", with the `responseTime` it measured itself), keyed by `reqId`:
+ * the request's X-Request-Id when the client sent one.
+ */
+export function logEntries(child: Pick<ChildService, 'output'>): Array<Record<string, unknown>> {
+  const lines = child.output().split('\n');
+  // The last piece is a line still being written, or empty.
+  return lines
+    .slice(0, -1)
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/**
+ * The time the service itself took to answer each request (Fastify's `responseTime`, from the
+ * start of its handling to the response sent), by request id; needs LOG_LEVEL info. Unlike a
+ * time taken by the test's client, it does not grow when the test's own process is slow to run.
+ */
+export function responseTimes(service: Pick<ChildService, 'output'>): Map<string, number> {
+  const times = new Map<string, number>();
+  for (const entry of logEntries(service)) {
+    if (entry.msg === 'request completed') times.set(String(entry.reqId), Number(entry.responseTime));
+  }
+  return times;
+}
+
+/** The requests the service began and never answered, as "METHOD url"; needs LOG_LEVEL info, and the whole log to say all. */
+export function requestsUnanswered(service: Pick<ChildService, 'output'>): string[] {
+  const begun = new Map<string, string>();
+  for (const entry of logEntries(service)) {
+    if (entry.msg === 'incoming request') {
+      const request = entry.req as { method?: string; url?: string } | undefined;
+      begun.set(String(entry.reqId), `${request?.method} ${request?.url}`);
+    } else if (entry.msg === 'request completed') {
+      begun.delete(String(entry.reqId));
+    }
+  }
+  return [...begun.values()];
+}
+
+/** How many requests for `path` (query string aside) the service has begun; needs LOG_LEVEL info. */
+export function requestsBegun(service: Pick<ChildService, 'output'>, path: string): number {
+  return logEntries(service).filter((entry) => {
+    if (entry.msg !== 'incoming request') return false;
+    const url = (entry.req as { url?: string } | undefined)?.url ?? '';
+    return url === path || url.startsWith(`${path}?`);
+  }).length;
+}
+
+/**
+ * Resolves once the service has begun shutting down: a new request to /healthz is refused, or
+ * answered 503 as Fastify answers requests that arrive while it closes.
+ */
+export async function untilShuttingDown(service: { baseUrl: string }, withinMs = 60_000): Promise<void> {
+  await waitUntil(
+    async () => {
+      try {
+        const response = await fetch(`${service.baseUrl}/healthz`);
+        await response.arrayBuffer();
+        return response.status === 503;
+      } catch {
+        return true;
+      }
+    },
+    withinMs,
+    20,
+  );
 }
 
 /** Starts the real service (`src/server.ts`) as its own process and waits until /readyz answers. */
