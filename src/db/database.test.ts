@@ -6,7 +6,13 @@ import { loadConfig } from '../config.js';
 import { isDatabaseUnavailable } from '../http/error-handler.js';
 import { jobBounds, openDatabase, requestBounds, type DatabaseBounds, type DatabaseHandle } from './database.js';
 
-const BOUNDS: DatabaseBounds = { connectTimeoutMs: 700, statementTimeoutMs: 500, queryTimeoutMs: 900, idleInTransactionTimeoutMs: 1_000, keepAliveMs: 2_000 };
+const BOUNDS: DatabaseBounds = {
+  connectTimeoutMs: 700,
+  statementTimeoutMs: 500,
+  queryTimeoutMs: 900,
+  idleInTransactionTimeoutMs: 1_000,
+  keepAliveMs: 2_000,
+};
 
 /** Runs `attempt`, which must fail; returns its error and how long it took. */
 async function failure(attempt: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
@@ -22,8 +28,20 @@ async function failure(attempt: () => Promise<unknown>): Promise<{ error: unknow
 describe('database bounds from the settings', () => {
   it('give requests the short bounds, and jobs longer statements with the same margin for the client', () => {
     const limits = loadConfig({}).database;
-    expect(requestBounds(limits)).toEqual({ connectTimeoutMs: 1500, statementTimeoutMs: 2000, queryTimeoutMs: 2500, idleInTransactionTimeoutMs: 10_000, keepAliveMs: 5000 });
-    expect(jobBounds(limits)).toEqual({ connectTimeoutMs: 1500, statementTimeoutMs: 60_000, queryTimeoutMs: 60_500, idleInTransactionTimeoutMs: 60_000, keepAliveMs: 5000 });
+    expect(requestBounds(limits)).toEqual({
+      connectTimeoutMs: 1500,
+      statementTimeoutMs: 2000,
+      queryTimeoutMs: 2500,
+      idleInTransactionTimeoutMs: 10_000,
+      keepAliveMs: 5000,
+    });
+    expect(jobBounds(limits)).toEqual({
+      connectTimeoutMs: 1500,
+      statementTimeoutMs: 60_000,
+      queryTimeoutMs: 60_500,
+      idleInTransactionTimeoutMs: 60_000,
+      keepAliveMs: 5000,
+    });
   });
 });
 
@@ -47,7 +65,8 @@ describe('every wait on PostgreSQL is bounded [postgres]', () => {
     await database.close();
   });
 
-  const settingOf = async (name: string) => (await sql<{ setting: string }>`select current_setting(${name}) as setting`.execute(proxied.db)).rows[0]!.setting;
+  const settingOf = async (name: string) =>
+    (await sql<{ setting: string }>`select current_setting(${name}) as setting`.execute(proxied.db)).rows[0]!.setting;
 
   it('sets the server-side timeouts and keepalive on each connection', async () => {
     expect(await settingOf('statement_timeout')).toBe('500ms');
@@ -124,8 +143,8 @@ describe('every wait on PostgreSQL is bounded [postgres]', () => {
   });
 });
 
-describe('waiting for PGlite\'s one connection is bounded [pglite]', () => {
-  it('ends at the connect timeout with the error pg\'s pool gives, and the connection serves the next caller once free', async () => {
+describe("waiting for PGlite's one connection is bounded [pglite]", () => {
+  it("ends at the connect timeout with the error pg's pool gives, and the connection serves the next caller once free", async () => {
     const handle = await openDatabase({ bounds: BOUNDS });
     try {
       let release = () => {};

@@ -28,7 +28,11 @@ export interface SeededPartner {
 }
 
 /** A partner of `brandId` with its offer, a partnership and a campaign between the two. */
-export async function seedPartnerOffer(support: ServiceContext, brandId: string, options: PartnerOfferOptions = {}): Promise<SeededPartner> {
+export async function seedPartnerOffer(
+  support: ServiceContext,
+  brandId: string,
+  options: PartnerOfferOptions = {},
+): Promise<SeededPartner> {
   const { companyId: partnerId } = await createBrand(support);
   const domain = `${partnerId}.example`;
   const title = options.title ?? `Offer of ${partnerId}`;
@@ -62,12 +66,20 @@ export async function addCampaign(
   const existing = await db
     .selectFrom('partnerships')
     .select('id')
-    .where(sql<boolean>`least(requester_id, recipient_id) = least(${brandId}, ${partnerId}) and greatest(requester_id, recipient_id) = greatest(${brandId}, ${partnerId})`)
+    .where(
+      sql<boolean>`least(requester_id, recipient_id) = least(${brandId}, ${partnerId}) and greatest(requester_id, recipient_id) = greatest(${brandId}, ${partnerId})`,
+    )
     .where('status', '=', status)
     .executeTakeFirst();
   const partnershipId =
     existing?.id ??
-    (await db.insertInto('partnerships').values({ requester_id: requester, recipient_id: recipient, status }).returning('id').executeTakeFirstOrThrow()).id;
+    (
+      await db
+        .insertInto('partnerships')
+        .values({ requester_id: requester, recipient_id: recipient, status })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id;
   const campaignId = uniqueId('campaign');
   await db
     .insertInto('campaigns')
@@ -102,7 +114,11 @@ export async function pinMatchRates(db: Db, brandId: string, rates: Array<{ part
   await db
     .deleteFrom('recommendation_scores')
     .where('company_id', '=', brandId)
-    .where('candidate_id', 'in', rates.map((rate) => rate.partnerId))
+    .where(
+      'candidate_id',
+      'in',
+      rates.map((rate) => rate.partnerId),
+    )
     .execute();
   const scored = rates.filter((rate) => rate.matchRate !== null);
   if (scored.length === 0) return;

@@ -121,10 +121,16 @@ describe('faults', () => {
     });
     const headers = { 'x-api-key': brand.key, 'x-platform-id': platformId };
     const routes = [
-      { route: 'offers', send: (signal: AbortSignal) => fetch(`${service.baseUrl}/v1/campaigns/offers?type=post-purchase`, { headers, signal }) },
+      {
+        route: 'offers',
+        send: (signal: AbortSignal) => fetch(`${service.baseUrl}/v1/campaigns/offers?type=post-purchase`, { headers, signal }),
+      },
       { route: 'partners', send: (signal: AbortSignal) => fetch(`${service.baseUrl}/v1/partners`, { headers, signal }) },
       { route: 'campaigns', send: (signal: AbortSignal) => fetch(`${service.baseUrl}/v1/campaigns`, { headers, signal }) },
-      { route: 'recommendations', send: (signal: AbortSignal) => fetch(`${service.baseUrl}/v1/discover/partner/recommendations`, { headers, signal }) },
+      {
+        route: 'recommendations',
+        send: (signal: AbortSignal) => fetch(`${service.baseUrl}/v1/discover/partner/recommendations`, { headers, signal }),
+      },
     ];
 
     let phase: 'before' | 'outage' | 'after' = 'before';
@@ -244,7 +250,11 @@ describe('faults', () => {
     expect(service.process.exitCode).toBeNull();
     const slowest = Math.max(...outcomes.map((o) => o.ms));
     const slowestOf = (route: string) => outcomes.filter((o) => o.route === route).reduce((worst, o) => (o.ms > worst.ms ? o : worst));
-    const slowestPerRoute = ['offers', 'click', 'partners', 'campaigns'].map((route) => ({ route, ms: Math.round(slowestOf(route).ms), status: slowestOf(route).status }));
+    const slowestPerRoute = ['offers', 'click', 'partners', 'campaigns'].map((route) => ({
+      route,
+      ms: Math.round(slowestOf(route).ms),
+      status: slowestOf(route).status,
+    }));
     expect(slowestPerRoute.filter((worst) => worst.ms >= ANSWER_WITHIN_MS)).toEqual([]);
     for (const outcome of outcomes) {
       expect(answered(outcome.route, outcome.status) || outcome.status === 503, JSON.stringify(outcome)).toBe(true);
@@ -259,7 +269,10 @@ describe('faults', () => {
     }
     const settled = outcomes.filter((o) => o.at > recoveredAt);
     expect(settled.length).toBeGreaterThan(0);
-    expect(settled.every((o) => answered(o.route, o.status)), JSON.stringify(settled.find((o) => !answered(o.route, o.status)))).toBe(true);
+    expect(
+      settled.every((o) => answered(o.route, o.status)),
+      JSON.stringify(settled.find((o) => !answered(o.route, o.status))),
+    ).toBe(true);
 
     // Exact once the service has settled what the silence left unanswered, and it stays so.
     const owed = {
@@ -312,14 +325,20 @@ describe('faults', () => {
     await seedPartnerOffer(support, brand.companyId);
     const env = { ...baseEnv(), RUN_BACKGROUND_JOBS: 'false' };
     // This instance reaches PostgreSQL through the proxy; the other one directly.
-    const [frozen, other] = await Promise.all([start({ ...env, DATABASE_URL: throughProxy(database.url!, proxy) }), start({ ...env, DATABASE_URL: database.url! })]);
+    const [frozen, other] = await Promise.all([
+      start({ ...env, DATABASE_URL: throughProxy(database.url!, proxy) }),
+      start({ ...env, DATABASE_URL: database.url! }),
+    ]);
     const partners = (signal?: AbortSignal) => fetch(`${frozen.baseUrl}/v1/partners`, { headers: { 'x-api-key': brand.key }, signal });
     expect((await partners()).status).toBe(200);
 
     proxy.freeze({ newConnections: 'forwarded' });
     try {
       const frozenAt = performance.now();
-      const revoke = await fetch(`${other.baseUrl}/admin/brand-keys/${brand.keyId}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const revoke = await fetch(`${other.baseUrl}/admin/brand-keys/${brand.keyId}/revoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       expect(revoke.status).toBe(200);
 
       // Requests meanwhile: answered within the bound, and served again once the pool has dropped its frozen connections.
@@ -335,12 +354,17 @@ describe('faults', () => {
         20_000,
         250,
       );
-      expect(statuses.every((status) => [200, 401, 503].includes(status)), statuses.join()).toBe(true);
+      expect(
+        statuses.every((status) => [200, 401, 503].includes(status)),
+        statuses.join(),
+      ).toBe(true);
       expect(statuses).toContain(200);
       // Unheard, the revocation would wait for the credential cache's 60 s; heard, within a heartbeat,
       // a query timeout and a new connection (5 + 2.5 + 1.5 s by default).
       expect(refusedAfter).toBeLessThan(15_000);
-      console.info(`a key revoked while the LISTEN connection was frozen was refused ${Math.round(performance.now() - frozenAt)} ms later; statuses ${statuses.join(' ')}`);
+      console.info(
+        `a key revoked while the LISTEN connection was frozen was refused ${Math.round(performance.now() - frozenAt)} ms later; statuses ${statuses.join(' ')}`,
+      );
     } finally {
       await proxy.restore();
     }
@@ -399,7 +423,9 @@ describe('faults', () => {
       async () => {
         const probe = await createBrand(support);
         await seedPartnerOffer(support, probe.companyId);
-        const statuses = await Promise.all(Array.from({ length: limit + 4 }, (_, i) => offers(i % 2 ? a : b, probe.key).then((r) => r.status)));
+        const statuses = await Promise.all(
+          Array.from({ length: limit + 4 }, (_, i) => offers(i % 2 ? a : b, probe.key).then((r) => r.status)),
+        );
         return statuses.filter((s) => s === 200).length === limit;
       },
       20_000,
@@ -413,7 +439,9 @@ describe('faults', () => {
     const env = { ...baseEnv(), DATABASE_URL: database.url! };
     const first = await start(env);
     const shown = (await (
-      await fetch(`${first.baseUrl}/v1/campaigns/offers?type=post-purchase`, { headers: { 'x-api-key': brand.key, 'x-platform-id': platformId } })
+      await fetch(`${first.baseUrl}/v1/campaigns/offers?type=post-purchase`, {
+        headers: { 'x-api-key': brand.key, 'x-platform-id': platformId },
+      })
     ).json()) as { offers: Array<{ referralUrl: string }> };
     const paths = shown.offers.map((offer) => new URL(offer.referralUrl).pathname);
     expect(paths).toHaveLength(3);
@@ -460,7 +488,8 @@ describe('faults', () => {
                array[(array['home','beauty','pets','outdoor'])[1 + i % 4]], (array['US','DE','FR'])[1 + i % 3],
                (array['Small','Medium','Large'])[1 + i % 3], 10 + i
         from generate_series(1, ${brands}) as i`.execute(own.db);
-      const queued = async () => Number((await sql<{ n: number }>`select count(*)::int8 as n from scoring_queue`.execute(own.db)).rows[0]!.n);
+      const queued = async () =>
+        Number((await sql<{ n: number }>`select count(*)::int8 as n from scoring_queue`.execute(own.db)).rows[0]!.n);
       expect(await queued()).toBe(brands);
 
       const env = { ...baseEnv(), DATABASE_URL: own.url!, LOG_LEVEL: 'info' };
@@ -476,7 +505,9 @@ describe('faults', () => {
       running.push(second);
       await waitUntil(async () => (await queued()) === 0, 60_000, 100);
       const counted = await sql<{ rows: number; scored: number; last: Date }>`
-        select count(*)::int8 as rows, count(distinct company_id)::int8 as scored, max(scored_at) as last from recommendation_scores`.execute(own.db);
+        select count(*)::int8 as rows, count(distinct company_id)::int8 as scored, max(scored_at) as last from recommendation_scores`.execute(
+        own.db,
+      );
       expect(Number(counted.rows[0]!.scored)).toBe(brands);
       expect(Number(counted.rows[0]!.rows)).toBe(brands * (brands - 1));
       // Nothing is scored again once the queue is empty.
@@ -500,7 +531,14 @@ describe('faults', () => {
         .map((entry) => entry.step);
     // The API instance runs no jobs: setup is the workers' alone. A 6 s import, a 1.5 s lease renewed while it runs.
     const service = await start({ ...baseEnv(), DATABASE_URL: database.url!, RUN_BACKGROUND_JOBS: 'false' });
-    const workerEnv = { ...baseEnv(), DATABASE_URL: database.url!, LOG_LEVEL: 'info', SANDBOX_IMPORT_MS: '6000', SETUP_LEASE_MS: '1500', SETUP_POLL_MS: '100' };
+    const workerEnv = {
+      ...baseEnv(),
+      DATABASE_URL: database.url!,
+      LOG_LEVEL: 'info',
+      SANDBOX_IMPORT_MS: '6000',
+      SETUP_LEASE_MS: '1500',
+      SETUP_POLL_MS: '100',
+    };
     const workers = await Promise.all([startWorker(workerEnv), startWorker(workerEnv)]);
     running.push(...workers);
 
@@ -525,7 +563,9 @@ describe('faults', () => {
     expect(setupLog(holder, 'store setup step finished')).toEqual([]);
     expect(setupLog(other, 'store setup step started')).toEqual(['import', 'offer', 'match']);
     expect(setupLog(other, 'store setup step finished')).toEqual(['import', 'offer', 'match']);
-    expect(workers.flatMap((worker) => setupLog(worker, 'store setup lease lost: another worker has the job, so this result is dropped'))).toEqual([]);
+    expect(
+      workers.flatMap((worker) => setupLog(worker, 'store setup lease lost: another worker has the job, so this result is dropped')),
+    ).toEqual([]);
 
     // The merchant turns cross-promotion on, twice over (a double click), with the store token the
     // owner's confirmation at the sandbox gave the embed app: one code in the store.
@@ -545,10 +585,18 @@ describe('faults', () => {
     const companyId = companies[0]!.id;
     expect(await database.db.selectFrom('merchant_stores').select('domain').where('domain', '=', domain).execute()).toHaveLength(1);
     expect(await database.db.selectFrom('offers').select('live').where('company_id', '=', companyId).execute()).toEqual([{ live: true }]);
-    expect(await database.db.selectFrom('sandbox_discount_codes').select(['percent', 'once_per_customer']).where('store_domain', '=', domain).execute()).toEqual([
-      { percent: 15, once_per_customer: true },
-    ]);
-    const scored = await database.db.selectFrom('recommendation_scores').select('candidate_id').where('company_id', '=', companyId).execute();
+    expect(
+      await database.db
+        .selectFrom('sandbox_discount_codes')
+        .select(['percent', 'once_per_customer'])
+        .where('store_domain', '=', domain)
+        .execute(),
+    ).toEqual([{ percent: 15, once_per_customer: true }]);
+    const scored = await database.db
+      .selectFrom('recommendation_scores')
+      .select('candidate_id')
+      .where('company_id', '=', companyId)
+      .execute();
     expect(scored.length).toBeGreaterThan(0);
     expect(await other.stop()).toBe(0);
   }, 150_000);

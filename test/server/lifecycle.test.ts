@@ -16,7 +16,14 @@ async function seedPlatform(database: { db: TestDatabase['db'] }) {
   const bus = new InvalidationBus();
   const support = { db: database.db, bus, serviceEnv: 'test' as const };
   const platformId = crypto.randomUUID();
-  await savePlatform(support, { id: platformId, name: 'Lifecycle', active: true, offerTypes: ['post-purchase'], approvedOrigins: [], pluginPageUrl: null });
+  await savePlatform(support, {
+    id: platformId,
+    name: 'Lifecycle',
+    active: true,
+    offerTypes: ['post-purchase'],
+    approvedOrigins: [],
+    pluginPageUrl: null,
+  });
   const { key } = await issuePlatformKey(support, platformId);
   await bus.close();
   return { platformId, key };
@@ -67,15 +74,16 @@ describe('the service process on PostgreSQL', () => {
     expect(service.output()).toContain(`Base URL:        ${service.baseUrl}`);
     expect(service.output()).toContain(`${service.baseUrl}/docs`);
 
-    const batches = Array.from({ length: 4 }, (_, b) =>
-      Array.from({ length: 1000 }, (_, i) => ({ domain: `inflight-${b}-${i}.example` })),
-    );
+    const batches = Array.from({ length: 4 }, (_, b) => Array.from({ length: 1000 }, (_, i) => ({ domain: `inflight-${b}-${i}.example` })));
     const inFlight = batches.map((brands) => sendSync(service.baseUrl, key, brands));
     // SIGTERM only once the server has begun every request, so each is really in flight: a request
     // still unread when closing starts is answered 503 by design (return503OnClosing).
     await Promise.all(inFlight.map((request) => request.sent));
     const routed = () =>
-      service.output().split('\n').filter((line) => line.includes('"msg":"incoming request"') && line.includes('"url":"/v1/platform/brands"')).length;
+      service
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"incoming request"') && line.includes('"url":"/v1/platform/brands"')).length;
     await waitUntil(async () => routed() === inFlight.length, 10_000, 5);
     const exitCode = service.stop();
     const statuses = await Promise.all(inFlight.map((request) => request.status));
@@ -114,7 +122,11 @@ describe('the service process on PGlite', () => {
     expect(await second.stop()).toBe(0);
 
     const reopened = await openDatabase({ dataDir, bounds: TEST_DATABASE_BOUNDS });
-    const rows = await reopened.db.selectFrom('platform_brands').select(['domain', 'business_name']).where('platform_id', '=', platformId).execute();
+    const rows = await reopened.db
+      .selectFrom('platform_brands')
+      .select(['domain', 'business_name'])
+      .where('platform_id', '=', platformId)
+      .execute();
     await reopened.close();
     expect(rows).toEqual([{ domain: 'persisted.example', business_name: 'Persisted' }]);
     // Two service starts and two opens of PGlite: 18 s on a quiet machine, 23 to over 30 s while

@@ -52,11 +52,7 @@ export async function stopTestApp(context: TestContext): Promise<void> {
  * Runs a suite once on PGlite and once on the PostgreSQL server, each with its own fresh
  * database and app. `use()` returns the context inside tests.
  */
-export function describeEachDatabase(
-  name: string,
-  body: (use: () => TestContext) => void,
-  env: Record<string, string> = {},
-): void {
+export function describeEachDatabase(name: string, body: (use: () => TestContext) => void, env: Record<string, string> = {}): void {
   for (const kind of DATABASE_KINDS) {
     describe(`${name} [${kind}]`, () => {
       let context: TestContext | undefined;
