@@ -43,8 +43,8 @@ async function main() {
     const throughput: number[] = [];
     const cpu: number[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      let a;
-      let b;
+      let a: Awaited<ReturnType<typeof measure>>;
+      let b: Awaited<ReturnType<typeof measure>>;
       if (round % 2 === 0) {
         a = await measure(baseline, headers);
         b = await measure(candidate, headers);

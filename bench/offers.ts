@@ -220,10 +220,10 @@ async function main() {
     '',
     'With 50 connections each waiting for its response, throughput is 50 divided by the latency. Client,',
     'service and PostgreSQL share the two cores, so every microsecond of CPU the service spends per request',
-    'and every statement it sends shows up in the latency, and so does the wait for the views\' commit, when',
-    'the service has nothing else to do (busy under 100%). The machine\'s speed drifts between minutes and',
+    "and every statement it sends shows up in the latency, and so does the wait for the views' commit, when",
+    "the service has nothing else to do (busy under 100%). The machine's speed drifts between minutes and",
     'differs between machines of the kind, so only the ratios of one run mean anything, and the median of',
-    'each round\'s own ratio (its routes run back to back) is the steadier of the two ratios reported.',
+    "each round's own ratio (its routes run back to back) is the steadier of the two ratios reported.",
     '',
   ];
   const report = lines.join('\n');

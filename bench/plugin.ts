@@ -6,7 +6,7 @@
  *
  *   npm run bench:plugin          (LOADS=20 by default; PGlite in memory)
  */
-import net from 'node:net';
+import type net from 'node:net';
 import { freePort, percentile } from './support.js';
 import zlib from 'node:zlib';
 import { launchBrowser } from '../test/support/browser.js';
@@ -32,7 +32,9 @@ async function main() {
   const loader = Buffer.from(await (await fetch(`${service}/plugin/v2.0.0/loader.js`)).arrayBuffer());
   // As the browser asks for it from the demo page: the host origin as Referer, into a frame.
   const embedPage = await (
-    await fetch(`${service}/plugin/v2/embed?platformId=${platformId}&domain=bench-shop.example`, { headers: { referer: `${demo}/`, 'sec-fetch-dest': 'iframe' } })
+    await fetch(`${service}/plugin/v2/embed?platformId=${platformId}&domain=bench-shop.example`, {
+      headers: { referer: `${demo}/`, 'sec-fetch-dest': 'iframe' },
+    })
   ).text();
   const assets = [...embedPage.matchAll(/(?:src|href)="(\/plugin\/assets\/[^"]+)"/g)].map((match) => match[1]!);
   const assetBodies = await Promise.all(assets.map(async (path) => Buffer.from(await (await fetch(`${service}${path}`)).arrayBuffer())));

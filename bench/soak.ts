@@ -96,7 +96,11 @@ async function main(): Promise<void> {
       .then(async (response) => {
         const body = (await response.json()) as { offers?: unknown[] };
         if (response.status >= 500 && failureExamples.size < 3) failureExamples.add(`${response.status} ${JSON.stringify(body)}`);
-        samples.push({ status: response.status, ms: performance.now() - started, offers: response.status === 200 ? (body.offers?.length ?? 0) : 0 });
+        samples.push({
+          status: response.status,
+          ms: performance.now() - started,
+          offers: response.status === 200 ? (body.offers?.length ?? 0) : 0,
+        });
       })
       .catch((error: unknown) => {
         if (failureExamples.size < 3) failureExamples.add(String(error instanceof Error ? (error.cause ?? error.message) : error));
@@ -126,7 +130,17 @@ async function main(): Promise<void> {
   }, TICK_MS);
 
   const all: Sample[] = [];
-  const minutes: Array<{ minute: number; requests: number; ok: number; limited: number; fiveXx: number; errors: number; p50: number; p99: number; rssMb: number }> = [];
+  const minutes: Array<{
+    minute: number;
+    requests: number;
+    ok: number;
+    limited: number;
+    fiveXx: number;
+    errors: number;
+    p50: number;
+    p99: number;
+    rssMb: number;
+  }> = [];
   const take = () => {
     const taken = samples;
     samples = [];
@@ -170,7 +184,8 @@ async function main(): Promise<void> {
 
   const viewsOwed = all.reduce((sum, s) => sum + s.offers, 0);
   const recorded = Number(
-    (await sql<{ views: number }>`select coalesce(sum(views), 0)::int8 as views from attribution_counters`.execute(database.db)).rows[0]!.views,
+    (await sql<{ views: number }>`select coalesce(sum(views), 0)::int8 as views from attribution_counters`.execute(database.db)).rows[0]!
+      .views,
   );
   await service.stop();
   await database.close();
@@ -187,12 +202,16 @@ async function main(): Promise<void> {
     '| minute | requests | 200 | 429 | 5xx | errors | p50 ms | p99 ms | resident MB |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...minutes.map(
-      (m) => `| ${m.minute} | ${m.requests} | ${m.ok} | ${m.limited} | ${m.fiveXx} | ${m.errors} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.rssMb.toFixed(1)} |`,
+      (m) =>
+        `| ${m.minute} | ${m.requests} | ${m.ok} | ${m.limited} | ${m.fiveXx} | ${m.errors} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.rssMb.toFixed(1)} |`,
     ),
     '',
     `- 5xx: ${fiveXx}; transport errors or timeouts: ${errors}; requests not sent because ${MAX_IN_FLIGHT} were in flight: ${unsent}.`,
     ...[...failureExamples].map((example) => `  - e.g. ${example.slice(0, 200)}`),
-    `- Load average at the end: ${os.loadavg().map((n) => n.toFixed(1)).join(', ')}.`,
+    `- Load average at the end: ${os
+      .loadavg()
+      .map((n) => n.toFixed(1))
+      .join(', ')}.`,
     `- Resident memory: ${(rssAfterWarmup / 1024).toFixed(1)} MB after warm-up, ${(rssAtEnd / 1024).toFixed(1)} MB at the end (${(growth * 100).toFixed(1)}%; limit ±20%).`,
     `- Views: ${viewsOwed} owed by the 200 responses, ${recorded} recorded.`,
     '',

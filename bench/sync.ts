@@ -24,7 +24,14 @@ async function main() {
   const endpointPlatform = crypto.randomUUID();
   const baselinePlatform = crypto.randomUUID();
   for (const id of [endpointPlatform, baselinePlatform]) {
-    await savePlatform(support, { id, name: 'Bench', active: true, offerTypes: ['post-purchase'], approvedOrigins: [], pluginPageUrl: null });
+    await savePlatform(support, {
+      id,
+      name: 'Bench',
+      active: true,
+      offerTypes: ['post-purchase'],
+      approvedOrigins: [],
+      pluginPageUrl: null,
+    });
   }
   const { key } = await issuePlatformKey(support, endpointPlatform);
   const service = await startService({ DATABASE_URL: database.url!, SERVICE_ENV: 'test' });
@@ -35,7 +42,11 @@ async function main() {
   const batchFor = (round: number) =>
     Array.from({ length: BATCH }, (_, i) => {
       const n = round * (BATCH / 2) + i;
-      return { domain: `https://www.bench-${n}.example/shop`, businessName: `Bench brand ${n}`, status: i % 10 === 0 ? 'closed' : 'active' };
+      return {
+        domain: `https://www.bench-${n}.example/shop`,
+        businessName: `Bench brand ${n}`,
+        status: i % 10 === 0 ? 'closed' : 'active',
+      };
     });
 
   const endpointTimes: number[] = [];

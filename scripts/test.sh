@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: type check, then every test on PGlite and on the PostgreSQL server.
+# The whole test suite: type check, lint and format check, then every test on PGlite and on the PostgreSQL server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,4 +9,5 @@ bash scripts/ensure-services.sh
 bash scripts/ensure-chromium.sh
 npx tsc -p tsconfig.json
 npx tsc -p web/tsconfig.json
+npm run --silent lint
 npx vitest run "$@"

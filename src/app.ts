@@ -113,14 +113,19 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         title: 'Partner Collaboration Service API',
         version: '1.0.0',
         description:
-          'Brands promote each other\'s offers; tech platforms display them and are credited with views and orders. ' +
+          "Brands promote each other's offers; tech platforms display them and are credited with views and orders. " +
           'Errors are JSON objects with `error` and `message`.',
       },
       servers: [{ url: config.baseUrl }],
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Brand API key (svc_test_… / svc_live_…)' },
-          platformKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Platform key (svc_platform_test_… / svc_platform_live_…)' },
+          platformKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Api-Key',
+            description: 'Platform key (svc_platform_test_… / svc_platform_live_…)',
+          },
           bearer: { type: 'http', scheme: 'bearer', description: 'OAuth 2 access token' },
         },
       },

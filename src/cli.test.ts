@@ -62,171 +62,319 @@ describe('CLI on PostgreSQL', () => {
   const supportContext = () => ({ db: database.db, bus: new InvalidationBus(), serviceEnv: 'test' as const });
 
   const count = async (table: 'platforms' | 'platform_keys' | 'companies' | 'brand_api_keys' | 'sandbox_store_owners') =>
-    Number((await database.db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-
-  it('creates a platform, issues its key, creates a company and a brand key, deactivates the platform', async () => {
-    const created = await cli(['platform', 'create', '--name', 'CLI Platform', '--approved-origins', 'https://cli.example', '--plugin-page-url', 'https://cli.example/partners'], env);
-    expect(created.stderr).not.toMatch(/Error/);
-    expect(created.code).toBe(0);
-    const platform = JSON.parse(created.stdout);
-    expect(platform).toMatchObject({ name: 'CLI Platform', active: true, approvedOrigins: ['https://cli.example'] });
-
-    const issued = JSON.parse((await cli(['platform-key', 'issue', platform.id, '--expires-at', '2099-01-01T00:00:00Z'], env)).stdout);
-    expect(issued.key).toMatch(/^svc_platform_test_/);
-    const storedKey = await database.db.selectFrom('platform_keys').selectAll().where('id', '=', issued.keyId).executeTakeFirstOrThrow();
-    expect(storedKey.key_hash).toBe(hashSecret(issued.key));
-    expect(storedKey.expires_at?.toISOString()).toBe('2099-01-01T00:00:00.000Z');
-
-    const company = await cli(['company', 'create', '--company-id', 'cli-brand', '--domain', 'https://www.CLI-Brand.example/', '--business-name', 'CLI Brand', '--categories', 'Apparel,Outdoor', '--product-count', '42'], env);
-    expect(JSON.parse(company.stdout)).toMatchObject({ companyId: 'cli-brand', domain: 'cli-brand.example', categories: ['Apparel', 'Outdoor'], productCount: 42 });
-    const brandKey = JSON.parse((await cli(['brand-key', 'issue', 'cli-brand', '--name', 'Support issued'], env)).stdout);
-    expect(brandKey).toMatchObject({ companyId: 'cli-brand', name: 'Support issued', key: expect.stringMatching(/^svc_test_/) });
-
-    const deactivated = JSON.parse((await cli(['platform', 'deactivate', platform.id], env)).stdout);
-    expect(deactivated.active).toBe(false);
-    const stored = await database.db.selectFrom('platforms').select('active').where('id', '=', platform.id).executeTakeFirstOrThrow();
-    expect(stored.active).toBe(false);
-  }, SPAWNING_TIMEOUT);
-
-  it('seeds a fixture file idempotently', async () => {
-    const file = path.join(tmp, 'seed.json');
-    await fs.writeFile(file, JSON.stringify({ brands: [{ companyId: 'seeded-cli', domain: 'seeded-cli.example', businessName: 'Seeded', apiKeys: ['svc_test_cliSeededKey00000000001'] }] }));
-    const first = JSON.parse((await cli(['seed', file], env)).stdout);
-    expect(first.written).toMatchObject({ companies: 1, brandKeys: 1 });
-    const second = JSON.parse((await cli(['seed', file], env)).stdout);
-    expect(Object.values(second.written).every((n) => n === 0)).toBe(true);
-  }, SPAWNING_TIMEOUT);
-
-  it('revokes a platform key and a brand key, and activates a deactivated platform', async () => {
-    // Set up in this process; only the commands under test are spawned.
-    const ctx = supportContext();
-    const platform = { id: crypto.randomUUID() };
-    await savePlatform(ctx, { id: platform.id, name: 'Revocations', active: false, offerTypes: ['post-purchase'], approvedOrigins: [], pluginPageUrl: null });
-    const platformKey = await issuePlatformKey(ctx, platform.id);
-    const brandKey = await createBrand(ctx, { companyId: 'cli-revoke' });
-
-    const revokedPlatformKey = await cli(['platform-key', 'revoke', platformKey.keyId], env);
-    expect(revokedPlatformKey.code).toBe(0);
-    expect(JSON.parse(revokedPlatformKey.stdout)).toEqual({ keyId: platformKey.keyId, revokedAt: expect.any(String) });
-    const revokedBrandKey = JSON.parse((await cli(['brand-key', 'revoke', brandKey.keyId], env)).stdout);
-    expect(revokedBrandKey.keyId).toBe(brandKey.keyId);
-    const platformKeyRow = await database.db.selectFrom('platform_keys').select('revoked_at').where('id', '=', platformKey.keyId).executeTakeFirstOrThrow();
-    const brandKeyRow = await database.db.selectFrom('brand_api_keys').select('revoked_at').where('id', '=', brandKey.keyId).executeTakeFirstOrThrow();
-    expect(platformKeyRow.revoked_at?.toISOString()).toBe(JSON.parse(revokedPlatformKey.stdout).revokedAt);
-    expect(brandKeyRow.revoked_at?.toISOString()).toBe(revokedBrandKey.revokedAt);
-
-    const unknownKey = await cli(['brand-key', 'revoke', '00000000-0000-4000-8000-00000000beef'], env);
-    expect(unknownKey.code).toBe(1);
-    expect(unknownKey.stderr).toMatch(/Error \(not_found\): no brand key 00000000-0000-4000-8000-00000000beef/);
-
-    const activated = await cli(['platform', 'activate', platform.id], env);
-    expect(activated.code).toBe(0);
-    expect(JSON.parse(activated.stdout)).toMatchObject({ id: platform.id, active: true });
-    const stored = await database.db.selectFrom('platforms').select('active').where('id', '=', platform.id).executeTakeFirstOrThrow();
-    expect(stored.active).toBe(true);
-  }, SPAWNING_TIMEOUT);
-
-  it('registers public and confidential OAuth clients and lists them without secrets', async () => {
-    const publicClient = await cli(
-      ['oauth-client', 'register', '--name', 'CLI App', '--client-id', 'cli-app', '--redirect-uri', 'https://app.example/cb', '--redirect-uri', 'http://127.0.0.1:8765/cb'],
-      env,
+    Number(
+      (
+        await database.db
+          .selectFrom(table)
+          .select(({ fn }) => fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
     );
-    expect(publicClient.stderr).not.toMatch(/Error/);
-    expect(JSON.parse(publicClient.stdout)).toEqual({
-      clientId: 'cli-app',
-      name: 'CLI App',
-      redirectUris: ['https://app.example/cb', 'http://127.0.0.1:8765/cb'],
-      confidential: false,
-      companyId: null,
-    });
 
-    await createBrand(supportContext(), { companyId: 'cli-oauth-brand' });
-    const confidential = JSON.parse(
-      (await cli(['oauth-client', 'register', '--name', 'Backend', '--redirect-uri', 'https://backend.example/cb', '--confidential', '--company-id', 'cli-oauth-brand'], env)).stdout,
-    );
-    expect(confidential).toMatchObject({ clientId: expect.stringMatching(/^oc_/), confidential: true, companyId: 'cli-oauth-brand', clientSecret: expect.stringMatching(/^svc_cs_/) });
-    const stored = await database.db.selectFrom('oauth_clients').select('secret_hash').where('client_id', '=', confidential.clientId).executeTakeFirstOrThrow();
-    expect(stored.secret_hash).toBe(hashSecret(confidential.clientSecret));
+  it(
+    'creates a platform, issues its key, creates a company and a brand key, deactivates the platform',
+    async () => {
+      const created = await cli(
+        [
+          'platform',
+          'create',
+          '--name',
+          'CLI Platform',
+          '--approved-origins',
+          'https://cli.example',
+          '--plugin-page-url',
+          'https://cli.example/partners',
+        ],
+        env,
+      );
+      expect(created.stderr).not.toMatch(/Error/);
+      expect(created.code).toBe(0);
+      const platform = JSON.parse(created.stdout);
+      expect(platform).toMatchObject({ name: 'CLI Platform', active: true, approvedOrigins: ['https://cli.example'] });
 
-    const listed = await cli(['oauth-client', 'list'], env);
-    expect(listed.stdout).not.toContain(confidential.clientSecret);
-    expect(JSON.parse(listed.stdout).data.map((client: { clientId: string; confidential: boolean }) => [client.clientId, client.confidential])).toEqual([
-      ['cli-app', false],
-      [confidential.clientId, true],
-    ]);
-  }, SPAWNING_TIMEOUT);
+      const issued = JSON.parse((await cli(['platform-key', 'issue', platform.id, '--expires-at', '2099-01-01T00:00:00Z'], env)).stdout);
+      expect(issued.key).toMatch(/^svc_platform_test_/);
+      const storedKey = await database.db.selectFrom('platform_keys').selectAll().where('id', '=', issued.keyId).executeTakeFirstOrThrow();
+      expect(storedKey.key_hash).toBe(hashSecret(issued.key));
+      expect(storedKey.expires_at?.toISOString()).toBe('2099-01-01T00:00:00.000Z');
 
-  it('refuses a bad OAuth client registration with nothing written', async () => {
-    const clients = () => database.db.selectFrom('oauth_clients').select('client_id').orderBy('client_id').execute();
-    await registerOAuthClient({ db: database.db, serviceEnv: 'test' }, { clientId: 'cli-taken', name: 'Taken', redirectUris: ['https://app.example/cb'], confidential: false });
-    const before = await clients();
+      const company = await cli(
+        [
+          'company',
+          'create',
+          '--company-id',
+          'cli-brand',
+          '--domain',
+          'https://www.CLI-Brand.example/',
+          '--business-name',
+          'CLI Brand',
+          '--categories',
+          'Apparel,Outdoor',
+          '--product-count',
+          '42',
+        ],
+        env,
+      );
+      expect(JSON.parse(company.stdout)).toMatchObject({
+        companyId: 'cli-brand',
+        domain: 'cli-brand.example',
+        categories: ['Apparel', 'Outdoor'],
+        productCount: 42,
+      });
+      const brandKey = JSON.parse((await cli(['brand-key', 'issue', 'cli-brand', '--name', 'Support issued'], env)).stdout);
+      expect(brandKey).toMatchObject({ companyId: 'cli-brand', name: 'Support issued', key: expect.stringMatching(/^svc_test_/) });
 
-    const plainHttp = await cli(['oauth-client', 'register', '--name', 'Insecure', '--redirect-uri', 'http://app.example/cb'], env);
-    expect(plainHttp.code).toBe(1);
-    expect(plainHttp.stderr).toMatch(/Error \(invalid_request\): redirect URI http:\/\/app\.example\/cb must use https/);
+      const deactivated = JSON.parse((await cli(['platform', 'deactivate', platform.id], env)).stdout);
+      expect(deactivated.active).toBe(false);
+      const stored = await database.db.selectFrom('platforms').select('active').where('id', '=', platform.id).executeTakeFirstOrThrow();
+      expect(stored.active).toBe(false);
+    },
+    SPAWNING_TIMEOUT,
+  );
 
-    const noName = await cli(['oauth-client', 'register', '--redirect-uri', 'https://app.example/cb'], env);
-    expect(noName.code).toBe(2);
-    expect(noName.stderr).toMatch(/--name is required/);
+  it(
+    'seeds a fixture file idempotently',
+    async () => {
+      const file = path.join(tmp, 'seed.json');
+      await fs.writeFile(
+        file,
+        JSON.stringify({
+          brands: [
+            {
+              companyId: 'seeded-cli',
+              domain: 'seeded-cli.example',
+              businessName: 'Seeded',
+              apiKeys: ['svc_test_cliSeededKey00000000001'],
+            },
+          ],
+        }),
+      );
+      const first = JSON.parse((await cli(['seed', file], env)).stdout);
+      expect(first.written).toMatchObject({ companies: 1, brandKeys: 1 });
+      const second = JSON.parse((await cli(['seed', file], env)).stdout);
+      expect(Object.values(second.written).every((n) => n === 0)).toBe(true);
+    },
+    SPAWNING_TIMEOUT,
+  );
 
-    const noRedirect = await cli(['oauth-client', 'register', '--name', 'Nowhere'], env);
-    expect(noRedirect.code).toBe(1);
-    expect(noRedirect.stderr).toMatch(/redirectUris must list 1 to 20 URIs/);
+  it(
+    'revokes a platform key and a brand key, and activates a deactivated platform',
+    async () => {
+      // Set up in this process; only the commands under test are spawned.
+      const ctx = supportContext();
+      const platform = { id: crypto.randomUUID() };
+      await savePlatform(ctx, {
+        id: platform.id,
+        name: 'Revocations',
+        active: false,
+        offerTypes: ['post-purchase'],
+        approvedOrigins: [],
+        pluginPageUrl: null,
+      });
+      const platformKey = await issuePlatformKey(ctx, platform.id);
+      const brandKey = await createBrand(ctx, { companyId: 'cli-revoke' });
 
-    const publicWithCompany = await cli(['oauth-client', 'register', '--name', 'P', '--redirect-uri', 'https://p.example/cb', '--company-id', 'any-brand'], env);
-    expect(publicWithCompany.code).toBe(1);
-    expect(publicWithCompany.stderr).toMatch(/companyId is only for confidential clients/);
+      const revokedPlatformKey = await cli(['platform-key', 'revoke', platformKey.keyId], env);
+      expect(revokedPlatformKey.code).toBe(0);
+      expect(JSON.parse(revokedPlatformKey.stdout)).toEqual({ keyId: platformKey.keyId, revokedAt: expect.any(String) });
+      const revokedBrandKey = JSON.parse((await cli(['brand-key', 'revoke', brandKey.keyId], env)).stdout);
+      expect(revokedBrandKey.keyId).toBe(brandKey.keyId);
+      const platformKeyRow = await database.db
+        .selectFrom('platform_keys')
+        .select('revoked_at')
+        .where('id', '=', platformKey.keyId)
+        .executeTakeFirstOrThrow();
+      const brandKeyRow = await database.db
+        .selectFrom('brand_api_keys')
+        .select('revoked_at')
+        .where('id', '=', brandKey.keyId)
+        .executeTakeFirstOrThrow();
+      expect(platformKeyRow.revoked_at?.toISOString()).toBe(JSON.parse(revokedPlatformKey.stdout).revokedAt);
+      expect(brandKeyRow.revoked_at?.toISOString()).toBe(revokedBrandKey.revokedAt);
 
-    const taken = await cli(['oauth-client', 'register', '--name', 'Again', '--client-id', 'cli-taken', '--redirect-uri', 'https://app.example/cb'], env);
-    expect(taken.code).toBe(1);
-    expect(taken.stderr).toMatch(/Error \(client_exists\)/);
+      const unknownKey = await cli(['brand-key', 'revoke', '00000000-0000-4000-8000-00000000beef'], env);
+      expect(unknownKey.code).toBe(1);
+      expect(unknownKey.stderr).toMatch(/Error \(not_found\): no brand key 00000000-0000-4000-8000-00000000beef/);
 
-    expect(await clients()).toEqual(before);
-  }, SPAWNING_TIMEOUT);
+      const activated = await cli(['platform', 'activate', platform.id], env);
+      expect(activated.code).toBe(0);
+      expect(JSON.parse(activated.stdout)).toMatchObject({ id: platform.id, active: true });
+      const stored = await database.db.selectFrom('platforms').select('active').where('id', '=', platform.id).executeTakeFirstOrThrow();
+      expect(stored.active).toBe(true);
+    },
+    SPAWNING_TIMEOUT,
+  );
 
-  it('fails with a clear message, a non-zero exit code and nothing written', async () => {
-    const before = await Promise.all([count('platforms'), count('platform_keys'), count('companies'), count('brand_api_keys')]);
+  it(
+    'registers public and confidential OAuth clients and lists them without secrets',
+    async () => {
+      const publicClient = await cli(
+        [
+          'oauth-client',
+          'register',
+          '--name',
+          'CLI App',
+          '--client-id',
+          'cli-app',
+          '--redirect-uri',
+          'https://app.example/cb',
+          '--redirect-uri',
+          'http://127.0.0.1:8765/cb',
+        ],
+        env,
+      );
+      expect(publicClient.stderr).not.toMatch(/Error/);
+      expect(JSON.parse(publicClient.stdout)).toEqual({
+        clientId: 'cli-app',
+        name: 'CLI App',
+        redirectUris: ['https://app.example/cb', 'http://127.0.0.1:8765/cb'],
+        confidential: false,
+        companyId: null,
+      });
 
-    const unknown = await cli(['platform-key', 'issue', '00000000-0000-4000-8000-00000000dead'], env);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/Error \(not_found\): no platform 00000000-0000-4000-8000-00000000dead/);
-    expect(unknown.stdout).toBe('');
+      await createBrand(supportContext(), { companyId: 'cli-oauth-brand' });
+      const confidential = JSON.parse(
+        (
+          await cli(
+            [
+              'oauth-client',
+              'register',
+              '--name',
+              'Backend',
+              '--redirect-uri',
+              'https://backend.example/cb',
+              '--confidential',
+              '--company-id',
+              'cli-oauth-brand',
+            ],
+            env,
+          )
+        ).stdout,
+      );
+      expect(confidential).toMatchObject({
+        clientId: expect.stringMatching(/^oc_/),
+        confidential: true,
+        companyId: 'cli-oauth-brand',
+        clientSecret: expect.stringMatching(/^svc_cs_/),
+      });
+      const stored = await database.db
+        .selectFrom('oauth_clients')
+        .select('secret_hash')
+        .where('client_id', '=', confidential.clientId)
+        .executeTakeFirstOrThrow();
+      expect(stored.secret_hash).toBe(hashSecret(confidential.clientSecret));
 
-    const missing = await cli(['company', 'create', '--company-id', 'half', '--domain', 'half.example'], env);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/--business-name is required/);
+      const listed = await cli(['oauth-client', 'list'], env);
+      expect(listed.stdout).not.toContain(confidential.clientSecret);
+      expect(
+        JSON.parse(listed.stdout).data.map((client: { clientId: string; confidential: boolean }) => [client.clientId, client.confidential]),
+      ).toEqual([
+        ['cli-app', false],
+        [confidential.clientId, true],
+      ]);
+    },
+    SPAWNING_TIMEOUT,
+  );
 
-    const badFixture = path.join(tmp, 'bad.json');
-    await fs.writeFile(badFixture, JSON.stringify({ platforms: [{ id: 'nope', name: 'Bad' }] }));
-    const seeded = await cli(['seed', badFixture], env);
-    expect(seeded.code).toBe(1);
-    expect(seeded.stderr).toMatch(/platforms\[0\]\.id must match format "uuid"/);
+  it(
+    'refuses a bad OAuth client registration with nothing written',
+    async () => {
+      const clients = () => database.db.selectFrom('oauth_clients').select('client_id').orderBy('client_id').execute();
+      await registerOAuthClient(
+        { db: database.db, serviceEnv: 'test' },
+        { clientId: 'cli-taken', name: 'Taken', redirectUris: ['https://app.example/cb'], confidential: false },
+      );
+      const before = await clients();
 
-    expect(await Promise.all([count('platforms'), count('platform_keys'), count('companies'), count('brand_api_keys')])).toEqual(before);
-  }, SPAWNING_TIMEOUT);
+      const plainHttp = await cli(['oauth-client', 'register', '--name', 'Insecure', '--redirect-uri', 'http://app.example/cb'], env);
+      expect(plainHttp.code).toBe(1);
+      expect(plainHttp.stderr).toMatch(/Error \(invalid_request\): redirect URI http:\/\/app\.example\/cb must use https/);
 
-  it("sets up a sandbox store's owner sign-in with a password shown once, and refuses it on prod with nothing written", async () => {
-    const { companyId } = await createBrand(supportContext());
-    const domain = `${companyId}.example`;
-    const set = await cli(['sandbox-owner', 'set', domain, '--email', 'owner@brand.example'], env);
-    expect(set.stderr).toBe('');
-    expect(set.code).toBe(0);
-    const { password, ...shown } = JSON.parse(set.stdout) as { domain: string; email: string; password: string };
-    expect(shown).toEqual({ domain, email: 'owner@brand.example' });
-    const owner = await database.db.selectFrom('sandbox_store_owners').select(['email', 'password_hash']).where('domain', '=', domain).executeTakeFirstOrThrow();
-    expect(owner.email).toBe('owner@brand.example');
-    expect(owner.password_hash).toMatch(/^\$argon2id\$/);
-    expect(owner.password_hash).not.toContain(password);
+      const noName = await cli(['oauth-client', 'register', '--redirect-uri', 'https://app.example/cb'], env);
+      expect(noName.code).toBe(2);
+      expect(noName.stderr).toMatch(/--name is required/);
 
-    const before = await count('sandbox_store_owners');
-    const onProd = await cli(['sandbox-owner', 'set', 'other.example', '--email', 'owner@other.example'], { ...env, SERVICE_ENV: 'prod' });
-    expect(onProd.code).toBe(2);
-    expect(onProd.stderr).toMatch(/sandbox commerce platform runs on test and dev hosts only/);
-    const badEmail = await cli(['sandbox-owner', 'set', 'other.example', '--email', 'not an email'], env);
-    expect(badEmail.code).toBe(1);
-    expect(badEmail.stderr).toMatch(/Error \(invalid_request\): email must be an email address/);
-    expect(await count('sandbox_store_owners')).toBe(before);
-  }, SPAWNING_TIMEOUT);
+      const noRedirect = await cli(['oauth-client', 'register', '--name', 'Nowhere'], env);
+      expect(noRedirect.code).toBe(1);
+      expect(noRedirect.stderr).toMatch(/redirectUris must list 1 to 20 URIs/);
+
+      const publicWithCompany = await cli(
+        ['oauth-client', 'register', '--name', 'P', '--redirect-uri', 'https://p.example/cb', '--company-id', 'any-brand'],
+        env,
+      );
+      expect(publicWithCompany.code).toBe(1);
+      expect(publicWithCompany.stderr).toMatch(/companyId is only for confidential clients/);
+
+      const taken = await cli(
+        ['oauth-client', 'register', '--name', 'Again', '--client-id', 'cli-taken', '--redirect-uri', 'https://app.example/cb'],
+        env,
+      );
+      expect(taken.code).toBe(1);
+      expect(taken.stderr).toMatch(/Error \(client_exists\)/);
+
+      expect(await clients()).toEqual(before);
+    },
+    SPAWNING_TIMEOUT,
+  );
+
+  it(
+    'fails with a clear message, a non-zero exit code and nothing written',
+    async () => {
+      const before = await Promise.all([count('platforms'), count('platform_keys'), count('companies'), count('brand_api_keys')]);
+
+      const unknown = await cli(['platform-key', 'issue', '00000000-0000-4000-8000-00000000dead'], env);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/Error \(not_found\): no platform 00000000-0000-4000-8000-00000000dead/);
+      expect(unknown.stdout).toBe('');
+
+      const missing = await cli(['company', 'create', '--company-id', 'half', '--domain', 'half.example'], env);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/--business-name is required/);
+
+      const badFixture = path.join(tmp, 'bad.json');
+      await fs.writeFile(badFixture, JSON.stringify({ platforms: [{ id: 'nope', name: 'Bad' }] }));
+      const seeded = await cli(['seed', badFixture], env);
+      expect(seeded.code).toBe(1);
+      expect(seeded.stderr).toMatch(/platforms\[0\]\.id must match format "uuid"/);
+
+      expect(await Promise.all([count('platforms'), count('platform_keys'), count('companies'), count('brand_api_keys')])).toEqual(before);
+    },
+    SPAWNING_TIMEOUT,
+  );
+
+  it(
+    "sets up a sandbox store's owner sign-in with a password shown once, and refuses it on prod with nothing written",
+    async () => {
+      const { companyId } = await createBrand(supportContext());
+      const domain = `${companyId}.example`;
+      const set = await cli(['sandbox-owner', 'set', domain, '--email', 'owner@brand.example'], env);
+      expect(set.stderr).toBe('');
+      expect(set.code).toBe(0);
+      const { password, ...shown } = JSON.parse(set.stdout) as { domain: string; email: string; password: string };
+      expect(shown).toEqual({ domain, email: 'owner@brand.example' });
+      const owner = await database.db
+        .selectFrom('sandbox_store_owners')
+        .select(['email', 'password_hash'])
+        .where('domain', '=', domain)
+        .executeTakeFirstOrThrow();
+      expect(owner.email).toBe('owner@brand.example');
+      expect(owner.password_hash).toMatch(/^\$argon2id\$/);
+      expect(owner.password_hash).not.toContain(password);
+
+      const before = await count('sandbox_store_owners');
+      const onProd = await cli(['sandbox-owner', 'set', 'other.example', '--email', 'owner@other.example'], {
+        ...env,
+        SERVICE_ENV: 'prod',
+      });
+      expect(onProd.code).toBe(2);
+      expect(onProd.stderr).toMatch(/sandbox commerce platform runs on test and dev hosts only/);
+      const badEmail = await cli(['sandbox-owner', 'set', 'other.example', '--email', 'not an email'], env);
+      expect(badEmail.code).toBe(1);
+      expect(badEmail.stderr).toMatch(/Error \(invalid_request\): email must be an email address/);
+      expect(await count('sandbox_store_owners')).toBe(before);
+    },
+    SPAWNING_TIMEOUT,
+  );
 });
 
 describe('CLI on PGlite', () => {
@@ -264,47 +412,61 @@ describe('npm run migrate on a fresh database', () => {
     const { applied } = JSON.parse(first.stdout) as { applied: string[] };
     expect(applied.length).toBeGreaterThan(0);
     expect(applied).toEqual([...applied].sort());
-    expect(await tables()).toEqual(expect.arrayContaining(['platforms', 'platform_brands', 'companies', 'brand_api_keys', 'oauth_clients']));
+    expect(await tables()).toEqual(
+      expect.arrayContaining(['platforms', 'platform_brands', 'companies', 'brand_api_keys', 'oauth_clients']),
+    );
     const second = await migrate(env);
     expect(JSON.parse(second.stdout)).toEqual({ applied: [] });
   };
 
-  it('PostgreSQL: applies every migration once, then nothing', async () => {
-    const name = `svc_test_fresh_${crypto.randomBytes(6).toString('hex')}`;
-    const url = new URL(TEST_POSTGRES_URL);
-    url.pathname = `/${name}`;
-    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const fresh = new pg.Client({ connectionString: url.toString() });
-    await fresh.connect();
-    try {
-      const tables = async () =>
-        (await fresh.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public'")).rows.map((row) => row.table_name);
-      await expectMigratesOnceThenNothing({ DATABASE_URL: url.toString() }, tables);
-    } finally {
-      await fresh.end();
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    }
-  }, SPAWNING_TIMEOUT);
+  it(
+    'PostgreSQL: applies every migration once, then nothing',
+    async () => {
+      const name = `svc_test_fresh_${crypto.randomBytes(6).toString('hex')}`;
+      const url = new URL(TEST_POSTGRES_URL);
+      url.pathname = `/${name}`;
+      const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await admin.connect();
+      await admin.query(`create database ${name}`);
+      const fresh = new pg.Client({ connectionString: url.toString() });
+      await fresh.connect();
+      try {
+        const tables = async () =>
+          (
+            await fresh.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public'")
+          ).rows.map((row) => row.table_name);
+        await expectMigratesOnceThenNothing({ DATABASE_URL: url.toString() }, tables);
+      } finally {
+        await fresh.end();
+        await admin.query(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      }
+    },
+    SPAWNING_TIMEOUT,
+  );
 
-  it('PGlite: applies every migration once in a new DATA_DIR, then nothing', async () => {
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-cli-migrate-'));
-    try {
-      const tables = async () => {
-        if (!existsSync(path.join(dataDir, 'pglite'))) return [];
-        const handle = await openDatabase({ dataDir, bounds: TEST_DATABASE_BOUNDS });
-        try {
-          const result = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public'`.execute(handle.db);
-          return result.rows.map((row) => row.table_name);
-        } finally {
-          await handle.close();
-        }
-      };
-      await expectMigratesOnceThenNothing({ DATA_DIR: dataDir }, tables);
-    } finally {
-      await fs.rm(dataDir, { recursive: true, force: true });
-    }
-  }, SPAWNING_TIMEOUT);
+  it(
+    'PGlite: applies every migration once in a new DATA_DIR, then nothing',
+    async () => {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-cli-migrate-'));
+      try {
+        const tables = async () => {
+          if (!existsSync(path.join(dataDir, 'pglite'))) return [];
+          const handle = await openDatabase({ dataDir, bounds: TEST_DATABASE_BOUNDS });
+          try {
+            const result = await sql<{
+              table_name: string;
+            }>`select table_name from information_schema.tables where table_schema = 'public'`.execute(handle.db);
+            return result.rows.map((row) => row.table_name);
+          } finally {
+            await handle.close();
+          }
+        };
+        await expectMigratesOnceThenNothing({ DATA_DIR: dataDir }, tables);
+      } finally {
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    SPAWNING_TIMEOUT,
+  );
 });

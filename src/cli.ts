@@ -107,7 +107,7 @@ const COMPANY_FLAGS = text([
 type Flags = Record<string, string | boolean | string[] | undefined>;
 
 function parse(args: string[], options: Options, positionals: string[]) {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: Options; allowPositionals: true; strict: true }>>;
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
@@ -119,7 +119,11 @@ function parse(args: string[], options: Options, positionals: string[]) {
   return { flags: parsed.values as Flags, args: parsed.positionals };
 }
 
-const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 /** Turns --kebab-case flags into the body fields; "none" clears a nullable field on update. */
 function fieldsFrom(flags: Flags, clearable: boolean): Record<string, unknown> {
@@ -203,7 +207,11 @@ async function run(argv: string[], ctx: ServiceContext, database: DatabaseHandle
     case 'brand-key revoke':
       return revokeKey(ctx, 'brand', parse(tail, {}, ['keyId']).args[0]!);
     case 'oauth-client register': {
-      const options = { ...text(['name', 'client-id', 'company-id']), 'redirect-uri': { type: 'string', multiple: true }, confidential: { type: 'boolean' } } satisfies Options;
+      const options = {
+        ...text(['name', 'client-id', 'company-id']),
+        'redirect-uri': { type: 'string', multiple: true },
+        confidential: { type: 'boolean' },
+      } satisfies Options;
       const { flags } = parse(tail, options, []);
       const body = {
         ...fieldsFrom(flags, false),
@@ -219,7 +227,8 @@ async function run(argv: string[], ctx: ServiceContext, database: DatabaseHandle
       const { flags, args } = parse(tail, text(['email']), ['domain']);
       if (typeof flags.email !== 'string') throw new UsageError('--email is required');
       const sandbox = commercePlatformsFor(config, ctx.db).sandbox;
-      if (!sandbox) throw new UsageError(`the sandbox commerce platform runs on test and dev hosts only (SERVICE_ENV is ${config.serviceEnv})`);
+      if (!sandbox)
+        throw new UsageError(`the sandbox commerce platform runs on test and dev hosts only (SERVICE_ENV is ${config.serviceEnv})`);
       return setSandboxOwner(ctx.db, sandbox, args[0]!, flags.email);
     }
     default:
@@ -234,7 +243,10 @@ async function run(argv: string[], ctx: ServiceContext, database: DatabaseHandle
 async function connectBus(config: Config, db: Db): Promise<InvalidationBus> {
   const bus = new InvalidationBus();
   if (config.databaseUrl) {
-    await bus.connectRemote({ postgres: { url: config.databaseUrl, db, bounds: jobBounds(config.database) } }, pino({ level: 'warn' }, process.stderr));
+    await bus.connectRemote(
+      { postgres: { url: config.databaseUrl, db, bounds: jobBounds(config.database) } },
+      pino({ level: 'warn' }, process.stderr),
+    );
   }
   return bus;
 }
@@ -250,7 +262,12 @@ async function main(argv: string[]): Promise<number> {
   let bus: InvalidationBus | undefined;
   try {
     // An operator's command (imports, migrations) may take as long as a background job.
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, bounds: jobBounds(config.database) });
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: 2,
+      bounds: jobBounds(config.database),
+    });
     if (argv[0] !== 'migrate') await migrateToLatest(database.db);
     bus = await connectBus(config, database.db);
     const result = await run(argv, { db: database.db, bus, serviceEnv: config.serviceEnv }, database, config);

@@ -12,7 +12,7 @@ import { commercePlatformsFor, type CommerceRegistry } from './commerce/registry
 import type { CommerceAdapter } from './commerce/adapter.js';
 import { OAuthBearerVerifier } from './oauth/bearer.js';
 import { createOAuthModel, type OAuthModel } from './oauth/model.js';
-import { PeriodicJob } from './jobs/periodic.js';
+import type { PeriodicJob } from './jobs/periodic.js';
 import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
 import { SetupWorker } from './plugin/setup-worker.js';
@@ -75,7 +75,11 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
   }
   const usage = new UsageRecorder(database.db, log);
   usage.start();
-  const oauth = createOAuthModel({ db: database.db, onRevoked: () => bus.publish('credentials'), refreshGraceSeconds: config.oauth.refreshGraceSeconds });
+  const oauth = createOAuthModel({
+    db: database.db,
+    onRevoked: () => bus.publish('credentials'),
+    refreshGraceSeconds: config.oauth.refreshGraceSeconds,
+  });
   const auth = new Authenticator(database.db, keyEnvironmentFor(config.serviceEnv), bus, usage, new OAuthBearerVerifier(oauth, bus));
   const attribution = new Attribution(database.db, config.baseUrl, longestWaitMs(options.bounds), log);
   const commerce = commercePlatformsFor(config, database.db);
@@ -100,7 +104,9 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
       // A batch or setup step in flight commits or rolls back as a whole; stopping waits for it.
       await jobs.stop();
       // Requests in flight have finished when the app closes this; their last counter batch is awaited here.
-      await attribution.close().catch((error) => log.warn({ err: error }, 'a counter batch the database left unanswered could not be settled'));
+      await attribution
+        .close()
+        .catch((error) => log.warn({ err: error }, 'a counter batch the database left unanswered could not be settled'));
       await usage.close().catch((error) => log.warn({ err: error }, 'could not record final key usage'));
       await bus.close();
       redis?.disconnect();
@@ -115,12 +121,27 @@ export class BackgroundJobs {
   /** Store setup reads stores from a commerce platform: a host with none has no setup to run. */
   private readonly setup: SetupWorker | undefined;
 
-  constructor(options: { db: Db; setupDb: Db; bus: InvalidationBus; log: FastifyBaseLogger; adapter: CommerceAdapter | null; plugin: Config['plugin'] }) {
+  constructor(options: {
+    db: Db;
+    setupDb: Db;
+    bus: InvalidationBus;
+    log: FastifyBaseLogger;
+    adapter: CommerceAdapter | null;
+    plugin: Config['plugin'];
+  }) {
     const { db, bus, log, adapter, plugin } = options;
     this.scoring = scoringLoop(db, log);
     this.sealer = performanceSealer(db, log);
     this.setup = adapter
-      ? new SetupWorker({ db: options.setupDb, adapter, bus, log, pollMs: plugin.setupPollMs, retryMs: plugin.setupRetryMs, leaseMs: plugin.setupLeaseMs })
+      ? new SetupWorker({
+          db: options.setupDb,
+          adapter,
+          bus,
+          log,
+          pollMs: plugin.setupPollMs,
+          retryMs: plugin.setupRetryMs,
+          leaseMs: plugin.setupLeaseMs,
+        })
       : undefined;
   }
 

@@ -86,15 +86,22 @@ describe('loadConfig', () => {
   });
 
   it('reads the mail settings and keeps sandbox storefronts off prod', () => {
-    expect(loadConfig({ BASE_URL: 'https://svc.example' }).mail).toEqual({ smtpUrl: undefined, from: 'Partner Collaboration <no-reply@svc.example>' });
+    expect(loadConfig({ BASE_URL: 'https://svc.example' }).mail).toEqual({
+      smtpUrl: undefined,
+      from: 'Partner Collaboration <no-reply@svc.example>',
+    });
     expect(loadConfig({ SMTP_URL: 'smtps://u:p@mail.example:465', MAIL_FROM: 'Desk <desk@svc.example>' }).mail).toEqual({
       smtpUrl: 'smtps://u:p@mail.example:465',
       from: 'Desk <desk@svc.example>',
     });
     expect(problemsOf({ SMTP_URL: 'http://mail.example' })).toEqual(['SMTP_URL must start with smtp:// or smtps://']);
-    expect(problemsOf({ MAIL_FROM: 'no address' })).toEqual([expect.stringMatching(/^MAIL_FROM must be one line holding an email address/)]);
+    expect(problemsOf({ MAIL_FROM: 'no address' })).toEqual([
+      expect.stringMatching(/^MAIL_FROM must be one line holding an email address/),
+    ]);
     expect(loadConfig({ SANDBOX_STOREFRONTS: 'true', SERVICE_ENV: 'dev' }).sandboxStorefronts).toBe(true);
-    expect(problemsOf({ SANDBOX_STOREFRONTS: 'true', SERVICE_ENV: 'prod' })).toEqual([expect.stringMatching(/^SANDBOX_STOREFRONTS=true is for test and dev hosts/)]);
+    expect(problemsOf({ SANDBOX_STOREFRONTS: 'true', SERVICE_ENV: 'prod' })).toEqual([
+      expect.stringMatching(/^SANDBOX_STOREFRONTS=true is for test and dev hosts/),
+    ]);
     expect(problemsOf({ SANDBOX_STOREFRONTS: 'yes' })).toEqual(['SANDBOX_STOREFRONTS must be true or false (got "yes")']);
   });
 
@@ -103,7 +110,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ OAUTH_REFRESH_GRACE_SECONDS: '0' }).oauth.refreshGraceSeconds).toBe(0);
     expect(loadConfig({ OAUTH_REFRESH_GRACE_SECONDS: '300' }).oauth.refreshGraceSeconds).toBe(300);
     for (const value of ['301', '-1', '1.5', '30s', 'off']) {
-      expect(problemsOf({ OAUTH_REFRESH_GRACE_SECONDS: value })).toEqual([`OAUTH_REFRESH_GRACE_SECONDS must be an integer from 0 to 300 (got "${value}")`]);
+      expect(problemsOf({ OAUTH_REFRESH_GRACE_SECONDS: value })).toEqual([
+        `OAUTH_REFRESH_GRACE_SECONDS must be an integer from 0 to 300 (got "${value}")`,
+      ]);
     }
   });
 
@@ -112,7 +121,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: ' ' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.5' }).trustProxy).toEqual(['10.0.0.5']);
-    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7 ,fd00::/8,::1,loopback' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.7', 'fd00::/8', '::1', 'loopback']);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7 ,fd00::/8,::1,loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+      'fd00::/8',
+      '::1',
+      'loopback',
+    ]);
   });
 
   it('refuses a TRUST_PROXY that would trust everyone or that names no proxy, saying what to give instead', () => {
@@ -122,8 +137,12 @@ describe('loadConfig', () => {
     ]);
     expect(problemsOf({ TRUST_PROXY: '*' })).toEqual([expect.stringMatching(/^TRUST_PROXY cannot be "\*": trusting every peer/)]);
     expect(problemsOf({ TRUST_PROXY: 'false' })).toEqual(['TRUST_PROXY cannot be "false": leave it unset to trust no proxy']);
-    expect(problemsOf({ TRUST_PROXY: '0' })).toEqual(['TRUST_PROXY as a number of proxies must be from 1 to 10 (got "0"); leave it unset to trust no proxy']);
-    expect(problemsOf({ TRUST_PROXY: '11' })).toEqual([expect.stringMatching(/^TRUST_PROXY as a number of proxies must be from 1 to 10 \(got "11"\)/)]);
+    expect(problemsOf({ TRUST_PROXY: '0' })).toEqual([
+      'TRUST_PROXY as a number of proxies must be from 1 to 10 (got "0"); leave it unset to trust no proxy',
+    ]);
+    expect(problemsOf({ TRUST_PROXY: '11' })).toEqual([
+      expect.stringMatching(/^TRUST_PROXY as a number of proxies must be from 1 to 10 \(got "11"\)/),
+    ]);
     for (const [value, bad] of [
       ['lb.internal', 'lb.internal'],
       ['10.0.0.0/33', '10.0.0.0/33'],
@@ -138,7 +157,7 @@ describe('loadConfig', () => {
     }
   });
 
-  it('reads the database bounds, and refuses a client-side limit that would not outlast the server\'s', () => {
+  it("reads the database bounds, and refuses a client-side limit that would not outlast the server's", () => {
     expect(loadConfig({}).database).toEqual({
       connectTimeoutMs: 1500,
       statementTimeoutMs: 2000,
@@ -156,11 +175,20 @@ describe('loadConfig', () => {
         DATABASE_KEEPALIVE_MS: '2000',
         DATABASE_JOB_STATEMENT_TIMEOUT_MS: '300000',
       }).database,
-    ).toEqual({ connectTimeoutMs: 800, statementTimeoutMs: 1000, queryTimeoutMs: 1200, idleInTransactionTimeoutMs: 3000, keepAliveMs: 2000, jobStatementTimeoutMs: 300_000 });
+    ).toEqual({
+      connectTimeoutMs: 800,
+      statementTimeoutMs: 1000,
+      queryTimeoutMs: 1200,
+      idleInTransactionTimeoutMs: 3000,
+      keepAliveMs: 2000,
+      jobStatementTimeoutMs: 300_000,
+    });
     expect(problemsOf({ DATABASE_STATEMENT_TIMEOUT_MS: '3000' })).toEqual([
       'DATABASE_QUERY_TIMEOUT_MS must be longer than DATABASE_STATEMENT_TIMEOUT_MS (got 2500 and 3000)',
     ]);
-    expect(problemsOf({ DATABASE_CONNECT_TIMEOUT_MS: '0' })).toEqual(['DATABASE_CONNECT_TIMEOUT_MS must be an integer from 100 to 60000 (got "0")']);
+    expect(problemsOf({ DATABASE_CONNECT_TIMEOUT_MS: '0' })).toEqual([
+      'DATABASE_CONNECT_TIMEOUT_MS must be an integer from 100 to 60000 (got "0")',
+    ]);
   });
 
   it('accepts IP addresses and host names for HOST, and bases the default BASE_URL on them', () => {
@@ -173,7 +201,9 @@ describe('loadConfig', () => {
   it('refuses a HOST the server could not listen on, naming the variable', () => {
     expect(problemsOf({ HOST: '[::1]' })).toEqual(['HOST must be written without brackets (for example ::1 or ::) (got "[::1]")']);
     for (const host of ['http://localhost', 'localhost:3000', 'my host', '-leading.example', 'a..b', '999.1.1.1.1.']) {
-      expect(problemsOf({ HOST: host })).toEqual([`HOST must be an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name (got "${host}")`]);
+      expect(problemsOf({ HOST: host })).toEqual([
+        `HOST must be an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name (got "${host}")`,
+      ]);
     }
   });
 
@@ -205,4 +235,3 @@ describe('loadConfig', () => {
     });
   });
 });
-

@@ -172,7 +172,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(blankToUndefined('DATA_DIR') ?? './data');
   // Only PGlite keeps its files there; with DATABASE_URL the directory is never used.
   const dataDirIssue = databaseUrl === undefined ? dataDirProblem(dataDir) : null;
-  if (dataDirIssue) problems.push(`DATA_DIR ${dataDirIssue} (got "${dataDir}"; it holds the embedded database when DATABASE_URL is not set)`);
+  if (dataDirIssue)
+    problems.push(`DATA_DIR ${dataDirIssue} (got "${dataDir}"; it holds the embedded database when DATABASE_URL is not set)`);
 
   const database: DatabaseLimits = {
     connectTimeoutMs: integerIn('DATABASE_CONNECT_TIMEOUT_MS', 1500, 100, 60_000),

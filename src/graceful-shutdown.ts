@@ -12,7 +12,8 @@ export const SHUTDOWN_GRACE_MS = 20_000;
  */
 export function closeGracefully(log: FastifyBaseLogger, announce: string, close: () => Promise<void>): void {
   const logger = {
-    error: (problem: unknown) => (problem instanceof Error ? log.error({ err: problem }, 'error during shutdown') : log.error(String(problem))),
+    error: (problem: unknown) =>
+      problem instanceof Error ? log.error({ err: problem }, 'error during shutdown') : log.error(String(problem)),
   };
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS, logger }, async ({ signal, err }) => {
     if (err) log.error({ err }, `uncaught error; ${announce}`);

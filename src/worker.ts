@@ -15,7 +15,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: config.logLevel, name: 'worker' });
   if (!config.databaseUrl) {
-    throw new ConfigError(['the worker needs DATABASE_URL (PostgreSQL): PGlite\'s files belong to the one server process, which runs the jobs itself']);
+    throw new ConfigError([
+      "the worker needs DATABASE_URL (PostgreSQL): PGlite's files belong to the one server process, which runs the jobs itself",
+    ]);
   }
   // The worker answers no requests: every statement of it may take as long as a job may.
   const bounds = jobBounds(config.database);

@@ -12,7 +12,8 @@ import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from '../..
  */
 describeEachDatabase('store ownership claims', (use) => {
   const client = () => new DashboardClient(use().app);
-  const companiesWith = (domain: string) => use().db.selectFrom('companies').select(['id', 'business_name']).where('domain', '=', domain).execute();
+  const companiesWith = (domain: string) =>
+    use().db.selectFrom('companies').select(['id', 'business_name']).where('domain', '=', domain).execute();
   const written = async () => ({
     companies: await use().db.selectFrom('companies').select('id').orderBy('id').execute(),
     users: await use().db.selectFrom('brand_users').select(['id', 'company_id']).orderBy('id').execute(),
@@ -21,7 +22,11 @@ describeEachDatabase('store ownership claims', (use) => {
   });
   const signUp = async (account: DashboardClient, domain: string, name = 'Claimed Co') => {
     await account.start();
-    return account.post('/dashboard/api/sign-up', { email: `${uniqueId('c')}@claim.example`, password: DASHBOARD_PASSWORD, brand: { businessName: name, domain, categories: ['home'] } });
+    return account.post('/dashboard/api/sign-up', {
+      email: `${uniqueId('c')}@claim.example`,
+      password: DASHBOARD_PASSWORD,
+      brand: { businessName: name, domain, categories: ['home'] },
+    });
   };
   const importThroughPlugin = (domain: string) =>
     importStore(use().support, {
@@ -43,13 +48,26 @@ describeEachDatabase('store ownership claims', (use) => {
     expect(response.statusCode).toBe(201);
     const { companyId, claim } = response.json();
     expect(companyId).toBeNull();
-    expect(claim).toMatchObject({ domain, businessName: 'Claimed Co', status: 'pending', confirmUrl: expect.stringMatching(new RegExp(`^/sandbox/stores/${domain}/ownership/[0-9a-f-]{36}$`)) });
+    expect(claim).toMatchObject({
+      domain,
+      businessName: 'Claimed Co',
+      status: 'pending',
+      confirmUrl: expect.stringMatching(new RegExp(`^/sandbox/stores/${domain}/ownership/[0-9a-f-]{36}$`)),
+    });
     expect(await companiesWith(domain)).toEqual([]);
     expect((await account.get('/dashboard/api/session')).json()).toMatchObject({ user: { companyId: null }, claim: { status: 'pending' } });
 
     const before = await written();
-    for (const [method, url] of [['GET', '/dashboard/api/partners'], ['GET', '/dashboard/api/keys'], ['POST', '/dashboard/api/keys'], ['POST', '/dashboard/api/offer']] as const) {
-      const refused = method === 'GET' ? await account.get(url) : await account.post(url, { name: 'k', title: 't', imageUrl: 'https://cdn.example/a.png' });
+    for (const [method, url] of [
+      ['GET', '/dashboard/api/partners'],
+      ['GET', '/dashboard/api/keys'],
+      ['POST', '/dashboard/api/keys'],
+      ['POST', '/dashboard/api/offer'],
+    ] as const) {
+      const refused =
+        method === 'GET'
+          ? await account.get(url)
+          : await account.post(url, { name: 'k', title: 't', imageUrl: 'https://cdn.example/a.png' });
       expect(refused.statusCode, url).toBe(403);
       expect(refused.json()).toMatchObject({ error: 'brand_unverified' });
     }
@@ -60,10 +78,17 @@ describeEachDatabase('store ownership claims', (use) => {
     const settled = (await account.post('/dashboard/api/claim/check')).json();
     expect(settled.companyId).toEqual(expect.any(String));
     expect(await companiesWith(domain)).toEqual([{ id: settled.companyId, business_name: 'Claimed Co' }]);
-    expect((await account.get('/dashboard/api/session')).json()).toMatchObject({ user: { companyId: settled.companyId, brandName: 'Claimed Co' }, claim: null });
+    expect((await account.get('/dashboard/api/session')).json()).toMatchObject({
+      user: { companyId: settled.companyId, brandName: 'Claimed Co' },
+      claim: null,
+    });
     expect((await account.get('/dashboard/api/partners')).statusCode).toBe(200);
     // The service now receives the store's orders, and knows its customers from the order history.
-    const store = await use().db.selectFrom('sandbox_stores').select('orders_webhook_since').where('domain', '=', domain).executeTakeFirstOrThrow();
+    const store = await use()
+      .db.selectFrom('sandbox_stores')
+      .select('orders_webhook_since')
+      .where('domain', '=', domain)
+      .executeTakeFirstOrThrow();
     expect(store.orders_webhook_since).not.toBeNull();
     const history = await use().db.selectFrom('sandbox_orders').select('customer_email').where('store_domain', '=', domain).execute();
     const known = await use().db.selectFrom('store_customers').select('customer_ref').where('store_domain', '=', domain).execute();
@@ -92,9 +117,15 @@ describeEachDatabase('store ownership claims', (use) => {
 
     const settled = (await account.post('/dashboard/api/claim/check')).json();
     expect(settled.companyId).toEqual(expect.any(String));
-    const store = await use().db.selectFrom('sandbox_stores').select('orders_webhook_since').where('domain', '=', domain).executeTakeFirstOrThrow();
+    const store = await use()
+      .db.selectFrom('sandbox_stores')
+      .select('orders_webhook_since')
+      .where('domain', '=', domain)
+      .executeTakeFirstOrThrow();
     expect(store.orders_webhook_since).not.toBeNull();
-    expect(await use().db.selectFrom('store_customers').select('customer_ref').where('store_domain', '=', domain).execute()).not.toEqual([]);
+    expect(await use().db.selectFrom('store_customers').select('customer_ref').where('store_domain', '=', domain).execute()).not.toEqual(
+      [],
+    );
   });
 
   it('lets an account whose claim the owner declined act for nothing, and claim again', async () => {
@@ -102,7 +133,10 @@ describeEachDatabase('store ownership claims', (use) => {
     const account = client();
     const { claim } = (await signUp(account, domain)).json();
     await account.answerAsStoreOwner(claim.confirmUrl, 'decline');
-    expect((await account.post('/dashboard/api/claim/check')).json()).toMatchObject({ companyId: null, claim: { status: 'declined', confirmUrl: null } });
+    expect((await account.post('/dashboard/api/claim/check')).json()).toMatchObject({
+      companyId: null,
+      claim: { status: 'declined', confirmUrl: null },
+    });
     expect(await companiesWith(domain)).toEqual([]);
 
     const again = await account.post('/dashboard/api/claim', { brand: { businessName: 'Second Try', domain } });
@@ -117,7 +151,15 @@ describeEachDatabase('store ownership claims', (use) => {
   it('joins the staff-less company a plugin onboarding imported, without a conflict or a company id in any answer', async () => {
     const domain = `${uniqueId('plugin')}.example`;
     // The onboarding went through the store's owner sign-in at the platform, as installing the app needs.
-    expect((await client().postForm(`/sandbox/stores/${domain}/sign-in`, { email: 'owner@store.example', password: STORE_OWNER_PASSWORD, next: '' })).statusCode).toBe(303);
+    expect(
+      (
+        await client().postForm(`/sandbox/stores/${domain}/sign-in`, {
+          email: 'owner@store.example',
+          password: STORE_OWNER_PASSWORD,
+          next: '',
+        })
+      ).statusCode,
+    ).toBe(303);
     const importedId = await importThroughPlugin(domain);
     const account = client();
     const response = await signUp(account, domain, 'Another Name');
@@ -133,12 +175,20 @@ describeEachDatabase('store ownership claims', (use) => {
     const domain = `${uniqueId('squat')}.example`;
     const owner = client();
     // The real owner already has the store's sign-in at the platform.
-    const signIn = await owner.postForm(`/sandbox/stores/${domain}/sign-in`, { email: 'real@owner.example', password: STORE_OWNER_PASSWORD, next: '' });
+    const signIn = await owner.postForm(`/sandbox/stores/${domain}/sign-in`, {
+      email: 'real@owner.example',
+      password: STORE_OWNER_PASSWORD,
+      next: '',
+    });
     expect(signIn.statusCode).toBe(303);
 
     const squatter = client();
     const { claim } = (await signUp(squatter, domain, 'Squatter')).json();
-    const guess = await squatter.postForm(`/sandbox/stores/${domain}/sign-in`, { email: 'real@owner.example', password: 'a guessed password!', next: '' });
+    const guess = await squatter.postForm(`/sandbox/stores/${domain}/sign-in`, {
+      email: 'real@owner.example',
+      password: 'a guessed password!',
+      next: '',
+    });
     expect(guess.statusCode).toBe(401);
     expect((await squatter.get(claim.confirmUrl)).statusCode).toBe(303);
     expect((await squatter.postForm(claim.confirmUrl, { decision: 'confirm' })).statusCode).toBe(403);
@@ -168,7 +218,11 @@ describeEachDatabase('store ownership claims', (use) => {
     expect(page.body).not.toContain('<form');
 
     const before = await tableContents(use().db);
-    const taken = await squatter.postForm(`/sandbox/stores/${domain}/sign-in`, { email: 'squatter@evil.example', password: STORE_OWNER_PASSWORD, next: '' });
+    const taken = await squatter.postForm(`/sandbox/stores/${domain}/sign-in`, {
+      email: 'squatter@evil.example',
+      password: STORE_OWNER_PASSWORD,
+      next: '',
+    });
     expect(taken.statusCode).toBe(403);
     expect(taken.body).toMatch(/the support team sets it up/);
     expect((await squatter.postForm(claim.confirmUrl, { decision: 'confirm' })).statusCode).toBe(403);
@@ -183,14 +237,26 @@ describeEachDatabase('store ownership claims', (use) => {
         headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
         payload: JSON.stringify(body),
       });
-    const refusals = [await setOwner({ email: 'owner@known.example' }, null), await setOwner({ email: 'not an email' }), await setOwner({ email: 'owner@known.example' }, ADMIN_TOKEN, 'localhost')];
-    expect(refusals.map((response) => [response.statusCode, response.json().error])).toEqual([[401, 'unauthorized'], [400, 'invalid_request'], [400, 'invalid_request']]);
+    const refusals = [
+      await setOwner({ email: 'owner@known.example' }, null),
+      await setOwner({ email: 'not an email' }),
+      await setOwner({ email: 'owner@known.example' }, ADMIN_TOKEN, 'localhost'),
+    ];
+    expect(refusals.map((response) => [response.statusCode, response.json().error])).toEqual([
+      [401, 'unauthorized'],
+      [400, 'invalid_request'],
+      [400, 'invalid_request'],
+    ]);
     expect(await tableContents(use().db)).toEqual(before);
     const set = await setOwner({ email: 'Owner@Known.example' });
     expect(set.statusCode).toBe(201);
     const { password } = set.json();
     expect(set.json()).toEqual({ domain, email: 'owner@known.example', password: expect.stringMatching(/^[A-Za-z0-9]{20}$/) });
-    const stored = await use().db.selectFrom('sandbox_store_owners').select('password_hash').where('domain', '=', domain).executeTakeFirstOrThrow();
+    const stored = await use()
+      .db.selectFrom('sandbox_store_owners')
+      .select('password_hash')
+      .where('domain', '=', domain)
+      .executeTakeFirstOrThrow();
     expect(stored.password_hash).not.toContain(password);
 
     // The owner support set up declines the squatter; the brand's real staff is confirmed and joins the brand.
@@ -244,11 +310,39 @@ describeEachDatabase('store ownership claims', (use) => {
     });
 
     const cases: Array<[string, () => DashboardClient, string, unknown, number, string]> = [
-      ['a claim with a domain that is not a store', () => pending, '/dashboard/api/claim', { brand: { businessName: 'B', domain: 'localhost' } }, 400, 'invalid_request'],
-      ['a claim with an empty name', () => pending, '/dashboard/api/claim', { brand: { businessName: '   ', domain: 'fine.example' } }, 400, 'invalid_request'],
-      ['a claim with a too long domain', () => pending, '/dashboard/api/claim', { brand: { businessName: 'B', domain: `${'x'.repeat(100)}.example` } }, 400, 'invalid_request'],
+      [
+        'a claim with a domain that is not a store',
+        () => pending,
+        '/dashboard/api/claim',
+        { brand: { businessName: 'B', domain: 'localhost' } },
+        400,
+        'invalid_request',
+      ],
+      [
+        'a claim with an empty name',
+        () => pending,
+        '/dashboard/api/claim',
+        { brand: { businessName: '   ', domain: 'fine.example' } },
+        400,
+        'invalid_request',
+      ],
+      [
+        'a claim with a too long domain',
+        () => pending,
+        '/dashboard/api/claim',
+        { brand: { businessName: 'B', domain: `${'x'.repeat(100)}.example` } },
+        400,
+        'invalid_request',
+      ],
       ['a claim of the wrong type', () => pending, '/dashboard/api/claim', { brand: 'shop.example' }, 400, 'invalid_request'],
-      ['a claim from an account that has a brand', () => verified, '/dashboard/api/claim', { brand: { businessName: 'B', domain: 'another.example' } }, 409, 'conflict'],
+      [
+        'a claim from an account that has a brand',
+        () => verified,
+        '/dashboard/api/claim',
+        { brand: { businessName: 'B', domain: 'another.example' } },
+        409,
+        'conflict',
+      ],
       ['an unknown invitation code', () => pending, '/dashboard/api/join', { invitationCode: 'not-a-code' }, 400, 'invalid_invitation'],
       ['an empty invitation code', () => pending, '/dashboard/api/join', { invitationCode: '' }, 400, 'invalid_request'],
       ['a join from an account that has a brand', () => verified, '/dashboard/api/join', { invitationCode: 'whatever' }, 409, 'conflict'],
@@ -294,14 +388,27 @@ describeEachDatabase('store ownership claims', (use) => {
       const fresh = `${uniqueId('fresh')}.example`;
       const owned = `${uniqueId('owned')}.example`;
       const owner = client();
-      expect((await owner.postForm(`/sandbox/stores/${owned}/sign-in`, { email: 'owner@owned.example', password: STORE_OWNER_PASSWORD, next: '' })).statusCode).toBe(303);
+      expect(
+        (
+          await owner.postForm(`/sandbox/stores/${owned}/sign-in`, {
+            email: 'owner@owned.example',
+            password: STORE_OWNER_PASSWORD,
+            next: '',
+          })
+        ).statusCode,
+      ).toBe(303);
       // A sandbox store is made up the first time anyone looks at it, as its sign-in page does.
       expect((await use().app.inject({ method: 'GET', url: `/sandbox/stores/${fresh}/sign-in` })).statusCode).toBe(200);
       const before = await tableContents(use().db);
       const attempts: Array<[string, string, Record<string, string>, number]> = [
         ['a malformed email', fresh, { email: 'not an email', password: STORE_OWNER_PASSWORD }, 401],
         // Its refusal page names the store without making it up.
-        ['a malformed email at a store nobody opened', `${uniqueId('unopened')}.example`, { email: 'not an email', password: STORE_OWNER_PASSWORD }, 401],
+        [
+          'a malformed email at a store nobody opened',
+          `${uniqueId('unopened')}.example`,
+          { email: 'not an email', password: STORE_OWNER_PASSWORD },
+          401,
+        ],
         ['a first password that is too short', fresh, { email: 'first@fresh.example', password: 'short' }, 401],
         ['a wrong password', owned, { email: 'owner@owned.example', password: 'a guessed password!' }, 401],
         ['another email', owned, { email: 'someone@else.example', password: STORE_OWNER_PASSWORD }, 401],
@@ -325,7 +432,15 @@ describeEachDatabase('store ownership claims', (use) => {
       const stranger = client();
       const owner = client();
       const answerUrl = `/sandbox/stores/${pendingClaim.domain}/ownership/${claimId}`;
-      expect((await owner.postForm(`/sandbox/stores/${pendingClaim.domain}/sign-in`, { email: 'owner@pending.example', password: STORE_OWNER_PASSWORD, next: '' })).statusCode).toBe(303);
+      expect(
+        (
+          await owner.postForm(`/sandbox/stores/${pendingClaim.domain}/sign-in`, {
+            email: 'owner@pending.example',
+            password: STORE_OWNER_PASSWORD,
+            next: '',
+          })
+        ).statusCode,
+      ).toBe(303);
       const before = await tableContents(use().db);
       const notSignedIn = await stranger.postForm(answerUrl, { decision: 'confirm' });
       expect(notSignedIn.statusCode).toBe(403);
@@ -334,26 +449,42 @@ describeEachDatabase('store ownership claims', (use) => {
       expect(undecided.statusCode).toBe(400);
       expect(undecided.body).toContain('Choose Confirm or Decline');
       expect(await tableContents(use().db)).toEqual(before);
-      expect(await use().db.selectFrom('sandbox_ownership_requests').select('status').where('id', '=', claimId).executeTakeFirstOrThrow()).toEqual({ status: 'pending' });
+      expect(
+        await use().db.selectFrom('sandbox_ownership_requests').select('status').where('id', '=', claimId).executeTakeFirstOrThrow(),
+      ).toEqual({ status: 'pending' });
     });
 
     it('lets a store owner answer only for the store they are signed in to', async () => {
       const other = client();
       const otherDomain = `${uniqueId('other')}.example`;
-      expect((await other.postForm(`/sandbox/stores/${otherDomain}/sign-in`, { email: 'x@other.example', password: STORE_OWNER_PASSWORD, next: '' })).statusCode).toBe(303);
+      expect(
+        (
+          await other.postForm(`/sandbox/stores/${otherDomain}/sign-in`, {
+            email: 'x@other.example',
+            password: STORE_OWNER_PASSWORD,
+            next: '',
+          })
+        ).statusCode,
+      ).toBe(303);
       const claimId = pendingClaim.confirmUrl.split('/').pop()!;
       // The other store's session does not open this store's pages, and this claim is not the other store's.
       expect((await other.get(pendingClaim.confirmUrl)).statusCode).toBe(303);
       expect((await other.postForm(pendingClaim.confirmUrl, { decision: 'confirm' })).statusCode).toBe(403);
       expect((await other.get(`/sandbox/stores/${otherDomain}/ownership/${claimId}`)).statusCode).toBe(404);
       expect((await other.postForm(`/sandbox/stores/${otherDomain}/ownership/${claimId}`, { decision: 'confirm' })).statusCode).toBe(404);
-      expect(await use().db.selectFrom('sandbox_ownership_requests').select('status').where('id', '=', claimId).executeTakeFirstOrThrow()).toEqual({ status: 'pending' });
+      expect(
+        await use().db.selectFrom('sandbox_ownership_requests').select('status').where('id', '=', claimId).executeTakeFirstOrThrow(),
+      ).toEqual({ status: 'pending' });
       expect((await pending.post('/dashboard/api/claim/check')).json().claim.status).toBe('pending');
     });
 
     it('tells an unverified account signing in to the service to confirm its store first', async () => {
       const email = `${uniqueId('pending')}@claim.example`;
-      await (await client().start()).post('/dashboard/api/sign-up', { email, password: DASHBOARD_PASSWORD, brand: { businessName: 'P', domain: `${uniqueId('p')}.example` } });
+      await (await client().start()).post('/dashboard/api/sign-up', {
+        email,
+        password: DASHBOARD_PASSWORD,
+        brand: { businessName: 'P', domain: `${uniqueId('p')}.example` },
+      });
       const page = await use().app.inject({ method: 'GET', url: '/account/sign-in' });
       const cookies = mergeCookies('', page);
       const signedIn = await use().app.inject({

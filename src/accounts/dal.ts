@@ -127,7 +127,10 @@ export async function takeSignInTurn<Refusal>(
     });
     if (refusal !== null) return refusal;
     await trx.insertInto('sign_in_failures').values({ email, ip, failed_at: now }).execute();
-    await trx.deleteFrom('sign_in_failures').where('failed_at', '<', new Date(now.getTime() - THROTTLE_ROWS_KEPT_MS)).execute();
+    await trx
+      .deleteFrom('sign_in_failures')
+      .where('failed_at', '<', new Date(now.getTime() - THROTTLE_ROWS_KEPT_MS))
+      .execute();
     return null;
   });
 }
@@ -152,7 +155,10 @@ export async function takePasswordResetTurn<Refusal>(
     const refusal = refuse({ addressAttempts: Number(row.requests), oldestAddressAttempt: row.oldest ? new Date(row.oldest) : null });
     if (refusal !== null) return refusal;
     await trx.insertInto('password_reset_requests').values({ ip, requested_at: now }).execute();
-    await trx.deleteFrom('password_reset_requests').where('requested_at', '<', new Date(now.getTime() - THROTTLE_ROWS_KEPT_MS)).execute();
+    await trx
+      .deleteFrom('password_reset_requests')
+      .where('requested_at', '<', new Date(now.getTime() - THROTTLE_ROWS_KEPT_MS))
+      .execute();
     return null;
   });
 }
@@ -163,7 +169,10 @@ export async function clearFailures(db: Db, email: string): Promise<void> {
 
 export async function insertSession(db: Db, session: { userId: string; tokenHash: string; expiresAt: Date }): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx.insertInto('user_sessions').values({ user_id: session.userId, token_hash: session.tokenHash, expires_at: session.expiresAt }).execute();
+    await trx
+      .insertInto('user_sessions')
+      .values({ user_id: session.userId, token_hash: session.tokenHash, expires_at: session.expiresAt })
+      .execute();
     await trx.updateTable('brand_users').set({ last_sign_in_at: sql`now()` }).where('id', '=', session.userId).execute();
   });
 }
@@ -192,15 +201,28 @@ export async function findSessionAccount(db: Db, tokenHash: string, now: Date): 
 }
 
 export async function revokeSession(db: Db, tokenHash: string): Promise<void> {
-  await db.updateTable('user_sessions').set({ revoked_at: sql`now()` }).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('user_sessions')
+    .set({ revoked_at: sql`now()` })
+    .where('token_hash', '=', tokenHash)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 // --- joining a brand and resetting a password ---
 
-export async function insertInvitation(db: Db, invitation: { codeHash: string; companyId: string; createdBy: string; expiresAt: Date }): Promise<void> {
+export async function insertInvitation(
+  db: Db,
+  invitation: { codeHash: string; companyId: string; createdBy: string; expiresAt: Date },
+): Promise<void> {
   await db
     .insertInto('brand_invitations')
-    .values({ code_hash: invitation.codeHash, company_id: invitation.companyId, created_by: invitation.createdBy, expires_at: invitation.expiresAt })
+    .values({
+      code_hash: invitation.codeHash,
+      company_id: invitation.companyId,
+      created_by: invitation.createdBy,
+      expires_at: invitation.expiresAt,
+    })
     .execute();
 }
 
@@ -223,12 +245,20 @@ export async function findUserIdByEmail(db: Db, email: string): Promise<string |
 
 /** Gives a brandless account its brand (an invitation or a verified claim); false when it already has one. */
 export async function setUserCompany(db: Db, userId: string, companyId: string): Promise<boolean> {
-  const result = await db.updateTable('brand_users').set({ company_id: companyId }).where('id', '=', userId).where('company_id', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('brand_users')
+    .set({ company_id: companyId })
+    .where('id', '=', userId)
+    .where('company_id', 'is', null)
+    .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
 export async function insertPasswordReset(db: Db, reset: { tokenHash: string; userId: string; expiresAt: Date }): Promise<void> {
-  await db.insertInto('password_resets').values({ token_hash: reset.tokenHash, user_id: reset.userId, expires_at: reset.expiresAt }).execute();
+  await db
+    .insertInto('password_resets')
+    .values({ token_hash: reset.tokenHash, user_id: reset.userId, expires_at: reset.expiresAt })
+    .execute();
 }
 
 /**
@@ -243,7 +273,12 @@ export async function resetPassword(db: Db, tokenHash: string, passwordHash: str
       .set({ used_at: now })
       .where('used_at', 'is', null)
       .where('user_id', '=', (eb) =>
-        eb.selectFrom('password_resets').select('user_id').where('token_hash', '=', tokenHash).where('used_at', 'is', null).where('expires_at', '>', now),
+        eb
+          .selectFrom('password_resets')
+          .select('user_id')
+          .where('token_hash', '=', tokenHash)
+          .where('used_at', 'is', null)
+          .where('expires_at', '>', now),
       )
       .returning('user_id')
       .execute();
@@ -329,7 +364,12 @@ export async function latestClaim(db: Db, userId: string): Promise<ClaimRow | un
 }
 
 export async function declineClaim(db: Db, claimId: string, now: Date): Promise<void> {
-  await db.updateTable('brand_claims').set({ status: 'declined', decided_at: now }).where('id', '=', claimId).where('status', '=', 'pending').execute();
+  await db
+    .updateTable('brand_claims')
+    .set({ status: 'declined', decided_at: now })
+    .where('id', '=', claimId)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /** Marks a pending claim verified; false when it was settled before (another check got there first). */
@@ -363,10 +403,21 @@ export async function setClaimantCompany(db: Db, userId: string, companyId: stri
 const OUTBOX_RETENTION_MS = 24 * 3600_000;
 
 export async function insertOutboxMail(db: Db, mail: { recipient: string; subject: string; body: string }, now: Date): Promise<void> {
-  await db.insertInto('mail_outbox').values({ ...mail, created_at: now }).execute();
-  await db.deleteFrom('mail_outbox').where('created_at', '<', new Date(now.getTime() - OUTBOX_RETENTION_MS)).execute();
+  await db
+    .insertInto('mail_outbox')
+    .values({ ...mail, created_at: now })
+    .execute();
+  await db
+    .deleteFrom('mail_outbox')
+    .where('created_at', '<', new Date(now.getTime() - OUTBOX_RETENTION_MS))
+    .execute();
 }
 
 export async function listOutboxMail(db: Db, limit: number) {
-  return db.selectFrom('mail_outbox').select(['id', 'recipient', 'subject', 'body', 'created_at']).orderBy('id', 'desc').limit(limit).execute();
+  return db
+    .selectFrom('mail_outbox')
+    .select(['id', 'recipient', 'subject', 'body', 'created_at'])
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }

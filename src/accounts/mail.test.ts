@@ -17,7 +17,8 @@ const tokenIn = (text: string) => /^([A-Za-z0-9]{43})\r?$/m.exec(text)?.[1];
 const decodeQuotedPrintable = (raw: string) =>
   raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
-const resetRows = (db: TestDatabase['db']) => db.selectFrom('password_resets').select(['token_hash', 'used_at']).orderBy('token_hash').execute();
+const resetRows = (db: TestDatabase['db']) =>
+  db.selectFrom('password_resets').select(['token_hash', 'used_at']).orderBy('token_hash').execute();
 
 describeEachDatabase('password reset through the development mailbox', (use) => {
   let email: string;
@@ -29,7 +30,8 @@ describeEachDatabase('password reset through the development mailbox', (use) => 
     await account.signUpBrand('Mailbox Co', `${uniqueId('mailbox')}.example`, email);
   });
 
-  const mailTo = (recipient: string) => use().db.selectFrom('mail_outbox').selectAll().where('recipient', '=', recipient).orderBy('id').execute();
+  const mailTo = (recipient: string) =>
+    use().db.selectFrom('mail_outbox').selectAll().where('recipient', '=', recipient).orderBy('id').execute();
 
   it('mails the token, stored hashed, never in the answer; the mailbox page shows it; the token works once', async () => {
     const visitor = await new DashboardClient(use().app).start();
@@ -64,8 +66,13 @@ describeEachDatabase('password reset through the development mailbox', (use) => 
     for (let i = 0; i < 2; i += 1) expect((await visitor.post('/dashboard/api/password-reset', { email })).statusCode).toBe(202);
     await waitUntil(async () => (await mailTo(email)).length === earlier + 2, 60_000);
     const [older, newer] = (await mailTo(email)).slice(-2).map((mail) => tokenIn(mail.body)!);
-    expect((await visitor.post('/dashboard/api/password-reset/confirm', { token: newer, password: 'the password I chose last' })).statusCode).toBe(200);
-    const stale = await visitor.post('/dashboard/api/password-reset/confirm', { token: older, password: 'an attacker holding the older mail' });
+    expect(
+      (await visitor.post('/dashboard/api/password-reset/confirm', { token: newer, password: 'the password I chose last' })).statusCode,
+    ).toBe(200);
+    const stale = await visitor.post('/dashboard/api/password-reset/confirm', {
+      token: older,
+      password: 'an attacker holding the older mail',
+    });
     expect(stale.statusCode).toBe(400);
     expect(stale.json()).toMatchObject({ error: 'invalid_token' });
     const unused = await use()
@@ -79,7 +86,7 @@ describeEachDatabase('password reset through the development mailbox', (use) => 
     expect((await visitor.post('/dashboard/api/sign-in', { email, password: 'the password I chose last' })).statusCode).toBe(200);
   });
 
-  it('opens the mailbox only to a browser on the machine running the service, and to no other site\'s script', async () => {
+  it("opens the mailbox only to a browser on the machine running the service, and to no other site's script", async () => {
     const mailbox = (remoteAddress: string, headers: Record<string, string> = {}) =>
       use().app.inject({ method: 'GET', url: '/account/dev-mailbox', remoteAddress, headers });
     const refused: Array<[string, string, Record<string, string>]> = [
@@ -98,13 +105,21 @@ describeEachDatabase('password reset through the development mailbox', (use) => 
       const session = await use().app.inject({ method: 'GET', url: '/dashboard/api/session', remoteAddress, headers });
       expect(session.json().devMailbox, who).toBe(false);
     }
-    for (const [remoteAddress, host] of [['127.0.0.1', 'localhost:3000'], ['127.0.0.1', '127.0.0.1:3000'], ['::1', '[::1]:3000'], ['::ffff:127.0.0.1', 'localhost']]) {
+    for (const [remoteAddress, host] of [
+      ['127.0.0.1', 'localhost:3000'],
+      ['127.0.0.1', '127.0.0.1:3000'],
+      ['::1', '[::1]:3000'],
+      ['::ffff:127.0.0.1', 'localhost'],
+    ]) {
       const response = await mailbox(remoteAddress!, { host: host!, origin: 'https://evil.example' });
       expect(response.statusCode, host).toBe(200);
       expect(response.body, host).toContain(email);
       // Another site's page in that browser cannot read it.
       expect(response.headers['access-control-allow-origin'], host).toBeUndefined();
-      expect((await use().app.inject({ method: 'GET', url: '/dashboard/api/session', remoteAddress, headers: { host: host! } })).json().devMailbox).toBe(true);
+      expect(
+        (await use().app.inject({ method: 'GET', url: '/dashboard/api/session', remoteAddress, headers: { host: host! } })).json()
+          .devMailbox,
+      ).toBe(true);
     }
   });
 
@@ -149,7 +164,9 @@ describe('password reset mail over SMTP', () => {
     smtp = new SMTPServer({
       disabledCommands: ['STARTTLS'],
       onAuth: (auth, _session, callback) =>
-        auth.username === 'mailer' && auth.password === SMTP_PASSWORD ? callback(null, { user: 'mailer' }) : callback(new Error('bad credentials')),
+        auth.username === 'mailer' && auth.password === SMTP_PASSWORD
+          ? callback(null, { user: 'mailer' })
+          : callback(new Error('bad credentials')),
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -171,7 +188,11 @@ describe('password reset mail over SMTP', () => {
         done();
       },
     });
-    const config = testConfig({ LOG_LEVEL: 'trace', SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:${port}`, MAIL_FROM: 'Brand Desk <desk@svc.example>' });
+    const config = testConfig({
+      LOG_LEVEL: 'trace',
+      SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:${port}`,
+      MAIL_FROM: 'Brand Desk <desk@svc.example>',
+    });
     app = await buildApp({ config, database, logStream });
     await app.ready();
   });
@@ -182,7 +203,7 @@ describe('password reset mail over SMTP', () => {
     await new Promise<void>((resolve) => smtp?.close(() => resolve()));
   });
 
-  it('delivers the token to a real SMTP receiver, signed in with the URL\'s credentials, and logs neither', async () => {
+  it("delivers the token to a real SMTP receiver, signed in with the URL's credentials, and logs neither", async () => {
     const { companyId } = await createBrand({ db: database.db, bus: app.runtime.bus, serviceEnv: 'test' });
     const email = `${uniqueId('smtp')}@brand.example`;
     await createBrandUser({ db: database.db }, companyId, { email, password: DASHBOARD_PASSWORD });

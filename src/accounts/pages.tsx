@@ -117,8 +117,8 @@ export function mailboxPage(serviceEnv: string, messages: MailboxMessage[]): Pag
     body: (
       <>
         <p class="muted">
-          This {serviceEnv} host has no SMTP server (SMTP_URL), so the mail it sends is kept here, newest first, for a day. Production hosts send mail
-          and have no such page.
+          This {serviceEnv} host has no SMTP server (SMTP_URL), so the mail it sends is kept here, newest first, for a day. Production hosts
+          send mail and have no such page.
         </p>
         {messages.length > 0 ? (
           <ul class="mailbox">

@@ -56,7 +56,12 @@ export async function requestPasswordReset(ctx: PasswordResetContext, emailInput
   });
 }
 
-export async function completePasswordReset(ctx: Pick<PasswordResetContext, 'db'>, token: string, password: string, now = new Date()): Promise<void> {
+export async function completePasswordReset(
+  ctx: Pick<PasswordResetContext, 'db'>,
+  token: string,
+  password: string,
+  now = new Date(),
+): Promise<void> {
   checkPassword(password);
   const done = await dal.resetPassword(ctx.db, hashSecret(token), await hashPassword(password), now);
   if (!done) throw badRequest('token is unknown, used or expired', 'invalid_token');

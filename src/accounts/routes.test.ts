@@ -33,15 +33,33 @@ describeEachDatabase('brand staff accounts', (use) => {
       const row = (await users()).find((user) => user.email === 'new.person@acme.example');
       expect(row?.password_hash).toMatch(/^\$argon2id\$/);
       expect(row?.password_hash).not.toContain('a long enough secret');
-      const list = await use().app.inject({ method: 'GET', url: `/admin/companies/${companyId}/users`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const list = await use().app.inject({
+        method: 'GET',
+        url: `/admin/companies/${companyId}/users`,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       expect(list.json().data.map((user: { email: string }) => user.email)).toContain('new.person@acme.example');
     });
 
     const refusals: Array<[string, unknown, string | undefined, number, string, RegExp]> = [
       ['a short password', { email: 'short@acme.example', password: 'short' }, undefined, 400, 'invalid_request', /password/],
       ['a bad email', { email: 'not-an-email', password: 'a long enough secret' }, undefined, 400, 'invalid_request', /email/],
-      ['an unknown field', { email: 'x@acme.example', password: 'a long enough secret', admin: true }, undefined, 400, 'invalid_request', /unknown field admin/],
-      ['an unknown company', { email: 'ghost@acme.example', password: 'a long enough secret' }, 'no-such-company', 404, 'not_found', /no company/],
+      [
+        'an unknown field',
+        { email: 'x@acme.example', password: 'a long enough secret', admin: true },
+        undefined,
+        400,
+        'invalid_request',
+        /unknown field admin/,
+      ],
+      [
+        'an unknown company',
+        { email: 'ghost@acme.example', password: 'a long enough secret' },
+        'no-such-company',
+        404,
+        'not_found',
+        /no company/,
+      ],
     ];
     for (const [check, body, company, status, error, message] of refusals) {
       it(`refuses ${check}, writing nothing`, async () => {
@@ -101,7 +119,12 @@ describeEachDatabase('brand staff accounts', (use) => {
 
     it('signs out, ending the session', async () => {
       const cookies = await signIn(use().app, email);
-      const out = await use().app.inject({ method: 'POST', url: '/account/sign-out', headers: { ...FORM, cookie: cookies }, payload: form({ csrf_token: csrfOf(cookies) }) });
+      const out = await use().app.inject({
+        method: 'POST',
+        url: '/account/sign-out',
+        headers: { ...FORM, cookie: cookies },
+        payload: form({ csrf_token: csrfOf(cookies) }),
+      });
       expect(out.statusCode).toBe(303);
       const account = await use().app.inject({ method: 'GET', url: '/account', headers: { cookie: cookies } });
       expect(account.statusCode).toBe(303);
@@ -149,7 +172,6 @@ describeEachDatabase('brand staff accounts', (use) => {
       expect(crossSite.statusCode).toBe(403);
       expect(await use().db.selectFrom('user_sessions').select('id').execute()).toEqual(sessionsBefore);
     });
-
   });
 
   describe('sign-in throttling', () => {
@@ -182,7 +204,8 @@ describeEachDatabase('brand staff accounts', (use) => {
       });
     }
 
-    const sessionCookie = (response: { cookies: Array<{ name: string }> }) => response.cookies.find((cookie) => cookie.name === 'svc_session');
+    const sessionCookie = (response: { cookies: Array<{ name: string }> }) =>
+      response.cookies.find((cookie) => cookie.name === 'svc_session');
 
     it('makes an account wait 1 s, 2 s, 4 s … at most 30 s after three failures (429 with Retry-After), then lets the right password in and starts over', async () => {
       const victim = await staffMember();
@@ -206,7 +229,11 @@ describeEachDatabase('brand staff accounts', (use) => {
       });
       expect(api.statusCode).toBe(429);
       expect(api.headers['retry-after']).toBe('1');
-      expect(api.json()).toEqual({ error: 'rate_limited', message: 'Too many failed sign-ins to this account. Try again in 1 second.', requestId: expect.any(String) });
+      expect(api.json()).toEqual({
+        error: 'rate_limited',
+        message: 'Too many failed sign-ins to this account. Try again in 1 second.',
+        requestId: expect.any(String),
+      });
 
       const waits: number[] = [];
       for (let i = 0; i < 6; i += 1) {
@@ -281,7 +308,11 @@ describe('session cookies over HTTPS', () => {
         payload: form({ csrf_token: csrfOf(cookies), email, password: PASSWORD }),
       });
       expect(response.statusCode).toBe(303);
-      expect(response.cookies.find((cookie) => cookie.name === 'svc_session')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax' });
+      expect(response.cookies.find((cookie) => cookie.name === 'svc_session')).toMatchObject({
+        secure: true,
+        httpOnly: true,
+        sameSite: 'Lax',
+      });
     } finally {
       if (context) await stopTestApp(context);
     }

@@ -42,7 +42,11 @@ export const accountRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
   app.post('/account/sign-in', { schema: { hide: true } }, async (request, reply) => {
     const returnTo = safeReturnTo(formField(request.body, 'return_to'));
     if (!csrfValid(request, formField(request.body, 'csrf_token'), serviceOrigin)) {
-      return sendAccountPage(reply, 403, messagePage('Please try again', 'This form has expired. Go back, reload the page and sign in again.'));
+      return sendAccountPage(
+        reply,
+        403,
+        messagePage('Please try again', 'This form has expired. Go back, reload the page and sign in again.'),
+      );
     }
     const email = formField(request.body, 'email') ?? '';
     const password = formField(request.body, 'password') ?? '';
@@ -75,7 +79,11 @@ export const accountRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
   app.get('/account', { schema: { hide: true } }, async (request, reply) => {
     const user = await currentUser(db, request);
     if (!user) return reply.redirect('/account/sign-in', 303);
-    return sendAccountPage(reply, 200, signedInPage({ email: user.email, brand: user.brandName ?? user.companyId }, csrfTokenFor(request, reply, policy)));
+    return sendAccountPage(
+      reply,
+      200,
+      signedInPage({ email: user.email, brand: user.brandName ?? user.companyId }, csrfTokenFor(request, reply, policy)),
+    );
   });
 
   // Outside prod with no SMTP server, mail stays in the database; this page is where a tester reads
@@ -87,7 +95,7 @@ export const accountRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
           reply,
           403,
           messagePage(
-            'Open the mailbox on the service\'s machine',
+            "Open the mailbox on the service's machine",
             'The development mailbox shows every mail this host sent, password reset tokens included, so it opens only in a browser on the machine running the service, at localhost or 127.0.0.1. To receive mail elsewhere, the host needs SMTP_URL.',
           ),
         );

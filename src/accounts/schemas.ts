@@ -4,7 +4,11 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
 export const CreateUserBody = Type.Object(
   {
     email: Type.String({ maxLength: 254, description: 'Sign-in email; stored lowercased and unique across the service' }),
-    password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH, description: 'Stored as an Argon2id hash only' }),
+    password: Type.String({
+      minLength: MIN_PASSWORD_LENGTH,
+      maxLength: MAX_PASSWORD_LENGTH,
+      description: 'Stored as an Argon2id hash only',
+    }),
     displayName: Type.Optional(Type.String({ maxLength: 100 })),
   },
   { title: 'CreateBrandUserRequest', additionalProperties: false },
@@ -13,10 +17,7 @@ export type CreateUserBody = Static<typeof CreateUserBody>;
 
 export const CompanyParams = Type.Object({ companyId: Type.String({ minLength: 1, maxLength: 200 }) });
 
-export const CreatedUser = Type.Object(
-  { userId: Type.String(), companyId: Type.String(), email: Type.String() },
-  { title: 'BrandUser' },
-);
+export const CreatedUser = Type.Object({ userId: Type.String(), companyId: Type.String(), email: Type.String() }, { title: 'BrandUser' });
 
 export const UserList = Type.Object({
   data: Type.Array(

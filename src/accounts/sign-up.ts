@@ -13,7 +13,10 @@ import * as dal from './dal.js';
 import { hashPassword } from './passwords.js';
 import { checkedEmail, checkPassword } from './users.js';
 
-type ClaimAdapter = Pick<CommerceAdapter, 'platformName' | 'requestOwnershipConfirmation' | 'ownershipAnswer' | 'subscribeToOrders' | 'pastOrders'>;
+type ClaimAdapter = Pick<
+  CommerceAdapter,
+  'platformName' | 'requestOwnershipConfirmation' | 'ownershipAnswer' | 'subscribeToOrders' | 'pastOrders'
+>;
 
 export interface SignUpContext {
   db: Db;
@@ -26,7 +29,8 @@ export interface SignUpContext {
 
 /** Only the store's commerce platform proves who acts for a store: without one, no store can be claimed. */
 function claimAdapter(ctx: SignUpContext): ClaimAdapter {
-  if (!ctx.adapter) throw noCommercePlatform("a store cannot be claimed here yet: join your brand with an invitation code from a member of its staff");
+  if (!ctx.adapter)
+    throw noCommercePlatform('a store cannot be claimed here yet: join your brand with an invitation code from a member of its staff');
   return ctx.adapter;
 }
 
@@ -51,7 +55,11 @@ export interface ClaimView {
 }
 
 const brandHasStaff = () =>
-  new ApiError(409, 'brand_has_staff', 'the brand of this store already has staff accounts: ask one of them for an invitation code (Integrations, Team)');
+  new ApiError(
+    409,
+    'brand_has_staff',
+    'the brand of this store already has staff accounts: ask one of them for an invitation code (Integrations, Team)',
+  );
 
 /** The claim a brand sign-up makes, checked before anything is written. */
 async function checkedClaim(db: Db, brand: BrandInput): Promise<dal.NewClaim> {
@@ -67,11 +75,20 @@ function viewOf(claim: dal.ClaimRow, platformName: string): ClaimView | null {
   const base = { domain: claim.domain, businessName: claim.business_name, confirmUrl: claim.confirm_url };
   switch (claim.status) {
     case 'pending':
-      return { ...base, status: 'pending', message: `Confirm at ${platformName}, signed in as the owner of ${claim.domain}, that you act for the store.` };
+      return {
+        ...base,
+        status: 'pending',
+        message: `Confirm at ${platformName}, signed in as the owner of ${claim.domain}, that you act for the store.`,
+      };
     case 'declined':
       return { ...base, status: 'declined', confirmUrl: null, message: `The owner of ${claim.domain} declined at ${platformName}.` };
     case 'refused':
-      return { ...base, status: 'refused', confirmUrl: null, message: 'The brand of this store already has staff accounts: ask one of them for an invitation code.' };
+      return {
+        ...base,
+        status: 'refused',
+        confirmUrl: null,
+        message: 'The brand of this store already has staff accounts: ask one of them for an invitation code.',
+      };
     case 'verified':
       return null;
   }
@@ -83,7 +100,11 @@ function viewOf(claim: dal.ClaimRow, platformName: string): ClaimView | null {
  */
 async function requestConfirmation(ctx: SignUpContext, claim: { id: string; domain: string }, email: string): Promise<string | null> {
   try {
-    const url = await claimAdapter(ctx).requestOwnershipConfirmation(claim.domain, { claimId: claim.id, requestedBy: email, returnTo: CLAIM_RETURN_PATH });
+    const url = await claimAdapter(ctx).requestOwnershipConfirmation(claim.domain, {
+      claimId: claim.id,
+      requestedBy: email,
+      returnTo: CLAIM_RETURN_PATH,
+    });
     await dal.setClaimConfirmUrl(ctx.db, claim.id, url);
     return url;
   } catch (error) {
@@ -109,7 +130,7 @@ export async function signUp(
   now = new Date(),
 ): Promise<{ userId: string; companyId: string | null; claim: ClaimView | null }> {
   if ((input.brand === undefined) === (input.invitationCode === undefined)) {
-    throw badRequest('send either brand (to claim your store) or invitationCode (to join your team\'s brand)');
+    throw badRequest("send either brand (to claim your store) or invitationCode (to join your team's brand)");
   }
   if (input.brand !== undefined) claimAdapter(ctx);
   checkPassword(input.password);
@@ -145,7 +166,11 @@ export function currentClaim(ctx: SignUpContext, account: dal.SessionAccount): P
  * confirmation the account joins or creates the brand, the service takes in the store's
  * customers from its order history and subscribes to its orders.
  */
-export async function checkClaim(ctx: SignUpContext, account: dal.SessionAccount, now = new Date()): Promise<{ companyId: string | null; claim: ClaimView | null }> {
+export async function checkClaim(
+  ctx: SignUpContext,
+  account: dal.SessionAccount,
+  now = new Date(),
+): Promise<{ companyId: string | null; claim: ClaimView | null }> {
   if (account.companyId !== null) return { companyId: account.companyId, claim: null };
   const claim = await dal.latestClaim(ctx.db, account.userId);
   if (!claim) return { companyId: null, claim: null };

@@ -49,7 +49,12 @@ function waitUntil(limit: Wait['limit'], until: number, now: Date): Wait | null 
 }
 
 /** The wait of an address that spent `budget` attempts in a sliding window: until its oldest one leaves it. */
-export function addressWait(history: Pick<AttemptHistory, 'addressAttempts' | 'oldestAddressAttempt'>, budget: number, windowMs: number, now: Date): Wait | null {
+export function addressWait(
+  history: Pick<AttemptHistory, 'addressAttempts' | 'oldestAddressAttempt'>,
+  budget: number,
+  windowMs: number,
+  now: Date,
+): Wait | null {
   if (history.addressAttempts < budget || !history.oldestAddressAttempt) return null;
   return waitUntil('address', history.oldestAddressAttempt.getTime() + windowMs, now);
 }

@@ -42,7 +42,10 @@ describeEachDatabase('admin API', (use) => {
         const document = (await use().app.inject({ method: 'GET', url })).json();
         const paths = Object.keys(document.paths);
         expect(paths.length, url).toBeGreaterThan(0);
-        expect(paths.filter((path) => path.startsWith('/admin')), url).toEqual([]);
+        expect(
+          paths.filter((path) => path.startsWith('/admin')),
+          url,
+        ).toEqual([]);
         expect(JSON.stringify(document), url).not.toMatch(/"admin"|\/admin/);
       }
     });
@@ -67,7 +70,13 @@ describeEachDatabase('admin API', (use) => {
       expect(created.statusCode).toBe(201);
       const platform = created.json();
       expect(platform.id).toMatch(/^[0-9a-f-]{36}$/);
-      expect(platform).toMatchObject({ name: 'Loyalty Loop', active: true, offerTypes: ['post-purchase'], approvedOrigins: [], pluginPageUrl: null });
+      expect(platform).toMatchObject({
+        name: 'Loyalty Loop',
+        active: true,
+        offerTypes: ['post-purchase'],
+        approvedOrigins: [],
+        pluginPageUrl: null,
+      });
 
       const read = await call('GET', `/admin/platforms/${platform.id}`);
       expect(read.statusCode).toBe(200);
@@ -91,10 +100,15 @@ describeEachDatabase('admin API', (use) => {
 
       const updated = await call('PATCH', `/admin/platforms/${id}`, { name: 'Checkout 2', pluginPageUrl: null });
       expect(updated.statusCode).toBe(200);
-      expect(updated.json()).toMatchObject({ id, name: 'Checkout 2', pluginPageUrl: null, approvedOrigins: ['https://app.example', 'http://localhost:3001'] });
+      expect(updated.json()).toMatchObject({
+        id,
+        name: 'Checkout 2',
+        pluginPageUrl: null,
+        approvedOrigins: ['https://app.example', 'http://localhost:3001'],
+      });
     });
 
-    it('deactivates and activates; a deactivated platform\'s key stops working on the sync endpoint', async () => {
+    it("deactivates and activates; a deactivated platform's key stops working on the sync endpoint", async () => {
       const { platformId, key } = await createPlatform(use().support);
       const sync = () =>
         use().app.inject({
@@ -190,7 +204,9 @@ describeEachDatabase('admin API', (use) => {
       expect(authenticated.companyId).toBe(companyId);
 
       const detail = (await call('GET', `/admin/companies/${companyId}`)).json();
-      expect(detail.keys).toEqual([expect.objectContaining({ keyId, name: 'Checkout integration', lastFour: key.slice(-4), revokedAt: null })]);
+      expect(detail.keys).toEqual([
+        expect.objectContaining({ keyId, name: 'Checkout integration', lastFour: key.slice(-4), revokedAt: null }),
+      ]);
 
       const revoked = await call('POST', `/admin/brand-keys/${keyId}/revoke`);
       expect(revoked.statusCode).toBe(200);
@@ -210,16 +226,18 @@ describeEachDatabase('admin API', (use) => {
         method: 'POST',
         url: '/v1/platform/brands',
         headers: { 'content-type': 'application/json', 'x-api-key': platform.key },
-        payload: { brands: [{ domain: 'www.Read-One.example', businessName: 'Read One' }, { domain: 'read-two.example', status: 'closed' }] },
+        payload: {
+          brands: [
+            { domain: 'www.Read-One.example', businessName: 'Read One' },
+            { domain: 'read-two.example', status: 'closed' },
+          ],
+        },
       });
       const brand = await createBrand(use().support);
-      await use().db
-        .insertInto('platform_companies')
-        .values({ platform_id: platformId, company_id: brand.companyId })
-        .execute();
+      await use().db.insertInto('platform_companies').values({ platform_id: platformId, company_id: brand.companyId }).execute();
     });
 
-    it('lists a platform\'s synced brands in the documented shape', async () => {
+    it("lists a platform's synced brands in the documented shape", async () => {
       const response = await call('GET', `/admin/platforms/${platformId}/brands`);
       expect(response.statusCode).toBe(200);
       const body = response.json();
@@ -230,7 +248,10 @@ describeEachDatabase('admin API', (use) => {
     });
 
     it('filters by the normalized form of the domain given', async () => {
-      const response = await call('GET', `/admin/platforms/${platformId}/brands?domain=${encodeURIComponent('HTTPS://WWW.read-one.example/x')}`);
+      const response = await call(
+        'GET',
+        `/admin/platforms/${platformId}/brands?domain=${encodeURIComponent('HTTPS://WWW.read-one.example/x')}`,
+      );
       expect(response.json()).toEqual({
         data: [{ domain: 'read-one.example', businessName: 'Read One', status: 'active', endDate: null }],
         totalRows: 1,
@@ -265,38 +286,188 @@ describeEachDatabase('admin API', (use) => {
     const unknownPlatform = '00000000-0000-4000-8000-00000000abcd';
     const cases: Array<[string, () => [Method, string, unknown?], number, string, RegExp]> = [
       ['platform without a name', () => ['POST', '/admin/platforms', { active: true }], 400, 'invalid_request', /name is required/],
-      ['platform id not a UUID', () => ['POST', '/admin/platforms', { id: 'checkout', name: 'X' }], 400, 'invalid_request', /id must match format "uuid"/],
-      ['unknown platform field', () => ['POST', '/admin/platforms', { name: 'X', colour: 'red' }], 400, 'invalid_request', /unknown field colour/],
-      ['unsupported offer type', () => ['POST', '/admin/platforms', { name: 'X', offerTypes: ['pre-purchase'] }], 400, 'invalid_request', /offerTypes\[0\] must be one of post-purchase/],
-      ['origin with a path', () => ['POST', '/admin/platforms', { name: 'X', approvedOrigins: ['https://app.example/page'] }], 400, 'invalid_request', /approvedOrigins\[0\] must be an origin only/],
-      ['origin that is not a URL', () => ['POST', '/admin/platforms', { name: 'X', approvedOrigins: ['app.example'] }], 400, 'invalid_request', /approvedOrigins\[0\] must be an origin such as/],
-      ['plugin page off the approved origins', () => ['POST', '/admin/platforms', { name: 'X', approvedOrigins: ['https://a.example'], pluginPageUrl: 'https://b.example/p' }], 400, 'invalid_request', /pluginPageUrl must be on one of the approved origins/],
+      [
+        'platform id not a UUID',
+        () => ['POST', '/admin/platforms', { id: 'checkout', name: 'X' }],
+        400,
+        'invalid_request',
+        /id must match format "uuid"/,
+      ],
+      [
+        'unknown platform field',
+        () => ['POST', '/admin/platforms', { name: 'X', colour: 'red' }],
+        400,
+        'invalid_request',
+        /unknown field colour/,
+      ],
+      [
+        'unsupported offer type',
+        () => ['POST', '/admin/platforms', { name: 'X', offerTypes: ['pre-purchase'] }],
+        400,
+        'invalid_request',
+        /offerTypes\[0\] must be one of post-purchase/,
+      ],
+      [
+        'origin with a path',
+        () => ['POST', '/admin/platforms', { name: 'X', approvedOrigins: ['https://app.example/page'] }],
+        400,
+        'invalid_request',
+        /approvedOrigins\[0\] must be an origin only/,
+      ],
+      [
+        'origin that is not a URL',
+        () => ['POST', '/admin/platforms', { name: 'X', approvedOrigins: ['app.example'] }],
+        400,
+        'invalid_request',
+        /approvedOrigins\[0\] must be an origin such as/,
+      ],
+      [
+        'plugin page off the approved origins',
+        () => ['POST', '/admin/platforms', { name: 'X', approvedOrigins: ['https://a.example'], pluginPageUrl: 'https://b.example/p' }],
+        400,
+        'invalid_request',
+        /pluginPageUrl must be on one of the approved origins/,
+      ],
       ['platform id taken', () => ['POST', '/admin/platforms', { id: platformId, name: 'Again' }], 409, 'conflict', /already exists/],
-      ['empty platform update', () => ['PATCH', `/admin/platforms/${platformId}`, {}], 400, 'invalid_request', /must NOT have fewer than 1 properties/],
-      ['update of an unknown platform', () => ['PATCH', `/admin/platforms/${unknownPlatform}`, { name: 'Y' }], 404, 'not_found', /no platform/],
-      ['deactivating an unknown platform', () => ['POST', `/admin/platforms/${unknownPlatform}/deactivate`], 404, 'not_found', /no platform/],
-      ['platform path id not a UUID', () => ['GET', '/admin/platforms/42'], 400, 'invalid_request', /path parameter platformId must match format "uuid"/],
+      [
+        'empty platform update',
+        () => ['PATCH', `/admin/platforms/${platformId}`, {}],
+        400,
+        'invalid_request',
+        /must NOT have fewer than 1 properties/,
+      ],
+      [
+        'update of an unknown platform',
+        () => ['PATCH', `/admin/platforms/${unknownPlatform}`, { name: 'Y' }],
+        404,
+        'not_found',
+        /no platform/,
+      ],
+      [
+        'deactivating an unknown platform',
+        () => ['POST', `/admin/platforms/${unknownPlatform}/deactivate`],
+        404,
+        'not_found',
+        /no platform/,
+      ],
+      [
+        'platform path id not a UUID',
+        () => ['GET', '/admin/platforms/42'],
+        400,
+        'invalid_request',
+        /path parameter platformId must match format "uuid"/,
+      ],
       ['reading an unknown platform', () => ['GET', `/admin/platforms/${unknownPlatform}`], 404, 'not_found', /no platform/],
       ['key for an unknown platform', () => ['POST', `/admin/platforms/${unknownPlatform}/keys`, {}], 404, 'not_found', /no platform/],
-      ['key expiring in the past', () => ['POST', `/admin/platforms/${platformId}/keys`, { expiresAt: '2020-01-01T00:00:00Z' }], 400, 'invalid_request', /expiresAt must be in the future/],
-      ['key expiry not a date-time', () => ['POST', `/admin/platforms/${platformId}/keys`, { expiresAt: 'tomorrow' }], 400, 'invalid_request', /expiresAt must match format "date-time"/],
-      ['revoking an unknown platform key', () => ['POST', `/admin/platform-keys/${crypto.randomUUID()}/revoke`], 404, 'not_found', /no platform key/],
-      ['revoking a key id that is not a UUID', () => ['POST', '/admin/brand-keys/abc/revoke'], 400, 'invalid_request', /path parameter keyId/],
+      [
+        'key expiring in the past',
+        () => ['POST', `/admin/platforms/${platformId}/keys`, { expiresAt: '2020-01-01T00:00:00Z' }],
+        400,
+        'invalid_request',
+        /expiresAt must be in the future/,
+      ],
+      [
+        'key expiry not a date-time',
+        () => ['POST', `/admin/platforms/${platformId}/keys`, { expiresAt: 'tomorrow' }],
+        400,
+        'invalid_request',
+        /expiresAt must match format "date-time"/,
+      ],
+      [
+        'revoking an unknown platform key',
+        () => ['POST', `/admin/platform-keys/${crypto.randomUUID()}/revoke`],
+        404,
+        'not_found',
+        /no platform key/,
+      ],
+      [
+        'revoking a key id that is not a UUID',
+        () => ['POST', '/admin/brand-keys/abc/revoke'],
+        400,
+        'invalid_request',
+        /path parameter keyId/,
+      ],
       ['brands of an unknown platform', () => ['GET', `/admin/platforms/${unknownPlatform}/brands`], 404, 'not_found', /no platform/],
       ['companies of an unknown platform', () => ['GET', `/admin/platforms/${unknownPlatform}/companies`], 404, 'not_found', /no platform/],
-      ['unknown query parameter on brands', () => ['GET', `/admin/platforms/${platformId}/brands?status=active`], 400, 'invalid_request', /unknown field status/],
-      ['company without a domain', () => ['POST', '/admin/companies', { companyId: 'no-domain', businessName: 'N' }], 400, 'invalid_request', /domain is required/],
-      ['company id with spaces', () => ['POST', '/admin/companies', { companyId: 'a b', domain: 'ab.example', businessName: 'AB' }], 400, 'invalid_request', /companyId must match pattern/],
-      ['company domain empty after normalization', () => ['POST', '/admin/companies', { companyId: 'empty-domain', domain: 'https://www./', businessName: 'E' }], 400, 'invalid_request', /domain is empty after normalization/],
-      ['negative product count', () => ['POST', '/admin/companies', { companyId: 'neg', domain: 'neg.example', businessName: 'N', productCount: -1 }], 400, 'invalid_request', /productCount must be >= 0/],
-      ['company id taken', () => ['POST', '/admin/companies', { companyId, domain: 'fresh-domain.example', businessName: 'Dup' }], 409, 'conflict', /already exists/],
-      ['company domain taken', () => ['POST', '/admin/companies', { companyId: 'new-one', domain: otherCompanyDomain, businessName: 'Dup' }], 409, 'conflict', /already belongs to company/],
-      ['update moving onto a taken domain', () => ['PATCH', `/admin/companies/${companyId}`, { domain: otherCompanyDomain }], 409, 'conflict', /already belongs to company/],
-      ['update of an unknown company', () => ['PATCH', '/admin/companies/nobody', { country: 'France' }], 404, 'not_found', /no company nobody/],
+      [
+        'unknown query parameter on brands',
+        () => ['GET', `/admin/platforms/${platformId}/brands?status=active`],
+        400,
+        'invalid_request',
+        /unknown field status/,
+      ],
+      [
+        'company without a domain',
+        () => ['POST', '/admin/companies', { companyId: 'no-domain', businessName: 'N' }],
+        400,
+        'invalid_request',
+        /domain is required/,
+      ],
+      [
+        'company id with spaces',
+        () => ['POST', '/admin/companies', { companyId: 'a b', domain: 'ab.example', businessName: 'AB' }],
+        400,
+        'invalid_request',
+        /companyId must match pattern/,
+      ],
+      [
+        'company domain empty after normalization',
+        () => ['POST', '/admin/companies', { companyId: 'empty-domain', domain: 'https://www./', businessName: 'E' }],
+        400,
+        'invalid_request',
+        /domain is empty after normalization/,
+      ],
+      [
+        'negative product count',
+        () => ['POST', '/admin/companies', { companyId: 'neg', domain: 'neg.example', businessName: 'N', productCount: -1 }],
+        400,
+        'invalid_request',
+        /productCount must be >= 0/,
+      ],
+      [
+        'company id taken',
+        () => ['POST', '/admin/companies', { companyId, domain: 'fresh-domain.example', businessName: 'Dup' }],
+        409,
+        'conflict',
+        /already exists/,
+      ],
+      [
+        'company domain taken',
+        () => ['POST', '/admin/companies', { companyId: 'new-one', domain: otherCompanyDomain, businessName: 'Dup' }],
+        409,
+        'conflict',
+        /already belongs to company/,
+      ],
+      [
+        'update moving onto a taken domain',
+        () => ['PATCH', `/admin/companies/${companyId}`, { domain: otherCompanyDomain }],
+        409,
+        'conflict',
+        /already belongs to company/,
+      ],
+      [
+        'update of an unknown company',
+        () => ['PATCH', '/admin/companies/nobody', { country: 'France' }],
+        404,
+        'not_found',
+        /no company nobody/,
+      ],
       ['reading an unknown company', () => ['GET', '/admin/companies/nobody'], 404, 'not_found', /no company nobody/],
       ['brand key for an unknown company', () => ['POST', '/admin/companies/nobody/keys', {}], 404, 'not_found', /no company nobody/],
-      ['brand key name empty', () => ['POST', `/admin/companies/${companyId}/keys`, { name: '' }], 400, 'invalid_request', /name must NOT have fewer than 1 characters/],
-      ['revoking an unknown brand key', () => ['POST', `/admin/brand-keys/${crypto.randomUUID()}/revoke`], 404, 'not_found', /no brand key/],
+      [
+        'brand key name empty',
+        () => ['POST', `/admin/companies/${companyId}/keys`, { name: '' }],
+        400,
+        'invalid_request',
+        /name must NOT have fewer than 1 characters/,
+      ],
+      [
+        'revoking an unknown brand key',
+        () => ['POST', `/admin/brand-keys/${crypto.randomUUID()}/revoke`],
+        404,
+        'not_found',
+        /no brand key/,
+      ],
       ['malformed JSON', () => ['POST', '/admin/platforms', '{"name": '], 400, 'invalid_request', /malformed JSON/],
     ];
 
@@ -306,7 +477,12 @@ describeEachDatabase('admin API', (use) => {
         const [method, url, body] = request();
         const response =
           typeof body === 'string'
-            ? await use().app.inject({ method, url, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, payload: body })
+            ? await use().app.inject({
+                method,
+                url,
+                headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+                payload: body,
+              })
             : await call(method, url, body);
         expect(response.statusCode).toBe(status);
         expect(response.json()).toMatchObject({ error: code });
@@ -315,7 +491,10 @@ describeEachDatabase('admin API', (use) => {
       });
     }
 
-    for (const [name, token] of [['missing', null], ['wrong', 'not-the-admin-token-at-all']] as const) {
+    for (const [name, token] of [
+      ['missing', null],
+      ['wrong', 'not-the-admin-token-at-all'],
+    ] as const) {
       it(`a ${name} admin token gives 401 on every admin route`, async () => {
         const before = await snapshot(use());
         const someKey = crypto.randomUUID();
@@ -366,7 +545,12 @@ describe('admin API without ADMIN_TOKEN', () => {
 
       const document = (await context.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
       const paths = Object.keys(document.paths);
-      for (const path of ['/admin/platforms', '/admin/platforms/{platformId}', '/admin/platforms/{platformId}/brands', '/admin/companies']) {
+      for (const path of [
+        '/admin/platforms',
+        '/admin/platforms/{platformId}',
+        '/admin/platforms/{platformId}/brands',
+        '/admin/companies',
+      ]) {
         expect(paths).not.toContain(path);
       }
     } finally {

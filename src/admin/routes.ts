@@ -52,9 +52,7 @@ export const adminRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
     request.body ??= {};
   };
 
-  app.get('/admin/platforms', { schema: { ...meta, response: { 200: PlatformList, ...errors } } }, async () =>
-    listPlatforms(ctx),
-  );
+  app.get('/admin/platforms', { schema: { ...meta, response: { 200: PlatformList, ...errors } } }, async () => listPlatforms(ctx));
 
   app.post(
     '/admin/platforms',
@@ -74,7 +72,10 @@ export const adminRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
     async (request) => updatePlatform(ctx, request.params.platformId, request.body),
   );
 
-  for (const [action, active] of [['activate', true], ['deactivate', false]] as const) {
+  for (const [action, active] of [
+    ['activate', true],
+    ['deactivate', false],
+  ] as const) {
     app.post(
       `/admin/platforms/:platformId/${action}`,
       { schema: { ...meta, params: PlatformIdParams, response: { 200: Platform, ...errors } } },
@@ -139,8 +140,7 @@ export const adminRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
       preValidation: emptyBodyAsObject,
       schema: { ...meta, params: CompanyIdParams, body: IssueBrandKeyBody, response: { 201: IssuedBrandKey, ...errors } },
     },
-    async (request, reply) =>
-      reply.status(201).send(await issueBrandKey(ctx, request.params.companyId, { name: request.body.name })),
+    async (request, reply) => reply.status(201).send(await issueBrandKey(ctx, request.params.companyId, { name: request.body.name })),
   );
 
   app.post(

@@ -79,7 +79,11 @@ export const KeyIdParams = Type.Object({ keyId: Uuid });
 export const CompanyIdParams = Type.Object({ companyId: Type.String({ pattern: COMPANY_ID_PATTERN }) });
 
 export const IssuePlatformKeyBody = Type.Object(
-  { expiresAt: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'When the key stops working; null or absent: never' }))) },
+  {
+    expiresAt: Type.Optional(
+      Nullable(Type.String({ format: 'date-time', description: 'When the key stops working; null or absent: never' })),
+    ),
+  },
   { additionalProperties: false },
 );
 

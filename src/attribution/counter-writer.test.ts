@@ -32,7 +32,8 @@ async function countsOf(db: Db, rows: CounterRow[]): Promise<{ views: number; cl
 }
 
 async function lastBatchOf(db: Db, writerId: string): Promise<number> {
-  return (await db.selectFrom('attribution_writers').select('last_batch').where('writer_id', '=', writerId).executeTakeFirstOrThrow()).last_batch;
+  return (await db.selectFrom('attribution_writers').select('last_batch').where('writer_id', '=', writerId).executeTakeFirstOrThrow())
+    .last_batch;
 }
 
 /** A logger keeping the outcome of each batch the writer settles. */
@@ -117,12 +118,16 @@ for (const kind of DATABASE_KINDS) {
       await writer.close();
     });
 
-    it('a database that lost the writer\'s row (restored from a backup): that batch fails and adds nothing, the next goes through a new writer', async () => {
+    it("a database that lost the writer's row (restored from a backup): that batch fails and adds nothing, the next goes through a new writer", async () => {
       const writer = new CounterWriter(database.db, settledOutcomes().log);
       await writer.write(freshRows(1), patient());
-      await sql`delete from attribution_writers where writer_id = (select writer_id from attribution_writers order by written_at desc limit 1)`.execute(database.db);
+      await sql`delete from attribution_writers where writer_id = (select writer_id from attribution_writers order by written_at desc limit 1)`.execute(
+        database.db,
+      );
       const [refused, next] = [freshRows(1), freshRows(1)];
-      await expect(writer.write(refused, patient())).rejects.toThrow('the counter writer was out of step with the database; nothing was written');
+      await expect(writer.write(refused, patient())).rejects.toThrow(
+        'the counter writer was out of step with the database; nothing was written',
+      );
       await writer.write(next, patient());
       expect(await countsOf(database.db, refused)).toEqual({ views: 0, clicks: 0 });
       expect(await countsOf(database.db, next)).toEqual({ views: 1, clicks: 0 });
@@ -145,7 +150,13 @@ for (const kind of DATABASE_KINDS) {
 }
 
 describe('counter batches when PostgreSQL goes silent [postgres]', () => {
-  const BOUNDS: DatabaseBounds = { connectTimeoutMs: 1_000, statementTimeoutMs: 800, queryTimeoutMs: 1_000, idleInTransactionTimeoutMs: 5_000, keepAliveMs: 5_000 };
+  const BOUNDS: DatabaseBounds = {
+    connectTimeoutMs: 1_000,
+    statementTimeoutMs: 800,
+    queryTimeoutMs: 1_000,
+    idleInTransactionTimeoutMs: 5_000,
+    keepAliveMs: 5_000,
+  };
   const APPLICATION = `counter-writer-${crypto.randomBytes(4).toString('hex')}`;
   let database: TestDatabase;
   let proxy: TcpProxy;
@@ -170,10 +181,21 @@ describe('counter batches when PostgreSQL goes silent [postgres]', () => {
 
   /** Backends of the writer under test, as PostgreSQL sees them (a frozen one stays until its client's goodbye arrives). */
   const writerBackends = async () =>
-    Number((await sql<{ n: number }>`select count(*)::int8 as n from pg_stat_activity where application_name = ${APPLICATION}`.execute(database.db)).rows[0]!.n);
+    Number(
+      (
+        await sql<{ n: number }>`select count(*)::int8 as n from pg_stat_activity where application_name = ${APPLICATION}`.execute(
+          database.db,
+        )
+      ).rows[0]!.n,
+    );
 
   const latestWriter = async () =>
-    database.db.selectFrom('attribution_writers').select(['writer_id', 'last_batch']).orderBy('written_at', 'desc').limit(1).executeTakeFirstOrThrow();
+    database.db
+      .selectFrom('attribution_writers')
+      .select(['writer_id', 'last_batch'])
+      .orderBy('written_at', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
 
   it('an answer lost after the commit: the write fails, the batch is counted, then taken back without any new batch', async () => {
     const settled = settledOutcomes();
@@ -238,9 +260,13 @@ describe('counter batches when PostgreSQL goes silent [postgres]', () => {
       await waitUntil(
         async () =>
           Number(
-            (await sql<{ n: number }>`select count(*)::int8 as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
-              database.db,
-            )).rows[0]!.n,
+            (
+              await sql<{
+                n: number;
+              }>`select count(*)::int8 as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
+                database.db,
+              )
+            ).rows[0]!.n,
           ) === 1,
         60_000,
       );

@@ -57,7 +57,9 @@ export async function findReferralLink(db: Db, token: string): Promise<ResolvedL
     .innerJoin('companies as partner', 'partner.id', 'rl.partner_id')
     .leftJoin('offers as o', (join) => join.onRef('o.company_id', '=', 'rl.partner_id').on('o.live', '=', true))
     // The partner may leave its discount out of this one campaign's offer.
-    .leftJoin('campaign_offers as co', (join) => join.onRef('co.campaign_id', '=', 'rl.campaign_id').onRef('co.company_id', '=', 'rl.partner_id'))
+    .leftJoin('campaign_offers as co', (join) =>
+      join.onRef('co.campaign_id', '=', 'rl.campaign_id').onRef('co.company_id', '=', 'rl.partner_id'),
+    )
     .select(['rl.platform_id', 'rl.campaign_id', 'rl.brand_id', 'rl.partner_id', 'partner.domain'])
     .select(sql<string | null>`case when co.include_discount = false then null else o.discount_code end`.as('discount_code'))
     .where('rl.token', '=', token)
@@ -93,7 +95,10 @@ export async function registerCounterWriter(db: Db, writerId: string): Promise<v
  * 0009), which keeps this statement as small as the hot path needs.
  */
 export async function writeCounterBatch(db: Db, writerId: string, afterBatch: number, rows: CounterRow[]): Promise<boolean> {
-  const result = await executePrepared(db, 'add_attribution_counters', sql`
+  const result = await executePrepared(
+    db,
+    'add_attribution_counters',
+    sql`
     with advanced as (
       update attribution_writers set last_batch = last_batch + 1, written_at = now()
       where writer_id = ${writerId}::uuid and last_batch = ${afterBatch}::int8
@@ -113,7 +118,8 @@ export async function writeCounterBatch(db: Db, writerId: string, afterBatch: nu
     order by 1, 2, 3, 4, 5, 6
     on conflict (platform_id, day, campaign_id, brand_id, partner_id, shard) do update set
       views = c.views + excluded.views,
-      clicks = c.clicks + excluded.clicks`);
+      clicks = c.clicks + excluded.clicks`,
+  );
   return Number(result.numAffectedRows ?? 0) > 0;
 }
 
@@ -124,7 +130,12 @@ export async function writeCounterBatch(db: Db, writerId: string, afterBatch: nu
  * The writer's row is locked by a statement of its own first: a batch arriving meanwhile has then
  * either committed, and the next statement sees its rows, or will find the fence.
  */
-export async function takeBackCounterBatch(db: Db, writerId: string, batch: number, rows: CounterRow[]): Promise<'taken back' | 'fenced off' | 'already settled'> {
+export async function takeBackCounterBatch(
+  db: Db,
+  writerId: string,
+  batch: number,
+  rows: CounterRow[],
+): Promise<'taken back' | 'fenced off' | 'already settled'> {
   return db.transaction().execute(async (trx) => {
     const writer = await trx
       .selectFrom('attribution_writers')
@@ -146,7 +157,11 @@ export async function takeBackCounterBatch(db: Db, writerId: string, batch: numb
         where (c.platform_id, c.day, c.campaign_id, c.brand_id, c.partner_id, c.shard)
             = (item.platform_id, item.day, item.campaign_id, item.brand_id, item.partner_id, item.shard)`.execute(trx);
     }
-    await trx.updateTable('attribution_writers').set({ last_batch: batch + 1, written_at: new Date() }).where('writer_id', '=', writerId).execute();
+    await trx
+      .updateTable('attribution_writers')
+      .set({ last_batch: batch + 1, written_at: new Date() })
+      .where('writer_id', '=', writerId)
+      .execute();
     return writer.last_batch === batch ? 'taken back' : writer.last_batch === batch - 1 ? 'fenced off' : 'already settled';
   });
 }

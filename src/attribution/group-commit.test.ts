@@ -123,7 +123,10 @@ describe('CounterCommitter', () => {
 
     await vi.advanceTimersByTimeAsync(WAIT_LIMIT_MS - 2_000);
     // The request of the write in flight has reached its deadline; the write is told.
-    expect(inFlight).toMatchObject({ outcome: 'rejected', error: new Error(`the database did not confirm the counters within ${WAIT_LIMIT_MS} ms`) });
+    expect(inFlight).toMatchObject({
+      outcome: 'rejected',
+      error: new Error(`the database did not confirm the counters within ${WAIT_LIMIT_MS} ms`),
+    });
     expect(writes[0]!.signal.aborted).toBe(true);
     expect(expiring.outcome).toBe('waiting');
     await vi.advanceTimersByTimeAsync(1_000);

@@ -9,7 +9,8 @@ export function linkNotFoundPage(assets: BrowserAssets): VNode {
       <main>
         <h1>This offer link is not available</h1>
         <p>
-          The link may have been copied incompletely, or the offer is no longer running. Please go back to the page where you found it and try again.
+          The link may have been copied incompletely, or the offer is no longer running. Please go back to the page where you found it and
+          try again.
         </p>
       </main>
     </PageShell>

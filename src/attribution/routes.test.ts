@@ -29,7 +29,7 @@ describeEachDatabase('referral links and platform stats', (use) => {
     use().app.inject({ method: 'GET', url: `/admin/platforms/${id}/stats`, headers });
 
   describe('GET /r/{token}', () => {
-    it('redirects to the partner\'s store with its discount code and counts exactly one click per visit', async () => {
+    it("redirects to the partner's store with its discount code and counts exactly one click per visit", async () => {
       const before = (await stats()).json();
       const response = await follow(referralUrl);
       expect(response.statusCode).toBe(302);
@@ -46,7 +46,9 @@ describeEachDatabase('referral links and platform stats', (use) => {
         .where('platform_id', '=', platformId)
         .groupBy(['campaign_id', 'partner_id', 'brand_id'])
         .execute();
-      expect(rows).toEqual([{ campaign_id: partner.campaignId, partner_id: partner.partnerId, brand_id: brand.companyId, clicks: before.clicks + 2 }]);
+      expect(rows).toEqual([
+        { campaign_id: partner.campaignId, partner_id: partner.partnerId, brand_id: brand.companyId, clicks: before.clicks + 2 },
+      ]);
     });
 
     it('counts concurrent clicks on one link, written together, each once', async () => {
@@ -63,7 +65,7 @@ describeEachDatabase('referral links and platform stats', (use) => {
       expect((await stats()).json()).toEqual(before);
     });
 
-    it('sends the shopper to the store without a code once the partner\'s offer is no longer live', async () => {
+    it("sends the shopper to the store without a code once the partner's offer is no longer live", async () => {
       const other = await seedPartnerOffer(use().support, brand.companyId);
       const offers = await use().app.inject({
         method: 'GET',
@@ -79,11 +81,14 @@ describeEachDatabase('referral links and platform stats', (use) => {
 
     for (const [label, mutate] of [
       ['an unknown token', () => '/r/AAAAAAAAAAAAAAAAAAAAAA'],
-      ['a tampered token', () => {
-        const path = new URL(referralUrl).pathname;
-        const last = path.at(-1) === 'A' ? 'B' : 'A';
-        return `${path.slice(0, -1)}${last}`;
-      }],
+      [
+        'a tampered token',
+        () => {
+          const path = new URL(referralUrl).pathname;
+          const last = path.at(-1) === 'A' ? 'B' : 'A';
+          return `${path.slice(0, -1)}${last}`;
+        },
+      ],
       ['a truncated token', () => new URL(referralUrl).pathname.slice(0, -3)],
       ['a token with odd characters', () => '/r/%3Cscript%3Ealert(1)%3C%2Fscript%3E'],
     ] as const) {
@@ -103,7 +108,14 @@ describeEachDatabase('referral links and platform stats', (use) => {
   describe('GET /admin/platforms/{platformId}/stats', () => {
     it('reports views, clicks and zero orders for a platform', async () => {
       const fresh = await createPlatform(use().support);
-      expect((await stats(fresh.platformId)).json()).toEqual({ views: 0, clicks: 0, orders: 0, newCustomers: 0, revenueCents: 0, commissionCents: 0 });
+      expect((await stats(fresh.platformId)).json()).toEqual({
+        views: 0,
+        clicks: 0,
+        orders: 0,
+        newCustomers: 0,
+        revenueCents: 0,
+        commissionCents: 0,
+      });
       const response = await use().app.inject({
         method: 'GET',
         url: '/v1/campaigns/offers?type=post-purchase',
@@ -111,7 +123,14 @@ describeEachDatabase('referral links and platform stats', (use) => {
       });
       const offers = response.json().offers as Array<{ referralUrl: string }>;
       await follow(offers[0]!.referralUrl);
-      expect((await stats(fresh.platformId)).json()).toEqual({ views: offers.length, clicks: 1, orders: 0, newCustomers: 0, revenueCents: 0, commissionCents: 0 });
+      expect((await stats(fresh.platformId)).json()).toEqual({
+        views: offers.length,
+        clicks: 1,
+        orders: 0,
+        newCustomers: 0,
+        revenueCents: 0,
+        commissionCents: 0,
+      });
     });
 
     it('401 without the admin token', async () => {

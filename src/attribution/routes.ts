@@ -27,7 +27,7 @@ export const attributionRoutes: FastifyPluginAsync<Runtime> = async (plain, runt
         schema: {
           summary: 'Follow a referral link',
           description:
-            'Records one click credited to the platform that showed the offer and redirects (302) to the partner\'s store ' +
+            "Records one click credited to the platform that showed the offer and redirects (302) to the partner's store " +
             'with its discount code. An unknown or damaged token gets an HTML page with status 404.',
           tags: ['offers'],
           params: ReferralParams,

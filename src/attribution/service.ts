@@ -2,7 +2,15 @@ import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.js';
-import { findReferralLink, platformTotals, upsertReferralLinks, type DayRange, type LinkKey, type PerformanceFigures, type ResolvedLink } from './dal.js';
+import {
+  findReferralLink,
+  platformTotals,
+  upsertReferralLinks,
+  type DayRange,
+  type LinkKey,
+  type PerformanceFigures,
+  type ResolvedLink,
+} from './dal.js';
 import { CounterWriter } from './counter-writer.js';
 import { CounterCommitter } from './group-commit.js';
 
@@ -50,7 +58,10 @@ export class Attribution {
   async referralTokens(links: LinkKey[]): Promise<string[]> {
     const missing = links.filter((link) => !this.tokens.has(linkCacheKey(link)));
     if (missing.length > 0) {
-      const stored = await upsertReferralLinks(this.db, missing.map((link) => ({ ...link, token: newReferralToken() })));
+      const stored = await upsertReferralLinks(
+        this.db,
+        missing.map((link) => ({ ...link, token: newReferralToken() })),
+      );
       for (const link of stored) this.tokens.set(linkCacheKey(link), link.token);
     }
     return links.map((link) => {

@@ -95,15 +95,17 @@ describeEachDatabase('brand authentication and X-Platform-Id', (use) => {
       expect(await resolve(undefined)).toBeUndefined();
     });
 
-    it.each([['empty', ''], ['an integer', '42'], ['a word', 'checkout'], ['a UUID with junk', `${crypto.randomUUID()}x`]])(
-      'answers 400 for X-Platform-Id that is %s',
-      async (_name, value) => {
-        const error = await refusal(resolve(value));
-        expect(error.statusCode).toBe(400);
-        expect(error.code).toBe('invalid_request');
-        expect(error.message).toMatch(/must be a platform id \(UUID\)/);
-      },
-    );
+    it.each([
+      ['empty', ''],
+      ['an integer', '42'],
+      ['a word', 'checkout'],
+      ['a UUID with junk', `${crypto.randomUUID()}x`],
+    ])('answers 400 for X-Platform-Id that is %s', async (_name, value) => {
+      const error = await refusal(resolve(value));
+      expect(error.statusCode).toBe(400);
+      expect(error.code).toBe('invalid_request');
+      expect(error.message).toMatch(/must be a platform id \(UUID\)/);
+    });
 
     it('answers 400 for an unknown or inactive platform, and links nothing', async () => {
       const inactive = await createPlatform(use().support, { active: false });
@@ -140,7 +142,14 @@ describeEachDatabase('brand authentication and X-Platform-Id', (use) => {
       await setPlatformActive(use().support, toggled.platformId, false);
       const error = await refusal(resolve(toggled.platformId));
       expect(error.message).toMatch(/not an active platform/);
-      await savePlatform(use().support, { id: toggled.platformId, name: 'Back', active: true, offerTypes: ['post-purchase'], approvedOrigins: [], pluginPageUrl: null });
+      await savePlatform(use().support, {
+        id: toggled.platformId,
+        name: 'Back',
+        active: true,
+        offerTypes: ['post-purchase'],
+        approvedOrigins: [],
+        pluginPageUrl: null,
+      });
       expect((await resolve(toggled.platformId))?.id).toBe(toggled.platformId);
     });
   });

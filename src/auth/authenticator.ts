@@ -129,7 +129,8 @@ export class Authenticator {
     const [scheme = '', ...rest] = authorization.trim().split(/\s+/);
     if (scheme.toLowerCase() !== 'bearer') throw brandUnauthorized('Authorization must be "Bearer <access token>"');
     const token = rest.join(' ');
-    if (!/^[A-Za-z0-9._~+/-]+=*$/.test(token)) throw brandUnauthorized('invalid access token: not a bearer token (RFC 6750 2.1)', 'invalid_token');
+    if (!/^[A-Za-z0-9._~+/-]+=*$/.test(token))
+      throw brandUnauthorized('invalid access token: not a bearer token (RFC 6750 2.1)', 'invalid_token');
     const principal = this.bearerVerifier ? await this.bearerVerifier.verify(token) : null;
     if (!principal) throw brandUnauthorized('invalid access token: unknown, expired or revoked', 'invalid_token');
     return principal;
@@ -174,7 +175,7 @@ export class Authenticator {
       throw new ApiError(400, errorCode, 'X-Platform-Id must be a platform id (UUID)');
     }
     const platform = await this.findPlatform(value.trim().toLowerCase());
-    if (!platform || !platform.active) {
+    if (!platform?.active) {
       throw new ApiError(400, errorCode, 'X-Platform-Id is not an active platform');
     }
     return platform;
@@ -189,7 +190,11 @@ export class Authenticator {
     return this.cached(this.platforms, platformId, () => findPlatform(this.db, platformId));
   }
 
-  private async cached<T extends object>(cache: LRUCache<string, T>, key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+  private async cached<T extends object>(
+    cache: LRUCache<string, T>,
+    key: string,
+    load: () => Promise<T | undefined>,
+  ): Promise<T | undefined> {
     const hit = cache.get(key);
     if (hit) return hit;
     const value = await load();

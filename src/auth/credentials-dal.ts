@@ -55,11 +55,7 @@ export async function findUnrevokedPlatformKey(db: Db, keyHash: string): Promise
 }
 
 export async function findPlatform(db: Db, platformId: string): Promise<PlatformRecord | undefined> {
-  const row = await db
-    .selectFrom('platforms')
-    .select(['id', 'active', 'offer_types'])
-    .where('id', '=', platformId)
-    .executeTakeFirst();
+  const row = await db.selectFrom('platforms').select(['id', 'active', 'offer_types']).where('id', '=', platformId).executeTakeFirst();
   return row && { id: row.id, active: row.active, offerTypes: row.offer_types };
 }
 
@@ -204,7 +200,12 @@ export async function listPlatformCompanies(db: Db, platformId: string) {
 }
 
 export async function brandKeyBelongsTo(db: Db, keyId: string, companyId: string): Promise<boolean> {
-  const row = await db.selectFrom('brand_api_keys').select('id').where('id', '=', keyId).where('company_id', '=', companyId).executeTakeFirst();
+  const row = await db
+    .selectFrom('brand_api_keys')
+    .select('id')
+    .where('id', '=', keyId)
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 

@@ -4,7 +4,16 @@ import { companyExists } from '../companies/service.js';
 import { requirePlatform } from '../platforms/service.js';
 import type { ServiceContext } from '../service-context.js';
 import * as dal from './credentials-dal.js';
-import { brandKeyPrefix, checkKeyShape, generateBrandKey, generatePlatformKey, hashSecret, keyEnvironmentFor, lastFour, platformKeyPrefix } from './keys.js';
+import {
+  brandKeyPrefix,
+  checkKeyShape,
+  generateBrandKey,
+  generatePlatformKey,
+  hashSecret,
+  keyEnvironmentFor,
+  lastFour,
+  platformKeyPrefix,
+} from './keys.js';
 
 /** Issuing and revoking brand and platform keys: the admin API, the CLI, the dashboard and the fixture loader all come here. */
 
@@ -60,7 +69,11 @@ export async function issueBrandKey(
 }
 
 /** Revokes a key; revoking a revoked key again succeeds and keeps the first revocation date. */
-export async function revokeKey(ctx: ServiceContext, kind: 'platform' | 'brand', keyId: string): Promise<{ keyId: string; revokedAt: string }> {
+export async function revokeKey(
+  ctx: ServiceContext,
+  kind: 'platform' | 'brand',
+  keyId: string,
+): Promise<{ keyId: string; revokedAt: string }> {
   const id = checkKeyId(keyId);
   const revokedAt = await dal.revokeKey(ctx.db, kind === 'platform' ? 'platform_keys' : 'brand_api_keys', id);
   if (!revokedAt) throw notFound(`no ${kind} key ${keyId}`);
@@ -86,7 +99,11 @@ export async function listBrandKeys(ctx: Pick<ServiceContext, 'db'>, companyId: 
 }
 
 /** A brand revokes one of its own keys (the dashboard); another brand's key is not found. */
-export async function revokeBrandKeyOf(ctx: ServiceContext, companyId: string, keyId: string): Promise<{ keyId: string; revokedAt: string }> {
+export async function revokeBrandKeyOf(
+  ctx: ServiceContext,
+  companyId: string,
+  keyId: string,
+): Promise<{ keyId: string; revokedAt: string }> {
   if (!(await dal.brandKeyBelongsTo(ctx.db, keyId, companyId))) throw notFound(`no key ${keyId}`);
   return revokeKey(ctx, 'brand', keyId);
 }
@@ -99,6 +116,10 @@ export async function listPlatformCompanies(ctx: Pick<ServiceContext, 'db'>, pla
 }
 
 /** Which of these key hashes are stored and not revoked (the startup banner prints only keys that work). */
-export async function usableKeyHashes(ctx: Pick<ServiceContext, 'db'>, table: 'platform_keys' | 'brand_api_keys', hashes: string[]): Promise<Set<string>> {
+export async function usableKeyHashes(
+  ctx: Pick<ServiceContext, 'db'>,
+  table: 'platform_keys' | 'brand_api_keys',
+  hashes: string[],
+): Promise<Set<string>> {
   return dal.findUsableKeyHashes(ctx.db, table, hashes);
 }

@@ -31,7 +31,9 @@ describeEachDatabase('UsageRecorder', (use) => {
     // A real refusal by the database, as an outage or a lock timeout would give.
     await sql`create function refuse_key_touch() returns trigger language plpgsql as $$
               begin raise exception 'key usage refused for this test'; end $$`.execute(use().db);
-    await sql`create trigger refuse_key_touch before update on brand_api_keys for each row execute function refuse_key_touch()`.execute(use().db);
+    await sql`create trigger refuse_key_touch before update on brand_api_keys for each row execute function refuse_key_touch()`.execute(
+      use().db,
+    );
     try {
       await expect(usage.flush()).rejects.toThrow(/key usage refused for this test/);
     } finally {

@@ -58,7 +58,10 @@ export class UsageRecorder {
     const usesOf = (pending: Map<string, number>) => [...pending].map(([keyId, usedAt]) => ({ keyId, usedAt: new Date(usedAt) }));
     try {
       await this.db.transaction().execute(async (trx) => {
-        await upsertPlatformCompanyLinks(trx, [...links.values()].map((link) => ({ ...link, seenAt: new Date(link.seenAt) })));
+        await upsertPlatformCompanyLinks(
+          trx,
+          [...links.values()].map((link) => ({ ...link, seenAt: new Date(link.seenAt) })),
+        );
         await touchKeys(trx, 'brand_api_keys', usesOf(keys.brand_api_keys));
         await touchKeys(trx, 'platform_keys', usesOf(keys.platform_keys));
       });

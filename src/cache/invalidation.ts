@@ -46,7 +46,10 @@ export class InvalidationBus {
     await Promise.all(this.remotes.map((remote) => remote.send(`${this.instanceId}:${topic}`)));
   }
 
-  async connectRemote(options: { redis?: { publisher: Redis; subscriber: Redis }; postgres?: PostgresInvalidations }, log: FastifyBaseLogger) {
+  async connectRemote(
+    options: { redis?: { publisher: Redis; subscriber: Redis }; postgres?: PostgresInvalidations },
+    log: FastifyBaseLogger,
+  ) {
     const receive = (message: string) => {
       const [origin, topic] = message.split(':');
       if (origin !== this.instanceId && topic) this.events.emit(topic as InvalidationTopic);
@@ -106,7 +109,12 @@ class PostgresChannel implements RemoteChannel {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  static async connect(postgres: PostgresInvalidations, receive: (message: string) => void, onRelisten: () => void, log: FastifyBaseLogger) {
+  static async connect(
+    postgres: PostgresInvalidations,
+    receive: (message: string) => void,
+    onRelisten: () => void,
+    log: FastifyBaseLogger,
+  ) {
     const channel = new PostgresChannel(postgres, receive, onRelisten, log);
     await channel.listen();
     return channel;

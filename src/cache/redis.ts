@@ -20,9 +20,9 @@ export async function connectRedis(url: string, bus: InvalidationBus, log: Fasti
   for (const connection of [client, subscriber]) connection.on('error', () => {});
   await client.connect().catch((error) => log.warn({ err: error }, `Redis is unreachable; ${fallback}`));
   await subscriber.connect().catch(() => undefined);
-  await bus.connectRemote({ redis: { publisher: client, subscriber } }, log).catch((error) =>
-    log.warn({ err: error }, 'could not subscribe to Redis invalidations'),
-  );
+  await bus
+    .connectRemote({ redis: { publisher: client, subscriber } }, log)
+    .catch((error) => log.warn({ err: error }, 'could not subscribe to Redis invalidations'));
   return {
     client,
     disconnect() {

@@ -100,7 +100,16 @@ export async function findCampaign(db: Db, campaignId: string) {
 
 export async function insertCampaign(
   db: Db,
-  campaign: { id: string; partnershipId: string; ownerId: string; partnerId: string; name: string; startDate: Date | null; endDate: Date | null; now: Date },
+  campaign: {
+    id: string;
+    partnershipId: string;
+    ownerId: string;
+    partnerId: string;
+    name: string;
+    startDate: Date | null;
+    endDate: Date | null;
+    now: Date;
+  },
 ): Promise<void> {
   await db
     .insertInto('campaigns')

@@ -31,14 +31,37 @@ describeEachDatabase('GET /v1/campaigns', (use) => {
     ];
     const rows = seeds.map(([label, seed], i): CampaignSeed => {
       ids[label] = uniqueId(`cmp-${label}`);
-      return { id: ids[label]!, ownerId: me.companyId, partnerId, name: null, status: 'draft', startDate: null, endDate: null, createdAt: at(i), ...seed };
+      return {
+        id: ids[label]!,
+        ownerId: me.companyId,
+        partnerId,
+        name: null,
+        status: 'draft',
+        startDate: null,
+        endDate: null,
+        createdAt: at(i),
+        ...seed,
+      };
     });
-    rows.push({ id: uniqueId('cmp-not-mine'), ownerId: partnerId, partnerId: stranger, name: 'Not mine', status: 'active', startDate: null, endDate: null, createdAt: at(99) });
+    rows.push({
+      id: uniqueId('cmp-not-mine'),
+      ownerId: partnerId,
+      partnerId: stranger,
+      name: 'Not mine',
+      status: 'active',
+      startDate: null,
+      endDate: null,
+      createdAt: at(99),
+    });
     await insertCampaigns(use().db, rows);
   });
 
   const list = (query = '', headers: Record<string, string> = {}, key: string | null = me.key) =>
-    use().app.inject({ method: 'GET', url: `/v1/campaigns${query}`, headers: { ...(key === null ? {} : { 'x-api-key': key }), ...headers } });
+    use().app.inject({
+      method: 'GET',
+      url: `/v1/campaigns${query}`,
+      headers: { ...(key === null ? {} : { 'x-api-key': key }), ...headers },
+    });
 
   it('lists the campaigns the brand owns or joins as partner, newest first, with their status now', async () => {
     const response = await list();
@@ -59,8 +82,19 @@ describeEachDatabase('GET /v1/campaigns', (use) => {
   it('sends ISO 8601 dates or null, and omits a missing name', async () => {
     const body = (await list()).json();
     const byId = new Map(body.data.map((c: { id: string }) => [c.id, c]));
-    expect(byId.get(ids.active)).toEqual({ id: ids.active, name: 'Summer swap', status: 'active', startDate: past.toISOString(), endDate: null });
-    expect(byId.get(ids.scheduledLater)).toEqual({ id: ids.scheduledLater, status: 'draft', startDate: future.toISOString(), endDate: null });
+    expect(byId.get(ids.active)).toEqual({
+      id: ids.active,
+      name: 'Summer swap',
+      status: 'active',
+      startDate: past.toISOString(),
+      endDate: null,
+    });
+    expect(byId.get(ids.scheduledLater)).toEqual({
+      id: ids.scheduledLater,
+      status: 'draft',
+      startDate: future.toISOString(),
+      endDate: null,
+    });
   });
 
   it('filters on the status now, counting only matching campaigns', async () => {
@@ -108,7 +142,8 @@ describeEachDatabase('GET /v1/campaigns', (use) => {
     expect(await pageOf('?pageSize=10&pageIndex=7')).toEqual([]);
     const closed = newestFirst.filter((id) => Number(id.slice(-2)) % 3 === 0);
     const closedPages: string[] = [];
-    for (let pageIndex = 1; pageIndex <= 4; pageIndex++) closedPages.push(...(await pageOf(`?status=closed&pageSize=5&pageIndex=${pageIndex}`, closed.length)));
+    for (let pageIndex = 1; pageIndex <= 4; pageIndex++)
+      closedPages.push(...(await pageOf(`?status=closed&pageSize=5&pageIndex=${pageIndex}`, closed.length)));
     expect(closedPages).toEqual(closed);
   });
 
@@ -129,7 +164,11 @@ describeEachDatabase('GET /v1/campaigns', (use) => {
     try {
       const response = await list('?status=active');
       expect(response.statusCode).toBe(500);
-      expect(response.json()).toEqual({ error: 'internal_error', message: expect.any(String), requestId: response.headers['x-request-id'] });
+      expect(response.json()).toEqual({
+        error: 'internal_error',
+        message: expect.any(String),
+        requestId: response.headers['x-request-id'],
+      });
       expect(response.json().message).not.toMatch(/campaigns|select|relation/i);
     } finally {
       await sql`alter table campaigns_unavailable rename to campaigns`.execute(db);

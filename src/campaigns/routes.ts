@@ -19,7 +19,7 @@ export const campaignRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime
       onRequest: app.requireBrand,
       preHandler: app.attributeListToPlatform,
       schema: {
-        summary: 'List the campaigns of the brand\'s collaborations',
+        summary: "List the campaigns of the brand's collaborations",
         description:
           'Campaigns the brand owns or takes part in as partner, newest first, with their status now ' +
           '(a scheduled campaign is active from its startDate; any campaign is closed after its endDate).',

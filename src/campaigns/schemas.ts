@@ -10,14 +10,15 @@ export const CampaignsQuery = Type.Object({
 });
 export type CampaignsQuery = Static<typeof CampaignsQuery>;
 
-const dateTimeOrNull = (description: string) =>
-  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
+const dateTimeOrNull = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
 
 export const Campaign = Type.Object(
   {
     id: Type.String({ description: 'Campaign id' }),
     name: Type.Optional(Type.String({ description: 'Campaign name; omitted when it has none' })),
-    status: StringEnum(CAMPAIGN_STATUSES, { description: 'Status now: a scheduled campaign is active from its startDate, any campaign is closed after its endDate' }),
+    status: StringEnum(CAMPAIGN_STATUSES, {
+      description: 'Status now: a scheduled campaign is active from its startDate, any campaign is closed after its endDate',
+    }),
     startDate: dateTimeOrNull('ISO 8601 date-time; null when unset'),
     endDate: dateTimeOrNull('ISO 8601 date-time; null when unset'),
   },

@@ -46,7 +46,10 @@ export interface NewCampaign {
   endDate: Date | null;
 }
 
-export function checkNewCampaign(input: { partnerId: string; name: string; startDate?: string | undefined; endDate?: string | undefined }, now: Date): NewCampaign {
+export function checkNewCampaign(
+  input: { partnerId: string; name: string; startDate?: string | undefined; endDate?: string | undefined },
+  now: Date,
+): NewCampaign {
   const name = input.name.trim();
   if (name === '') throw badRequest('name must not be empty');
   const startDate = input.startDate ? new Date(input.startDate) : null;
@@ -57,7 +60,12 @@ export function checkNewCampaign(input: { partnerId: string; name: string; start
 }
 
 /** A draft campaign of an active partnership (DESIGN 4), owned by the brand that creates it. */
-export async function createCampaign(ctx: DataContext, companyId: string, campaign: NewCampaign, now = new Date()): Promise<{ id: string }> {
+export async function createCampaign(
+  ctx: DataContext,
+  companyId: string,
+  campaign: NewCampaign,
+  now = new Date(),
+): Promise<{ id: string }> {
   const partnershipId = await dal.activePartnershipId(ctx.db, companyId, campaign.partnerId);
   if (!partnershipId) throw notFound(`no active partnership with brand ${campaign.partnerId}`);
   const id = crypto.randomUUID();
@@ -88,7 +96,8 @@ export async function changeCampaign(
   const status = effectiveCampaignStatus(campaign, now);
   if (action === 'close') {
     if (status === 'closed') throw conflict('the campaign is already closed');
-    if (!(await dal.setCampaignStatus(ctx.db, campaignId, ['draft', 'scheduled', 'active'], { status: 'closed' }, now))) throw conflict('the campaign changed meanwhile');
+    if (!(await dal.setCampaignStatus(ctx.db, campaignId, ['draft', 'scheduled', 'active'], { status: 'closed' }, now)))
+      throw conflict('the campaign changed meanwhile');
   } else {
     if (campaign.owner_id !== companyId) throw forbidden('only the brand that created the campaign can start or schedule it');
     if (status !== 'draft') throw conflict(`the campaign is ${status}; only a draft can be started or scheduled`);
@@ -96,12 +105,14 @@ export async function changeCampaign(
       throw conflict('the partnership is no longer active');
     }
     if (action === 'start') {
-      if (!(await dal.setCampaignStatus(ctx.db, campaignId, ['draft', 'scheduled'], { status: 'active', startDate: now }, now))) throw conflict('the campaign changed meanwhile');
+      if (!(await dal.setCampaignStatus(ctx.db, campaignId, ['draft', 'scheduled'], { status: 'active', startDate: now }, now)))
+        throw conflict('the campaign changed meanwhile');
     } else {
       const startDate = input.startDate ? new Date(input.startDate) : undefined;
       if (!startDate || startDate <= now) throw badRequest('startDate must be a date-time in the future');
-      if (campaign.end_date && campaign.end_date <= startDate) throw badRequest('startDate must be before the campaign\'s endDate');
-      if (!(await dal.setCampaignStatus(ctx.db, campaignId, ['draft', 'scheduled'], { status: 'scheduled', startDate }, now))) throw conflict('the campaign changed meanwhile');
+      if (campaign.end_date && campaign.end_date <= startDate) throw badRequest("startDate must be before the campaign's endDate");
+      if (!(await dal.setCampaignStatus(ctx.db, campaignId, ['draft', 'scheduled'], { status: 'scheduled', startDate }, now)))
+        throw conflict('the campaign changed meanwhile');
     }
   }
   await ctx.bus.publish('campaigns');

@@ -21,7 +21,13 @@ export interface SandboxStoreRow {
 }
 
 /** Creates the store with its catalog and orders unless it exists; concurrent callers create it once. */
-export async function insertStoreIfAbsent(db: Db, domain: string, store: GeneratedStore, logoImageUrl: string, imageUrl: (productId: string) => string): Promise<void> {
+export async function insertStoreIfAbsent(
+  db: Db,
+  domain: string,
+  store: GeneratedStore,
+  logoImageUrl: string,
+  imageUrl: (productId: string) => string,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const inserted = await trx
       .insertInto('sandbox_stores')
@@ -207,7 +213,9 @@ export async function saveDiscountCode(
     await trx
       .insertInto('sandbox_discount_codes')
       .values({ store_domain: domain, code: code.code, percent: code.percent, once_per_customer: code.oncePerCustomer })
-      .onConflict((oc) => oc.columns(['store_domain', 'code']).doUpdateSet({ percent: code.percent, once_per_customer: code.oncePerCustomer }))
+      .onConflict((oc) =>
+        oc.columns(['store_domain', 'code']).doUpdateSet({ percent: code.percent, once_per_customer: code.oncePerCustomer }),
+      )
       .execute();
   });
 }
@@ -263,7 +271,12 @@ export async function insertStorefrontOrder(db: Db, domain: string, order: Store
 }
 
 export async function setOrderWebhookStatus(db: Db, domain: string, orderId: string, status: number | null): Promise<void> {
-  await db.updateTable('sandbox_orders').set({ webhook_status: status }).where('store_domain', '=', domain).where('id', '=', orderId).execute();
+  await db
+    .updateTable('sandbox_orders')
+    .set({ webhook_status: status })
+    .where('store_domain', '=', domain)
+    .where('id', '=', orderId)
+    .execute();
 }
 
 // --- the store owner's sign-in and ownership confirmations ---
@@ -305,7 +318,10 @@ export async function replaceOwner(db: Db, domain: string, email: string, passwo
 }
 
 export async function insertOwnerSession(db: Db, session: { tokenHash: string; domain: string; expiresAt: Date }): Promise<void> {
-  await db.insertInto('sandbox_owner_sessions').values({ token_hash: session.tokenHash, domain: session.domain, expires_at: session.expiresAt }).execute();
+  await db
+    .insertInto('sandbox_owner_sessions')
+    .values({ token_hash: session.tokenHash, domain: session.domain, expires_at: session.expiresAt })
+    .execute();
 }
 
 export async function ownerSessionValid(db: Db, tokenHash: string, domain: string, now: Date): Promise<boolean> {
@@ -319,7 +335,11 @@ export async function ownerSessionValid(db: Db, tokenHash: string, domain: strin
   return row !== undefined;
 }
 
-export async function insertOwnershipRequest(db: Db, domain: string, request: { id: string; requestedBy: string; returnTo: string }): Promise<void> {
+export async function insertOwnershipRequest(
+  db: Db,
+  domain: string,
+  request: { id: string; requestedBy: string; returnTo: string },
+): Promise<void> {
   await db
     .insertInto('sandbox_ownership_requests')
     .values({ id: request.id, domain, requested_by: request.requestedBy, return_to: request.returnTo })
@@ -337,7 +357,13 @@ export async function findOwnershipRequest(db: Db, domain: string, id: string) {
 }
 
 /** Records the owner's answer once; false when the request was already answered or is unknown. */
-export async function answerOwnershipRequest(db: Db, domain: string, id: string, answer: 'confirmed' | 'declined', now: Date): Promise<boolean> {
+export async function answerOwnershipRequest(
+  db: Db,
+  domain: string,
+  id: string,
+  answer: 'confirmed' | 'declined',
+  now: Date,
+): Promise<boolean> {
   const row = await db
     .updateTable('sandbox_ownership_requests')
     .set({ status: answer, decided_at: now })

@@ -12,7 +12,7 @@ import { ownerSignedIn, storePath } from './sandbox-owners.js';
  */
 export function safeNext(domain: string, value: string | undefined): string {
   const base = storePath(domain);
-  return value !== undefined && value.startsWith(`${base}/`) && /^[A-Za-z0-9/%._~?=&-]*$/.test(value) ? value : base;
+  return value?.startsWith(`${base}/`) && /^[A-Za-z0-9/%._~?=&-]*$/.test(value) ? value : base;
 }
 
 /**

@@ -78,7 +78,12 @@ export function messagePage(title: string, heading: string, text: ComponentChild
   };
 }
 
-export const formExpiredPage: SandboxPage = messagePage('Please try again', 'Please try again', 'This form has expired. Go back, reload the page and try again.', 403);
+export const formExpiredPage: SandboxPage = messagePage(
+  'Please try again',
+  'Please try again',
+  'This form has expired. Go back, reload the page and try again.',
+  403,
+);
 
 export function ownerOnlyPage(domain: string): SandboxPage {
   return messagePage(
@@ -101,8 +106,8 @@ export function storesPage(stores: Awaited<ReturnType<typeof dal.listStores>>): 
         <h1>Sandbox stores</h1>
         <p>Every domain is a store here: its catalog and order history are made up the first time you open it, the same every time.</p>
         <p>
-          A store's admin is its owner's. The first visitor of a made-up store sets up its owner sign-in; a store whose brand is already in the network gets its
-          sign-in from the support team.
+          A store's admin is its owner's. The first visitor of a made-up store sets up its owner sign-in; a store whose brand is already in
+          the network gets its sign-in from the support team.
         </p>
         <form method="get" action="/sandbox/open" class="row">
           <label for="domain">Store domain</label>
@@ -110,8 +115,8 @@ export function storesPage(stores: Awaited<ReturnType<typeof dal.listStores>>): 
           <button type="submit">Open store admin</button>
         </form>
         <p class="muted">
-          Prefixes pick a case: <code>new-</code> too few orders, <code>noimages-</code> no product images, <code>slow-</code> slow setup, <code>promo-</code>{' '}
-          an existing 15% welcome discount.
+          Prefixes pick a case: <code>new-</code> too few orders, <code>noimages-</code> no product images, <code>slow-</code> slow setup,{' '}
+          <code>promo-</code> an existing 15% welcome discount.
         </p>
         {stores.length > 0 && (
           <>
@@ -213,7 +218,9 @@ export function storeAdminPage({ store, domain, csrfToken, products, orders, ord
           <tbody>
             {products.map((product) => (
               <tr>
-                <td>{product.image_url ? <img src={product.image_url} alt="" width={40} height={40} /> : <span class="muted">no image</span>}</td>
+                <td>
+                  {product.image_url ? <img src={product.image_url} alt="" width={40} height={40} /> : <span class="muted">no image</span>}
+                </td>
                 <td>{product.title}</td>
                 <td>{money(product.price_cents)}</td>
                 <td>{product.status}</td>
@@ -363,7 +370,12 @@ export function installFirstPage(domain: string, query: string): SandboxPage {
   };
 }
 
-export const planNeedsInstallPage: SandboxPage = messagePage('Install first', `Install ${APP_NAME} first`, 'The plan can only be approved once the app is installed.', 409);
+export const planNeedsInstallPage: SandboxPage = messagePage(
+  'Install first',
+  `Install ${APP_NAME} first`,
+  'The plan can only be approved once the app is installed.',
+  409,
+);
 
 export function planPage(carried: Carried): SandboxPage {
   return {
@@ -395,8 +407,8 @@ export function confirmPluginPage(store: dal.SandboxStoreRow, domain: string, ca
           Let the {APP_NAME} plugin act for {store.businessName}?
         </h1>
         <p>
-          You opened this page from the {APP_NAME} plugin. Confirming lets the plugin in the window where you opened it turn cross-promotion on or off for {domain}{' '}
-          during the next hour. Confirm only if you opened it yourself, just now.
+          You opened this page from the {APP_NAME} plugin. Confirming lets the plugin in the window where you opened it turn cross-promotion
+          on or off for {domain} during the next hour. Confirm only if you opened it yourself, just now.
         </p>
         <form method="post">
           <CarriedFields carried={carried} />
@@ -443,8 +455,8 @@ export function ownerSignInPage({ storeName, domain, hasOwner, next, csrfToken, 
           <p>Sign in as the owner of {domain}.</p>
         ) : (
           <p class="muted">
-            In this sandbox a store is made up the first time it is used, so {domain} has no owner yet: the email and password you choose become its owner
-            sign-in.
+            In this sandbox a store is made up the first time it is used, so {domain} has no owner yet: the email and password you choose
+            become its owner sign-in.
           </p>
         )}
         {problem && (
@@ -470,7 +482,12 @@ export function ownerSignInPage({ storeName, domain, hasOwner, next, csrfToken, 
   };
 }
 
-export const noSuchRequestPage: SandboxPage = messagePage('No such request', 'No such request', 'Nobody asked to act for this store with this link.', 404);
+export const noSuchRequestPage: SandboxPage = messagePage(
+  'No such request',
+  'No such request',
+  'Nobody asked to act for this store with this link.',
+  404,
+);
 
 export const chooseDecisionPage: SandboxPage = messagePage('Choose', 'Choose Confirm or Decline', undefined, 400);
 
@@ -509,8 +526,8 @@ export function ownershipQuestionPage(storeName: string, domain: string, request
           Does {request.requestedBy} act for {storeName}?
         </h1>
         <p>
-          {request.requestedBy} signed up on {APP_NAME} for {domain}. Confirm only if this is you or someone you trust: they will manage the store's partnerships,
-          campaigns, offer and API keys.
+          {request.requestedBy} signed up on {APP_NAME} for {domain}. Confirm only if this is you or someone you trust: they will manage the
+          store's partnerships, campaigns, offer and API keys.
         </p>
         <form method="post" class="row">
           <Hidden name={CSRF_FIELD} value={csrfToken} />

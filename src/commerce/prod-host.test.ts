@@ -42,7 +42,10 @@ describeEachDatabase(
 
     beforeAll(async () => {
       // The sandbox's routes as a test host registers them, read from that app's own route tree.
-      const testHost = await buildApp({ config: testConfig(use().database.url ? { DATABASE_URL: use().database.url! } : {}), database: use().database });
+      const testHost = await buildApp({
+        config: testConfig(use().database.url ? { DATABASE_URL: use().database.url! } : {}),
+        database: use().database,
+      });
       await testHost.ready();
       sandboxRoutes = registeredRoutes(testHost).filter((route) => route.includes('/sandbox'));
       await testHost.close();
@@ -56,7 +59,11 @@ describeEachDatabase(
         const [method, pattern] = route.split(' ') as [string, string];
         return [method, pattern.replace(/:([A-Za-z]+)/g, (_, name: string) => PARAMS[name]!)] as const;
       });
-      for (const [method, url] of [...paths, ['GET', '/sandbox/anything/else'], ['POST', '/sandbox/stores/shop.example/confirm?state=x']] as const) {
+      for (const [method, url] of [
+        ...paths,
+        ['GET', '/sandbox/anything/else'],
+        ['POST', '/sandbox/stores/shop.example/confirm?state=x'],
+      ] as const) {
         const response = await use().app.inject({
           method: method as 'GET' | 'POST',
           url,
@@ -74,9 +81,16 @@ describeEachDatabase(
       expect(key).toMatch(/^svc_live_/);
       const before = await tableContents(use().db);
       const squatter = await new DashboardClient(use().app).start();
-      const claim = await squatter.post('/dashboard/api/sign-up', { email: `${uniqueId('s')}@squat.example`, password: DASHBOARD_PASSWORD, brand: { businessName: 'Anything', domain: `${companyId}.example` } });
+      const claim = await squatter.post('/dashboard/api/sign-up', {
+        email: `${uniqueId('s')}@squat.example`,
+        password: DASHBOARD_PASSWORD,
+        brand: { businessName: 'Anything', domain: `${companyId}.example` },
+      });
       expect(claim.statusCode).toBe(409);
-      expect(claim.json()).toMatchObject({ error: 'no_commerce_platform', message: expect.stringMatching(/^no store platform is connected on this host/) });
+      expect(claim.json()).toMatchObject({
+        error: 'no_commerce_platform',
+        message: expect.stringMatching(/^no store platform is connected on this host/),
+      });
       expect(await tableContents(use().db)).toEqual(before);
 
       const email = `${uniqueId('staff')}@brand.example`;
@@ -84,7 +98,11 @@ describeEachDatabase(
       const member = await new DashboardClient(use().app).start();
       expect((await member.post('/dashboard/api/sign-in', { email, password: DASHBOARD_PASSWORD })).statusCode).toBe(200);
       const { code } = (await member.post('/dashboard/api/invitations')).json();
-      const joined = await (await new DashboardClient(use().app).start()).post('/dashboard/api/sign-up', { email: `${uniqueId('new')}@brand.example`, password: DASHBOARD_PASSWORD, invitationCode: code });
+      const joined = await (await new DashboardClient(use().app).start()).post('/dashboard/api/sign-up', {
+        email: `${uniqueId('new')}@brand.example`,
+        password: DASHBOARD_PASSWORD,
+        invitationCode: code,
+      });
       expect(joined.statusCode).toBe(201);
       expect(joined.json()).toMatchObject({ companyId, claim: null });
 
@@ -100,8 +118,16 @@ describeEachDatabase(
       const { platformId } = await createPlatform(use().support, { approvedOrigins: [HOST_PAGE] });
       const domain = `${uniqueId('merchant')}.example`;
       const post = (url: string, body: unknown) =>
-        use().app.inject({ method: 'POST', url, headers: { origin: 'http://localhost:80', 'content-type': 'application/json' }, payload: JSON.stringify(body) });
-      const page = await use().app.inject({ url: `/plugin/v2/embed?platformId=${platformId}&domain=${domain}`, headers: { referer: `${HOST_PAGE}/`, 'sec-fetch-dest': 'iframe' } });
+        use().app.inject({
+          method: 'POST',
+          url,
+          headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        });
+      const page = await use().app.inject({
+        url: `/plugin/v2/embed?platformId=${platformId}&domain=${domain}`,
+        headers: { referer: `${HOST_PAGE}/`, 'sec-fetch-dest': 'iframe' },
+      });
       const boot = JSON.parse(/id="embed-boot">(.*?)<\/script>/.exec(page.body)![1]!) as EmbedBoot;
       expect(boot).toMatchObject({ page: 'app', state: { kind: 'notice', notice: 'no_commerce_platform' } });
       expect(page.body).not.toContain('/sandbox/');
@@ -117,8 +143,15 @@ describeEachDatabase(
       // A brand whose offer is live already (turned on elsewhere) is shown live, as on any host.
       const liveDomain = `${uniqueId('live')}.example`;
       const { companyId } = await createBrand(use().support, { domain: liveDomain });
-      await use().db.insertInto('offers').values({ company_id: companyId, title: 'Live elsewhere', image_url: 'https://img.example/x.png', live: true }).execute();
-      expect((await post('/plugin/v2/state', { platformId, domain: liveDomain })).json()).toMatchObject({ kind: 'stage', stage: 'live', offer: { title: 'Live elsewhere' } });
+      await use()
+        .db.insertInto('offers')
+        .values({ company_id: companyId, title: 'Live elsewhere', image_url: 'https://img.example/x.png', live: true })
+        .execute();
+      expect((await post('/plugin/v2/state', { platformId, domain: liveDomain })).json()).toMatchObject({
+        kind: 'stage',
+        stage: 'live',
+        offer: { title: 'Live elsewhere' },
+      });
     });
   },
   { SERVICE_ENV: 'prod' },

@@ -46,7 +46,12 @@ const SANDBOX = 'sandbox';
  */
 export function commercePlatformsFor(config: Config, db: Db): CommerceRegistry {
   return new CommerceRegistry([
-    [SANDBOX, config.serviceEnv === 'prod' ? null : new SandboxCommerce(db, config.baseUrl, config.plugin.sandboxImportMs, config.orders.webhookSecret)],
+    [
+      SANDBOX,
+      config.serviceEnv === 'prod'
+        ? null
+        : new SandboxCommerce(db, config.baseUrl, config.plugin.sandboxImportMs, config.orders.webhookSecret),
+    ],
   ]);
 }
 

@@ -50,7 +50,14 @@ export function supportSetsOwner(brandName: string): string {
  * Signs the store's owner in, or sets up the sign-in of a store nobody knows: one with no owner
  * and no brand in the network. A refusal writes nothing.
  */
-export async function signInOwner(db: Db, adapter: SandboxCommerce, domain: string, email: string, password: string, now = new Date()): Promise<OwnerSignIn> {
+export async function signInOwner(
+  db: Db,
+  adapter: SandboxCommerce,
+  domain: string,
+  email: string,
+  password: string,
+  now = new Date(),
+): Promise<OwnerSignIn> {
   const normalized = normalizeEmail(email);
   if (!looksLikeEmail(normalized)) return { outcome: 'rejected', status: 401, problem: 'Enter an email address.' };
   const wrong = { outcome: 'rejected', status: 401, problem: 'The email or password is not correct.' } as const;
@@ -60,13 +67,15 @@ export async function signInOwner(db: Db, adapter: SandboxCommerce, domain: stri
   if (!owner) {
     const brand = await dal.brandNameOfDomain(db, domain);
     if (brand !== undefined) return { outcome: 'rejected', status: 403, problem: supportSetsOwner(brand) };
-    if (password.length < MIN_PASSWORD_LENGTH) return { outcome: 'rejected', status: 401, problem: `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.` };
+    if (password.length < MIN_PASSWORD_LENGTH)
+      return { outcome: 'rejected', status: 401, problem: `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.` };
     await adapter.store(domain);
     created = await dal.insertOwnerOfUnknownStore(db, domain, normalized, await hashPassword(password));
     // Someone set the sign-in up a moment before (check against theirs), or the brand joined the network meanwhile.
     if (!created) {
       owner = await dal.findOwner(db, domain);
-      if (!owner) return { outcome: 'rejected', status: 403, problem: supportSetsOwner((await dal.brandNameOfDomain(db, domain)) ?? domain) };
+      if (!owner)
+        return { outcome: 'rejected', status: 403, problem: supportSetsOwner((await dal.brandNameOfDomain(db, domain)) ?? domain) };
     }
   }
   const valid = created || (owner !== undefined && owner.email === normalized && (await verifyPassword(owner.password_hash, password)));
@@ -77,7 +86,13 @@ export async function signInOwner(db: Db, adapter: SandboxCommerce, domain: stri
 }
 
 export function setOwnerCookie(reply: FastifyReply, domain: string, token: string, secure: boolean): void {
-  reply.setCookie(OWNER_COOKIE, token, { path: storePath(domain), httpOnly: true, sameSite: 'lax', secure, maxAge: OWNER_SESSION_MS / 1000 });
+  reply.setCookie(OWNER_COOKIE, token, {
+    path: storePath(domain),
+    httpOnly: true,
+    sameSite: 'lax',
+    secure,
+    maxAge: OWNER_SESSION_MS / 1000,
+  });
 }
 
 export async function ownerSignedIn(db: Db, request: FastifyRequest, domain: string): Promise<boolean> {

@@ -26,7 +26,7 @@ import {
   type SandboxPage,
 } from './pages.js';
 import { storeAdminRoutes } from './store-admin-routes.js';
-import { MAX_ORDER_QUANTITY, SandboxCommerce, type OrderDelivery } from './sandbox.js';
+import { MAX_ORDER_QUANTITY, type SandboxCommerce, type OrderDelivery } from './sandbox.js';
 import { ownerSignInState, setOwnerCookie, setSandboxOwner, signInOwner, supportSetsOwner } from './sandbox-owners.js';
 import { securePages } from '../http/security-headers.js';
 
@@ -109,7 +109,14 @@ function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): Fas
       const storeName = (problem ? await adapter.findStore(domain) : await adapter.store(domain))?.businessName ?? domain;
       const { hasOwner, brandName: brand } = await ownerSignInState(db, domain);
       if (brand !== undefined) return ownerFromSupportPage(storeName, supportSetsOwner(brand), problem);
-      return ownerSignInPage({ storeName, domain, hasOwner, next, csrfToken: gate.csrfToken(request, reply), ...(problem ? { problem } : {}) });
+      return ownerSignInPage({
+        storeName,
+        domain,
+        hasOwner,
+        next,
+        csrfToken: gate.csrfToken(request, reply),
+        ...(problem ? { problem } : {}),
+      });
     };
 
     app.get<{ Params: { domain: string }; Querystring: { next?: string } }>(
@@ -128,8 +135,15 @@ function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): Fas
       const domain = storeDomain(request.params.domain);
       if (!domain) return noSuchStore(reply, request.params.domain);
       const next = safeNext(domain, formField(request.body, 'next'));
-      const result = await signInOwner(db, adapter, domain, formField(request.body, 'email') ?? '', formField(request.body, 'password') ?? '');
-      if (result.outcome === 'rejected') return send(reply, await signInForm(request, reply, domain, next, { status: result.status, text: result.problem }));
+      const result = await signInOwner(
+        db,
+        adapter,
+        domain,
+        formField(request.body, 'email') ?? '',
+        formField(request.body, 'password') ?? '',
+      );
+      if (result.outcome === 'rejected')
+        return send(reply, await signInForm(request, reply, domain, next, { status: result.status, text: result.problem }));
       setOwnerCookie(reply, domain, result.token, policy.secure);
       return reply.redirect(next, 303);
     });

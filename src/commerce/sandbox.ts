@@ -167,7 +167,11 @@ export class SandboxCommerce implements CommerceAdapter {
 
   async requestOwnershipConfirmation(domain: string, request: OwnershipRequest): Promise<string> {
     await this.store(domain);
-    await dal.insertOwnershipRequest(this.db, domain, { id: request.claimId, requestedBy: request.requestedBy, returnTo: request.returnTo });
+    await dal.insertOwnershipRequest(this.db, domain, {
+      id: request.claimId,
+      requestedBy: request.requestedBy,
+      returnTo: request.returnTo,
+    });
     return `/sandbox/stores/${encodeURIComponent(domain)}/ownership/${request.claimId}`;
   }
 
@@ -254,7 +258,10 @@ export class SandboxCommerce implements CommerceAdapter {
       referralToken: input.referralToken,
     };
     if (!(await dal.insertStorefrontOrder(this.db, domain, order, discount?.once_per_customer ?? false))) {
-      return { outcome: 'refused', reason: `The discount code ${discount!.code} can be used once per customer, and ${input.customerEmail} already used it.` };
+      return {
+        outcome: 'refused',
+        reason: `The discount code ${discount!.code} can be used once per customer, and ${input.customerEmail} already used it.`,
+      };
     }
     // The app's own configuration subscribes every store that installs it, as platforms' app-level webhooks do.
     const subscribed = store.ordersWebhookSince !== null || store.appStatus === 'installed';
@@ -279,7 +286,11 @@ export class SandboxCommerce implements CommerceAdapter {
     try {
       const response = await fetch(`${this.baseUrl}${ORDER_WEBHOOK_PATH}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [TIMESTAMP_HEADER]: String(timestamp), [SIGNATURE_HEADER]: signOrderBody(this.orderWebhookSecret, timestamp, body) },
+        headers: {
+          'content-type': 'application/json',
+          [TIMESTAMP_HEADER]: String(timestamp),
+          [SIGNATURE_HEADER]: signOrderBody(this.orderWebhookSecret, timestamp, body),
+        },
         body,
         signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
       });

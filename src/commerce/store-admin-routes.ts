@@ -185,14 +185,26 @@ export function storeAdminRoutes(options: StoreAdminRoutesOptions): FastifyPlugi
     );
 
     // Offers show these images on any site; an SVG opened by itself may only style itself.
-    const imageHeaders = { ...LOADABLE_ANYWHERE, contentSecurityPolicy: helmetPolicy({ 'default-src': ["'none'"], 'style-src': ["'unsafe-inline'"] }) };
-    app.get<{ Params: { domain: string; file: string } }>('/sandbox/images/:domain/:file', { config: { helmet: imageHeaders }, schema: { hide: true } }, async (request, reply) => {
-      const match = /^([a-z0-9]{1,20})\.svg$/.exec(request.params.file);
-      if (!match) throw apiNotFound('no such image');
-      return reply
-        .header('Content-Type', 'image/svg+xml')
-        .header('Cache-Control', 'public, max-age=86400')
-        .send(placeholderSvg(`${request.params.domain}/${match[1]}`, match[1] === 'logo' ? request.params.domain.replace(/^(new|noimages|slow|promo)-/, '').replace(/[.-]/g, ' ') : match[1]!));
-    });
+    const imageHeaders = {
+      ...LOADABLE_ANYWHERE,
+      contentSecurityPolicy: helmetPolicy({ 'default-src': ["'none'"], 'style-src': ["'unsafe-inline'"] }),
+    };
+    app.get<{ Params: { domain: string; file: string } }>(
+      '/sandbox/images/:domain/:file',
+      { config: { helmet: imageHeaders }, schema: { hide: true } },
+      async (request, reply) => {
+        const match = /^([a-z0-9]{1,20})\.svg$/.exec(request.params.file);
+        if (!match) throw apiNotFound('no such image');
+        return reply
+          .header('Content-Type', 'image/svg+xml')
+          .header('Cache-Control', 'public, max-age=86400')
+          .send(
+            placeholderSvg(
+              `${request.params.domain}/${match[1]}`,
+              match[1] === 'logo' ? request.params.domain.replace(/^(new|noimages|slow|promo)-/, '').replace(/[.-]/g, ' ') : match[1]!,
+            ),
+          );
+      },
+    );
   };
 }

@@ -20,7 +20,11 @@ for (const kind of DATABASE_KINDS) {
 
     beforeAll(async () => {
       const port = await freePort();
-      context = await startTestApp(kind, { BASE_URL: `http://127.0.0.1:${port}`, ORDERS_WEBHOOK_SECRET: SECRET, SANDBOX_STOREFRONTS: 'true' });
+      context = await startTestApp(kind, {
+        BASE_URL: `http://127.0.0.1:${port}`,
+        ORDERS_WEBHOOK_SECRET: SECRET,
+        SANDBOX_STOREFRONTS: 'true',
+      });
       await context.app.listen({ port, host: '127.0.0.1' });
       world = await runningCollab(context);
       shopper = new DashboardClient(context.app);
@@ -31,14 +35,27 @@ for (const kind of DATABASE_KINDS) {
     });
 
     const stored = async () => ({
-      storeOrders: await context.db.selectFrom('sandbox_orders').select(['store_domain', 'id']).where('customer_email', 'is not', null).orderBy('id').execute(),
+      storeOrders: await context.db
+        .selectFrom('sandbox_orders')
+        .select(['store_domain', 'id'])
+        .where('customer_email', 'is not', null)
+        .orderBy('id')
+        .execute(),
       attributed: await context.db.selectFrom('attributed_orders').select(['store_domain', 'order_id']).orderBy('order_id').execute(),
     });
-    const creditedOrders = () => context.db.selectFrom('attributed_orders').selectAll().where('platform_id', '=', world.platformId).execute();
+    const creditedOrders = () =>
+      context.db.selectFrom('attributed_orders').selectAll().where('platform_id', '=', world.platformId).execute();
     const checkout = (domain: string, fields: Record<string, string>) =>
-      shopper.postForm(`/sandbox/shop/${domain}/checkout`, { productId: 'p1', quantity: '1', email: 'shopper@buyer.example', discount: '', ref: '', ...fields });
+      shopper.postForm(`/sandbox/shop/${domain}/checkout`, {
+        productId: 'p1',
+        quantity: '1',
+        email: 'shopper@buyer.example',
+        discount: '',
+        ref: '',
+        ...fields,
+      });
 
-    it('leads the referral link to the partner\'s storefront, with its discount code and the referral', async () => {
+    it("leads the referral link to the partner's storefront, with its discount code and the referral", async () => {
       const click = await context.app.inject({ method: 'GET', url: `/r/${world.token}` });
       expect(click.statusCode).toBe(302);
       const location = new URL(click.headers.location as string);
@@ -53,13 +70,28 @@ for (const kind of DATABASE_KINDS) {
     });
 
     it('posts the order, signed, to the webhook: credited to the platform through the referral, 15% off, 5% commission', async () => {
-      const code = new URL((await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string).searchParams.get('discount')!;
-      const response = await checkout(world.partnerDomain, { email: 'first@buyer.example', discount: code.toLowerCase(), ref: world.token });
+      const code = new URL(
+        (await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string,
+      ).searchParams.get('discount')!;
+      const response = await checkout(world.partnerDomain, {
+        email: 'first@buyer.example',
+        discount: code.toLowerCase(),
+        ref: world.token,
+      });
       expect(response.statusCode).toBe(201);
       expect(response.body).toContain('order webhook, which answered HTTP 200');
       const [order] = await creditedOrders();
-      expect(order).toMatchObject({ store_domain: world.partnerDomain, matched_by: 'referral_link', new_customer: true, campaign_id: world.campaignId });
-      const storeOrder = await context.db.selectFrom('sandbox_orders').selectAll().where('id', '=', order!.order_id).executeTakeFirstOrThrow();
+      expect(order).toMatchObject({
+        store_domain: world.partnerDomain,
+        matched_by: 'referral_link',
+        new_customer: true,
+        campaign_id: world.campaignId,
+      });
+      const storeOrder = await context.db
+        .selectFrom('sandbox_orders')
+        .selectAll()
+        .where('id', '=', order!.order_id)
+        .executeTakeFirstOrThrow();
       expect(storeOrder).toMatchObject({ discount_code: code, webhook_status: 200, customer_email: 'first@buyer.example' });
       // The store applied its 15% code; the service took 5% of what was paid.
       expect(Number(order!.total_cents)).toBe(Math.round(storeOrder.total_cents));
@@ -67,13 +99,15 @@ for (const kind of DATABASE_KINDS) {
     });
 
     it('credits an order with only the discount code to the showing clicked last', async () => {
-      const code = new URL((await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string).searchParams.get('discount')!;
+      const code = new URL(
+        (await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string,
+      ).searchParams.get('discount')!;
       const response = await checkout(world.partnerDomain, { email: 'second@buyer.example', discount: code });
       expect(response.statusCode).toBe(201);
       expect((await creditedOrders()).map((order) => order.matched_by).sort()).toEqual(['discount_code', 'referral_link']);
     });
 
-    it('knows a returning customer from the store\'s order history: credited, but no new customer and no commission', async () => {
+    it("knows a returning customer from the store's order history: credited, but no new customer and no commission", async () => {
       const regular = await context.db
         .selectFrom('sandbox_orders')
         .select('customer_email')
@@ -100,11 +134,23 @@ for (const kind of DATABASE_KINDS) {
     });
 
     const refusals: Array<[string, () => Promise<{ statusCode: number; body: string }>, number, RegExp]> = [
-      ['a code the store does not have', () => checkout(world.partnerDomain, { discount: 'PARTNER99-NOPE' }), 400, /does not exist at this store/],
-      ['a once-per-customer code used again', async () => {
-        const code = new URL((await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string).searchParams.get('discount')!;
-        return checkout(world.partnerDomain, { email: 'first@buyer.example', discount: code });
-      }, 400, /once per customer/],
+      [
+        'a code the store does not have',
+        () => checkout(world.partnerDomain, { discount: 'PARTNER99-NOPE' }),
+        400,
+        /does not exist at this store/,
+      ],
+      [
+        'a once-per-customer code used again',
+        async () => {
+          const code = new URL(
+            (await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string,
+          ).searchParams.get('discount')!;
+          return checkout(world.partnerDomain, { email: 'first@buyer.example', discount: code });
+        },
+        400,
+        /once per customer/,
+      ],
       ['no email', () => checkout(world.partnerDomain, { email: '' }), 400, /Enter your email/],
       ['a quantity of zero', () => checkout(world.partnerDomain, { quantity: '0' }), 400, /Order 1 to 10/],
       ['a quantity that is not a number', () => checkout(world.partnerDomain, { quantity: 'lots' }), 400, /Order 1 to 10/],

@@ -147,7 +147,10 @@ export function upsertCompanies(db: Db, rows: CompanyUpsertRow[]): Promise<numbe
 }
 
 export async function countCompanies(db: Db): Promise<number> {
-  const row = await db.selectFrom('companies').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('companies')
+    .select(({ fn }) => fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -175,7 +178,10 @@ export async function upsertImportedStore(db: Db, store: StoreProfile): Promise<
 }
 
 /** Inserts a company for a domain nobody has; undefined (nothing written) when a company has it. */
-export async function insertCompanyForDomain(db: Db, company: { id: string; domain: string; businessName: string; categories: string[] }): Promise<string | undefined> {
+export async function insertCompanyForDomain(
+  db: Db,
+  company: { id: string; domain: string; businessName: string; categories: string[] },
+): Promise<string | undefined> {
   const created = await sql<{ id: string }>`
     insert into companies (id, domain, business_name, categories)
     values (${company.id}, ${company.domain}, ${company.businessName}, ${company.categories}::text[])

@@ -128,7 +128,12 @@ export async function companyForClaim(
   ctx: DataContext,
   claim: { newCompanyId: string; domain: string; businessName: string; categories: string[] },
 ): Promise<{ companyId: string; created: boolean }> {
-  const created = await dal.insertCompanyForDomain(ctx.db, { id: claim.newCompanyId, domain: claim.domain, businessName: claim.businessName, categories: claim.categories });
+  const created = await dal.insertCompanyForDomain(ctx.db, {
+    id: claim.newCompanyId,
+    domain: claim.domain,
+    businessName: claim.businessName,
+    categories: claim.categories,
+  });
   if (created) {
     await ctx.bus.publish('offers');
     return { companyId: created, created: true };

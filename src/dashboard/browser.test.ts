@@ -11,11 +11,12 @@ import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from '../..
 // Screenshots go to test-artifacts/; docs/ is refreshed only on request, so a test run leaves the tracked tree unchanged.
 const SCREENSHOTS = new URL(process.env.UPDATE_DOCS_SCREENSHOTS ? '../../docs/' : '../../test-artifacts/dashboard/', import.meta.url);
 
-
 async function expectAccessible(page: Page, where: string): Promise<void> {
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-  expect(serious.map((violation) => `${where}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([]);
+  expect(
+    serious.map((violation) => `${where}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
+  ).toEqual([]);
 }
 
 const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
@@ -36,7 +37,11 @@ describe('brand dashboard in Chromium', () => {
   beforeAll(async () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    context = await startTestApp('pglite', { BASE_URL: baseUrl, SANDBOX_STOREFRONTS: 'true', ORDERS_WEBHOOK_SECRET: 'browser-test-webhook-secret' });
+    context = await startTestApp('pglite', {
+      BASE_URL: baseUrl,
+      SANDBOX_STOREFRONTS: 'true',
+      ORDERS_WEBHOOK_SECRET: 'browser-test-webhook-secret',
+    });
     await context.app.listen({ port, host: '127.0.0.1' });
     browser = await launchBrowser();
   });
@@ -140,7 +145,11 @@ describe('brand dashboard in Chromium', () => {
     const alphaCollab = alpha.getByRole('list', { name: 'Collabs' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
     await alphaCollab.getByText('Soap for candle lovers · 20% off · for this collab').waitFor();
     // The partner's offer image really loads (the screenshot once showed a broken one).
-    await expect(alphaCollab.locator('img').evaluateAll((images: HTMLImageElement[]) => images.map((image) => image.complete && image.naturalWidth > 0))).resolves.toEqual([true]);
+    await expect(
+      alphaCollab
+        .locator('img')
+        .evaluateAll((images: HTMLImageElement[]) => images.map((image) => image.complete && image.naturalWidth > 0)),
+    ).resolves.toEqual([true]);
     await expectAccessible(alpha, 'campaigns');
     await screenshot(alpha, 'dashboard-campaigns.png');
 
@@ -171,7 +180,9 @@ describe('brand dashboard in Chromium', () => {
       url: '/v1/campaigns/offers?type=post-purchase',
       headers: { 'x-api-key': key, 'x-platform-id': platformId },
     });
-    expect(offers.json().offers).toEqual([expect.objectContaining({ title: 'Soap for candle lovers', imageUrl: `${baseUrl}/sandbox/images/${betaDomain}/p1.svg` })]);
+    expect(offers.json().offers).toEqual([
+      expect.objectContaining({ title: 'Soap for candle lovers', imageUrl: `${baseUrl}/sandbox/images/${betaDomain}/p1.svg` }),
+    ]);
 
     // A shopper follows the link to Beta's sandbox storefront and orders there with the 20% code.
     const shopper = await (await browser.newContext()).newPage();
@@ -184,17 +195,39 @@ describe('brand dashboard in Chromium', () => {
     await shopper.getByRole('button', { name: 'Place order' }).click();
     await shopper.getByRole('heading', { name: 'Thank you for your order' }).waitFor();
     await expect(shopper.getByTestId('delivery').textContent()).resolves.toMatch(/order webhook, which answered HTTP 200/);
-    const order = await context.db.selectFrom('attributed_orders').selectAll().where('platform_id', '=', platformId).executeTakeFirstOrThrow();
+    const order = await context.db
+      .selectFrom('attributed_orders')
+      .selectAll()
+      .where('platform_id', '=', platformId)
+      .executeTakeFirstOrThrow();
     expect(order).toMatchObject({ store_domain: betaDomain, matched_by: 'referral_link', new_customer: true });
 
     // Both dashboards show the view, the click, the order and the commission, as the admin stats do.
-    const stats = await context.app.inject({ method: 'GET', url: `/admin/platforms/${platformId}/stats`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-    expect(stats.json()).toEqual({ views: 1, clicks: 1, orders: 1, newCustomers: 1, revenueCents: Number(order.total_cents), commissionCents: Number(order.commission_cents) });
+    const stats = await context.app.inject({
+      method: 'GET',
+      url: `/admin/platforms/${platformId}/stats`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(stats.json()).toEqual({
+      views: 1,
+      clicks: 1,
+      orders: 1,
+      newCustomers: 1,
+      revenueCents: Number(order.total_cents),
+      commissionCents: Number(order.commission_cents),
+    });
     for (const page of [alpha, beta]) {
       await go(page, 'Performance', 'Performance');
       const row = page.getByRole('table', { name: 'Per platform' }).locator(`tr[data-row="${platformId}"]`);
       await row.waitFor();
-      await expect(row.locator('td').allTextContents()).resolves.toEqual(['1', '1', '1', '1', money(Number(order.total_cents)), money(Number(order.commission_cents))]);
+      await expect(row.locator('td').allTextContents()).resolves.toEqual([
+        '1',
+        '1',
+        '1',
+        '1',
+        money(Number(order.total_cents)),
+        money(Number(order.commission_cents)),
+      ]);
       await expectAccessible(page, 'performance');
     }
     expect(Number(order.commission_cents)).toBe(Math.round(Number(order.total_cents) * 0.05));
@@ -227,7 +260,7 @@ describe('brand dashboard in Chromium', () => {
     await visitor.getByRole('heading', { name: 'Partnerships', level: 1 }).waitFor();
   });
 
-  it('pages a long list, and shows a declined row\'s current state instead of a request the service would refuse', async () => {
+  it("pages a long list, and shows a declined row's current state instead of a request the service would refuse", async () => {
     const brand = new DashboardClient(context.app);
     const other = new DashboardClient(context.app);
     await brand.signUpBrand('Many Requests', `${uniqueId('many')}.example`, `${uniqueId('m')}@many.example`);

@@ -58,10 +58,21 @@ export interface PerformanceFigureRow {
   commission_cents: number;
 }
 
-const FIGURE_COLUMNS: Array<keyof PerformanceFigureRow> = ['views', 'clicks', 'orders', 'new_customers', 'revenue_cents', 'commission_cents'];
+const FIGURE_COLUMNS: Array<keyof PerformanceFigureRow> = [
+  'views',
+  'clicks',
+  'orders',
+  'new_customers',
+  'revenue_cents',
+  'commission_cents',
+];
 /** Each figure of the rows `alias`, summed (`sum`) or as is (`value`), as a bigint that is 0 when there is none. */
 const figures = (alias: string, shape: 'sum' | 'value') =>
-  sql.raw(FIGURE_COLUMNS.map((figure) => `coalesce(${shape === 'sum' ? `sum(${alias}.${figure})` : `${alias}.${figure}`}, 0)::int8 as ${figure}`).join(', '));
+  sql.raw(
+    FIGURE_COLUMNS.map(
+      (figure) => `coalesce(${shape === 'sum' ? `sum(${alias}.${figure})` : `${alias}.${figure}`}, 0)::int8 as ${figure}`,
+    ).join(', '),
+  );
 const figureList = (alias: string) => sql.raw(FIGURE_COLUMNS.map((figure) => `${alias}.${figure}`).join(', '));
 
 /** The last day whose views and clicks are in the rollups; later days are read from the counters. */
@@ -137,7 +148,13 @@ function pairRows(companyId: string, from: string, to: string, others?: RawBuild
  * One page of the brands the company has run campaigns with, by name, each with its figures over
  * the range: only the page's brands are summed, through (brand, partner, day) from either side.
  */
-export async function performancePartnerPage(db: Db, companyId: string, from: string, to: string, window: { fromEnd: boolean; offset: number; limit: number }) {
+export async function performancePartnerPage(
+  db: Db,
+  companyId: string,
+  from: string,
+  to: string,
+  window: { fromEnd: boolean; offset: number; limit: number },
+) {
   const direction = window.fromEnd ? sql`desc` : sql`asc`;
   const result = await sql<PerformancePartnerRow>`
     select page.other_id, page.other_name, figures.*
@@ -175,6 +192,8 @@ export async function performanceAllPartners(db: Db, companyId: string, from: st
  * transaction; concurrent callers wait their turn and find it done); returns the last sealed day.
  */
 export async function sealPerformance(db: Db): Promise<string | null> {
-  const result = await sql<{ sealed: string | null }>`select to_char(seal_performance(performance_seal_day()), 'YYYY-MM-DD') as sealed`.execute(db);
+  const result = await sql<{
+    sealed: string | null;
+  }>`select to_char(seal_performance(performance_seal_day()), 'YYYY-MM-DD') as sealed`.execute(db);
   return result.rows[0]?.sealed ?? null;
 }

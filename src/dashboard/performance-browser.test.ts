@@ -46,7 +46,10 @@ describe('performance page in Chromium', () => {
   });
 
   const chart = () => page.getByRole('img', { name: /Views and clicks per day/ });
-  const dayLabels = () => chart().locator('text[data-day]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-day')));
+  const dayLabels = () =>
+    chart()
+      .locator('text[data-day]')
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-day')));
   const axisValues = () => chart().locator('text:not([data-day])').allTextContents();
 
   it('charts the last 30 days by default, empty days included, with labelled axes', async () => {
@@ -64,7 +67,10 @@ describe('performance page in Chromium', () => {
     await expect(chart().locator('rect.bar-clicks').count()).resolves.toBe(2);
     await expect(page.locator('[data-total="views"]').textContent()).resolves.toBe('14');
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: new URL('../../test-artifacts/dashboard/performance-30-days.png', import.meta.url).pathname, fullPage: true });
+    await page.screenshot({
+      path: new URL('../../test-artifacts/dashboard/performance-30-days.png', import.meta.url).pathname,
+      fullPage: true,
+    });
   });
 
   it('labels every day of a short range, the empty one too', async () => {
@@ -82,10 +88,14 @@ describe('performance page in Chromium', () => {
     // 60 more partners, each in a campaign with Alpha, with one view each today.
     await sql`
       insert into companies (id, domain, business_name)
-      select 'many-' || i, 'many-' || i || '.example', 'Many ' || lpad(i::text, 2, '0') from generate_series(1, 60) as i`.execute(context.db);
+      select 'many-' || i, 'many-' || i || '.example', 'Many ' || lpad(i::text, 2, '0') from generate_series(1, 60) as i`.execute(
+      context.db,
+    );
     await sql`
       insert into campaigns (id, owner_id, partner_id, name, status, created_at, updated_at)
-      select 'many-campaign-' || i, ${story.alphaId}, 'many-' || i, 'Many', 'active', now(), now() from generate_series(1, 60) as i`.execute(context.db);
+      select 'many-campaign-' || i, ${story.alphaId}, 'many-' || i, 'Many', 'active', now(), now() from generate_series(1, 60) as i`.execute(
+      context.db,
+    );
     await sql`
       insert into attribution_counters (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
       select ${story.platforms.p1}::uuid, (now() at time zone 'UTC')::date, 'many-campaign-' || i, ${story.alphaId}, 'many-' || i, 0, 1, 0
@@ -96,7 +106,10 @@ describe('performance page in Chromium', () => {
     await expect(partners.count()).resolves.toBe(50);
     await page.getByRole('button', { name: 'Next partners' }).click();
     await page.getByText('Page 2 of 2 (62 partners)').waitFor();
-    await expect(partners.allTextContents()).resolves.toEqual([...Array.from({ length: 11 }, (_, i) => `Many ${i + 50}`), 'Zeta Coffee House']);
+    await expect(partners.allTextContents()).resolves.toEqual([
+      ...Array.from({ length: 11 }, (_, i) => `Many ${i + 50}`),
+      'Zeta Coffee House',
+    ]);
     expect(await seriousViolations(page)).toEqual([]);
   });
 });

@@ -17,7 +17,11 @@ describeEachDatabase('performance page and admin stats', (use) => {
   });
 
   const adminStats = (platformId: string, query = '') =>
-    use().app.inject({ method: 'GET', url: `/admin/platforms/${platformId}/stats${query}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    use().app.inject({
+      method: 'GET',
+      url: `/admin/platforms/${platformId}/stats${query}`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
   const report = async (query: string) => {
     const response = await story.alpha.get(`/dashboard/api/performance?${query}`);
     expect(response.statusCode, response.body).toBe(200);
@@ -29,10 +33,12 @@ describeEachDatabase('performance page and admin stats', (use) => {
     const p1 = { views: 9, clicks: 3, orders: 3, newCustomers: 2, revenueCents: 16_500, commissionCents: 625 };
     const p2 = { ...NOTHING, views: 5, clicks: 1 };
     expect(body.totals).toEqual({ ...p1, views: 14, clicks: 4 });
-    expect(body.byPlatform).toEqual([
-      { platformId: story.platforms.p1, name: expect.any(String), ...p1 },
-      { platformId: story.platforms.p2, name: expect.any(String), ...p2 },
-    ].sort((a, b) => a.platformId.localeCompare(b.platformId)));
+    expect(body.byPlatform).toEqual(
+      [
+        { platformId: story.platforms.p1, name: expect.any(String), ...p1 },
+        { platformId: story.platforms.p2, name: expect.any(String), ...p2 },
+      ].sort((a, b) => a.platformId.localeCompare(b.platformId)),
+    );
     expect(body.byDay).toEqual([
       { date: utcDay(3), ...NOTHING, views: 5, clicks: 2, orders: 1, newCustomers: 1, revenueCents: 10_000, commissionCents: 500 },
       { date: utcDay(2), views: 7, clicks: 2, orders: 2, newCustomers: 1, revenueCents: 6_500, commissionCents: 125 },
@@ -51,7 +57,11 @@ describeEachDatabase('performance page and admin stats', (use) => {
   });
 
   it('equals the admin stats of each platform for the same days, for both brands, and the admin stats keep their totals without a range', async () => {
-    for (const [start, end] of [[from, to], [utcDay(2), utcDay(2)], [utcDay(1), utcDay(0)]] as const) {
+    for (const [start, end] of [
+      [from, to],
+      [utcDay(2), utcDay(2)],
+      [utcDay(1), utcDay(0)],
+    ] as const) {
       const alphaReport = await report(`from=${start}&to=${end}`);
       for (const platformId of [story.platforms.p1, story.platforms.p2]) {
         const stats = (await adminStats(platformId, `?from=${start}&to=${end}`)).json();
@@ -69,7 +79,9 @@ describeEachDatabase('performance page and admin stats', (use) => {
     expect((await adminStats(story.platforms.p1, `?to=${utcDay(3)}`)).json()).toMatchObject({ views: 5, orders: 1, revenueCents: 10_000 });
     // Another pair's showings on a third platform count for that platform only.
     expect((await adminStats(story.platforms.unrelated)).json()).toMatchObject({ views: 7 });
-    expect((await report(`from=${from}&to=${to}`)).byPlatform.map((row: { platformId: string }) => row.platformId)).not.toContain(story.platforms.unrelated);
+    expect((await report(`from=${from}&to=${to}`)).byPlatform.map((row: { platformId: string }) => row.platformId)).not.toContain(
+      story.platforms.unrelated,
+    );
   });
 
   it('pages the partners by name, reading only the requested page', async () => {
@@ -100,7 +112,12 @@ describeEachDatabase('performance page and admin stats', (use) => {
     expect(response.headers['content-disposition']).toBe(`attachment; filename="performance-${from}-${to}.csv"`);
     const lines = response.body.trimEnd().split('\r\n');
     expect(lines[0]).toBe('group,id,name,views,clicks,orders,newCustomers,revenueCents,commissionCents');
-    expect(lines.filter((line) => line.startsWith('day,')).map((line) => line.split(',')[1])).toEqual([utcDay(3), utcDay(2), utcDay(1), utcDay(0)]);
+    expect(lines.filter((line) => line.startsWith('day,')).map((line) => line.split(',')[1])).toEqual([
+      utcDay(3),
+      utcDay(2),
+      utcDay(1),
+      utcDay(0),
+    ]);
     expect(lines.filter((line) => line.startsWith('platform,'))).toHaveLength(2);
     expect(lines.filter((line) => line.startsWith('partner,'))).toEqual([
       `partner,${story.betaId},Beta Tea Traders,3,1,0,0,0,0`,
@@ -111,7 +128,8 @@ describeEachDatabase('performance page and admin stats', (use) => {
 
   it('exports names that look like spreadsheet formulas as text, and quotes commas and quotes', async () => {
     const names = { [story.betaId]: '=HYPERLINK("https://evil.example","Beta")', [story.zetaId]: '-2+3, Zeta' };
-    for (const [id, name] of Object.entries(names)) await use().db.updateTable('companies').set({ business_name: name }).where('id', '=', id).execute();
+    for (const [id, name] of Object.entries(names))
+      await use().db.updateTable('companies').set({ business_name: name }).where('id', '=', id).execute();
     try {
       const lines = (await story.alpha.get(`/dashboard/api/performance.csv?from=${from}&to=${to}`)).body.trimEnd().split('\r\n');
       expect(lines.filter((line) => line.startsWith('partner,'))).toEqual([
@@ -126,12 +144,16 @@ describeEachDatabase('performance page and admin stats', (use) => {
 
   it('reads the same figures once their days are sealed into the rollups, which equal a recomputation', async () => {
     const snapshot = async () => ({
-      days: (await sql`
+      days: (
+        await sql`
         select company_id, day::text, platform_id::text, views, clicks, orders, new_customers, revenue_cents, commission_cents
-        from performance_days order by 1, 2, 3`.execute(use().db)).rows,
-      pairs: (await sql`
+        from performance_days order by 1, 2, 3`.execute(use().db)
+      ).rows,
+      pairs: (
+        await sql`
         select brand_id, partner_id, day::text, views, clicks, orders, new_customers, revenue_cents, commission_cents
-        from performance_pair_days order by 1, 2, 3`.execute(use().db)).rows,
+        from performance_pair_days order by 1, 2, 3`.execute(use().db)
+      ).rows,
       names: (await sql`select company_id, other_id, other_name from performance_partners order by 1, 2`.execute(use().db)).rows,
     });
     const range = `from=${from}&to=${to}`;
@@ -160,13 +182,26 @@ describeEachDatabase('performance page and admin stats', (use) => {
 
   it('takes an order changed or removed out of the rollups and the admin stats alike', async () => {
     const before = (await report(`from=${from}&to=${to}`)).totals;
-    const [order] = await use().db.selectFrom('attributed_orders').select(['store_domain', 'order_id', 'total_cents']).where('brand_id', '=', story.alphaId).where('new_customer', '=', false).execute();
-    await use().db.updateTable('attributed_orders').set({ total_cents: order!.total_cents + 1 }).where('order_id', '=', order!.order_id).execute();
+    const [order] = await use()
+      .db.selectFrom('attributed_orders')
+      .select(['store_domain', 'order_id', 'total_cents'])
+      .where('brand_id', '=', story.alphaId)
+      .where('new_customer', '=', false)
+      .execute();
+    await use()
+      .db.updateTable('attributed_orders')
+      .set({ total_cents: order!.total_cents + 1 })
+      .where('order_id', '=', order!.order_id)
+      .execute();
     expect((await report(`from=${from}&to=${to}`)).totals).toEqual({ ...before, revenueCents: before.revenueCents + 1 });
     await use().db.deleteFrom('attributed_orders').where('order_id', '=', order!.order_id).execute();
     const afterRemoval = await report(`from=${from}&to=${to}`);
     expect(afterRemoval.totals).toEqual({ ...before, orders: before.orders - 1, revenueCents: before.revenueCents - order!.total_cents });
-    const { platformId: _id, name: _name, ...p1 } = afterRemoval.byPlatform.find((row: { platformId: string }) => row.platformId === story.platforms.p1);
+    const {
+      platformId: _id,
+      name: _name,
+      ...p1
+    } = afterRemoval.byPlatform.find((row: { platformId: string }) => row.platformId === story.platforms.p1);
     expect(p1).toEqual((await adminStats(story.platforms.p1, `?from=${from}&to=${to}`)).json());
   });
 

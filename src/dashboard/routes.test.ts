@@ -12,8 +12,27 @@ const ERROR_FOR_STATUS: Record<number, string> = { 400: 'invalid_request', 404: 
 
 describeEachDatabase('brand dashboard', (use) => {
   const newClient = () => new DashboardClient(use().app);
-  const count = async (table: 'companies' | 'brand_users' | 'brand_claims' | 'partnerships' | 'campaigns' | 'campaign_offers' | 'offers' | 'brand_api_keys' | 'password_resets' | 'brand_invitations') =>
-    Number((await use().db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const count = async (
+    table:
+      | 'companies'
+      | 'brand_users'
+      | 'brand_claims'
+      | 'partnerships'
+      | 'campaigns'
+      | 'campaign_offers'
+      | 'offers'
+      | 'brand_api_keys'
+      | 'password_resets'
+      | 'brand_invitations',
+  ) =>
+    Number(
+      (
+        await use()
+          .db.selectFrom(table)
+          .select(({ fn }) => fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const everything = async () => ({
     companies: await count('companies'),
     users: await count('brand_users'),
@@ -51,7 +70,11 @@ describeEachDatabase('brand dashboard', (use) => {
   describe('sign up, sign in and invitations', () => {
     it('signs up a brand with its first user, who is then signed in', async () => {
       const client = newClient();
-      const companyId = await client.signUpBrand('Sunny Socks', `https://www.${uniqueId('sunny')}.example/shop`, `${uniqueId('a')}@sunny.example`);
+      const companyId = await client.signUpBrand(
+        'Sunny Socks',
+        `https://www.${uniqueId('sunny')}.example/shop`,
+        `${uniqueId('a')}@sunny.example`,
+      );
       const session = (await client.get('/dashboard/api/session')).json();
       expect(session.user).toMatchObject({ companyId, brandName: 'Sunny Socks' });
       const company = await use().db.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
@@ -61,7 +84,7 @@ describeEachDatabase('brand dashboard', (use) => {
       expect((await client.get('/dashboard/api/session')).json().user).toBeNull();
     });
 
-    it('joins a brand only with a member\'s invitation code, once', async () => {
+    it("joins a brand only with a member's invitation code, once", async () => {
       const owner = newClient();
       const companyId = await owner.signUpBrand('Join Me', `${uniqueId('join')}.example`, `${uniqueId('o')}@join.example`);
       const invitation = await owner.post('/dashboard/api/invitations');
@@ -71,29 +94,46 @@ describeEachDatabase('brand dashboard', (use) => {
       expect(stored.map((row) => row.code_hash)).not.toContain(code);
 
       const joiner = await newClient().start();
-      const joined = await joiner.post('/dashboard/api/sign-up', { email: `${uniqueId('j')}@join.example`, password: DASHBOARD_PASSWORD, invitationCode: code });
+      const joined = await joiner.post('/dashboard/api/sign-up', {
+        email: `${uniqueId('j')}@join.example`,
+        password: DASHBOARD_PASSWORD,
+        invitationCode: code,
+      });
       expect(joined.statusCode).toBe(201);
       expect(joined.json().companyId).toBe(companyId);
 
       const before = await everything();
-      const again = await (await newClient().start()).post('/dashboard/api/sign-up', { email: `${uniqueId('k')}@join.example`, password: DASHBOARD_PASSWORD, invitationCode: code });
+      const again = await (await newClient().start()).post('/dashboard/api/sign-up', {
+        email: `${uniqueId('k')}@join.example`,
+        password: DASHBOARD_PASSWORD,
+        invitationCode: code,
+      });
       expect(again.statusCode).toBe(400);
       expect(again.json()).toMatchObject({ error: 'invalid_invitation' });
       expect(await everything()).toEqual(before);
     });
 
-    it('spends an invitation code only with the account it makes: two sign-ups racing for one email leave the loser\'s code usable', async () => {
+    it("spends an invitation code only with the account it makes: two sign-ups racing for one email leave the loser's code usable", async () => {
       const owner = newClient();
       const companyId = await owner.signUpBrand('Race Me', `${uniqueId('race')}.example`, `${uniqueId('o')}@race.example`);
-      const codes = [(await owner.post('/dashboard/api/invitations')).json().code as string, (await owner.post('/dashboard/api/invitations')).json().code as string];
+      const codes = [
+        (await owner.post('/dashboard/api/invitations')).json().code as string,
+        (await owner.post('/dashboard/api/invitations')).json().code as string,
+      ];
       const email = `${uniqueId('r')}@race.example`;
       const answers = await Promise.all(
-        codes.map(async (invitationCode) => (await newClient().start()).post('/dashboard/api/sign-up', { email, password: DASHBOARD_PASSWORD, invitationCode })),
+        codes.map(async (invitationCode) =>
+          (await newClient().start()).post('/dashboard/api/sign-up', { email, password: DASHBOARD_PASSWORD, invitationCode }),
+        ),
       );
       expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 409]);
       const lost = answers.findIndex((answer) => answer.statusCode === 409);
       expect(answers[lost]!.json()).toMatchObject({ error: 'email_taken' });
-      const reused = await (await newClient().start()).post('/dashboard/api/sign-up', { email: `${uniqueId('s')}@race.example`, password: DASHBOARD_PASSWORD, invitationCode: codes[lost] });
+      const reused = await (await newClient().start()).post('/dashboard/api/sign-up', {
+        email: `${uniqueId('s')}@race.example`,
+        password: DASHBOARD_PASSWORD,
+        invitationCode: codes[lost],
+      });
       expect(reused.statusCode).toBe(201);
       expect(reused.json().companyId).toBe(companyId);
     });
@@ -112,13 +152,48 @@ describeEachDatabase('brand dashboard', (use) => {
 
     const badSignUps: Array<[string, unknown, number, string]> = [
       ['an empty body', {}, 400, 'invalid_request'],
-      ['an empty brand name', { email: 'e1@x.example', password: DASHBOARD_PASSWORD, brand: { businessName: '', domain: 'e1.example' } }, 400, 'invalid_request'],
-      ['a too long brand name', { email: 'e2@x.example', password: DASHBOARD_PASSWORD, brand: { businessName: 'x'.repeat(101), domain: 'e2.example' } }, 400, 'invalid_request'],
-      ['a wrong type', { email: 'e3@x.example', password: 12345678901234, brand: { businessName: 'B', domain: 'e3.example' } }, 400, 'invalid_request'],
-      ['a short password', { email: 'e4@x.example', password: 'short', brand: { businessName: 'B', domain: 'e4.example' } }, 400, 'invalid_request'],
-      ['a bad email', { email: 'not-an-email', password: DASHBOARD_PASSWORD, brand: { businessName: 'B', domain: 'e5.example' } }, 400, 'invalid_request'],
-      ['both brand and invitation', { email: 'e6@x.example', password: DASHBOARD_PASSWORD, brand: { businessName: 'B', domain: 'e6.example' }, invitationCode: 'abc' }, 400, 'invalid_request'],
-      ['a bad domain', { email: 'e7@x.example', password: DASHBOARD_PASSWORD, brand: { businessName: 'B', domain: '::::' } }, 400, 'invalid_request'],
+      [
+        'an empty brand name',
+        { email: 'e1@x.example', password: DASHBOARD_PASSWORD, brand: { businessName: '', domain: 'e1.example' } },
+        400,
+        'invalid_request',
+      ],
+      [
+        'a too long brand name',
+        { email: 'e2@x.example', password: DASHBOARD_PASSWORD, brand: { businessName: 'x'.repeat(101), domain: 'e2.example' } },
+        400,
+        'invalid_request',
+      ],
+      [
+        'a wrong type',
+        { email: 'e3@x.example', password: 12345678901234, brand: { businessName: 'B', domain: 'e3.example' } },
+        400,
+        'invalid_request',
+      ],
+      [
+        'a short password',
+        { email: 'e4@x.example', password: 'short', brand: { businessName: 'B', domain: 'e4.example' } },
+        400,
+        'invalid_request',
+      ],
+      [
+        'a bad email',
+        { email: 'not-an-email', password: DASHBOARD_PASSWORD, brand: { businessName: 'B', domain: 'e5.example' } },
+        400,
+        'invalid_request',
+      ],
+      [
+        'both brand and invitation',
+        { email: 'e6@x.example', password: DASHBOARD_PASSWORD, brand: { businessName: 'B', domain: 'e6.example' }, invitationCode: 'abc' },
+        400,
+        'invalid_request',
+      ],
+      [
+        'a bad domain',
+        { email: 'e7@x.example', password: DASHBOARD_PASSWORD, brand: { businessName: 'B', domain: '::::' } },
+        400,
+        'invalid_request',
+      ],
       ['malformed JSON', '{"email":', 400, 'invalid_request'],
     ];
     for (const [check, body, status, error] of badSignUps) {
@@ -135,14 +210,23 @@ describeEachDatabase('brand dashboard', (use) => {
     it('refuses a write without the CSRF header or from another origin, writing nothing', async () => {
       const client = await newClient().start();
       const before = await everything();
-      const body = { email: `${uniqueId('c')}@csrf.example`, password: DASHBOARD_PASSWORD, brand: { businessName: 'Csrf', domain: `${uniqueId('csrf')}.example` } };
+      const body = {
+        email: `${uniqueId('c')}@csrf.example`,
+        password: DASHBOARD_PASSWORD,
+        brand: { businessName: 'Csrf', domain: `${uniqueId('csrf')}.example` },
+      };
       const noHeader = await client.post('/dashboard/api/sign-up', body, { csrf: null });
       expect(noHeader.statusCode).toBe(403);
       expect(noHeader.json()).toMatchObject({ error: 'csrf_failed' });
       const crossSite = await use().app.inject({
         method: 'POST',
         url: '/dashboard/api/sign-up',
-        headers: { cookie: client.cookies, 'x-csrf-token': /svc_csrf=([A-Za-z0-9]+)/.exec(client.cookies)![1]!, origin: 'https://evil.example', 'content-type': 'application/json' },
+        headers: {
+          cookie: client.cookies,
+          'x-csrf-token': /svc_csrf=([A-Za-z0-9]+)/.exec(client.cookies)![1]!,
+          origin: 'https://evil.example',
+          'content-type': 'application/json',
+        },
         payload: JSON.stringify(body),
       });
       expect(crossSite.statusCode).toBe(403);
@@ -153,7 +237,11 @@ describeEachDatabase('brand dashboard', (use) => {
       const email = `${uniqueId('t')}@taken.example`;
       await newClient().signUpBrand('Taken One', `${uniqueId('taken')}.example`, email);
       const before = await everything();
-      const response = await (await newClient().start()).post('/dashboard/api/sign-up', { email, password: DASHBOARD_PASSWORD, brand: { businessName: 'Taken Two', domain: `${uniqueId('t2')}.example` } });
+      const response = await (await newClient().start()).post('/dashboard/api/sign-up', {
+        email,
+        password: DASHBOARD_PASSWORD,
+        brand: { businessName: 'Taken Two', domain: `${uniqueId('t2')}.example` },
+      });
       expect(response.statusCode).toBe(409);
       expect(response.json()).toMatchObject({ error: 'email_taken' });
       expect(await everything()).toEqual(before);
@@ -185,15 +273,24 @@ describeEachDatabase('brand dashboard', (use) => {
 
     const v1Partners = async (status: string) =>
       (await use().app.inject({ method: 'GET', url: `/v1/partners?status=${status}`, headers: { 'x-api-key': alphaKey } })).json();
-    const dashboardPartners = async (client: DashboardClient, status: string) => (await client.get(`/dashboard/api/partners?status=${status}`)).json();
+    const dashboardPartners = async (client: DashboardClient, status: string) =>
+      (await client.get(`/dashboard/api/partners?status=${status}`)).json();
     const offers = async () =>
-      (await use().app.inject({ method: 'GET', url: '/v1/campaigns/offers?type=post-purchase', headers: { 'x-api-key': alphaKey, 'x-platform-id': platformId } })).json().offers;
+      (
+        await use().app.inject({
+          method: 'GET',
+          url: '/v1/campaigns/offers?type=post-purchase',
+          headers: { 'x-api-key': alphaKey, 'x-platform-id': platformId },
+        })
+      ).json().offers;
 
     it('finds brands by name, domain or category', async () => {
       const byName = (await alpha.get('/dashboard/api/brands?q=soap')).json().data;
       expect(byName.map((b: { companyId: string }) => b.companyId)).toContain(betaId);
       expect(byName.map((b: { companyId: string }) => b.companyId)).not.toContain(alphaId);
-      expect((await alpha.get('/dashboard/api/brands?q=home')).json().data.map((b: { companyId: string }) => b.companyId)).toContain(betaId);
+      expect((await alpha.get('/dashboard/api/brands?q=home')).json().data.map((b: { companyId: string }) => b.companyId)).toContain(
+        betaId,
+      );
       expect((await alpha.get('/dashboard/api/brands?q=')).statusCode).toBe(400);
       expect((await alpha.get(`/dashboard/api/brands?q=${'x'.repeat(101)}`)).statusCode).toBe(400);
       expect((await alpha.get('/dashboard/api/recommendations')).statusCode).toBe(200);
@@ -250,7 +347,9 @@ describeEachDatabase('brand dashboard', (use) => {
       expect(first.totalRows).toBe(3);
       expect(first.data).toHaveLength(2);
       expect(second.data).toHaveLength(1);
-      expect([...first.data, ...second.data].map((partner: { companyId: string }) => partner.companyId).sort()).toEqual(others.map((other) => other.companyId).sort());
+      expect([...first.data, ...second.data].map((partner: { companyId: string }) => partner.companyId).sort()).toEqual(
+        others.map((other) => other.companyId).sort(),
+      );
       expect((await page('pageSize=2&pageIndex=3')).data).toEqual([]);
       for (const query of ['pageSize=0', 'pageSize=101', 'pageIndex=0', 'pageIndex=x', 'status=pending']) {
         const response = await alpha.get(`/dashboard/api/partners?status=inviteSent&${query}`);
@@ -262,7 +361,12 @@ describeEachDatabase('brand dashboard', (use) => {
 
     it('creates, starts and closes a campaign, and the offers endpoint follows at once', async () => {
       expect(await offers()).toEqual([]);
-      const saved = await beta.post('/dashboard/api/offer', { title: '20% off soap', subtitle: 'For new customers', imageUrl: 'https://cdn.example/soap.png', discountPercent: 20 });
+      const saved = await beta.post('/dashboard/api/offer', {
+        title: '20% off soap',
+        subtitle: 'For new customers',
+        imageUrl: 'https://cdn.example/soap.png',
+        discountPercent: 20,
+      });
       expect(saved.statusCode).toBe(200);
 
       const created = await alpha.post('/dashboard/api/campaigns', { partnerId: betaId, name: 'Autumn bundle' });
@@ -275,9 +379,19 @@ describeEachDatabase('brand dashboard', (use) => {
       expect((await alpha.post(`/dashboard/api/campaigns/${campaignId}/start`)).statusCode).toBe(200);
       const v1 = await use().app.inject({ method: 'GET', url: '/v1/campaigns', headers: { 'x-api-key': alphaKey } });
       expect(v1.json().data).toEqual([expect.objectContaining({ id: campaignId, status: 'active', name: 'Autumn bundle' })]);
-      expect(await offers()).toEqual([expect.objectContaining({ title: '20% off soap', subtitle: 'For new customers', imageUrl: 'https://cdn.example/soap.png' })]);
+      expect(await offers()).toEqual([
+        expect.objectContaining({ title: '20% off soap', subtitle: 'For new customers', imageUrl: 'https://cdn.example/soap.png' }),
+      ]);
 
-      expect((await beta.post('/dashboard/api/offer', { title: 'Soap, 25% off', imageUrl: 'https://cdn.example/soap2.png', discountPercent: 25 })).statusCode).toBe(200);
+      expect(
+        (
+          await beta.post('/dashboard/api/offer', {
+            title: 'Soap, 25% off',
+            imageUrl: 'https://cdn.example/soap2.png',
+            discountPercent: 25,
+          })
+        ).statusCode,
+      ).toBe(200);
       expect((await offers())[0]).toMatchObject({ title: 'Soap, 25% off' });
       expect((await offers())[0].subtitle).toBeUndefined();
 
@@ -288,25 +402,45 @@ describeEachDatabase('brand dashboard', (use) => {
     });
 
     const discountCodes = () =>
-      use().db.selectFrom('sandbox_discount_codes').select(['code', 'percent', 'once_per_customer']).where('store_domain', '=', betaDomain).execute();
+      use()
+        .db.selectFrom('sandbox_discount_codes')
+        .select(['code', 'percent', 'once_per_customer'])
+        .where('store_domain', '=', betaDomain)
+        .execute();
     const redirectOf = async () => {
       const campaigns = (await alpha.get('/dashboard/api/campaigns')).json().data;
       expect(campaigns.some((campaign: { status: string }) => campaign.status === 'active')).toBe(true);
       const referralUrl: string = (await offers())[0].referralUrl;
-      return new URL((await use().app.inject({ method: 'HEAD', url: referralUrl.replace(/^https?:\/\/[^/]+/, '') })).headers.location as string);
+      return new URL(
+        (await use().app.inject({ method: 'HEAD', url: referralUrl.replace(/^https?:\/\/[^/]+/, '') })).headers.location as string,
+      );
     };
 
-    it('keeps the store\'s one discount code in the store, through the commerce platform, as the offer\'s discount changes', async () => {
+    it("keeps the store's one discount code in the store, through the commerce platform, as the offer's discount changes", async () => {
       // The earlier saves (20%, then 25%) left one code: the 20% code was changed into the 25% one.
-      expect(await discountCodes()).toEqual([{ code: expect.stringMatching(/^PARTNER25-[0-9A-F]{6}$/), percent: 25, once_per_customer: true }]);
+      expect(await discountCodes()).toEqual([
+        { code: expect.stringMatching(/^PARTNER25-[0-9A-F]{6}$/), percent: 25, once_per_customer: true },
+      ]);
       await beta.post('/dashboard/api/offer', { title: 'Soap', imageUrl: 'https://cdn.example/soap.png', discountPercent: 10 });
       const [ten] = await discountCodes();
       expect(ten).toEqual({ code: expect.stringMatching(/^PARTNER10-/), percent: 10, once_per_customer: true });
-      const stored = await use().db.selectFrom('offers').select(['discount_code', 'discount_percent']).where('company_id', '=', betaId).executeTakeFirstOrThrow();
+      const stored = await use()
+        .db.selectFrom('offers')
+        .select(['discount_code', 'discount_percent'])
+        .where('company_id', '=', betaId)
+        .executeTakeFirstOrThrow();
       expect(stored).toEqual({ discount_code: ten!.code, discount_percent: 10 });
       await beta.post('/dashboard/api/offer', { title: 'Soap', imageUrl: 'https://cdn.example/soap.png', discountPercent: null });
       expect(await discountCodes()).toEqual([]);
-      expect((await beta.post('/dashboard/api/offer', { title: 'Soap, 25% off', imageUrl: 'https://cdn.example/soap2.png', discountPercent: 25 })).statusCode).toBe(200);
+      expect(
+        (
+          await beta.post('/dashboard/api/offer', {
+            title: 'Soap, 25% off',
+            imageUrl: 'https://cdn.example/soap2.png',
+            discountPercent: 25,
+          })
+        ).statusCode,
+      ).toBe(200);
       expect(await discountCodes()).toEqual([expect.objectContaining({ percent: 25 })]);
     });
 
@@ -319,9 +453,17 @@ describeEachDatabase('brand dashboard', (use) => {
       });
       expect(created.statusCode).toBe(201);
       const id = created.json().id;
-      const find = async (client: DashboardClient) => (await client.get('/dashboard/api/campaigns')).json().data.find((c: { id: string }) => c.id === id);
+      const find = async (client: DashboardClient) =>
+        (await client.get('/dashboard/api/campaigns')).json().data.find((c: { id: string }) => c.id === id);
       expect((await find(alpha)).offers).toEqual({
-        mine: { title: 'Candles for soap lovers', subtitle: null, imageUrl: 'https://cdn.example/candle-soap.png', discountPercent: 10, live: true, custom: true },
+        mine: {
+          title: 'Candles for soap lovers',
+          subtitle: null,
+          imageUrl: 'https://cdn.example/candle-soap.png',
+          discountPercent: 10,
+          live: true,
+          custom: true,
+        },
         partner: expect.objectContaining({ title: 'Soap, 25% off', discountPercent: 25, custom: false }),
       });
       expect((await find(beta)).offers.partner).toMatchObject({ title: 'Candles for soap lovers', custom: true });
@@ -330,9 +472,21 @@ describeEachDatabase('brand dashboard', (use) => {
       expect(await offers()).toEqual([expect.objectContaining({ title: 'Soap, 25% off' })]);
       expect((await redirectOf()).searchParams.get('discount')).toMatch(/^PARTNER25-/);
 
-      const chosen = await beta.post(`/dashboard/api/campaigns/${id}/offer`, { title: 'Soap for candle lovers', subtitle: 'Only with Alpha', imageUrl: 'https://cdn.example/soap-candle.png', discountPercent: null });
+      const chosen = await beta.post(`/dashboard/api/campaigns/${id}/offer`, {
+        title: 'Soap for candle lovers',
+        subtitle: 'Only with Alpha',
+        imageUrl: 'https://cdn.example/soap-candle.png',
+        discountPercent: null,
+      });
       expect(chosen.statusCode).toBe(200);
-      expect(await offers()).toEqual([{ title: 'Soap for candle lovers', subtitle: 'Only with Alpha', imageUrl: 'https://cdn.example/soap-candle.png', referralUrl: expect.any(String) }]);
+      expect(await offers()).toEqual([
+        {
+          title: 'Soap for candle lovers',
+          subtitle: 'Only with Alpha',
+          imageUrl: 'https://cdn.example/soap-candle.png',
+          referralUrl: expect.any(String),
+        },
+      ]);
       // This campaign's offer leaves the discount out, so the link brings no code.
       expect((await redirectOf()).searchParams.get('discount')).toBeNull();
       expect((await find(alpha)).offers.partner).toMatchObject({ title: 'Soap for candle lovers', discountPercent: null, custom: true });
@@ -346,8 +500,18 @@ describeEachDatabase('brand dashboard', (use) => {
         [beta, `/dashboard/api/campaigns/${id}/offer`, { title: 'x', imageUrl: 'ftp://cdn.example/a.png' }, 400],
         [beta, `/dashboard/api/campaigns/${id}/offer`, { title: 'x', imageUrl: 'https://cdn.example/a.png', extra: true }, 400],
         [beta, '/dashboard/api/campaigns/not%20an%20id/offer', { title: 'x', imageUrl: 'https://cdn.example/a.png' }, 400],
-        [beta, '/dashboard/api/campaigns/3f1b5e0e-0000-4000-8000-000000000000/offer', { title: 'x', imageUrl: 'https://cdn.example/a.png' }, 404],
-        [alpha, '/dashboard/api/campaigns', { partnerId: betaId, name: 'Bad offer', offer: { title: 'x', imageUrl: 'https://cdn.example/a.png', discountPercent: 25 } }, 400],
+        [
+          beta,
+          '/dashboard/api/campaigns/3f1b5e0e-0000-4000-8000-000000000000/offer',
+          { title: 'x', imageUrl: 'https://cdn.example/a.png' },
+          404,
+        ],
+        [
+          alpha,
+          '/dashboard/api/campaigns',
+          { partnerId: betaId, name: 'Bad offer', offer: { title: 'x', imageUrl: 'https://cdn.example/a.png', discountPercent: 25 } },
+          400,
+        ],
       ];
       for (const [client, url, body, status] of refusals) {
         const response = await client.post(url, body);
@@ -362,7 +526,10 @@ describeEachDatabase('brand dashboard', (use) => {
 
       expect((await alpha.post(`/dashboard/api/campaigns/${id}/close`)).statusCode).toBe(200);
       const afterClose = await everything();
-      for (const [url, body] of [[`/dashboard/api/campaigns/${id}/offer`, { title: 'Too late', imageUrl: 'https://cdn.example/a.png' }], [`/dashboard/api/campaigns/${id}/offer/reset`, undefined]] as const) {
+      for (const [url, body] of [
+        [`/dashboard/api/campaigns/${id}/offer`, { title: 'Too late', imageUrl: 'https://cdn.example/a.png' }],
+        [`/dashboard/api/campaigns/${id}/offer/reset`, undefined],
+      ] as const) {
         const closed = await beta.post(url, body);
         expect(closed.statusCode, url).toBe(409);
         expect(closed.json()).toMatchObject({ error: 'conflict' });
@@ -382,10 +549,22 @@ describeEachDatabase('brand dashboard', (use) => {
       const now = new Date();
       await use()
         .db.insertInto('campaigns')
-        .values({ id, partnership_id: partnership.id, owner_id: alphaId, partner_id: betaId, name: 'Loaded', status: 'draft', created_at: now, updated_at: now })
+        .values({
+          id,
+          partnership_id: partnership.id,
+          owner_id: alphaId,
+          partner_id: betaId,
+          name: 'Loaded',
+          status: 'draft',
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
       expect((await alpha.post(`/dashboard/api/campaigns/${id}/start`)).statusCode).toBe(200);
-      expect((await beta.post(`/dashboard/api/campaigns/${id}/offer`, { title: 'Loaded offer', imageUrl: 'https://cdn.example/l.png' })).statusCode).toBe(200);
+      expect(
+        (await beta.post(`/dashboard/api/campaigns/${id}/offer`, { title: 'Loaded offer', imageUrl: 'https://cdn.example/l.png' }))
+          .statusCode,
+      ).toBe(200);
       expect((await beta.post(`/dashboard/api/campaigns/${id}/offer/reset`)).statusCode).toBe(200);
       expect((await beta.post(`/dashboard/api/campaigns/${id}/close`)).statusCode).toBe(200);
       const listed = (await alpha.get('/dashboard/api/campaigns')).json().data.find((c: { id: string }) => c.id === id);
@@ -402,7 +581,7 @@ describeEachDatabase('brand dashboard', (use) => {
       expect(listed).toMatchObject({ status: 'draft', scheduled: true, startDate: start });
     });
 
-    it('refuses bad campaign and offer input and other brands\' ids, writing nothing', async () => {
+    it("refuses bad campaign and offer input and other brands' ids, writing nothing", async () => {
       const outsider = newClient();
       await outsider.signUpBrand('Outsider', `${uniqueId('out')}.example`, `${uniqueId('o')}@out.example`);
       const campaignId = (await alpha.get('/dashboard/api/campaigns')).json().data[0].id;
@@ -413,7 +592,12 @@ describeEachDatabase('brand dashboard', (use) => {
         [alpha, '/dashboard/api/campaigns', { partnerId: betaId, name: 'x'.repeat(101) }, 400],
         [alpha, '/dashboard/api/campaigns', { partnerId: betaId, name: 42 }, 400],
         [alpha, '/dashboard/api/campaigns', { partnerId: betaId, name: 'Dates', startDate: 'tomorrow' }, 400],
-        [alpha, '/dashboard/api/campaigns', { partnerId: betaId, name: 'Dates', startDate: '2030-01-02T00:00:00Z', endDate: '2030-01-01T00:00:00Z' }, 400],
+        [
+          alpha,
+          '/dashboard/api/campaigns',
+          { partnerId: betaId, name: 'Dates', startDate: '2030-01-02T00:00:00Z', endDate: '2030-01-01T00:00:00Z' },
+          400,
+        ],
         [outsider, '/dashboard/api/campaigns', { partnerId: betaId, name: 'Not partners' }, 404],
         [outsider, `/dashboard/api/campaigns/${campaignId}/close`, undefined, 404],
         [outsider, `/dashboard/api/campaigns/${campaignId}/start`, undefined, 404],
@@ -439,7 +623,8 @@ describeEachDatabase('brand dashboard', (use) => {
 
     it('shows when a key was last used', async () => {
       const issued = (await alpha.post('/dashboard/api/keys', { name: 'Fresh' })).json();
-      const listed = async () => (await alpha.get('/dashboard/api/keys')).json().data.find((key: { keyId: string }) => key.keyId === issued.keyId);
+      const listed = async () =>
+        (await alpha.get('/dashboard/api/keys')).json().data.find((key: { keyId: string }) => key.keyId === issued.keyId);
       expect((await listed()).lastUsedAt).toBeNull();
       const usedAt = Date.now();
       expect((await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { 'x-api-key': issued.key } })).statusCode).toBe(200);
@@ -450,18 +635,36 @@ describeEachDatabase('brand dashboard', (use) => {
     });
 
     it('lists an OAuth app authorized for the brand and revokes it: its tokens stop working', async () => {
-      const client = await registerOAuthClient({ db: use().db, serviceEnv: 'test' }, { name: 'Checkout Plus', redirectUris: [REDIRECT_URI], confidential: false });
+      const client = await registerOAuthClient(
+        { db: use().db, serviceEnv: 'test' },
+        { name: 'Checkout Plus', redirectUris: [REDIRECT_URI], confidential: false },
+      );
       const cookies = await signIn(use().app, alphaEmail, DASHBOARD_PASSWORD);
       const { verifier, challenge } = pkce();
       const redirect = await consent(use().app, cookies, { clientId: client.clientId, challenge, platformId });
       const tokens = (
-        await tokenRequest(use().app, { grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: client.clientId })
+        await tokenRequest(use().app, {
+          grant_type: 'authorization_code',
+          code: redirect.searchParams.get('code')!,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URI,
+          client_id: client.clientId,
+        })
       ).json();
       const bearer = { authorization: `Bearer ${tokens.access_token}` };
       expect((await use().app.inject({ method: 'GET', url: '/v1/partners', headers: bearer })).statusCode).toBe(200);
 
       const apps = (await alpha.get('/dashboard/api/apps')).json().data;
-      expect(apps).toEqual([{ grantId: expect.any(String), clientId: client.clientId, name: 'Checkout Plus', platform: expect.any(String), scope: expect.any(Array), authorizedAt: expect.any(String) }]);
+      expect(apps).toEqual([
+        {
+          grantId: expect.any(String),
+          clientId: client.clientId,
+          name: 'Checkout Plus',
+          platform: expect.any(String),
+          scope: expect.any(Array),
+          authorizedAt: expect.any(String),
+        },
+      ]);
       expect((await beta.get('/dashboard/api/apps')).json().data).toEqual([]);
       expect((await beta.post(`/dashboard/api/apps/${apps[0].grantId}/revoke`)).statusCode).toBe(404);
       expect((await use().app.inject({ method: 'GET', url: '/v1/partners', headers: bearer })).statusCode).toBe(200);
@@ -469,7 +672,11 @@ describeEachDatabase('brand dashboard', (use) => {
       expect((await alpha.post(`/dashboard/api/apps/${apps[0].grantId}/revoke`)).statusCode).toBe(200);
       expect((await alpha.get('/dashboard/api/apps')).json().data).toEqual([]);
       expect((await use().app.inject({ method: 'GET', url: '/v1/partners', headers: bearer })).statusCode).toBe(401);
-      const refreshed = await tokenRequest(use().app, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId });
+      const refreshed = await tokenRequest(use().app, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: client.clientId,
+      });
       expect(refreshed.statusCode).toBe(400);
       expect(refreshed.json()).toMatchObject({ error: 'invalid_grant' });
       expect((await alpha.post(`/dashboard/api/apps/${apps[0].grantId}/revoke`)).statusCode).toBe(404);

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
-import { ApiError, notFound, unauthorized } from '../http/errors.js';
+import { ApiError, unauthorized } from '../http/errors.js';
 import { isFromThisMachine } from '../http/client-address.js';
 import { DEFAULT_PAGE_SIZE } from '../http/paging.js';
 import { actsForBrand, cookiePolicyFor, csrfTokenFor, csrfValid, currentAccount, endSession, startSession } from '../accounts/sessions.js';
@@ -76,7 +76,11 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
 
   const checkCsrf = async (request: FastifyRequest) => {
     if (!csrfValid(request, request.headers[CSRF_HEADER], serviceOrigin)) {
-      throw new ApiError(403, 'csrf_failed', `the ${CSRF_HEADER} header must carry the token from GET /dashboard/api/session, from this site`);
+      throw new ApiError(
+        403,
+        'csrf_failed',
+        `the ${CSRF_HEADER} header must carry the token from GET /dashboard/api/session, from this site`,
+      );
     }
   };
   const signedInAccount = async (request: FastifyRequest) => {
@@ -88,7 +92,12 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
   const signedIn = async (request: FastifyRequest) => {
     await signedInAccount(request);
     const account = accountOf(request);
-    if (!actsForBrand(account)) throw new ApiError(403, 'brand_unverified', 'your account does not act for a brand yet: the store owner has to confirm your claim first');
+    if (!actsForBrand(account))
+      throw new ApiError(
+        403,
+        'brand_unverified',
+        'your account does not act for a brand yet: the store owner has to confirm your claim first',
+      );
     request.dashboardUser = account;
   };
   const read = { onRequest: signedIn };
@@ -96,7 +105,9 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
   const accountWrite = { onRequest: [checkCsrf, signedInAccount] };
   const hide = { hide: true };
 
-  app.get('/dashboard', { schema: hide }, async (_request, reply) => sendPage(reply, dashboardPage(await browserAssets()), { policy: DASHBOARD_POLICY }));
+  app.get('/dashboard', { schema: hide }, async (_request, reply) =>
+    sendPage(reply, dashboardPage(await browserAssets()), { policy: DASHBOARD_POLICY }),
+  );
 
   // --- session ---
 
@@ -108,53 +119,83 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
       sandbox: config.serviceEnv !== 'prod',
       // Only where the mailbox would open: on the machine running the service.
       devMailbox: mailer?.kind === 'dev-mailbox' && isFromThisMachine(request),
-      user: account ? { email: account.email, companyId: account.companyId, brandName: account.brandName, domain: account.brandDomain } : null,
+      user: account
+        ? { email: account.email, companyId: account.companyId, brandName: account.brandName, domain: account.brandDomain }
+        : null,
       claim: account ? await currentClaim(accounts, account) : null,
     };
   });
 
-  app.post('/dashboard/api/sign-up', { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignUpBody, response: { 201: schemas.SignedUp } } }, async (request, reply) => {
-    const created = await signUp(accounts, request.body);
-    await startSession(db, reply, policy, created.userId);
-    return reply.status(201).send({ companyId: created.companyId, claim: created.claim });
-  });
+  app.post(
+    '/dashboard/api/sign-up',
+    { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignUpBody, response: { 201: schemas.SignedUp } } },
+    async (request, reply) => {
+      const created = await signUp(accounts, request.body);
+      await startSession(db, reply, policy, created.userId);
+      return reply.status(201).send({ companyId: created.companyId, claim: created.claim });
+    },
+  );
 
   // --- proof of store ownership, for an account without a brand ---
 
-  app.post('/dashboard/api/claim/check', { ...accountWrite, schema: { ...hide, response: { 200: schemas.ClaimCheck } } }, async (request) => checkClaim(accounts, accountOf(request)));
-
-  app.post('/dashboard/api/claim', { ...accountWrite, schema: { ...hide, body: schemas.ClaimBody, response: { 201: schemas.ClaimStarted } } }, async (request, reply) =>
-    reply.status(201).send({ claim: await startClaim(accounts, accountOf(request), request.body.brand) }),
+  app.post('/dashboard/api/claim/check', { ...accountWrite, schema: { ...hide, response: { 200: schemas.ClaimCheck } } }, async (request) =>
+    checkClaim(accounts, accountOf(request)),
   );
 
-  app.post('/dashboard/api/join', { ...accountWrite, schema: { ...hide, body: schemas.JoinBody, response: { 200: schemas.Joined } } }, async (request) => ({
-    companyId: await joinWithInvitation(accounts, accountOf(request), request.body.invitationCode),
-  }));
+  app.post(
+    '/dashboard/api/claim',
+    { ...accountWrite, schema: { ...hide, body: schemas.ClaimBody, response: { 201: schemas.ClaimStarted } } },
+    async (request, reply) => reply.status(201).send({ claim: await startClaim(accounts, accountOf(request), request.body.brand) }),
+  );
 
-  app.post('/dashboard/api/sign-in', { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignInBody, response: { 200: schemas.SignedIn } } }, async (request, reply) => {
-    const result = await checkSignIn(db, request.body.email, request.body.password, request.ip);
-    if (result.outcome === 'rate_limited') {
-      throw new ApiError(429, 'rate_limited', signInWaitMessage(result), {}, { 'Retry-After': String(result.retryAfterSeconds) });
-    }
-    if (result.outcome === 'rejected') throw unauthorized('the email or password is not correct');
-    await startSession(db, reply, policy, result.userId);
-    return { signedIn: true };
-  });
+  app.post(
+    '/dashboard/api/join',
+    { ...accountWrite, schema: { ...hide, body: schemas.JoinBody, response: { 200: schemas.Joined } } },
+    async (request) => ({
+      companyId: await joinWithInvitation(accounts, accountOf(request), request.body.invitationCode),
+    }),
+  );
 
-  app.post('/dashboard/api/sign-out', { onRequest: checkCsrf, schema: { ...hide, response: { 200: schemas.SignedIn } } }, async (request, reply) => {
-    await endSession(db, request, reply, policy);
-    return { signedIn: false };
-  });
+  app.post(
+    '/dashboard/api/sign-in',
+    { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignInBody, response: { 200: schemas.SignedIn } } },
+    async (request, reply) => {
+      const result = await checkSignIn(db, request.body.email, request.body.password, request.ip);
+      if (result.outcome === 'rate_limited') {
+        throw new ApiError(429, 'rate_limited', signInWaitMessage(result), {}, { 'Retry-After': String(result.retryAfterSeconds) });
+      }
+      if (result.outcome === 'rejected') throw unauthorized('the email or password is not correct');
+      await startSession(db, reply, policy, result.userId);
+      return { signedIn: true };
+    },
+  );
 
-  app.post('/dashboard/api/password-reset', { onRequest: checkCsrf, schema: { ...hide, body: schemas.ResetRequestBody, response: { 202: schemas.ResetRequested } } }, async (request, reply) => {
-    await requestPasswordReset(resets, request.body.email, request.ip);
-    return reply.status(202).send({ requested: true });
-  });
+  app.post(
+    '/dashboard/api/sign-out',
+    { onRequest: checkCsrf, schema: { ...hide, response: { 200: schemas.SignedIn } } },
+    async (request, reply) => {
+      await endSession(db, request, reply, policy);
+      return { signedIn: false };
+    },
+  );
 
-  app.post('/dashboard/api/password-reset/confirm', { onRequest: checkCsrf, schema: { ...hide, body: schemas.ResetConfirmBody, response: { 200: schemas.ResetDone } } }, async (request) => {
-    await completePasswordReset(resets, request.body.token, request.body.password);
-    return { reset: true };
-  });
+  app.post(
+    '/dashboard/api/password-reset',
+    { onRequest: checkCsrf, schema: { ...hide, body: schemas.ResetRequestBody, response: { 202: schemas.ResetRequested } } },
+    async (request, reply) => {
+      await requestPasswordReset(resets, request.body.email, request.ip);
+      return reply.status(202).send({ requested: true });
+    },
+  );
+
+  app.post(
+    '/dashboard/api/password-reset/confirm',
+    { onRequest: checkCsrf, schema: { ...hide, body: schemas.ResetConfirmBody, response: { 200: schemas.ResetDone } } },
+    async (request) => {
+      await completePasswordReset(resets, request.body.token, request.body.password);
+      return { reset: true };
+    },
+  );
 
   app.post('/dashboard/api/invitations', { ...write, schema: { ...hide, response: { 201: schemas.Invitation } } }, async (request, reply) =>
     reply.status(201).send(await createInvitation(db, userOf(request))),
@@ -162,19 +203,28 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
 
   // --- partnerships ---
 
-  app.get('/dashboard/api/brands', { ...read, schema: { ...hide, querystring: schemas.SearchQuery, response: { 200: schemas.BrandSearchResults } } }, async (request) => ({
-    data: await service.searchBrands(ctx, userOf(request).companyId, request.query.q),
-  }));
+  app.get(
+    '/dashboard/api/brands',
+    { ...read, schema: { ...hide, querystring: schemas.SearchQuery, response: { 200: schemas.BrandSearchResults } } },
+    async (request) => ({
+      data: await service.searchBrands(ctx, userOf(request).companyId, request.query.q),
+    }),
+  );
 
-  app.get('/dashboard/api/recommendations', { ...read, schema: { ...hide, response: { 200: schemas.Recommendations } } }, async (request) => service.recommendationsWithIds(ctx, userOf(request).companyId));
+  app.get('/dashboard/api/recommendations', { ...read, schema: { ...hide, response: { 200: schemas.Recommendations } } }, async (request) =>
+    service.recommendationsWithIds(ctx, userOf(request).companyId),
+  );
 
   // The same function as GET /v1/partners, so the dashboard and the API cannot disagree.
-  app.get('/dashboard/api/partners', { ...read, schema: { ...hide, querystring: schemas.PartnerListQuery, response: { 200: schemas.PartnerPage } } }, async (request) =>
-    partnersWithCurrentState(ctx, userOf(request).companyId, {
-      status: request.query.status ?? 'active',
-      pageIndex: request.query.pageIndex ?? 1,
-      pageSize: request.query.pageSize ?? DEFAULT_PAGE_SIZE,
-    }),
+  app.get(
+    '/dashboard/api/partners',
+    { ...read, schema: { ...hide, querystring: schemas.PartnerListQuery, response: { 200: schemas.PartnerPage } } },
+    async (request) =>
+      partnersWithCurrentState(ctx, userOf(request).companyId, {
+        status: request.query.status ?? 'active',
+        pageIndex: request.query.pageIndex ?? 1,
+        pageSize: request.query.pageSize ?? DEFAULT_PAGE_SIZE,
+      }),
   );
 
   app.post(
@@ -197,37 +247,58 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
 
   // --- campaigns and the brand's offer ---
 
-  app.get('/dashboard/api/campaigns', { ...read, schema: { ...hide, response: { 200: schemas.Collabs } } }, async (request) => ({ data: await service.listCollabs(ctx, userOf(request).companyId) }));
+  app.get('/dashboard/api/campaigns', { ...read, schema: { ...hide, response: { 200: schemas.Collabs } } }, async (request) => ({
+    data: await service.listCollabs(ctx, userOf(request).companyId),
+  }));
 
-  app.post('/dashboard/api/campaigns', { ...write, schema: { ...hide, body: schemas.CreateCampaignBody, response: { 201: schemas.CollabCreated } } }, async (request, reply) =>
-    reply.status(201).send(await service.createCollab(ctx, userOf(request).companyId, request.body)),
+  app.post(
+    '/dashboard/api/campaigns',
+    { ...write, schema: { ...hide, body: schemas.CreateCampaignBody, response: { 201: schemas.CollabCreated } } },
+    async (request, reply) => reply.status(201).send(await service.createCollab(ctx, userOf(request).companyId, request.body)),
   );
 
-  app.post('/dashboard/api/campaigns/:id/offer', { ...write, schema: { ...hide, params: schemas.CampaignParams, body: schemas.OfferBody, response: { 200: schemas.CollabOfferSaved } } }, async (request) => {
-    await setCampaignOffer(ctx, userOf(request).companyId, request.params.id, request.body);
-    return { saved: true };
-  });
+  app.post(
+    '/dashboard/api/campaigns/:id/offer',
+    { ...write, schema: { ...hide, params: schemas.CampaignParams, body: schemas.OfferBody, response: { 200: schemas.CollabOfferSaved } } },
+    async (request) => {
+      await setCampaignOffer(ctx, userOf(request).companyId, request.params.id, request.body);
+      return { saved: true };
+    },
+  );
 
-  app.post('/dashboard/api/campaigns/:id/offer/reset', { ...write, schema: { ...hide, params: schemas.CampaignParams, response: { 200: schemas.CollabOfferSaved } } }, async (request) => {
-    await setCampaignOffer(ctx, userOf(request).companyId, request.params.id, null);
-    return { saved: true };
-  });
+  app.post(
+    '/dashboard/api/campaigns/:id/offer/reset',
+    { ...write, schema: { ...hide, params: schemas.CampaignParams, response: { 200: schemas.CollabOfferSaved } } },
+    async (request) => {
+      await setCampaignOffer(ctx, userOf(request).companyId, request.params.id, null);
+      return { saved: true };
+    },
+  );
 
   app.post(
     '/dashboard/api/campaigns/:id/:action',
-    { ...write, schema: { ...hide, params: schemas.CampaignActionParams, body: schemas.CampaignActionBody, response: { 200: schemas.CollabChanged } } },
+    {
+      ...write,
+      schema: { ...hide, params: schemas.CampaignActionParams, body: schemas.CampaignActionBody, response: { 200: schemas.CollabChanged } },
+    },
     async (request) => {
       await changeCampaign(ctx, userOf(request).companyId, request.params.id, request.params.action, request.body);
       return { done: request.params.action };
     },
   );
 
-  app.get('/dashboard/api/offer', { ...read, schema: { ...hide, response: { 200: schemas.OwnOffer } } }, async (request) => ({ offer: await getOffer(ctx, userOf(request).companyId) }));
+  app.get('/dashboard/api/offer', { ...read, schema: { ...hide, response: { 200: schemas.OwnOffer } } }, async (request) => ({
+    offer: await getOffer(ctx, userOf(request).companyId),
+  }));
 
-  app.post('/dashboard/api/offer', { ...write, schema: { ...hide, body: schemas.OfferBody, response: { 200: schemas.OwnOffer } } }, async (request) => {
-    const company = await getCompany(ctx, userOf(request).companyId);
-    return { offer: await saveOffer(ctx, { companyId: company.companyId, domain: company.domain }, request.body) };
-  });
+  app.post(
+    '/dashboard/api/offer',
+    { ...write, schema: { ...hide, body: schemas.OfferBody, response: { 200: schemas.OwnOffer } } },
+    async (request) => {
+      const company = await getCompany(ctx, userOf(request).companyId);
+      return { offer: await saveOffer(ctx, { companyId: company.companyId, domain: company.domain }, request.body) };
+    },
+  );
 
   // --- integrations ---
 
@@ -235,26 +306,42 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
     data: (await listBrandKeys(ctx, userOf(request).companyId)).filter((key) => key.revokedAt === null),
   }));
 
-  app.post('/dashboard/api/keys', { ...write, schema: { ...hide, body: schemas.KeyBody, response: { 201: schemas.IssuedKey } } }, async (request, reply) => {
-    const issued = await issueBrandKey(ctx, userOf(request).companyId, { name: request.body.name });
-    return reply.status(201).send({ keyId: issued.keyId, name: issued.name, key: issued.key });
-  });
+  app.post(
+    '/dashboard/api/keys',
+    { ...write, schema: { ...hide, body: schemas.KeyBody, response: { 201: schemas.IssuedKey } } },
+    async (request, reply) => {
+      const issued = await issueBrandKey(ctx, userOf(request).companyId, { name: request.body.name });
+      return reply.status(201).send({ keyId: issued.keyId, name: issued.name, key: issued.key });
+    },
+  );
 
-  app.post('/dashboard/api/keys/:id/revoke', { ...write, schema: { ...hide, params: schemas.UuidParams, response: { 200: schemas.RevokedKey } } }, async (request) => {
-    return revokeBrandKeyOf(ctx, userOf(request).companyId, request.params.id);
-  });
+  app.post(
+    '/dashboard/api/keys/:id/revoke',
+    { ...write, schema: { ...hide, params: schemas.UuidParams, response: { 200: schemas.RevokedKey } } },
+    async (request) => {
+      return revokeBrandKeyOf(ctx, userOf(request).companyId, request.params.id);
+    },
+  );
 
-  app.get('/dashboard/api/apps', { ...read, schema: { ...hide, response: { 200: schemas.AuthorizedApps } } }, async (request) => ({ data: await listAuthorizedApps(ctx, userOf(request).companyId) }));
+  app.get('/dashboard/api/apps', { ...read, schema: { ...hide, response: { 200: schemas.AuthorizedApps } } }, async (request) => ({
+    data: await listAuthorizedApps(ctx, userOf(request).companyId),
+  }));
 
-  app.post('/dashboard/api/apps/:id/revoke', { ...write, schema: { ...hide, params: schemas.UuidParams, response: { 200: schemas.AppRevoked } } }, async (request) => {
-    await revokeAuthorizedApp(ctx, userOf(request).companyId, request.params.id);
-    return { revoked: true };
-  });
+  app.post(
+    '/dashboard/api/apps/:id/revoke',
+    { ...write, schema: { ...hide, params: schemas.UuidParams, response: { 200: schemas.AppRevoked } } },
+    async (request) => {
+      await revokeAuthorizedApp(ctx, userOf(request).companyId, request.params.id);
+      return { revoked: true };
+    },
+  );
 
   // --- performance ---
 
-  app.get('/dashboard/api/performance', { ...read, schema: { ...hide, querystring: schemas.PerformanceQuery, response: { 200: schemas.Performance } } }, async (request) =>
-    service.performance(ctx, userOf(request).companyId, request.query),
+  app.get(
+    '/dashboard/api/performance',
+    { ...read, schema: { ...hide, querystring: schemas.PerformanceQuery, response: { 200: schemas.Performance } } },
+    async (request) => service.performance(ctx, userOf(request).companyId, request.query),
   );
 
   app.get('/dashboard/api/performance.csv', { ...read, schema: { ...hide, querystring: schemas.RangeQuery } }, async (request, reply) => {

@@ -39,7 +39,10 @@ export const JoinBody = Type.Object({ invitationCode: InvitationCode }, { additi
 
 export const SignInBody = Type.Object({ email: Email, password: Password }, { additionalProperties: false });
 export const ResetRequestBody = Type.Object({ email: Email }, { additionalProperties: false });
-export const ResetConfirmBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }), password: Password }, { additionalProperties: false });
+export const ResetConfirmBody = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 100 }), password: Password },
+  { additionalProperties: false },
+);
 
 export const SearchQuery = Type.Object({ q: Type.String({ minLength: 1, maxLength: 100 }) });
 export const PartnerListQuery = Type.Object({
@@ -80,7 +83,10 @@ export const CampaignActionParams = Type.Object({
   id: CampaignId,
   action: Type.Union([Type.Literal('start'), Type.Literal('schedule'), Type.Literal('close')]),
 });
-export const CampaignActionBody = Type.Object({ startDate: Type.Optional(Type.String({ format: 'date-time' })) }, { additionalProperties: false });
+export const CampaignActionBody = Type.Object(
+  { startDate: Type.Optional(Type.String({ format: 'date-time' })) },
+  { additionalProperties: false },
+);
 
 export const KeyBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
 
@@ -114,7 +120,12 @@ export const Session = Type.Object({
   devMailbox: Type.Boolean(),
   /** companyId is null while the account's claim of a store waits for the store's owner. */
   user: Nullable(
-    Type.Object({ email: Type.String(), companyId: Nullable(Type.String()), brandName: Nullable(Type.String()), domain: Nullable(Type.String()) }),
+    Type.Object({
+      email: Type.String(),
+      companyId: Nullable(Type.String()),
+      brandName: Nullable(Type.String()),
+      domain: Nullable(Type.String()),
+    }),
   ),
   claim: Nullable(Claim),
 });

@@ -34,7 +34,10 @@ export async function searchBrands(ctx: Pick<DashboardContext, 'db'>, companyId:
 /** The recommendations of GET /v1/discover/partner/recommendations, each with the company id a request needs. */
 export async function recommendationsWithIds(ctx: Pick<DashboardContext, 'db'>, companyId: string) {
   const { data } = await listRecommendations(ctx.db, companyId);
-  const ids = await companyIdsByDomain(ctx, data.flatMap((item) => (item.domain ? [item.domain] : [])));
+  const ids = await companyIdsByDomain(
+    ctx,
+    data.flatMap((item) => (item.domain ? [item.domain] : [])),
+  );
   return { data: data.map((item) => ({ ...item, companyId: item.domain ? (ids.get(item.domain) ?? null) : null })) };
 }
 
@@ -118,7 +121,9 @@ function daysOf(range: PerformanceRange): string[] {
 async function summary(ctx: Pick<DashboardContext, 'db'>, companyId: string, range: PerformanceRange, days: string[]) {
   const rows = await dal.performanceByDayAndPlatform(ctx.db, companyId, range.from, range.to);
   const byDate = new Map(rows.flatMap((row) => (row.day === null ? [] : [[row.day, figuresOf(row)] as const])));
-  const byPlatform = rows.flatMap((row) => (row.platform_id === null ? [] : [{ platformId: row.platform_id, name: row.platform_name, ...figuresOf(row) }]));
+  const byPlatform = rows.flatMap((row) =>
+    row.platform_id === null ? [] : [{ platformId: row.platform_id, name: row.platform_name, ...figuresOf(row) }],
+  );
   return {
     from: range.from,
     to: range.to,
@@ -134,7 +139,11 @@ const partnerFigures = (row: dal.PerformancePartnerRow) => ({ companyId: row.oth
  * The performance page: the summary, and one page of the brands the company has run campaigns with
  * (by name) with their figures over the range; only that page's partners are summed.
  */
-export async function performance(ctx: Pick<DashboardContext, 'db'>, companyId: string, query: PerformanceRange & { pageIndex?: number; pageSize?: number }) {
+export async function performance(
+  ctx: Pick<DashboardContext, 'db'>,
+  companyId: string,
+  query: PerformanceRange & { pageIndex?: number; pageSize?: number },
+) {
   const { pageIndex = 1, pageSize = DEFAULT_PAGE_SIZE } = query;
   const days = daysOf(query);
   const partnerPage = async () => {
@@ -155,7 +164,10 @@ export async function performance(ctx: Pick<DashboardContext, 'db'>, companyId: 
  */
 export async function performanceCsv(ctx: Pick<DashboardContext, 'db'>, companyId: string, range: PerformanceRange): Promise<string> {
   const days = daysOf(range);
-  const [report, partners] = await Promise.all([summary(ctx, companyId, range, days), dal.performanceAllPartners(ctx.db, companyId, range.from, range.to)]);
+  const [report, partners] = await Promise.all([
+    summary(ctx, companyId, range, days),
+    dal.performanceAllPartners(ctx.db, companyId, range.from, range.to),
+  ]);
   const row = (group: string, id: string, name: string | null, figures: Figures) => [group, id, name, ...FIGURES.map((f) => figures[f])];
   const rows = [
     ...report.byDay.map((day) => row('day', day.date, null, day)),
@@ -163,5 +175,10 @@ export async function performanceCsv(ctx: Pick<DashboardContext, 'db'>, companyI
     ...partners.map((partner) => row('partner', partner.other_id, partner.other_name, figuresOf(partner))),
     row('total', '', null, report.totals),
   ];
-  return stringify(rows, { header: true, columns: ['group', 'id', 'name', ...FIGURES], record_delimiter: 'windows', escape_formulas: true });
+  return stringify(rows, {
+    header: true,
+    columns: ['group', 'id', 'name', ...FIGURES],
+    record_delimiter: 'windows',
+    escape_formulas: true,
+  });
 }

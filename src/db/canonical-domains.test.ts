@@ -25,11 +25,51 @@ for (const kind of DATABASE_KINDS) {
       await db
         .insertInto('platform_brands')
         .values([
-          { platform_id: platformId, domain: 'café.example', business_name: 'Café', status: 'active', end_date: null, created_at: at(10), updated_at: at(10) },
-          { platform_id: platformId, domain: 'xn--caf-dma.example', business_name: null, status: 'closed', end_date: at(30), created_at: at(20), updated_at: at(30) },
-          { platform_id: platformId, domain: 'ｃａｆé.example', business_name: 'Old name', status: 'active', end_date: null, created_at: at(0), updated_at: at(0) },
-          { platform_id: platformId, domain: 'bücher.example', business_name: 'Bücher', status: 'active', end_date: null, created_at: at(0), updated_at: at(0) },
-          { platform_id: platformId, domain: 'plain.example', business_name: 'Plain', status: 'active', end_date: null, created_at: at(0), updated_at: at(0) },
+          {
+            platform_id: platformId,
+            domain: 'café.example',
+            business_name: 'Café',
+            status: 'active',
+            end_date: null,
+            created_at: at(10),
+            updated_at: at(10),
+          },
+          {
+            platform_id: platformId,
+            domain: 'xn--caf-dma.example',
+            business_name: null,
+            status: 'closed',
+            end_date: at(30),
+            created_at: at(20),
+            updated_at: at(30),
+          },
+          {
+            platform_id: platformId,
+            domain: 'ｃａｆé.example',
+            business_name: 'Old name',
+            status: 'active',
+            end_date: null,
+            created_at: at(0),
+            updated_at: at(0),
+          },
+          {
+            platform_id: platformId,
+            domain: 'bücher.example',
+            business_name: 'Bücher',
+            status: 'active',
+            end_date: null,
+            created_at: at(0),
+            updated_at: at(0),
+          },
+          {
+            platform_id: platformId,
+            domain: 'plain.example',
+            business_name: 'Plain',
+            status: 'active',
+            end_date: null,
+            created_at: at(0),
+            updated_at: at(0),
+          },
         ])
         .execute();
       await db
@@ -69,7 +109,10 @@ for (const kind of DATABASE_KINDS) {
         placed_at: at(0),
         new_customer: true,
       });
-      await db.insertInto('attributed_orders').values([order('café.example', 'o-1'), order('xn--caf-dma.example', 'o-1'), order('café.example', 'o-2')]).execute();
+      await db
+        .insertInto('attributed_orders')
+        .values([order('café.example', 'o-1'), order('xn--caf-dma.example', 'o-1'), order('café.example', 'o-2')])
+        .execute();
       await db.insertInto('store_customers').values({ store_domain: 'café.example', customer_ref: 'ref', first_order_id: 'o-2' }).execute();
 
       expect(await migrateTo(db, '0011_canonical_domains')).toEqual(['0011_canonical_domains']);
@@ -85,16 +128,37 @@ for (const kind of DATABASE_KINDS) {
           order by table_name collate "C", stored_domain collate "C", row_key collate "C"`.execute(database.db)
       ).rows;
 
-    it('merges the forms of a platform brand into one record: first creation, the latest sync\'s state and name', async () => {
-      const rows = await database.db.selectFrom('platform_brands').selectAll().where('platform_id', '=', platformId).orderBy('domain').execute();
-      expect(rows.map(({ domain, business_name, status, end_date, created_at, updated_at }) => ({ domain, business_name, status, end_date, created_at, updated_at }))).toEqual([
+    it("merges the forms of a platform brand into one record: first creation, the latest sync's state and name", async () => {
+      const rows = await database.db
+        .selectFrom('platform_brands')
+        .selectAll()
+        .where('platform_id', '=', platformId)
+        .orderBy('domain')
+        .execute();
+      expect(
+        rows.map(({ domain, business_name, status, end_date, created_at, updated_at }) => ({
+          domain,
+          business_name,
+          status,
+          end_date,
+          created_at,
+          updated_at,
+        })),
+      ).toEqual([
         { domain: 'plain.example', business_name: 'Plain', status: 'active', end_date: null, created_at: at(0), updated_at: at(0) },
-        { domain: 'xn--bcher-kva.example', business_name: 'Bücher', status: 'active', end_date: null, created_at: at(0), updated_at: at(0) },
+        {
+          domain: 'xn--bcher-kva.example',
+          business_name: 'Bücher',
+          status: 'active',
+          end_date: null,
+          created_at: at(0),
+          updated_at: at(0),
+        },
         { domain: 'xn--caf-dma.example', business_name: 'Café', status: 'closed', end_date: at(30), created_at: at(0), updated_at: at(30) },
       ]);
     });
 
-    it('gives a company\'s canonical domain to the oldest company holding a form of it, and takes it from the others', async () => {
+    it("gives a company's canonical domain to the oldest company holding a form of it, and takes it from the others", async () => {
       const companies = await database.db.selectFrom('companies').select(['id', 'domain']).orderBy('id').execute();
       expect(companies).toEqual([
         { id: 'full-width-copy', domain: null },
@@ -111,23 +175,80 @@ for (const kind of DATABASE_KINDS) {
       const { db } = database;
       expect(await db.selectFrom('brand_claims').select('domain').execute()).toEqual([{ domain: 'xn--caf-dma.example' }]);
       const merchantStores = await db.selectFrom('merchant_stores').select('domain').execute();
-      expect(merchantStores.map((row) => row.domain).sort()).toEqual(['bücher.example', 'xn--bcher-kva.example', 'xn--caf-dma.example', 'ｃａｆé.example']);
+      expect(merchantStores.map((row) => row.domain).sort()).toEqual([
+        'bücher.example',
+        'xn--bcher-kva.example',
+        'xn--caf-dma.example',
+        'ｃａｆé.example',
+      ]);
       expect(await db.selectFrom('setup_jobs').select('domain').execute()).toEqual([{ domain: 'xn--caf-dma.example' }]);
       const orders = await db.selectFrom('attributed_orders').select(['store_domain', 'order_id']).execute();
-      expect(orders.map((row) => `${row.order_id} ${row.store_domain}`).sort()).toEqual(['o-1 café.example', 'o-1 xn--caf-dma.example', 'o-2 xn--caf-dma.example']);
+      expect(orders.map((row) => `${row.order_id} ${row.store_domain}`).sort()).toEqual([
+        'o-1 café.example',
+        'o-1 xn--caf-dma.example',
+        'o-2 xn--caf-dma.example',
+      ]);
       expect(await db.selectFrom('store_customers').select('store_domain').execute()).toEqual([{ store_domain: 'xn--caf-dma.example' }]);
     });
 
     it('reports every row merged, left without a domain or left as stored', async () => {
       expect(await report()).toEqual([
-        { table_name: 'attributed_orders', row_key: 'o-1', stored_domain: 'café.example', canonical_domain: 'xn--caf-dma.example', outcome: 'left_as_stored' },
-        { table_name: 'companies', row_key: 'mixed-directions', stored_domain: 'shopשלום.example', canonical_domain: null, outcome: 'left_as_stored' },
-        { table_name: 'companies', row_key: 'punycode-later', stored_domain: 'xn--bcher-kva.example', canonical_domain: 'xn--bcher-kva.example', outcome: 'domain_removed' },
-        { table_name: 'companies', row_key: 'full-width-copy', stored_domain: 'ｂｒａｎｄ-ｘ.example', canonical_domain: 'brand-x.example', outcome: 'domain_removed' },
-        { table_name: 'merchant_stores', row_key: 'bücher.example', stored_domain: 'bücher.example', canonical_domain: 'xn--bcher-kva.example', outcome: 'left_as_stored' },
-        { table_name: 'merchant_stores', row_key: 'ｃａｆé.example', stored_domain: 'ｃａｆé.example', canonical_domain: 'xn--caf-dma.example', outcome: 'left_as_stored' },
-        { table_name: 'platform_brands', row_key: platformId, stored_domain: 'café.example', canonical_domain: 'xn--caf-dma.example', outcome: 'merged' },
-        { table_name: 'platform_brands', row_key: platformId, stored_domain: 'ｃａｆé.example', canonical_domain: 'xn--caf-dma.example', outcome: 'merged' },
+        {
+          table_name: 'attributed_orders',
+          row_key: 'o-1',
+          stored_domain: 'café.example',
+          canonical_domain: 'xn--caf-dma.example',
+          outcome: 'left_as_stored',
+        },
+        {
+          table_name: 'companies',
+          row_key: 'mixed-directions',
+          stored_domain: 'shopשלום.example',
+          canonical_domain: null,
+          outcome: 'left_as_stored',
+        },
+        {
+          table_name: 'companies',
+          row_key: 'punycode-later',
+          stored_domain: 'xn--bcher-kva.example',
+          canonical_domain: 'xn--bcher-kva.example',
+          outcome: 'domain_removed',
+        },
+        {
+          table_name: 'companies',
+          row_key: 'full-width-copy',
+          stored_domain: 'ｂｒａｎｄ-ｘ.example',
+          canonical_domain: 'brand-x.example',
+          outcome: 'domain_removed',
+        },
+        {
+          table_name: 'merchant_stores',
+          row_key: 'bücher.example',
+          stored_domain: 'bücher.example',
+          canonical_domain: 'xn--bcher-kva.example',
+          outcome: 'left_as_stored',
+        },
+        {
+          table_name: 'merchant_stores',
+          row_key: 'ｃａｆé.example',
+          stored_domain: 'ｃａｆé.example',
+          canonical_domain: 'xn--caf-dma.example',
+          outcome: 'left_as_stored',
+        },
+        {
+          table_name: 'platform_brands',
+          row_key: platformId,
+          stored_domain: 'café.example',
+          canonical_domain: 'xn--caf-dma.example',
+          outcome: 'merged',
+        },
+        {
+          table_name: 'platform_brands',
+          row_key: platformId,
+          stored_domain: 'ｃａｆé.example',
+          canonical_domain: 'xn--caf-dma.example',
+          outcome: 'merged',
+        },
       ]);
     });
 
@@ -142,7 +263,10 @@ for (const kind of DATABASE_KINDS) {
       // Only what could not be made canonical is reported again: the mixed-direction company, and
       // the rows left as stored beside a canonical one.
       expect((await report()).map((row) => row.stored_domain).sort()).toEqual(
-        before.filter((row) => row.outcome === 'left_as_stored').map((row) => row.stored_domain).sort(),
+        before
+          .filter((row) => row.outcome === 'left_as_stored')
+          .map((row) => row.stored_domain)
+          .sort(),
       );
     });
   });

@@ -6,7 +6,13 @@ import { loadConfig } from '../config.js';
 import { isDatabaseUnavailable } from '../http/error-handler.js';
 import { jobBounds, openDatabase, requestBounds, type DatabaseBounds, type DatabaseHandle } from './database.js';
 
-const BOUNDS: DatabaseBounds = { connectTimeoutMs: 700, statementTimeoutMs: 500, queryTimeoutMs: 900, idleInTransactionTimeoutMs: 1_000, keepAliveMs: 2_000 };
+const BOUNDS: DatabaseBounds = {
+  connectTimeoutMs: 700,
+  statementTimeoutMs: 500,
+  queryTimeoutMs: 900,
+  idleInTransactionTimeoutMs: 1_000,
+  keepAliveMs: 2_000,
+};
 /**
  * How late this process may notice a timer or an answer on a loaded two-core machine. The waits
  * checked against it would otherwise last until the proxy is restored, after the check: a bound
@@ -28,8 +34,20 @@ async function failure(attempt: () => Promise<unknown>): Promise<{ error: unknow
 describe('database bounds from the settings', () => {
   it('give requests the short bounds, and jobs longer statements with the same margin for the client', () => {
     const limits = loadConfig({}).database;
-    expect(requestBounds(limits)).toEqual({ connectTimeoutMs: 1500, statementTimeoutMs: 2000, queryTimeoutMs: 2500, idleInTransactionTimeoutMs: 10_000, keepAliveMs: 5000 });
-    expect(jobBounds(limits)).toEqual({ connectTimeoutMs: 1500, statementTimeoutMs: 60_000, queryTimeoutMs: 60_500, idleInTransactionTimeoutMs: 60_000, keepAliveMs: 5000 });
+    expect(requestBounds(limits)).toEqual({
+      connectTimeoutMs: 1500,
+      statementTimeoutMs: 2000,
+      queryTimeoutMs: 2500,
+      idleInTransactionTimeoutMs: 10_000,
+      keepAliveMs: 5000,
+    });
+    expect(jobBounds(limits)).toEqual({
+      connectTimeoutMs: 1500,
+      statementTimeoutMs: 60_000,
+      queryTimeoutMs: 60_500,
+      idleInTransactionTimeoutMs: 60_000,
+      keepAliveMs: 5000,
+    });
   });
 });
 
@@ -53,7 +71,8 @@ describe('every wait on PostgreSQL is bounded [postgres]', () => {
     await database.close();
   });
 
-  const settingOf = async (name: string) => (await sql<{ setting: string }>`select current_setting(${name}) as setting`.execute(proxied.db)).rows[0]!.setting;
+  const settingOf = async (name: string) =>
+    (await sql<{ setting: string }>`select current_setting(${name}) as setting`.execute(proxied.db)).rows[0]!.setting;
 
   it('sets the server-side timeouts and keepalive on each connection', async () => {
     expect(await settingOf('statement_timeout')).toBe('500ms');
@@ -84,7 +103,9 @@ describe('every wait on PostgreSQL is bounded [postgres]', () => {
         const { pid } = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!;
         // Until PostgreSQL has ended the session, seen from another connection.
         await waitUntil(
-          async () => (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where pid = ${pid}`.execute(database.db)).rows[0]!.n === 0,
+          async () =>
+            (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where pid = ${pid}`.execute(database.db)).rows[0]!
+              .n === 0,
           60_000,
         );
         await sql`select 1`.execute(trx);
@@ -139,8 +160,8 @@ describe('every wait on PostgreSQL is bounded [postgres]', () => {
   });
 });
 
-describe('waiting for PGlite\'s one connection is bounded [pglite]', () => {
-  it('ends at the connect timeout with the error pg\'s pool gives, and the connection serves the next caller once free', async () => {
+describe("waiting for PGlite's one connection is bounded [pglite]", () => {
+  it("ends at the connect timeout with the error pg's pool gives, and the connection serves the next caller once free", async () => {
     const handle = await openDatabase({ bounds: BOUNDS });
     try {
       let release = () => {};

@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 
 /**
  * Presents PGlite (one in-process connection) as the small pool interface Kysely's

@@ -134,7 +134,6 @@ export interface FoundationTables {
   oauth_clients: OAuthClientsTable;
 }
 
-
 export interface RecommendationScoresTable {
   company_id: string;
   candidate_id: string;

@@ -50,7 +50,7 @@ async function answeredBeforeRefusal(send: (i: number) => Promise<{ statusCode: 
 }
 
 describeEachDatabase(
-  'TRUST_PROXY unset: X-Forwarded-For is nobody\'s word',
+  "TRUST_PROXY unset: X-Forwarded-For is nobody's word",
   (use) => {
     it('counts referral clicks per peer however the header rotates', async () => {
       expect(await answeredBeforeRefusal((i) => click(use(), '203.0.113.1', rotating(i)))).toBe(5);
@@ -58,7 +58,8 @@ describeEachDatabase(
     });
 
     it('counts an anonymous route (the staff sign-in page) per peer however the header rotates', async () => {
-      const page = (i: number) => use().app.inject({ method: 'GET', url: '/account/sign-in', remoteAddress: '203.0.113.3', headers: rotating(i) });
+      const page = (i: number) =>
+        use().app.inject({ method: 'GET', url: '/account/sign-in', remoteAddress: '203.0.113.3', headers: rotating(i) });
       expect(await answeredBeforeRefusal(page)).toBe(5);
     });
   },
@@ -91,7 +92,9 @@ describeEachDatabase('TRUST_PROXY unset: sign-in and reset budgets count the pee
     await createBrandUser({ db: use().db }, companyId, { email, password: PASSWORD });
     const requester = '203.0.113.12';
     for (let i = 1; i <= 10; i += 1) {
-      expect((await resetRequest(use(), i === 1 ? email : `${uniqueId('nobody')}@reset.example`, requester, rotating(i))).statusCode).toBe(202);
+      expect((await resetRequest(use(), i === 1 ? email : `${uniqueId('nobody')}@reset.example`, requester, rotating(i))).statusCode).toBe(
+        202,
+      );
     }
     const written = async () => ({
       resets: await use().db.selectFrom('password_resets').select('token_hash').orderBy('token_hash').execute(),
@@ -168,15 +171,19 @@ describe('the client address in the request log', () => {
     });
   }
 
-  it('is the peer\'s when TRUST_PROXY is unset, and the one the trusted load balancer names when it is set', async () => {
+  it("is the peer's when TRUST_PROXY is unset, and the one the trusted load balancer names when it is set", async () => {
     expect(await loggedAddresses({}, '203.0.113.50', forwardedFor('198.51.100.50'))).toEqual(['203.0.113.50']);
-    expect(await loggedAddresses({ TRUST_PROXY: '203.0.113.50' }, '203.0.113.50', forwardedFor('192.0.2.1, 198.51.100.50'))).toEqual(['198.51.100.50']);
+    expect(await loggedAddresses({ TRUST_PROXY: '203.0.113.50' }, '203.0.113.50', forwardedFor('192.0.2.1, 198.51.100.50'))).toEqual([
+      '198.51.100.50',
+    ]);
   });
 });
 
 describe('isLoopbackAddress', () => {
   it('knows 127.0.0.0/8 and ::1, also IPv4-mapped, and nothing else', () => {
-    for (const address of ['127.0.0.1', '127.255.0.9', '::1', '::ffff:127.0.0.1', '::FFFF:127.0.0.2']) expect(isLoopbackAddress(address), address).toBe(true);
-    for (const address of [undefined, '', '10.0.0.1', '128.0.0.1', '::ffff:10.0.0.1', '::2', 'localhost', '0.0.0.0', '::']) expect(isLoopbackAddress(address), String(address)).toBe(false);
+    for (const address of ['127.0.0.1', '127.255.0.9', '::1', '::ffff:127.0.0.1', '::FFFF:127.0.0.2'])
+      expect(isLoopbackAddress(address), address).toBe(true);
+    for (const address of [undefined, '', '10.0.0.1', '128.0.0.1', '::ffff:10.0.0.1', '::2', 'localhost', '0.0.0.0', '::'])
+      expect(isLoopbackAddress(address), String(address)).toBe(false);
   });
 });

@@ -37,23 +37,45 @@ describeEachDatabase('CORS', (use) => {
     }
     expect(readable.sort()).toEqual(routes.filter((route) => openToOtherSites(route.split(' ')[1]!)).sort());
     // What the hostile review read: the mailbox, the staff pages, the dashboard API and pages.
-    for (const closed of ['GET /account/dev-mailbox', 'GET /account/sign-in', 'GET /dashboard/api/session', 'POST /dashboard/api/password-reset', 'GET /dashboard', 'GET /v1/oauth/authorize']) {
+    for (const closed of [
+      'GET /account/dev-mailbox',
+      'GET /account/sign-in',
+      'GET /dashboard/api/session',
+      'POST /dashboard/api/password-reset',
+      'GET /dashboard',
+      'GET /v1/oauth/authorize',
+    ]) {
       expect(routes, closed).toContain(closed);
       expect(readable, closed).not.toContain(closed);
     }
-    for (const open of ['GET /v1/campaigns/offers', 'POST /v1/oauth/token', 'GET /plugin/v2.0.0/loader.js']) expect(readable, open).toContain(open);
+    for (const open of ['GET /v1/campaigns/offers', 'POST /v1/oauth/token', 'GET /plugin/v2.0.0/loader.js'])
+      expect(readable, open).toContain(open);
   });
 
   it('answers preflights for the open routes only; another path gets 403 and no grant', async () => {
     const preflight = (url: string) =>
-      use().app.inject({ method: 'OPTIONS', url, headers: { ...EVIL, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+      use().app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: { ...EVIL, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
     for (const url of ['/v1/oauth/token', '/v1/platform/brands', '/v1/campaigns/offers?type=post-purchase']) {
       const response = await preflight(url);
       expect(response.statusCode, url).toBe(204);
       expect(response.headers['access-control-allow-origin'], url).toBe('*');
       expect(response.headers['access-control-allow-methods'], url).toBe('GET, POST, OPTIONS');
     }
-    for (const url of ['/account/dev-mailbox', '/account/sign-in', '/dashboard/api/password-reset', '/dashboard/api/sign-in', '/v1/oauth/authorize', '/sandbox/stores/shop.example/sign-in', '/admin/companies', '/healthz', '/v1/no-such-route']) {
+    for (const url of [
+      '/account/dev-mailbox',
+      '/account/sign-in',
+      '/dashboard/api/password-reset',
+      '/dashboard/api/sign-in',
+      '/v1/oauth/authorize',
+      '/sandbox/stores/shop.example/sign-in',
+      '/admin/companies',
+      '/healthz',
+      '/v1/no-such-route',
+    ]) {
       const response = await preflight(url);
       expect(response.statusCode, url).toBe(403);
       expect(response.json(), url).toMatchObject({ error: 'forbidden', message: expect.stringContaining('own pages only') });

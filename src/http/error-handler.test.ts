@@ -37,7 +37,8 @@ for (const kind of DATABASE_KINDS) {
       await database?.close();
     });
 
-    const send = (as: string, value: string) => app.inject({ method: 'GET', url: `/unchecked?${new URLSearchParams({ as, value }).toString()}` });
+    const send = (as: string, value: string) =>
+      app.inject({ method: 'GET', url: `/unchecked?${new URLSearchParams({ as, value }).toString()}` });
 
     it.each([
       ['a NUL character (22021)', 'text', 'a\u0000b'],

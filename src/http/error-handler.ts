@@ -16,7 +16,18 @@ declare module 'fastify' {
  * running out (57014 is PostgreSQL cancelling a statement at statement_timeout, 25P03 ending a
  * session idle in a transaction).
  */
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001', '57014', '25P03']);
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  '57P01',
+  '57P03',
+  '08006',
+  '08001',
+  '57014',
+  '25P03',
+]);
 
 /** Also used by the OAuth endpoints, which answer 503 in their own error shape. */
 export { DATABASE_RETRY_AFTER_SECONDS };
@@ -128,7 +139,11 @@ export function installErrorHandlers(app: FastifyInstance, knownRoutes: () => Ar
     if (isInvalidText(error)) {
       // A route let such text through its validation: worth fixing, hence the warning.
       request.log.warn({ err: error }, 'the database refused text from the request');
-      return sendError(reply, request, new ApiError(400, 'invalid_request', 'the request contains text that cannot be stored (for example a NUL character)'));
+      return sendError(
+        reply,
+        request,
+        new ApiError(400, 'invalid_request', 'the request contains text that cannot be stored (for example a NUL character)'),
+      );
     }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: error }, 'database unavailable');

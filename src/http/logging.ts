@@ -111,6 +111,7 @@ class LazyChildLogger {
 
 /** Fastify's childLoggerFactory: a route with its own log level gets its child at once, others a lazy one. */
 export function requestLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
-  if (options.level !== undefined || typeof (parent as Partial<LoggerWithLevels>).isLevelEnabled !== 'function') return parent.child(bindings, options);
+  if (options.level !== undefined || typeof (parent as Partial<LoggerWithLevels>).isLevelEnabled !== 'function')
+    return parent.child(bindings, options);
   return new LazyChildLogger(parent as LoggerWithLevels, bindings, options) as unknown as FastifyBaseLogger;
 }

@@ -9,7 +9,11 @@ describeEachDatabase('operability', (use) => {
   it('answers an unknown route with 404 not_found in the spec shape and a request id', async () => {
     const response = await use().app.inject({ method: 'GET', url: '/v1/nothing-here' });
     expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ error: 'not_found', message: 'no route GET /v1/nothing-here', requestId: response.headers['x-request-id'] });
+    expect(response.json()).toEqual({
+      error: 'not_found',
+      message: 'no route GET /v1/nothing-here',
+      requestId: response.headers['x-request-id'],
+    });
   });
 
   it('answers a wrong method with 405 and Allow', async () => {
@@ -91,7 +95,9 @@ describeEachDatabase('operability', (use) => {
       expect(response.statusCode).toBe(status);
       expect(response.json()).toMatchObject({ error });
       expect(response.headers['access-control-allow-origin']).toBe('*');
-      expect(response.headers['access-control-expose-headers']).toBe('X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, WWW-Authenticate');
+      expect(response.headers['access-control-expose-headers']).toBe(
+        'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, WWW-Authenticate',
+      );
     }
   });
 
@@ -99,7 +105,10 @@ describeEachDatabase('operability', (use) => {
     for (const headers of [{ origin: 'https://shop.example' }, { 'access-control-request-method': 'POST' }]) {
       const response = await use().app.inject({ method: 'OPTIONS', url: '/v1/partners', headers });
       expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ error: 'invalid_request', message: expect.stringMatching(/Origin and Access-Control-Request-Method/) });
+      expect(response.json()).toMatchObject({
+        error: 'invalid_request',
+        message: expect.stringMatching(/Origin and Access-Control-Request-Method/),
+      });
       expect(response.headers['access-control-allow-methods']).toBeUndefined();
     }
   });
@@ -137,7 +146,11 @@ describe('errors and logs', () => {
       headers: { 'content-type': 'application/json', 'x-api-key': platform.key, cookie: 'session=secret-cookie-value' },
       payload: { brands: [{ domain: 'logged.example' }] },
     });
-    await app.inject({ method: 'POST', url: `/v1/platform/brands?api_key=${brand.key}&access_token=tok-in-url`, headers: { authorization: 'Bearer bearer-secret-value' } });
+    await app.inject({
+      method: 'POST',
+      url: `/v1/platform/brands?api_key=${brand.key}&access_token=tok-in-url`,
+      headers: { authorization: 'Bearer bearer-secret-value' },
+    });
     const logs = lines.join('');
     expect(logs).toContain('/v1/platform/brands');
     for (const secret of [platform.key, brand.key, 'secret-cookie-value', 'tok-in-url', 'bearer-secret-value']) {

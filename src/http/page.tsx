@@ -36,7 +36,10 @@ export function PageShell({ title, stylesheet, bodyClass, noIndex, children }: P
  * the data can never close the element.
  */
 export function JsonScript({ id, value }: { id: string; value: unknown }): VNode {
-  const json = JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  const json = JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
   return <script type="application/json" id={id} dangerouslySetInnerHTML={{ __html: json }} />;
 }
 

@@ -45,7 +45,10 @@ describe('page security headers', () => {
       expect(response.headers['cross-origin-resource-policy'], url).toBe('cross-origin');
       expect(response.headers['x-content-type-options'], url).toBe('nosniff');
     }
-    const embed = await get(`/plugin/v2/embed?platformId=${crypto.randomUUID()}&domain=shop.example`, { referer: 'https://host.example/page', 'sec-fetch-dest': 'iframe' });
+    const embed = await get(`/plugin/v2/embed?platformId=${crypto.randomUUID()}&domain=shop.example`, {
+      referer: 'https://host.example/page',
+      'sec-fetch-dest': 'iframe',
+    });
     expect(embed.statusCode).toBe(200);
     expect(embed.headers['x-frame-options']).toBeUndefined();
     expect(embed.headers['content-security-policy']).toMatch(/frame-ancestors https:\/\/host\.example$/);
@@ -77,8 +80,12 @@ describe('page security headers', () => {
 });
 
 describe('the CSP builder', () => {
-  it('adds a page\'s sources to the base, replaces a \'none\', removes a directive for null, and writes frame-ancestors last', () => {
-    const policy = pagePolicy({ 'script-src': ["'self'"], 'form-action': ['https://app.example'], 'frame-ancestors': ['https://a.example', 'https://b.example'] });
+  it("adds a page's sources to the base, replaces a 'none', removes a directive for null, and writes frame-ancestors last", () => {
+    const policy = pagePolicy({
+      'script-src': ["'self'"],
+      'form-action': ['https://app.example'],
+      'frame-ancestors': ['https://a.example', 'https://b.example'],
+    });
     expect(policyHeader(policy)).toBe(
       "default-src 'none'; script-src 'self'; style-src 'self'; form-action 'self' https://app.example; base-uri 'none'; frame-ancestors https://a.example https://b.example",
     );
@@ -90,6 +97,8 @@ describe('the CSP builder', () => {
 describe('JsonScript', () => {
   it('writes data that can never close its element or end a line of script', () => {
     const html = renderPage(JsonScript({ id: 'boot', value: { text: '</script><script>alert(1)</script>\u2028\u2029' } }));
-    expect(html).toBe('<!doctype html><script type="application/json" id="boot">{"text":"\\u003c/script>\\u003cscript>alert(1)\\u003c/script>\\u2028\\u2029"}</script>');
+    expect(html).toBe(
+      '<!doctype html><script type="application/json" id="boot">{"text":"\\u003c/script>\\u003cscript>alert(1)\\u003c/script>\\u2028\\u2029"}</script>',
+    );
   });
 });

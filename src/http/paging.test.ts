@@ -15,12 +15,17 @@ function positions(pageIndex: number, pageSize: number, total: number): number[]
 describe('pageWindow', () => {
   it('selects exactly the rows of the page, from whichever end is nearer', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 10 }), fc.integer({ min: 0, max: 300 }), (pageIndex, pageSize, total) => {
-        const expected = Array.from({ length: total }, (_, i) => i).slice((pageIndex - 1) * pageSize, pageIndex * pageSize);
-        expect(positions(pageIndex, pageSize, total)).toEqual(expected);
-        const window = pageWindow(pageIndex, pageSize, total);
-        if (!window.empty) expect(window.offset).toBeLessThanOrEqual(total / 2);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 0, max: 300 }),
+        (pageIndex, pageSize, total) => {
+          const expected = Array.from({ length: total }, (_, i) => i).slice((pageIndex - 1) * pageSize, pageIndex * pageSize);
+          expect(positions(pageIndex, pageSize, total)).toEqual(expected);
+          const window = pageWindow(pageIndex, pageSize, total);
+          if (!window.empty) expect(window.offset).toBeLessThanOrEqual(total / 2);
+        },
+      ),
     );
   });
 
@@ -46,23 +51,41 @@ describeEachDatabase('paging parameters are decimal integers', (use) => {
         for (const written of ['0x10', '2.', ' 2', '2 ', '1e2', '+2', '2.0', '', 'two', '0b10', '١']) {
           const response = await list(path, `${parameter}=${encodeURIComponent(written)}`);
           expect(response.statusCode, `${parameter}=${JSON.stringify(written)}`).toBe(400);
-          expect(response.json()).toMatchObject({ error: 'invalid_request', message: expect.stringContaining(`query parameter ${parameter}`) });
+          expect(response.json()).toMatchObject({
+            error: 'invalid_request',
+            message: expect.stringContaining(`query parameter ${parameter}`),
+          });
         }
       });
 
       it(`${path} takes ${parameter} in decimal digits and keeps its range`, async () => {
         expect((await list(path, `${parameter}=2`)).statusCode).toBe(200);
         expect((await list(path, `${parameter}=002`)).statusCode).toBe(200);
-        expect((await list(path, `${parameter}=0`)).json()).toMatchObject({ error: 'invalid_request', message: expect.stringContaining(`${parameter} must be >= 1`) });
+        expect((await list(path, `${parameter}=0`)).json()).toMatchObject({
+          error: 'invalid_request',
+          message: expect.stringContaining(`${parameter} must be >= 1`),
+        });
         expect((await list(path, `${parameter}=-1`)).statusCode).toBe(400);
       });
     }
 
     it(`${path} documents its paging parameters as bounded integers`, async () => {
-      const document = use().app.swagger() as { paths: Record<string, { get: { parameters: Array<{ name: string; in: string; schema: Record<string, unknown> }> } }> };
+      const document = use().app.swagger() as {
+        paths: Record<string, { get: { parameters: Array<{ name: string; in: string; schema: Record<string, unknown> }> } }>;
+      };
       const parameters = document.paths[path]!.get.parameters.filter((p) => p.in === 'query');
-      expect(parameters.find((p) => p.name === 'pageIndex')?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: MAX_PAGE_INDEX, default: 1 });
-      expect(parameters.find((p) => p.name === 'pageSize')?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE });
+      expect(parameters.find((p) => p.name === 'pageIndex')?.schema).toMatchObject({
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_PAGE_INDEX,
+        default: 1,
+      });
+      expect(parameters.find((p) => p.name === 'pageSize')?.schema).toMatchObject({
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_PAGE_SIZE,
+        default: DEFAULT_PAGE_SIZE,
+      });
     });
   }
 });

@@ -9,15 +9,18 @@ export const MAX_PAGE_INDEX = 1_000_000;
 export const pagingQuery = {
   pageIndex: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_INDEX, default: 1, description: '1-based page number' })),
   pageSize: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Items per page, at most ${MAX_PAGE_SIZE}` }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      default: DEFAULT_PAGE_SIZE,
+      description: `Items per page, at most ${MAX_PAGE_SIZE}`,
+    }),
   ),
 };
 
 /** The optional attribution header of the brand lists; its rules (SPEC 5.2) are applied by the auth layer. */
 export const platformHeader = Type.Object({
-  'x-platform-id': Type.Optional(
-    Type.String({ description: 'Platform.Id (UUID) of an active platform, sent only when one was assigned' }),
-  ),
+  'x-platform-id': Type.Optional(Type.String({ description: 'Platform.Id (UUID) of an active platform, sent only when one was assigned' })),
 });
 
 /**
@@ -32,5 +35,7 @@ export function pageWindow(pageIndex: number, pageSize: number, totalRows: numbe
   if (start >= totalRows) return { empty: true };
   const limit = Math.min(pageSize, totalRows - start);
   const rowsAfter = totalRows - start - limit;
-  return start <= rowsAfter ? { empty: false, fromEnd: false, offset: start, limit } : { empty: false, fromEnd: true, offset: rowsAfter, limit };
+  return start <= rowsAfter
+    ? { empty: false, fromEnd: false, offset: start, limit }
+    : { empty: false, fromEnd: true, offset: rowsAfter, limit };
 }

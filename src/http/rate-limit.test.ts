@@ -71,7 +71,12 @@ describeEachDatabase(
       const busy = address();
       const anonymous = (remoteAddress: string) => use().app.inject({ method: 'GET', url: '/r/AAAAAAAAAAAAAAAAAAAAAA', remoteAddress });
       const admin = (remoteAddress: string, token?: string) =>
-        use().app.inject({ method: 'GET', url: '/admin/platforms', remoteAddress, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+        use().app.inject({
+          method: 'GET',
+          url: '/admin/platforms',
+          remoteAddress,
+          headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+        });
 
       for (let i = 0; i < 4; i += 1) expect((await anonymous(busy)).statusCode).toBe(404);
       expect((await anonymous(busy)).statusCode).toBe(429);
@@ -123,7 +128,11 @@ describeEachDatabase(
     it('counts a HEAD request once, like its GET', async () => {
       const brand = await createBrand(use().support);
       const request = (method: 'GET' | 'HEAD') =>
-        use().app.inject({ method, url: '/v1/campaigns/offers?type=post-purchase', headers: { 'x-api-key': brand.key, 'x-platform-id': platformId } });
+        use().app.inject({
+          method,
+          url: '/v1/campaigns/offers?type=post-purchase',
+          headers: { 'x-api-key': brand.key, 'x-platform-id': platformId },
+        });
       expect((await request('GET')).headers['ratelimit-remaining']).toBe('2');
       expect((await request('HEAD')).headers['ratelimit-remaining']).toBe('1');
       expect((await request('GET')).headers['ratelimit-remaining']).toBe('0');

@@ -107,7 +107,10 @@ function answer(reply: FastifyReply, max: number, window: WindowCount, done: Hoo
   reply.header('ratelimit-limit', max);
   reply.header('ratelimit-remaining', Math.max(0, max - window.count));
   reply.header('ratelimit-reset', resetSeconds);
-  if (window.count <= max) return done();
+  if (window.count <= max) {
+    done();
+    return;
+  }
   reply.header('retry-after', resetSeconds);
   done(new ApiError(429, 'rate_limited', `rate limit of ${max} requests per minute exceeded; retry in ${resetSeconds} s`));
 }
@@ -138,7 +141,10 @@ function limiter(counter: Counter, max: number): onRequestHookHandler {
  *
  * Our own hook rather than @fastify/rate-limit's: see docs/decisions.md, "Rate limiter".
  */
-export function installRateLimits(app: FastifyInstance, { config, redis }: { config: Pick<Config, 'defaultRateLimitPerMinute'>; redis: Redis | undefined }): void {
+export function installRateLimits(
+  app: FastifyInstance,
+  { config, redis }: { config: Pick<Config, 'defaultRateLimitPerMinute'>; redis: Redis | undefined },
+): void {
   let warnedAt = 0;
   const onFallback = (error: Error) => {
     // One line a minute is enough to tell operators limits are per instance for now.

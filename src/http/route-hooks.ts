@@ -6,7 +6,10 @@ import type { onRequestHookHandler, RouteOptions } from 'fastify';
  * Fastify copies a GET route's options for its HEAD route before onRoute runs, and the HEAD route
  * gets its own pass, so a push would run the hook twice there.
  */
-export function addOnRequestHooks(route: RouteOptions, { first = [], last = [] }: { first?: onRequestHookHandler[]; last?: onRequestHookHandler[] }): void {
+export function addOnRequestHooks(
+  route: RouteOptions,
+  { first = [], last = [] }: { first?: onRequestHookHandler[]; last?: onRequestHookHandler[] },
+): void {
   const own = route.onRequest;
   route.onRequest = [...first, ...(own === undefined ? [] : Array.isArray(own) ? own : [own]), ...last];
 }

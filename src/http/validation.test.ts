@@ -43,7 +43,11 @@ describeEachDatabase(
       return use().app.inject({
         method: 'POST',
         url: '/webhooks/commerce/orders',
-        headers: { 'content-type': 'application/json', 'x-svc-timestamp': String(timestamp), 'x-svc-signature': signOrderBody(WEBHOOK_SECRET, timestamp, payload) },
+        headers: {
+          'content-type': 'application/json',
+          'x-svc-timestamp': String(timestamp),
+          'x-svc-signature': signOrderBody(WEBHOOK_SECRET, timestamp, payload),
+        },
         payload,
       });
     };
@@ -57,7 +61,12 @@ describeEachDatabase(
 
     /** Each request would have written something had its text been clean; the message must name the field. */
     const refusals: Array<[string, () => Promise<LightMyRequestResponse>, RegExp]> = [
-      ['sign-in email', async () => (await anonymous()).post('/dashboard/api/sign-in', { email: `a${NUL}b@careful.example`, password: 'whatever-password' }), /^email /],
+      [
+        'sign-in email',
+        async () =>
+          (await anonymous()).post('/dashboard/api/sign-in', { email: `a${NUL}b@careful.example`, password: 'whatever-password' }),
+        /^email /,
+      ],
       [
         'sign-up brand name',
         async () =>
@@ -80,11 +89,31 @@ describeEachDatabase(
       ],
       ['dashboard search q', () => signedIn.get(`/dashboard/api/brands?q=${encodeURIComponent(`a${NUL}`)}`), /^query parameter q /],
       ['API key name', () => signedIn.post('/dashboard/api/keys', { name: `key${NUL}` }), /^name /],
-      ['API key name sent as invalid UTF-8', () => rawJson('/dashboard/api/keys', Buffer.concat([Buffer.from('{"name":"key'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])), /not valid UTF-8/],
-      ['a field name holding NUL', () => signedIn.post('/dashboard/api/keys', { name: 'key', [`x${NUL}`]: 1 }), /^body has a field name that must not contain/],
-      ['connection request message', () => signedIn.post(`/dashboard/api/partners/${other.companyId}/request`, { message: `hello${NUL}` }), /^message /],
-      ['companyId path parameter', () => signedIn.post(`/dashboard/api/partners/${encodeURIComponent(`${other.companyId}${NUL}`)}/request`, {}), /^path parameter companyId /],
-      ['offer title', () => signedIn.post('/dashboard/api/offer', { title: `Half off${NUL}`, imageUrl: 'https://cdn.example/offer.png' }), /^title /],
+      [
+        'API key name sent as invalid UTF-8',
+        () => rawJson('/dashboard/api/keys', Buffer.concat([Buffer.from('{"name":"key'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])),
+        /not valid UTF-8/,
+      ],
+      [
+        'a field name holding NUL',
+        () => signedIn.post('/dashboard/api/keys', { name: 'key', [`x${NUL}`]: 1 }),
+        /^body has a field name that must not contain/,
+      ],
+      [
+        'connection request message',
+        () => signedIn.post(`/dashboard/api/partners/${other.companyId}/request`, { message: `hello${NUL}` }),
+        /^message /,
+      ],
+      [
+        'companyId path parameter',
+        () => signedIn.post(`/dashboard/api/partners/${encodeURIComponent(`${other.companyId}${NUL}`)}/request`, {}),
+        /^path parameter companyId /,
+      ],
+      [
+        'offer title',
+        () => signedIn.post('/dashboard/api/offer', { title: `Half off${NUL}`, imageUrl: 'https://cdn.example/offer.png' }),
+        /^title /,
+      ],
       ['signed order webhook orderId', () => signedOrder(order({ orderId: `order${NUL}` })), /^orderId /],
       ['signed order webhook customerId', () => signedOrder(order({ customerId: `customer${NUL}` })), /^customerId /],
       [
@@ -119,10 +148,17 @@ describeEachDatabase(
         method: 'POST',
         url: '/v1/oauth/token',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: form({ grant_type: 'client_credentials', client_id: confidentialClient.clientId, client_secret: `${confidentialClient.clientSecret}${NUL}` }),
+        payload: form({
+          grant_type: 'client_credentials',
+          client_id: confidentialClient.clientId,
+          client_secret: `${confidentialClient.clientSecret}${NUL}`,
+        }),
       });
       expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/^client_secret must not contain the NUL character/) });
+      expect(response.json()).toEqual({
+        error: 'invalid_request',
+        error_description: expect.stringMatching(/^client_secret must not contain the NUL character/),
+      });
       expect(await tableContents(use().db)).toEqual(before);
     });
 

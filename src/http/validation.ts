@@ -92,7 +92,7 @@ function findUnacceptableText(root: unknown): { instancePath: string; message: s
       const message = unacceptableText(value);
       if (message) return { instancePath: pathOf(entry), message };
     } else if (Array.isArray(value)) {
-      value.forEach((item, index) => pending.push({ value: item, parent: entry, name: String(index) }));
+      for (const [index, item] of value.entries()) pending.push({ value: item, parent: entry, name: String(index) });
     } else if (value !== null && typeof value === 'object' && !ArrayBuffer.isView(value)) {
       // (A Buffer is a raw body its route parses itself: bytes, not text fields.)
       for (const [name, item] of Object.entries(value)) {
@@ -124,12 +124,19 @@ function rejectUnacceptableText(request: FastifyRequest, _reply: FastifyReply, d
   // A path and query string decode to such text only through percent-escapes (the HTTP parser
   // refuses a raw NUL), so a URL without any is not walked.
   const parts = request.url.includes('%')
-    ? ([['params', request.params], ['querystring', request.query], ['body', request.body]] as const)
+    ? ([
+        ['params', request.params],
+        ['querystring', request.query],
+        ['body', request.body],
+      ] as const)
     : ([['body', request.body]] as const);
   for (const [context, value] of parts) {
     if (value === undefined) continue;
     const found = findUnacceptableText(value);
-    if (found) return done(textValidationError(context, found));
+    if (found) {
+      done(textValidationError(context, found));
+      return;
+    }
   }
   done();
 }
@@ -148,7 +155,10 @@ export function installValidators(app: FastifyInstance): void {
     httpPart === 'body' ? bodyAjv.compile(schema) : withDecimalNumbers(textAjv.compile(schema), schema),
   );
 
-  const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
+  const parseJson = app.getDefaultJsonParser(
+    app.initialConfig.onProtoPoisoning ?? 'error',
+    app.initialConfig.onConstructorPoisoning ?? 'error',
+  );
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;

@@ -46,7 +46,16 @@ export function authorizeLookups(db: Db, auth: Pick<Authenticator, 'findPlatform
   };
 }
 
-const PARAMS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'platform_id'] as const;
+const PARAMS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'platform_id',
+] as const;
 type Param = (typeof PARAMS)[number];
 
 /** RFC 7636 4.2: base64url of a SHA-256 digest is 43 characters. */
@@ -69,7 +78,10 @@ export async function checkAuthorizeRequest(lookups: AuthorizeLookups, input: un
   const redirectUri = value('redirect_uri');
   if (!redirectUri) return { kind: 'page', message: 'The link does not say where to return (redirect_uri is missing).' };
   if (!redirectUriMatches(client.redirectUris, redirectUri)) {
-    return { kind: 'page', message: `The return address in the link is not one registered for ${client.name} (redirect_uri does not match).` };
+    return {
+      kind: 'page',
+      message: `The return address in the link is not one registered for ${client.name} (redirect_uri does not match).`,
+    };
   }
 
   const rawState = value('state');

@@ -29,7 +29,8 @@ export class OAuthBearerVerifier implements BearerTokenVerifier {
     const hit = this.cache.get(cacheKey);
     if (hit) return hit;
     const found = await this.model.getAccessToken(token);
-    if (!found || !found.accessTokenExpiresAt) return null;
+    if (!found) return null;
+    if (!found.accessTokenExpiresAt) return null;
     const grantee = found.user as Grantee;
     const principal: BrandPrincipal = {
       companyId: grantee.companyId,

@@ -35,7 +35,13 @@ export async function findClient(db: Db, clientId: string): Promise<ClientRecord
     .where('client_id', '=', clientId)
     .executeTakeFirst();
   return (
-    row && { clientId: row.client_id, name: row.name, secretHash: row.secret_hash, redirectUris: row.redirect_uris, companyId: row.company_id }
+    row && {
+      clientId: row.client_id,
+      name: row.name,
+      secretHash: row.secret_hash,
+      redirectUris: row.redirect_uris,
+      companyId: row.company_id,
+    }
   );
 }
 
@@ -118,7 +124,14 @@ export interface GrantRecord {
 
 const grantColumns = ['g.id as grant_id', 'g.client_id', 'g.company_id', 'g.user_id', 'g.platform_id', 'g.scope'] as const;
 
-function toGrant(row: { grant_id: string; client_id: string; company_id: string; user_id: string | null; platform_id: string | null; scope: string[] }): GrantRecord {
+function toGrant(row: {
+  grant_id: string;
+  client_id: string;
+  company_id: string;
+  user_id: string | null;
+  platform_id: string | null;
+  scope: string[];
+}): GrantRecord {
   return {
     grantId: row.grant_id,
     clientId: row.client_id,
@@ -179,7 +192,10 @@ export interface TokenRows {
 }
 
 async function insertTokens(trx: Transaction<Database> | Db, grantId: string, tokens: TokenRows): Promise<void> {
-  await trx.insertInto('oauth_access_tokens').values({ token_hash: tokens.accessHash, grant_id: grantId, expires_at: tokens.accessExpiresAt }).execute();
+  await trx
+    .insertInto('oauth_access_tokens')
+    .values({ token_hash: tokens.accessHash, grant_id: grantId, expires_at: tokens.accessExpiresAt })
+    .execute();
   if (tokens.refresh) {
     await trx
       .insertInto('oauth_refresh_tokens')
@@ -301,7 +317,13 @@ export async function listAuthorizedApps(db: Db, companyId: string) {
 }
 
 export async function grantBelongsTo(db: Db, grantId: string, companyId: string): Promise<boolean> {
-  const row = await db.selectFrom('oauth_grants').select('id').where('id', '=', grantId).where('company_id', '=', companyId).where('revoked_at', 'is', null).executeTakeFirst();
+  const row = await db
+    .selectFrom('oauth_grants')
+    .select('id')
+    .where('id', '=', grantId)
+    .where('company_id', '=', companyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return row !== undefined;
 }
 

@@ -11,7 +11,6 @@ import { registerOAuthClient } from './clients.js';
 import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
 import { PASSWORD } from '../../test/support/oauth-flow.js';
 
-
 /**
  * The whole flow as a third-party app lives it: openid-client (which nobody here wrote) discovers
  * the server from its metadata, and a real Chromium signs in and consents.
@@ -80,7 +79,9 @@ describe('OAuth end to end with openid-client and Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
 
     await page.getByRole('heading', { name: 'Allow Thankyou Page Pro to access Sunrise Coffee?' }).waitFor();
-    const platformName = (await context.db.selectFrom('platforms').select('name').where('id', '=', platform.platformId).executeTakeFirstOrThrow()).name;
+    const platformName = (
+      await context.db.selectFrom('platforms').select('name').where('id', '=', platform.platformId).executeTakeFirstOrThrow()
+    ).name;
     await expect(page.locator('dl').innerText()).resolves.toContain(platformName);
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
     await page.getByRole('button', { name: 'Allow' }).click();
@@ -100,13 +101,26 @@ describe('OAuth end to end with openid-client and Chromium', () => {
     expect(offers.status).toBe(200);
     const { offers: shown } = (await offers.json()) as { offers: Array<{ title: string; referralUrl: string; imageUrl: string }> };
     expect(shown).toEqual([
-      { title: partner.title, subtitle: expect.any(String), imageUrl: expect.stringMatching(/^https:\/\//), referralUrl: expect.stringMatching(new RegExp(`^${baseUrl}/r/`)) },
+      {
+        title: partner.title,
+        subtitle: expect.any(String),
+        imageUrl: expect.stringMatching(/^https:\/\//),
+        referralUrl: expect.stringMatching(new RegExp(`^${baseUrl}/r/`)),
+      },
     ]);
     // The view is credited to the platform the token carries.
-    const stats = await context.app.inject({ method: 'GET', url: `/admin/platforms/${platform.platformId}/stats`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const stats = await context.app.inject({
+      method: 'GET',
+      url: `/admin/platforms/${platform.platformId}/stats`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(stats.json()).toMatchObject({ views: 1 });
-    expect((await call('/v1/campaigns/offers?type=post-purchase', first.access_token, { 'x-platform-id': platform.platformId })).status).toBe(200);
-    const mismatch = await call('/v1/campaigns/offers?type=post-purchase', first.access_token, { 'x-platform-id': otherPlatform.platformId });
+    expect(
+      (await call('/v1/campaigns/offers?type=post-purchase', first.access_token, { 'x-platform-id': platform.platformId })).status,
+    ).toBe(200);
+    const mismatch = await call('/v1/campaigns/offers?type=post-purchase', first.access_token, {
+      'x-platform-id': otherPlatform.platformId,
+    });
     expect(mismatch.status).toBe(400);
     expect((await mismatch.json()).error).toBe('platform_mismatch');
 
@@ -118,7 +132,11 @@ describe('OAuth end to end with openid-client and Chromium', () => {
     expect((await call('/v1/partners', second.access_token)).status).toBe(401);
 
     // The old refresh token comes back after the grace window: the whole family goes.
-    await context.db.updateTable('oauth_refresh_tokens').set({ rotated_at: new Date(Date.now() - 60_000) }).where('rotated_at', 'is not', null).execute();
+    await context.db
+      .updateTable('oauth_refresh_tokens')
+      .set({ rotated_at: new Date(Date.now() - 60_000) })
+      .where('rotated_at', 'is not', null)
+      .execute();
     await expect(client.refreshTokenGrant(config, first.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(client.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     expect((await call('/v1/partners', first.access_token)).status).toBe(401);

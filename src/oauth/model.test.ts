@@ -23,7 +23,12 @@ describeEachDatabase('OAuth model and client registry', (use) => {
 
   it('demands the secret of a confidential client and refuses one from a public client', async () => {
     const ctx = { db: use().db, serviceEnv: use().config.serviceEnv };
-    const confidential = await registerOAuthClient(ctx, { name: 'Backend', redirectUris: ['https://b.example/cb'], confidential: true, companyId });
+    const confidential = await registerOAuthClient(ctx, {
+      name: 'Backend',
+      redirectUris: ['https://b.example/cb'],
+      confidential: true,
+      companyId,
+    });
     const publicClient = await registerOAuthClient(ctx, { name: 'SPA', redirectUris: ['http://localhost:5173/cb'], confidential: false });
     expect(await authenticateClient(use().db, confidential.clientId, confidential.clientSecret)).toMatchObject({
       grants: ['authorization_code', 'refresh_token', 'client_credentials'],
@@ -31,9 +36,15 @@ describeEachDatabase('OAuth model and client registry', (use) => {
     });
     expect(await authenticateClient(use().db, confidential.clientId, undefined)).toBeUndefined();
     expect(await authenticateClient(use().db, confidential.clientId, 'svc_cs_wrong')).toBeUndefined();
-    expect(await authenticateClient(use().db, publicClient.clientId, undefined)).toMatchObject({ grants: ['authorization_code', 'refresh_token'] });
+    expect(await authenticateClient(use().db, publicClient.clientId, undefined)).toMatchObject({
+      grants: ['authorization_code', 'refresh_token'],
+    });
     expect(await authenticateClient(use().db, publicClient.clientId, 'anything')).toBeUndefined();
-    const stored = await use().db.selectFrom('oauth_clients').select('secret_hash').where('client_id', '=', confidential.clientId).executeTakeFirstOrThrow();
+    const stored = await use()
+      .db.selectFrom('oauth_clients')
+      .select('secret_hash')
+      .where('client_id', '=', confidential.clientId)
+      .executeTakeFirstOrThrow();
     expect(stored.secret_hash).not.toBe(confidential.clientSecret);
   });
 
@@ -56,22 +67,65 @@ describeEachDatabase('OAuth model and client registry', (use) => {
     const clients = () => use().db.selectFrom('oauth_clients').selectAll().orderBy('client_id').execute();
 
     it('registers a confidential client, showing the secret once and listing it without', async () => {
-      const response = await register({ clientId: 'partner-app', name: 'Partner App', redirectUris: ['https://partner.example/cb'], confidential: true });
+      const response = await register({
+        clientId: 'partner-app',
+        name: 'Partner App',
+        redirectUris: ['https://partner.example/cb'],
+        confidential: true,
+      });
       expect(response.statusCode).toBe(201);
-      expect(response.json()).toMatchObject({ clientId: 'partner-app', confidential: true, clientSecret: expect.stringMatching(/^svc_cs_/) });
-      const list = await use().app.inject({ method: 'GET', url: '/admin/oauth-clients', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(response.json()).toMatchObject({
+        clientId: 'partner-app',
+        confidential: true,
+        clientSecret: expect.stringMatching(/^svc_cs_/),
+      });
+      const list = await use().app.inject({
+        method: 'GET',
+        url: '/admin/oauth-clients',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       const listed = list.json().data.find((c: { clientId: string }) => c.clientId === 'partner-app');
       expect(listed).toMatchObject({ confidential: true, redirectUris: ['https://partner.example/cb'] });
       expect(JSON.stringify(list.json())).not.toContain(response.json().clientSecret);
     });
 
     const refusals: Array<[string, unknown, number, string, RegExp]> = [
-      ['an http redirect URI off loopback', { name: 'A', redirectUris: ['http://app.example/cb'], confidential: false }, 400, 'invalid_request', /https/],
-      ['a redirect URI with a fragment', { name: 'A', redirectUris: ['https://app.example/cb#x'], confidential: false }, 400, 'invalid_request', /fragment/],
+      [
+        'an http redirect URI off loopback',
+        { name: 'A', redirectUris: ['http://app.example/cb'], confidential: false },
+        400,
+        'invalid_request',
+        /https/,
+      ],
+      [
+        'a redirect URI with a fragment',
+        { name: 'A', redirectUris: ['https://app.example/cb#x'], confidential: false },
+        400,
+        'invalid_request',
+        /fragment/,
+      ],
       ['no redirect URIs', { name: 'A', redirectUris: [], confidential: false }, 400, 'invalid_request', /redirectUris/],
-      ['a brand on a public client', { name: 'A', redirectUris: ['https://a.example/cb'], confidential: false, companyId: 'x' }, 400, 'invalid_request', /confidential/],
-      ['an unknown brand', { name: 'A', redirectUris: ['https://a.example/cb'], confidential: true, companyId: 'no-such-brand' }, 404, 'not_found', /no company/],
-      ['a taken client id', { clientId: 'partner-app', name: 'Again', redirectUris: ['https://a.example/cb'], confidential: false }, 409, 'client_exists', /already exists/],
+      [
+        'a brand on a public client',
+        { name: 'A', redirectUris: ['https://a.example/cb'], confidential: false, companyId: 'x' },
+        400,
+        'invalid_request',
+        /confidential/,
+      ],
+      [
+        'an unknown brand',
+        { name: 'A', redirectUris: ['https://a.example/cb'], confidential: true, companyId: 'no-such-brand' },
+        404,
+        'not_found',
+        /no company/,
+      ],
+      [
+        'a taken client id',
+        { clientId: 'partner-app', name: 'Again', redirectUris: ['https://a.example/cb'], confidential: false },
+        409,
+        'client_exists',
+        /already exists/,
+      ],
     ];
     for (const [check, body, status, error, message] of refusals) {
       it(`refuses ${check}, writing nothing`, async () => {

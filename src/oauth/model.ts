@@ -3,15 +3,7 @@ import type { Db } from '../db/database.js';
 import { constantTimeEqual, hashSecret } from '../auth/keys.js';
 import * as dal from './dal.js';
 import { resolveScope } from './scopes.js';
-import {
-  newAccessToken,
-  newAuthorizationCode,
-  newPair,
-  newRefreshToken,
-  openPair,
-  sealPair,
-  type IssuedPair,
-} from './tokens.js';
+import { newAccessToken, newAuthorizationCode, newPair, newRefreshToken, openPair, sealPair, type IssuedPair } from './tokens.js';
 
 const { InvalidGrantError } = OAuth2Server;
 
@@ -64,7 +56,11 @@ export function toServiceClient(record: dal.ClientRecord): ServiceClient {
  * Checks a client's credentials as the token and revocation endpoints see them: a confidential
  * client must present its secret, a public client must present none.
  */
-export async function authenticateClient(db: Db, clientId: string, clientSecret: string | undefined | null): Promise<ServiceClient | undefined> {
+export async function authenticateClient(
+  db: Db,
+  clientId: string,
+  clientSecret: string | undefined | null,
+): Promise<ServiceClient | undefined> {
   const record = await dal.findClient(db, clientId);
   if (!record) return undefined;
   if (record.secretHash !== null) {
@@ -86,9 +82,7 @@ export interface ModelOptions {
   refreshGraceSeconds: number;
 }
 
-export type OAuthModel = OAuth2Server.AuthorizationCodeModel &
-  OAuth2Server.RefreshTokenModel &
-  OAuth2Server.ClientCredentialsModel;
+export type OAuthModel = OAuth2Server.AuthorizationCodeModel & OAuth2Server.RefreshTokenModel & OAuth2Server.ClientCredentialsModel;
 
 /**
  * The storage side of @node-oauth/oauth2-server: the library runs the grants (client checks,
@@ -118,8 +112,19 @@ export function createOAuthModel({ db, onRevoked, refreshGraceSeconds }: ModelOp
       }
       await dal.insertGrantWithCode(
         db,
-        { clientId: client.id, companyId: grantee.companyId, userId: grantee.userId, platformId: grantee.platformId, scope: code.scope ?? [] },
-        { codeHash: hashSecret(code.authorizationCode), redirectUri: code.redirectUri, codeChallenge: code.codeChallenge, expiresAt: code.expiresAt },
+        {
+          clientId: client.id,
+          companyId: grantee.companyId,
+          userId: grantee.userId,
+          platformId: grantee.platformId,
+          scope: code.scope ?? [],
+        },
+        {
+          codeHash: hashSecret(code.authorizationCode),
+          redirectUri: code.redirectUri,
+          codeChallenge: code.codeChallenge,
+          expiresAt: code.expiresAt,
+        },
       );
       return { ...code, client, user };
     },
@@ -220,7 +225,13 @@ export function createOAuthModel({ db, onRevoked, refreshGraceSeconds }: ModelOp
       } else {
         grantee.grantId = await dal.saveTokensWithNewGrant(
           db,
-          { clientId: client.id, companyId: grantee.companyId, userId: grantee.userId, platformId: grantee.platformId, scope: token.scope ?? [] },
+          {
+            clientId: client.id,
+            companyId: grantee.companyId,
+            userId: grantee.userId,
+            platformId: grantee.platformId,
+            scope: token.scope ?? [],
+          },
           rows,
         );
       }

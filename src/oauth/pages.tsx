@@ -90,8 +90,8 @@ export function authorizeErrorPage(message: string): Page {
           {message}
         </div>
         <p>
-          Go back to the app you came from and try again. If it keeps happening, tell the app's developer: we did not send you back to it because the link
-          could not be trusted.
+          Go back to the app you came from and try again. If it keeps happening, tell the app's developer: we did not send you back to it
+          because the link could not be trusted.
         </p>
       </>
     ),

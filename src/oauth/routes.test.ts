@@ -25,7 +25,14 @@ type World = Awaited<ReturnType<typeof oauthWorld>>;
 
 async function counts(context: TestContext) {
   const count = async (table: 'oauth_grants' | 'oauth_authorization_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens') =>
-    Number((await context.db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await context.db
+          .selectFrom(table)
+          .select(({ fn }) => fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return {
     grants: await count('oauth_grants'),
     codes: await count('oauth_authorization_codes'),
@@ -63,7 +70,9 @@ describeEachDatabase('OAuth endpoints', (use) => {
   describe('authorize', () => {
     it('shows a sign-in page, then a consent page naming the app, the brand and the platform, unframeable', async () => {
       const { challenge } = pkce();
-      const url = authorizeUrl(authorizeFields({ clientId: world.publicClient.clientId, challenge, platformId: world.platform.platformId }));
+      const url = authorizeUrl(
+        authorizeFields({ clientId: world.publicClient.clientId, challenge, platformId: world.platform.platformId }),
+      );
       const anonymous = await use().app.inject({ method: 'GET', url });
       expect(anonymous.statusCode).toBe(200);
       expect(anonymous.body).toContain('Sign in to let Checkout App access your brand.');
@@ -72,11 +81,13 @@ describeEachDatabase('OAuth endpoints', (use) => {
 
       const page = await use().app.inject({ method: 'GET', url, headers: { cookie: cookies } });
       expect(page.statusCode).toBe(200);
-      const platformName = (await use().db.selectFrom('platforms').select('name').where('id', '=', world.platform.platformId).executeTakeFirstOrThrow()).name;
+      const platformName = (
+        await use().db.selectFrom('platforms').select('name').where('id', '=', world.platform.platformId).executeTakeFirstOrThrow()
+      ).name;
       expect(page.body).toContain('Checkout App');
       expect(page.body).toContain(`Brand ${world.brand.companyId}`);
       expect(page.body).toContain(platformName);
-      expect(page.headers['content-security-policy']).toContain('form-action \'self\' https://app.example');
+      expect(page.headers['content-security-policy']).toContain("form-action 'self' https://app.example");
     });
 
     it('redirects with a single-use code and the state on approval, and with access_denied on denial', async () => {
@@ -89,7 +100,12 @@ describeEachDatabase('OAuth endpoints', (use) => {
       expect(approved.searchParams.get('iss')).toBe('http://svc.test');
       expect((await counts(use())).codes).toBe(before.codes + 1);
 
-      const denied = await consent(use().app, cookies, { clientId: world.publicClient.clientId, challenge, state: 'abc', decision: 'deny' });
+      const denied = await consent(use().app, cookies, {
+        clientId: world.publicClient.clientId,
+        challenge,
+        state: 'abc',
+        decision: 'deny',
+      });
       expect(denied.searchParams.get('error')).toBe('access_denied');
       expect(denied.searchParams.get('state')).toBe('abc');
       expect(denied.searchParams.get('code')).toBeNull();
@@ -98,10 +114,32 @@ describeEachDatabase('OAuth endpoints', (use) => {
 
     const pageErrors: Array<[string, (w: World) => Record<string, string>, RegExp]> = [
       ['unknown client', () => ({ ...authorizeFields({ clientId: 'no-such-client', challenge: pkce().challenge }) }), /not registered/],
-      ['missing client_id', (w) => { const { client_id: _c, ...rest } = authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }); return rest; }, /client_id is missing/],
-      ['wrong redirect URI', (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, redirectUri: 'https://evil.example/cb' }), /redirect_uri does not match/],
-      ['redirect URI differing only by a trailing slash', (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, redirectUri: `${REDIRECT_URI}/` }), /redirect_uri does not match/],
-      ['missing redirect URI', (w) => { const { redirect_uri: _r, ...rest } = authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }); return rest; }, /redirect_uri is missing/],
+      [
+        'missing client_id',
+        (w) => {
+          const { client_id: _c, ...rest } = authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge });
+          return rest;
+        },
+        /client_id is missing/,
+      ],
+      [
+        'wrong redirect URI',
+        (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, redirectUri: 'https://evil.example/cb' }),
+        /redirect_uri does not match/,
+      ],
+      [
+        'redirect URI differing only by a trailing slash',
+        (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, redirectUri: `${REDIRECT_URI}/` }),
+        /redirect_uri does not match/,
+      ],
+      [
+        'missing redirect URI',
+        (w) => {
+          const { redirect_uri: _r, ...rest } = authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge });
+          return rest;
+        },
+        /redirect_uri is missing/,
+      ],
     ];
     for (const [check, fields, message] of pageErrors) {
       it(`shows an error page and does not redirect for ${check}`, async () => {
@@ -116,13 +154,57 @@ describeEachDatabase('OAuth endpoints', (use) => {
     }
 
     const redirectErrors: Array<[string, (w: World) => Record<string, string>, string, RegExp]> = [
-      ['unsupported response type', (w) => ({ ...authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }), response_type: 'token' }), 'unsupported_response_type', /response_type=code/],
-      ['missing code_challenge', (w) => { const { code_challenge: _c, ...rest } = authorizeFields({ clientId: w.publicClient.clientId, challenge: 'x' }); return rest; }, 'invalid_request', /PKCE is required/],
-      ['plain PKCE', (w) => ({ ...authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }), code_challenge_method: 'plain' }), 'invalid_request', /S256/],
-      ['unknown scope', (w) => ({ ...authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }), scope: 'admin' }), 'invalid_scope', /brand/],
-      ['inactive platform_id', (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, platformId: w.inactivePlatform.platformId }), 'invalid_request', /not an active platform/],
-      ['unknown platform_id', (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, platformId: '00000000-0000-4000-8000-000000000000' }), 'invalid_request', /not an active platform/],
-      ['platform_id not a UUID', (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, platformId: '42' }), 'invalid_request', /UUID/],
+      [
+        'unsupported response type',
+        (w) => ({ ...authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }), response_type: 'token' }),
+        'unsupported_response_type',
+        /response_type=code/,
+      ],
+      [
+        'missing code_challenge',
+        (w) => {
+          const { code_challenge: _c, ...rest } = authorizeFields({ clientId: w.publicClient.clientId, challenge: 'x' });
+          return rest;
+        },
+        'invalid_request',
+        /PKCE is required/,
+      ],
+      [
+        'plain PKCE',
+        (w) => ({ ...authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }), code_challenge_method: 'plain' }),
+        'invalid_request',
+        /S256/,
+      ],
+      [
+        'unknown scope',
+        (w) => ({ ...authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge }), scope: 'admin' }),
+        'invalid_scope',
+        /brand/,
+      ],
+      [
+        'inactive platform_id',
+        (w) =>
+          authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, platformId: w.inactivePlatform.platformId }),
+        'invalid_request',
+        /not an active platform/,
+      ],
+      [
+        'unknown platform_id',
+        (w) =>
+          authorizeFields({
+            clientId: w.publicClient.clientId,
+            challenge: pkce().challenge,
+            platformId: '00000000-0000-4000-8000-000000000000',
+          }),
+        'invalid_request',
+        /not an active platform/,
+      ],
+      [
+        'platform_id not a UUID',
+        (w) => authorizeFields({ clientId: w.publicClient.clientId, challenge: pkce().challenge, platformId: '42' }),
+        'invalid_request',
+        /UUID/,
+      ],
     ];
     for (const [check, fields, error, description] of redirectErrors) {
       it(`redirects back with ${error} for ${check}, on the page and on the consent form`, async () => {
@@ -152,7 +234,11 @@ describeEachDatabase('OAuth endpoints', (use) => {
         method: 'POST',
         url: '/v1/oauth/authorize',
         headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies },
-        payload: form({ ...authorizeFields({ clientId: world.publicClient.clientId, challenge: pkce().challenge }), csrf_token: 'forged', decision: 'approve' }),
+        payload: form({
+          ...authorizeFields({ clientId: world.publicClient.clientId, challenge: pkce().challenge }),
+          csrf_token: 'forged',
+          decision: 'approve',
+        }),
       });
       expect(response.statusCode).toBe(403);
       expect(response.headers.location).toBeUndefined();
@@ -165,11 +251,21 @@ describeEachDatabase('OAuth endpoints', (use) => {
     beforeAll(async () => {
       desktop = await registerOAuthClient(
         { db: use().db, serviceEnv: use().config.serviceEnv },
-        { name: 'Desktop App', redirectUris: ['http://127.0.0.1/callback', 'http://[::1]/callback', 'http://localhost:8765/callback'], confidential: false },
+        {
+          name: 'Desktop App',
+          redirectUris: ['http://127.0.0.1/callback', 'http://[::1]/callback', 'http://localhost:8765/callback'],
+          confidential: false,
+        },
       );
     });
 
-    const ACCEPTED = ['http://127.0.0.1:53682/callback', 'http://127.0.0.1:1/callback', 'http://127.0.0.1/callback', 'http://[::1]:61000/callback', 'http://localhost:8765/callback'];
+    const ACCEPTED = [
+      'http://127.0.0.1:53682/callback',
+      'http://127.0.0.1:1/callback',
+      'http://127.0.0.1/callback',
+      'http://[::1]:61000/callback',
+      'http://localhost:8765/callback',
+    ];
     for (const redirectUri of ACCEPTED) {
       it(`accepts ${redirectUri}, and its code only with that exact URI`, async () => {
         const { verifier, challenge } = pkce();
@@ -184,7 +280,13 @@ describeEachDatabase('OAuth endpoints', (use) => {
         expect(`${approved.origin}${approved.pathname}`).toBe(redirectUri);
         const code = approved.searchParams.get('code')!;
         const exchange = (uri: string) =>
-          tokenRequest(use().app, { grant_type: 'authorization_code', code, redirect_uri: uri, code_verifier: verifier, client_id: desktop.clientId });
+          tokenRequest(use().app, {
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: uri,
+            code_verifier: verifier,
+            client_id: desktop.clientId,
+          });
         const otherPort = new URL(redirectUri);
         otherPort.port = '40000';
         const refused = await exchange(otherPort.toString());
@@ -277,7 +379,11 @@ describeEachDatabase('OAuth endpoints', (use) => {
       });
       const stored = await use().db.selectFrom('oauth_access_tokens').select('token_hash').execute();
       expect(stored.map((row) => row.token_hash)).not.toContain(body.access_token);
-      const partners = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${body.access_token}` } });
+      const partners = await use().app.inject({
+        method: 'GET',
+        url: '/v1/partners',
+        headers: { authorization: `Bearer ${body.access_token}` },
+      });
       expect(partners.statusCode).toBe(200);
     });
 
@@ -308,14 +414,22 @@ describeEachDatabase('OAuth endpoints', (use) => {
       const before = await counts(use());
       await expectGrantError(await exchange(code, verifier), 400, 'invalid_grant', /already used/);
       expect((await counts(use())).access).toBe(before.access);
-      const partners = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${first.access_token}` } });
+      const partners = await use().app.inject({
+        method: 'GET',
+        url: '/v1/partners',
+        headers: { authorization: `Bearer ${first.access_token}` },
+      });
       expect(partners.statusCode).toBe(401);
       expect(partners.json().error).toBe('unauthorized');
     });
 
     it('refuses an expired code', async () => {
       const { code, verifier } = await freshCode();
-      await use().db.updateTable('oauth_authorization_codes').set({ expires_at: new Date(Date.now() - 1000) }).where('used_at', 'is', null).execute();
+      await use()
+        .db.updateTable('oauth_authorization_codes')
+        .set({ expires_at: new Date(Date.now() - 1000) })
+        .where('used_at', 'is', null)
+        .execute();
       const before = await counts(use());
       await expectGrantError(await exchange(code, verifier), 400, 'invalid_grant', /expired/);
       expect((await counts(use())).access).toBe(before.access);
@@ -324,9 +438,19 @@ describeEachDatabase('OAuth endpoints', (use) => {
     it('refuses a code sent with another redirect URI as invalid_grant (RFC 6749 5.2), and one without it as invalid_request', async () => {
       const before = await counts(use());
       const other = await freshCode();
-      await expectGrantError(await exchange(other.code, other.verifier, { redirect_uri: 'https://app.example/other' }), 400, 'invalid_grant', /redirect_uri.*differs/);
+      await expectGrantError(
+        await exchange(other.code, other.verifier, { redirect_uri: 'https://app.example/other' }),
+        400,
+        'invalid_grant',
+        /redirect_uri.*differs/,
+      );
       const missing = await freshCode();
-      await expectGrantError(await exchange(missing.code, missing.verifier, { redirect_uri: '' }), 400, 'invalid_request', /Missing parameter: `redirect_uri`/);
+      await expectGrantError(
+        await exchange(missing.code, missing.verifier, { redirect_uri: '' }),
+        400,
+        'invalid_request',
+        /Missing parameter: `redirect_uri`/,
+      );
       const after = await counts(use());
       expect([after.access, after.refresh]).toEqual([before.access, before.refresh]);
     });
@@ -351,7 +475,11 @@ describeEachDatabase('OAuth endpoints', (use) => {
       await expectGrantError(await exchange(code, verifier, { client_id: 'no-such-client' }), 400, 'invalid_client', /client is invalid/);
       const confidential = world.confidentialClient;
       await expectGrantError(
-        await tokenRequest(use().app, { grant_type: 'client_credentials', client_id: confidential.clientId, client_secret: 'svc_cs_wrong' }),
+        await tokenRequest(use().app, {
+          grant_type: 'client_credentials',
+          client_id: confidential.clientId,
+          client_secret: 'svc_cs_wrong',
+        }),
         400,
         'invalid_client',
         /client is invalid/,
@@ -408,13 +536,18 @@ describeEachDatabase('OAuth endpoints', (use) => {
 
     it('issues client-credentials tokens to a confidential client bound to a brand, with Basic credentials form-encoded', async () => {
       const { clientId, clientSecret } = world.confidentialClient;
-      const encode = (value: string) => encodeURIComponent(value).replace(/[-_.!~*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+      const encode = (value: string) =>
+        encodeURIComponent(value).replace(/[-_.!~*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
       const basic = Buffer.from(`${encode(clientId)}:${encode(clientSecret!)}`).toString('base64');
       const response = await tokenRequest(use().app, { grant_type: 'client_credentials' }, { authorization: `Basic ${basic}` });
       expect(response.statusCode).toBe(200);
       const body = response.json();
       expect(body.refresh_token).toBeUndefined();
-      const partners = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${body.access_token}` } });
+      const partners = await use().app.inject({
+        method: 'GET',
+        url: '/v1/partners',
+        headers: { authorization: `Bearer ${body.access_token}` },
+      });
       expect(partners.statusCode).toBe(200);
     });
   });
@@ -422,7 +555,8 @@ describeEachDatabase('OAuth endpoints', (use) => {
   describe('refresh, reuse and revocation', () => {
     const refresh = (refreshToken: string) =>
       tokenRequest(use().app, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: world.publicClient.clientId });
-    const partnersWith = (token: string) => use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${token}` } });
+    const partnersWith = (token: string) =>
+      use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${token}` } });
 
     it('rotates, answers concurrent refreshes with one pair, and revokes the family when a rotated token comes back later', async () => {
       const first = await issueTokens(use().app, world);
@@ -435,7 +569,11 @@ describeEachDatabase('OAuth endpoints', (use) => {
       expect(second.refresh_token).not.toBe(first.refresh_token);
 
       // Past the grace window the rotated token is a stolen one.
-      await use().db.updateTable('oauth_refresh_tokens').set({ rotated_at: new Date(Date.now() - 31_000) }).where('rotated_at', 'is not', null).execute();
+      await use()
+        .db.updateTable('oauth_refresh_tokens')
+        .set({ rotated_at: new Date(Date.now() - 31_000) })
+        .where('rotated_at', 'is not', null)
+        .execute();
       const reused = await refresh(first.refresh_token);
       expect(reused.statusCode).toBe(400);
       expect(reused.json()).toEqual({ error: 'invalid_grant', error_description: expect.stringMatching(/already used/) });
@@ -447,7 +585,12 @@ describeEachDatabase('OAuth endpoints', (use) => {
       const pair = await issueTokens(use().app, world);
       expect((await partnersWith(pair.access_token)).statusCode).toBe(200);
       const revoke = (token: string, clientId = world.publicClient.clientId) =>
-        use().app.inject({ method: 'POST', url: '/v1/oauth/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ token, client_id: clientId }) });
+        use().app.inject({
+          method: 'POST',
+          url: '/v1/oauth/revoke',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: form({ token, client_id: clientId }),
+        });
 
       // RFC 7009 2.1: a token issued to another client is refused, and stays valid.
       for (const token of [pair.access_token, pair.refresh_token]) {
@@ -480,7 +623,7 @@ describeEachDatabase('OAuth endpoints', (use) => {
   describe('bearer tokens on brand routes', () => {
     it('gives 401 for unknown, malformed and expired tokens, and on the sync endpoint', async () => {
       const pair = await issueTokens(use().app, world);
-      for (const token of ['svc_at_' + 'A'.repeat(43), 'nonsense']) {
+      for (const token of [`svc_at_${'A'.repeat(43)}`, 'nonsense']) {
         const response = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${token}` } });
         expect(response.statusCode).toBe(401);
         expect(response.json().error).toBe('unauthorized');
@@ -494,13 +637,25 @@ describeEachDatabase('OAuth endpoints', (use) => {
       expect(sync.statusCode).toBe(401);
 
       const fresh = await issueTokens(use().app, world);
-      await use().db.updateTable('oauth_access_tokens').set({ expires_at: new Date(Date.now() - 1000) }).execute();
-      const expired = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${fresh.access_token}` } });
+      await use()
+        .db.updateTable('oauth_access_tokens')
+        .set({ expires_at: new Date(Date.now() - 1000) })
+        .execute();
+      const expired = await use().app.inject({
+        method: 'GET',
+        url: '/v1/partners',
+        headers: { authorization: `Bearer ${fresh.access_token}` },
+      });
       expect(expired.statusCode).toBe(401);
     });
 
     describe('WWW-Authenticate challenge (RFC 6750 3)', () => {
-      const BRAND_ROUTES = ['/v1/partners', '/v1/campaigns', '/v1/discover/partner/recommendations', '/v1/campaigns/offers?type=post-purchase'];
+      const BRAND_ROUTES = [
+        '/v1/partners',
+        '/v1/campaigns',
+        '/v1/discover/partner/recommendations',
+        '/v1/campaigns/offers?type=post-purchase',
+      ];
       const CHALLENGE = 'Bearer realm="brand API"';
       const refusal = { error: 'unauthorized', message: expect.any(String), requestId: expect.any(String) };
       const call = (url: string, headers: Record<string, string> = {}) => use().app.inject({ method: 'GET', url, headers });
@@ -523,12 +678,25 @@ describeEachDatabase('OAuth endpoints', (use) => {
           payload: form({ token: revoked.access_token, client_id: world.publicClient.clientId }),
         });
         const expired = await issueTokens(use().app, world);
-        await use().db.updateTable('oauth_access_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('expires_at', '>', new Date()).execute();
-        for (const authorization of [`Bearer svc_at_${'A'.repeat(43)}`, 'Bearer nonsense', 'Bearer !!', 'bearer', `Bearer ${revoked.access_token}`, `Bearer ${expired.access_token}`]) {
+        await use()
+          .db.updateTable('oauth_access_tokens')
+          .set({ expires_at: new Date(Date.now() - 1000) })
+          .where('expires_at', '>', new Date())
+          .execute();
+        for (const authorization of [
+          `Bearer svc_at_${'A'.repeat(43)}`,
+          'Bearer nonsense',
+          'Bearer !!',
+          'bearer',
+          `Bearer ${revoked.access_token}`,
+          `Bearer ${expired.access_token}`,
+        ]) {
           for (const url of BRAND_ROUTES) {
             const response = await call(url, { authorization });
             expect(response.statusCode, authorization).toBe(401);
-            expect(response.headers['www-authenticate'], authorization).toMatch(/^Bearer realm="brand API", error="invalid_token", error_description="[^"\\]+"$/);
+            expect(response.headers['www-authenticate'], authorization).toMatch(
+              /^Bearer realm="brand API", error="invalid_token", error_description="[^"\\]+"$/,
+            );
             expect(response.json(), authorization).toEqual(refusal);
           }
         }
@@ -542,7 +710,9 @@ describeEachDatabase('OAuth endpoints', (use) => {
         ] as Array<[string, Record<string, string>]>) {
           const response = await call(url, headers);
           expect(response.statusCode).toBe(401);
-          expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="brand API", error="invalid_request", error_description="[^"\\]+"$/);
+          expect(response.headers['www-authenticate']).toMatch(
+            /^Bearer realm="brand API", error="invalid_request", error_description="[^"\\]+"$/,
+          );
           expect(response.json()).toEqual(refusal);
         }
       });
@@ -563,7 +733,9 @@ describeEachDatabase('OAuth endpoints', (use) => {
 
       it('sends no challenge when the credentials are good', async () => {
         const pair = await issueTokens(use().app, world);
-        for (const headers of [{ authorization: `Bearer ${pair.access_token}` }, { 'x-api-key': world.brand.key }] as Array<Record<string, string>>) {
+        for (const headers of [{ authorization: `Bearer ${pair.access_token}` }, { 'x-api-key': world.brand.key }] as Array<
+          Record<string, string>
+        >) {
           const response = await call('/v1/partners', headers);
           expect(response.statusCode).toBe(200);
           expect(response.headers['www-authenticate']).toBeUndefined();
@@ -583,8 +755,13 @@ describeEachDatabase(
     const refresh = (refreshToken: string) =>
       tokenRequest(use().app, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: world.publicClient.clientId });
     const rotatedAgo = (refreshToken: string, ms: number) =>
-      use().db.updateTable('oauth_refresh_tokens').set({ rotated_at: new Date(Date.now() - ms) }).where('token_hash', '=', hashSecret(refreshToken)).execute();
-    const partnersWith = (token: string) => use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${token}` } });
+      use()
+        .db.updateTable('oauth_refresh_tokens')
+        .set({ rotated_at: new Date(Date.now() - ms) })
+        .where('token_hash', '=', hashSecret(refreshToken))
+        .execute();
+    const partnersWith = (token: string) =>
+      use().app.inject({ method: 'GET', url: '/v1/partners', headers: { authorization: `Bearer ${token}` } });
 
     it('answers a rotated token with the same pair within 5 s, and revokes the grant once 5 s have passed', async () => {
       const first = await issueTokens(use().app, world);
@@ -626,12 +803,19 @@ describe('OAuth endpoints over the rate limit', () => {
     const statuses: number[] = [];
     let limited: Awaited<ReturnType<typeof tokenRequest>> | undefined;
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const response = await tokenRequest(context.app, { grant_type: 'client_credentials', client_id: 'no-such-client', client_secret: 'x' });
+      const response = await tokenRequest(context.app, {
+        grant_type: 'client_credentials',
+        client_id: 'no-such-client',
+        client_secret: 'x',
+      });
       statuses.push(response.statusCode);
       limited = response;
     }
     expect(statuses).toEqual([400, 400, 429]);
-    expect(limited!.json()).toEqual({ error: 'rate_limited', error_description: expect.stringMatching(/rate limit of 2 requests per minute exceeded/) });
+    expect(limited!.json()).toEqual({
+      error: 'rate_limited',
+      error_description: expect.stringMatching(/rate limit of 2 requests per minute exceeded/),
+    });
     expect(Number(limited!.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited!.headers['ratelimit-limit']).toBe('2');
     expect(limited!.headers['ratelimit-remaining']).toBe('0');
@@ -672,7 +856,12 @@ describe('OAuth endpoints while PostgreSQL is unreachable', () => {
   it('answers 503 temporarily_unavailable with Retry-After on the token and revocation endpoints, RFC 6749 shaped', async () => {
     const client = await registerOAuthClient(
       { db: database.db, serviceEnv: 'test' },
-      { name: 'Outage App', redirectUris: [REDIRECT_URI], confidential: true, companyId: (await createBrand({ db: database.db, bus: app.runtime.bus, serviceEnv: 'test' })).companyId },
+      {
+        name: 'Outage App',
+        redirectUris: [REDIRECT_URI],
+        confidential: true,
+        companyId: (await createBrand({ db: database.db, bus: app.runtime.bus, serviceEnv: 'test' })).companyId,
+      },
     );
     const credentials = { client_id: client.clientId, client_secret: client.clientSecret! };
     expect((await tokenRequest(app, { grant_type: 'client_credentials', ...credentials })).statusCode).toBe(200);

@@ -58,31 +58,36 @@ export const oauthRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
     model: {
       ...model,
       getClient: async (clientId: string) => (await lookups.findClient(clientId)) ?? false,
-      validateRedirectUri: async (redirectUri: string, client: OAuth2Server.Client) => redirectUriMatches((client as ServiceClient).redirectUris, redirectUri),
+      validateRedirectUri: async (redirectUri: string, client: OAuth2Server.Client) =>
+        redirectUriMatches((client as ServiceClient).redirectUris, redirectUri),
     },
     authorizationCodeLifetime: AUTHORIZATION_CODE_LIFETIME_SECONDS,
     allowEmptyState: true,
   });
 
   // Public metadata, as the public API: a browser app discovers the endpoints before it calls them.
-  app.get('/.well-known/oauth-authorization-server', { config: CROSS_ORIGIN, schema: { summary: 'OAuth 2 authorization server metadata (RFC 8414)', tags: ['oauth'] } }, async (_request, reply) => {
-    reply.header('Cache-Control', 'public, max-age=3600');
-    return {
-      issuer,
-      authorization_endpoint: `${issuer}/v1/oauth/authorize`,
-      token_endpoint: `${issuer}/v1/oauth/token`,
-      revocation_endpoint: `${issuer}/v1/oauth/revoke`,
-      response_types_supported: ['code'],
-      response_modes_supported: ['query'],
-      grant_types_supported: GRANT_TYPES,
-      code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-      scopes_supported: [...SUPPORTED_SCOPES],
-      authorization_response_iss_parameter_supported: true,
-      service_documentation: `${issuer}/docs`,
-    };
-  });
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    { config: CROSS_ORIGIN, schema: { summary: 'OAuth 2 authorization server metadata (RFC 8414)', tags: ['oauth'] } },
+    async (_request, reply) => {
+      reply.header('Cache-Control', 'public, max-age=3600');
+      return {
+        issuer,
+        authorization_endpoint: `${issuer}/v1/oauth/authorize`,
+        token_endpoint: `${issuer}/v1/oauth/token`,
+        revocation_endpoint: `${issuer}/v1/oauth/revoke`,
+        response_types_supported: ['code'],
+        response_modes_supported: ['query'],
+        grant_types_supported: GRANT_TYPES,
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+        scopes_supported: [...SUPPORTED_SCOPES],
+        authorization_response_iss_parameter_supported: true,
+        service_documentation: `${issuer}/docs`,
+      };
+    },
+  );
 
   // The authorize page is for people, in their own browser tab: no other site's script reads it.
   app.get('/v1/oauth/authorize', { config: NO_CORS, schema: { hide: true } }, async (request, reply) => {
@@ -101,7 +106,13 @@ export const oauthRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
     return sendAccountPage(
       reply,
       200,
-      consentPage({ request: check.request, brandName: user.brandName ?? user.companyId, email: user.email, csrfToken, authorizeUrl: request.url }),
+      consentPage({
+        request: check.request,
+        brandName: user.brandName ?? user.companyId,
+        email: user.email,
+        csrfToken,
+        authorizeUrl: request.url,
+      }),
     );
   });
 
@@ -137,7 +148,12 @@ export const oauthRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
       if (!(error instanceof OAuthError) || error instanceof ServerError) throw error;
       const description = error.message;
       return reply.redirect(
-        redirectTo(check.request.redirectUri, { error: error.name, error_description: description, state: check.request.state, iss: issuer }),
+        redirectTo(check.request.redirectUri, {
+          error: error.name,
+          error_description: description,
+          state: check.request.state,
+          iss: issuer,
+        }),
         303,
       );
     }
@@ -194,7 +210,12 @@ export const oauthRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
         const basic = basicCredentials(request.headers.authorization);
         if (basic === 'malformed') return sendOAuthError(reply, 401, 'invalid_client', 'the Authorization header is not valid HTTP Basic');
         if (basic && (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== basic.clientId))) {
-          return sendOAuthError(reply, 400, 'invalid_request', 'authenticate with one method: HTTP Basic or client_secret in the body, not both');
+          return sendOAuthError(
+            reply,
+            400,
+            'invalid_request',
+            'authenticate with one method: HTTP Basic or client_secret in the body, not both',
+          );
         }
         const { authorization: _authorization, ...headers } = request.headers;
         // Basic credentials are decoded here (the library would not undo their form encoding) and passed as body fields.

@@ -13,5 +13,7 @@ export function resolveScope(requested: string[] | undefined): string[] | undefi
 }
 
 export function describeScope(scope: string[]): string[] {
-  return scope.map((name) => (name === 'brand' ? 'See your partnerships, campaigns and partner recommendations, and fetch partner offers to show to shoppers' : name));
+  return scope.map((name) =>
+    name === 'brand' ? 'See your partnerships, campaigns and partner recommendations, and fetch partner offers to show to shoppers' : name,
+  );
 }

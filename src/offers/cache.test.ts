@@ -15,7 +15,14 @@ function countingCache(lifetimeMs: number) {
     if (hold) await new Promise<void>((resolve) => (release = resolve));
     return { body: `${brandId}/${platformId}#${loads.length}`, views: [], expiresAt: now.getTime() + lifetimeMs } satisfies OfferSet;
   }, bus);
-  return { bus, cache, loads, holdNextLoad: () => (hold = true), releaseLoad: () => ((hold = false), release?.()) };
+  const holdNextLoad = () => {
+    hold = true;
+  };
+  const releaseLoad = () => {
+    hold = false;
+    release?.();
+  };
+  return { bus, cache, loads, holdNextLoad, releaseLoad };
 }
 
 describe('OffersCache', () => {

@@ -103,7 +103,15 @@ export async function findOffers(db: Db, companyIds: string[]): Promise<OfferRow
 
 export async function upsertOffer(
   db: Db,
-  offer: { companyId: string; title: string; subtitle: string | null; imageUrl: string; discountPercent: number | null; discountCode: string | null; now: Date },
+  offer: {
+    companyId: string;
+    title: string;
+    subtitle: string | null;
+    imageUrl: string;
+    discountPercent: number | null;
+    discountCode: string | null;
+    now: Date;
+  },
 ): Promise<void> {
   await db
     .insertInto('offers')
@@ -149,8 +157,20 @@ export async function findCampaignOffers(db: Db, campaignIds: string[]) {
 
 export type CampaignOfferRow = Awaited<ReturnType<typeof findCampaignOffers>>[number];
 
-export async function upsertCampaignOffer(db: Db, campaignId: string, companyId: string, offer: CampaignOfferContent, now: Date): Promise<void> {
-  const values = { title: offer.title, subtitle: offer.subtitle, image_url: offer.imageUrl, include_discount: offer.includeDiscount, updated_at: now };
+export async function upsertCampaignOffer(
+  db: Db,
+  campaignId: string,
+  companyId: string,
+  offer: CampaignOfferContent,
+  now: Date,
+): Promise<void> {
+  const values = {
+    title: offer.title,
+    subtitle: offer.subtitle,
+    image_url: offer.imageUrl,
+    include_discount: offer.includeDiscount,
+    updated_at: now,
+  };
   await db
     .insertInto('campaign_offers')
     .values({ campaign_id: campaignId, company_id: companyId, ...values })
@@ -191,7 +211,12 @@ export function upsertOffers(db: Db, rows: OfferUpsertRow[]): Promise<number> {
 }
 
 /** Saves the offer built from a store's best sellers; a new one stays hidden until the merchant consents. */
-export async function upsertDraftOffer(db: Db, companyId: string, offer: { title: string; subtitle: string; imageUrl: string }, now: Date): Promise<void> {
+export async function upsertDraftOffer(
+  db: Db,
+  companyId: string,
+  offer: { title: string; subtitle: string; imageUrl: string },
+  now: Date,
+): Promise<void> {
   await db
     .insertInto('offers')
     .values({ company_id: companyId, title: offer.title, subtitle: offer.subtitle, image_url: offer.imageUrl, live: false })
@@ -200,7 +225,12 @@ export async function upsertDraftOffer(db: Db, companyId: string, offer: { title
 }
 
 /** The merchant's consent: the offer shows, with the title and the store's one discount code. */
-export async function turnOnConsentedOffer(db: Db, companyId: string, consent: { percent: number; code: string; title: string }, now: Date): Promise<void> {
+export async function turnOnConsentedOffer(
+  db: Db,
+  companyId: string,
+  consent: { percent: number; code: string; title: string },
+  now: Date,
+): Promise<void> {
   await db
     .updateTable('offers')
     .set({ live: true, title: consent.title, discount_percent: consent.percent, discount_code: consent.code, updated_at: now })

@@ -24,7 +24,7 @@ export async function platformForOffers(
     platform = fromHeader;
   } else if (tokenPlatformId) {
     const carried = await auth.findPlatform(tokenPlatformId);
-    if (!carried || !carried.active) {
+    if (!carried?.active) {
       throw new ApiError(400, 'invalid_platform', 'the platform the access token was authorized for is not an active platform');
     }
     platform = carried;

@@ -45,7 +45,10 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       const best = await seedPartnerOffer(support, brand.companyId);
       const second = await seedPartnerOffer(support, brand.companyId, { subtitle: null });
       const asPartner = await seedPartnerOffer(support, brand.companyId, { partnerOwnsCampaign: true });
-      const startedSchedule = await seedPartnerOffer(support, brand.companyId, { campaignStatus: 'scheduled', startDate: new Date(Date.now() - 60_000) });
+      const startedSchedule = await seedPartnerOffer(support, brand.companyId, {
+        campaignStatus: 'scheduled',
+        startDate: new Date(Date.now() - 60_000),
+      });
       // None of these may appear, though they would rank first.
       const excluded = [
         await seedPartnerOffer(support, brand.companyId, { live: false }),
@@ -96,7 +99,11 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       const support = use().support;
       const quiet = await seedPartnerOffer(support, brand.companyId);
       const clicked = await seedPartnerOffer(support, brand.companyId);
-      await pinMatchRates(use().db, brand.companyId, [quiet, clicked].map((partner) => ({ partnerId: partner.partnerId, matchRate: 50 })));
+      await pinMatchRates(
+        use().db,
+        brand.companyId,
+        [quiet, clicked].map((partner) => ({ partnerId: partner.partnerId, matchRate: 50 })),
+      );
       const today = new Date().toISOString().slice(0, 10);
       await use()
         .db.insertInto('attribution_counters')
@@ -128,7 +135,7 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       expect(await getOffers(brand.key)).toEqual({ offers: [] });
     });
 
-    it('accepts the service\'s own platform id for a brand\'s own site', async () => {
+    it("accepts the service's own platform id for a brand's own site", async () => {
       const { config, support } = use();
       await savePlatform(support, {
         id: config.servicePlatformId,
@@ -142,7 +149,9 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       const partner = await seedPartnerOffer(support, brand.companyId);
       const body = await getOffers(brand.key, config.servicePlatformId);
       expect(body.offers.map((offer) => offer.title)).toEqual([partner.title]);
-      expect((await use().app.inject({ method: 'GET', url: `/admin/platforms/${config.servicePlatformId}/stats`, headers: admin() })).json()).toMatchObject({ views: 1 });
+      expect(
+        (await use().app.inject({ method: 'GET', url: `/admin/platforms/${config.servicePlatformId}/stats`, headers: admin() })).json(),
+      ).toMatchObject({ views: 1 });
     });
   });
 
@@ -157,7 +166,8 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       expect(again!.referralUrl).toBe(first!.referralUrl);
       expect(elsewhere!.referralUrl).not.toBe(first!.referralUrl);
       for (const url of [first!.referralUrl, elsewhere!.referralUrl]) {
-        for (const id of [partner.partnerId, partner.campaignId, brand.companyId, platformId, other.platformId]) expect(url).not.toContain(id);
+        for (const id of [partner.partnerId, partner.campaignId, brand.companyId, platformId, other.platformId])
+          expect(url).not.toContain(id);
       }
     });
 
@@ -165,7 +175,11 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       const brand = await createBrand(use().support);
       await seedPartnerOffer(use().support, brand.companyId);
       const [before] = (await getOffers(brand.key)).offers;
-      await use().db.updateTable('offers').set({ title: 'Renamed' }).where('company_id', 'in', use().db.selectFrom('referral_links').select('partner_id').where('brand_id', '=', brand.companyId)).execute();
+      await use()
+        .db.updateTable('offers')
+        .set({ title: 'Renamed' })
+        .where('company_id', 'in', use().db.selectFrom('referral_links').select('partner_id').where('brand_id', '=', brand.companyId))
+        .execute();
       await use().runtime.bus.publish('offers');
       const [after] = (await getOffers(brand.key)).offers;
       expect(after!.title).toBe('Renamed');
@@ -251,7 +265,11 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       await use().db.updateTable('offers').set({ live: false }).where('company_id', '=', partner.partnerId).execute();
       expect((await getOffers(brand.key)).offers).toHaveLength(1);
       for (const topic of ['offers', 'campaigns', 'partnerships', 'platforms'] as const) {
-        await use().db.updateTable('offers').set({ live: topic !== 'offers' }).where('company_id', '=', partner.partnerId).execute();
+        await use()
+          .db.updateTable('offers')
+          .set({ live: topic !== 'offers' })
+          .where('company_id', '=', partner.partnerId)
+          .execute();
         await use().runtime.bus.publish(topic);
         expect((await getOffers(brand.key)).offers).toHaveLength(topic === 'offers' ? 0 : 1);
       }
@@ -285,13 +303,20 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
     };
 
     it('drops the offers of a campaign when its end date passes, without any announcement', async ({ skip }) => {
-      const endAt = (campaignId: string, moment: Date) => use().db.updateTable('campaigns').set({ end_date: moment }).where('id', '=', campaignId).execute();
+      const endAt = (campaignId: string, moment: Date) =>
+        use().db.updateTable('campaigns').set({ end_date: moment }).where('id', '=', campaignId).execute();
       await aroundMoment({}, endAt, { before: 1, after: 0 }, skip);
     });
 
-    it('shows a scheduled campaign\'s offers from its start date, without any announcement', async ({ skip }) => {
-      const startAt = (campaignId: string, moment: Date) => use().db.updateTable('campaigns').set({ start_date: moment }).where('id', '=', campaignId).execute();
-      await aroundMoment({ campaignStatus: 'scheduled', startDate: new Date(Date.now() + 3_600_000) }, startAt, { before: 0, after: 1 }, skip);
+    it("shows a scheduled campaign's offers from its start date, without any announcement", async ({ skip }) => {
+      const startAt = (campaignId: string, moment: Date) =>
+        use().db.updateTable('campaigns').set({ start_date: moment }).where('id', '=', campaignId).execute();
+      await aroundMoment(
+        { campaignStatus: 'scheduled', startDate: new Date(Date.now() + 3_600_000) },
+        startAt,
+        { before: 0, after: 1 },
+        skip,
+      );
     });
   });
 
@@ -303,12 +328,7 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       await seedPartnerOffer(use().support, brand.companyId);
     });
 
-    const expectRefused = async (
-      send: () => ReturnType<typeof offersRequest>,
-      status: number,
-      error: string,
-      message: RegExp,
-    ) => {
+    const expectRefused = async (send: () => ReturnType<typeof offersRequest>, status: number, error: string, message: RegExp) => {
       const before = { views: await totalViews(use().db), links: await platformLinksOf(use().db, brand.companyId) };
       const response = await send();
       expect(response.statusCode).toBe(status);
@@ -324,7 +344,12 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
       ['type sent twice', '?type=post-purchase&type=other'],
     ] as const) {
       it(`invalid_offer_type: ${label}`, async () => {
-        const response = await expectRefused(() => offersRequest(use(), brand.key, platformId, query), 400, 'invalid_offer_type', /type must be one of: post-purchase/);
+        const response = await expectRefused(
+          () => offersRequest(use(), brand.key, platformId, query),
+          400,
+          'invalid_offer_type',
+          /type must be one of: post-purchase/,
+        );
         expect(response.json().allowed).toEqual(['post-purchase']);
       });
     }
@@ -349,7 +374,12 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
 
     it('unsupported_platform: the platform does not show post-purchase offers', async () => {
       const other = await createPlatform(use().support, { offerTypes: [] });
-      await expectRefused(() => offersRequest(use(), brand.key, other.platformId), 400, 'unsupported_platform', /not set up to show post-purchase/);
+      await expectRefused(
+        () => offersRequest(use(), brand.key, other.platformId),
+        400,
+        'unsupported_platform',
+        /not set up to show post-purchase/,
+      );
     });
 
     it('unauthorized: no credentials, or an unknown key', async () => {
@@ -376,16 +406,18 @@ describeEachDatabase('GET /v1/campaigns/offers', (use) => {
           headers: { authorization: 'Bearer test-token', ...(platformHeader ? { 'x-platform-id': platformHeader } : {}) },
         });
 
-      it('uses the token\'s platform when X-Platform-Id is omitted, or equal', async () => {
+      it("uses the token's platform when X-Platform-Id is omitted, or equal", async () => {
         await withToken(platformId, async () => {
           expect((await bearer()).statusCode).toBe(200);
           expect((await bearer(platformId.toUpperCase())).statusCode).toBe(200);
         });
       });
 
-      it('platform_mismatch: X-Platform-Id differs from the token\'s platform', async () => {
+      it("platform_mismatch: X-Platform-Id differs from the token's platform", async () => {
         const other = await createPlatform(use().support);
-        await withToken(platformId, () => expectRefused(() => bearer(other.platformId), 400, 'platform_mismatch', /differs from the platform/));
+        await withToken(platformId, () =>
+          expectRefused(() => bearer(other.platformId), 400, 'platform_mismatch', /differs from the platform/),
+        );
       });
 
       it('platform_required: a token without a platform and no X-Platform-Id', async () => {

@@ -30,7 +30,7 @@ export const offersRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
       schema: {
         summary: 'Partner offers to show to shoppers',
         description:
-          'The live offers of the brand\'s partners in its active campaigns, best first, at most 6. ' +
+          "The live offers of the brand's partners in its active campaigns, best first, at most 6. " +
           'Each offer returned counts as one view for the platform, so request offers only when about to show them. ' +
           `Rate limit: ${config.offersRateLimitPerMinute} requests per minute per brand.`,
         tags: ['offers'],

@@ -12,7 +12,7 @@ export const OffersHeaders = Type.Object({
     Type.String({
       description:
         'Platform displaying the offers (UUID). Required with an API key; optional with an OAuth token that carries the platform, ' +
-        'and then equal to it. A brand\'s own site sends the service\'s platform id.',
+        "and then equal to it. A brand's own site sends the service's platform id.",
     }),
   ),
 });
@@ -27,7 +27,4 @@ export const Offer = Type.Object(
   { title: 'Offer' },
 );
 
-export const OffersResponse = Type.Object(
-  { offers: Type.Array(Offer, { maxItems: 6 }) },
-  { title: 'OffersResponse' },
-);
+export const OffersResponse = Type.Object({ offers: Type.Array(Offer, { maxItems: 6 }) }, { title: 'OffersResponse' });

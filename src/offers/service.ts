@@ -46,7 +46,16 @@ export function discountCodeFor(domain: string, percent: number): string {
 }
 
 function toOffer(row: dal.OfferRow | undefined) {
-  return row ? { title: row.title, subtitle: row.subtitle, imageUrl: row.image_url, discountPercent: row.discount_percent, live: row.live, custom: false } : null;
+  return row
+    ? {
+        title: row.title,
+        subtitle: row.subtitle,
+        imageUrl: row.image_url,
+        discountPercent: row.discount_percent,
+        live: row.live,
+        custom: false,
+      }
+    : null;
 }
 
 /** A side's offer in one campaign: its own for this campaign when it set one, else the brand's offer. */
@@ -70,7 +79,10 @@ export async function offersInCampaigns(
 ) {
   const [ownOffers, customOffers] = await Promise.all([
     dal.findOffers(ctx.db, [...new Set([companyId, ...campaigns.flatMap((row) => [row.owner_id, row.partner_id])])]),
-    dal.findCampaignOffers(ctx.db, campaigns.map((row) => row.id)),
+    dal.findCampaignOffers(
+      ctx.db,
+      campaigns.map((row) => row.id),
+    ),
   ]);
   const own = new Map(ownOffers.map((row) => [row.company_id, row]));
   const custom = new Map(customOffers.map((row) => [`${row.campaign_id} ${row.company_id}`, row]));
@@ -92,7 +104,11 @@ export async function offersInCampaigns(
  * The offer a brand shows in one campaign. Its discount is the store's one code (DESIGN 4), so
  * a campaign offer either includes the brand's discount or leaves it out; it cannot name another.
  */
-export async function checkCampaignOffer(ctx: Pick<DataContext, 'db'>, companyId: string, input: OfferInput): Promise<dal.CampaignOfferContent> {
+export async function checkCampaignOffer(
+  ctx: Pick<DataContext, 'db'>,
+  companyId: string,
+  input: OfferInput,
+): Promise<dal.CampaignOfferContent> {
   const content = offerContent(input);
   const storePercent = (await dal.findOffers(ctx.db, [companyId]))[0]?.discount_percent ?? null;
   const percent = input.discountPercent ?? null;
@@ -107,7 +123,13 @@ export async function checkCampaignOffer(ctx: Pick<DataContext, 'db'>, companyId
 }
 
 /** Saves the brand's offer for one campaign (checked by checkCampaignOffer); the offers endpoint shows it at once. */
-export async function saveCampaignOffer(ctx: DataContext, campaignId: string, companyId: string, offer: dal.CampaignOfferContent, now: Date): Promise<void> {
+export async function saveCampaignOffer(
+  ctx: DataContext,
+  campaignId: string,
+  companyId: string,
+  offer: dal.CampaignOfferContent,
+  now: Date,
+): Promise<void> {
   await dal.upsertCampaignOffer(ctx.db, campaignId, companyId, offer, now);
   await ctx.bus.publish('campaigns');
   await ctx.bus.publish('offers');
@@ -117,7 +139,13 @@ export async function saveCampaignOffer(ctx: DataContext, campaignId: string, co
  * Either brand sets the offer it shows in a campaign, or (null) goes back to its own offer; the
  * offers endpoint uses it at once. A closed campaign is history and keeps what it showed.
  */
-export async function setCampaignOffer(ctx: DataContext, companyId: string, campaignId: string, input: OfferInput | null, now = new Date()): Promise<void> {
+export async function setCampaignOffer(
+  ctx: DataContext,
+  companyId: string,
+  campaignId: string,
+  input: OfferInput | null,
+  now = new Date(),
+): Promise<void> {
   const campaign = await visibleCampaign(ctx, companyId, campaignId);
   const offer = input ? await checkCampaignOffer(ctx, companyId, input) : null;
   if (effectiveCampaignStatus(campaign, now) === 'closed') throw conflict('the campaign is closed');
@@ -136,7 +164,12 @@ export async function getOffer(ctx: Pick<DataContext, 'db'>, companyId: string) 
  * through the commerce platform: a new percent renames the existing code and changes its
  * percent, no discount removes it, so the store never holds a code the offer does not name.
  */
-export async function saveOffer(ctx: OffersContext, company: { companyId: string; domain: string | null }, input: OfferInput, now = new Date()) {
+export async function saveOffer(
+  ctx: OffersContext,
+  company: { companyId: string; domain: string | null },
+  input: OfferInput,
+  now = new Date(),
+) {
   const content = offerContent(input);
   const discountPercent = input.discountPercent ?? null;
   if (discountPercent !== null && !company.domain) throw conflict('your brand has no store domain to create a discount code in');
@@ -144,7 +177,11 @@ export async function saveOffer(ctx: OffersContext, company: { companyId: string
   const discountCode = discountPercent !== null ? discountCodeFor(company.domain!, discountPercent) : null;
   if (discountCode !== null) {
     if (!ctx.adapter) throw noCommercePlatform('the discount code cannot be created in your store: save the offer without a discount');
-    await ctx.adapter.saveDiscountCode(company.domain!, { code: discountCode, percent: discountPercent!, oncePerCustomer: true }, previousCode);
+    await ctx.adapter.saveDiscountCode(
+      company.domain!,
+      { code: discountCode, percent: discountPercent!, oncePerCustomer: true },
+      previousCode,
+    );
   } else if (previousCode !== null && company.domain && ctx.adapter) {
     await ctx.adapter.removeDiscountCode(company.domain, previousCode);
   }
@@ -154,13 +191,23 @@ export async function saveOffer(ctx: OffersContext, company: { companyId: string
 }
 
 /** The offer built from a store's best sellers at setup: a new one stays hidden until the merchant consents. */
-export async function saveDraftOffer(ctx: DataContext, companyId: string, offer: { title: string; subtitle: string; imageUrl: string }, now = new Date()): Promise<void> {
+export async function saveDraftOffer(
+  ctx: DataContext,
+  companyId: string,
+  offer: { title: string; subtitle: string; imageUrl: string },
+  now = new Date(),
+): Promise<void> {
   await dal.upsertDraftOffer(ctx.db, companyId, offer, now);
   await ctx.bus.publish('offers');
 }
 
 /** The merchant consented (the plugin): the offer shows, with its new title and the store's one discount code. */
-export async function turnOnConsentedOffer(ctx: DataContext, companyId: string, consent: { percent: number; code: string; title: string }, now: Date): Promise<void> {
+export async function turnOnConsentedOffer(
+  ctx: DataContext,
+  companyId: string,
+  consent: { percent: number; code: string; title: string },
+  now: Date,
+): Promise<void> {
   await dal.turnOnConsentedOffer(ctx.db, companyId, consent, now);
   await ctx.bus.publish('offers');
 }

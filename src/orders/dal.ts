@@ -99,7 +99,11 @@ export async function findOrder(db: Db, storeDomain: string, orderId: string) {
  * Records the customers of a store's past orders in one statement, each with its first order;
  * customers the service already knew keep their record. Returns how many were new to it.
  */
-export async function rememberPastCustomers(db: Db, storeDomain: string, orders: Array<{ customerRef: string; orderId: string }>): Promise<number> {
+export async function rememberPastCustomers(
+  db: Db,
+  storeDomain: string,
+  orders: Array<{ customerRef: string; orderId: string }>,
+): Promise<number> {
   if (orders.length === 0) return 0;
   const result = await sql<{ customer_ref: string }>`
     insert into store_customers (store_domain, customer_ref, first_order_id)

@@ -29,7 +29,11 @@ describeEachDatabase(
       return use().app.inject({
         method: 'POST',
         url: '/webhooks/commerce/orders',
-        headers: { 'content-type': 'application/json', 'x-svc-timestamp': String(timestamp), ...(signature === null ? {} : { 'x-svc-signature': signature }) },
+        headers: {
+          'content-type': 'application/json',
+          'x-svc-timestamp': String(timestamp),
+          ...(signature === null ? {} : { 'x-svc-signature': signature }),
+        },
         payload,
       });
     };
@@ -43,18 +47,37 @@ describeEachDatabase(
       ...overrides,
     });
     const stats = async () =>
-      (await use().app.inject({ method: 'GET', url: `/admin/platforms/${platformId}/stats`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json();
+      (
+        await use().app.inject({
+          method: 'GET',
+          url: `/admin/platforms/${platformId}/stats`,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        })
+      ).json();
     const stored = async () => ({
       orders: await use().db.selectFrom('attributed_orders').selectAll().orderBy('order_id').execute(),
       customers: await use().db.selectFrom('store_customers').selectAll().orderBy('customer_ref').execute(),
-      counters: await use().db.selectFrom('attribution_counters').selectAll().orderBy('platform_id').orderBy('day').orderBy('campaign_id').execute(),
+      counters: await use()
+        .db.selectFrom('attribution_counters')
+        .selectAll()
+        .orderBy('platform_id')
+        .orderBy('day')
+        .orderBy('campaign_id')
+        .execute(),
     });
 
-    it('credits an order through the referral link to the platform; a new customer\'s first order carries 5%; a replay counts once', async () => {
+    it("credits an order through the referral link to the platform; a new customer's first order carries 5%; a replay counts once", async () => {
       const first = order({ referralToken: token });
       const response = await deliver(first);
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toEqual({ orderId: first.orderId, duplicate: false, platformId, matchedBy: 'referral_link', newCustomer: true, commissionCents: 500 });
+      expect(response.json()).toEqual({
+        orderId: first.orderId,
+        duplicate: false,
+        platformId,
+        matchedBy: 'referral_link',
+        newCustomer: true,
+        commissionCents: 500,
+      });
       const credited = { views: 1, clicks: 1, orders: 1, newCustomers: 1, revenueCents: 10_000, commissionCents: 500 };
       expect(await stats()).toEqual(credited);
 
@@ -69,7 +92,7 @@ describeEachDatabase(
       expect(rows.map((row) => row.customer_ref)).not.toContain('customer-1');
     });
 
-    it('credits an order with only the partner\'s discount code to the showing clicked last', async () => {
+    it("credits an order with only the partner's discount code to the showing clicked last", async () => {
       const response = await deliver(order({ customerId: 'customer-2', discountCode: 'NOT-THE-CODE' }));
       expect(response.json()).toMatchObject({ platformId: null, newCustomer: true, commissionCents: 0 });
       const location = (await use().app.inject({ method: 'HEAD', url: `/r/${token}` })).headers.location as string;
@@ -83,7 +106,9 @@ describeEachDatabase(
       const platformStats = await stats();
       for (const client of [shower, partner]) {
         const report = (await client.get(`/dashboard/api/performance?from=${day}&to=${day}`)).json();
-        expect(report.byPlatform).toEqual([expect.objectContaining({ platformId, ...platformStats, newCustomers: 2, revenueCents: 22_999, commissionCents: 650 })]);
+        expect(report.byPlatform).toEqual([
+          expect.objectContaining({ platformId, ...platformStats, newCustomers: 2, revenueCents: 22_999, commissionCents: 650 }),
+        ]);
         expect(report.totals).toMatchObject(platformStats);
         const csv = await client.get(`/dashboard/api/performance.csv?from=${day}&to=${day}`);
         expect(csv.headers['content-type']).toContain('text/csv');
@@ -96,12 +121,26 @@ describeEachDatabase(
 
     const refusals: Array<[string, () => Promise<{ statusCode: number; json(): unknown }>, number, string]> = [
       ['no signature', () => deliver(order(), { signature: null }), 401, 'unauthorized'],
-      ['a wrong signature', () => deliver(order(), { signature: signOrderBody('another-secret-0123456789', Math.floor(Date.now() / 1000), '{}') }), 401, 'unauthorized'],
+      [
+        'a wrong signature',
+        () => deliver(order(), { signature: signOrderBody('another-secret-0123456789', Math.floor(Date.now() / 1000), '{}') }),
+        401,
+        'unauthorized',
+      ],
       ['a stale timestamp', () => deliver(order(), { timestamp: Math.floor(Date.now() / 1000) - 3600 }), 401, 'unauthorized'],
-      ['a body changed after signing', () => {
-        const timestamp = Math.floor(Date.now() / 1000);
-        return deliver(undefined, { timestamp, signature: signOrderBody(SECRET, timestamp, JSON.stringify(order())), raw: JSON.stringify(order({ totalCents: 1 })) });
-      }, 401, 'unauthorized'],
+      [
+        'a body changed after signing',
+        () => {
+          const timestamp = Math.floor(Date.now() / 1000);
+          return deliver(undefined, {
+            timestamp,
+            signature: signOrderBody(SECRET, timestamp, JSON.stringify(order())),
+            raw: JSON.stringify(order({ totalCents: 1 })),
+          });
+        },
+        401,
+        'unauthorized',
+      ],
       ['malformed JSON', () => deliver(undefined, { raw: '{"orderId":' }), 400, 'invalid_request'],
       ['a missing order id', () => deliver({ ...order(), orderId: undefined }), 400, 'invalid_request'],
       ['a wrong type', () => deliver(order({ totalCents: '100' })), 400, 'invalid_request'],

@@ -4,7 +4,7 @@ export const OrderWebhookBody = Type.Object(
   {
     orderId: Type.String({ minLength: 1, maxLength: 200 }),
     storeDomain: Type.String({ minLength: 1, maxLength: 253 }),
-    customerId: Type.String({ minLength: 1, maxLength: 200, description: 'The store\'s customer id; stored hashed' }),
+    customerId: Type.String({ minLength: 1, maxLength: 200, description: "The store's customer id; stored hashed" }),
     totalCents: Type.Integer({ minimum: 0, maximum: 100_000_000_00 }),
     currency: Type.String({ pattern: '^[A-Za-z]{3}$' }),
     placedAt: Type.String({ format: 'date-time' }),

@@ -47,7 +47,10 @@ export function commissionFor(totalCents: number, basisPoints: number): number {
  * to this store), else the partner's own discount code, credited to the showing whose link was
  * clicked last. An order that matches neither is still recorded, so its customer is known.
  */
-async function attributionFor(db: Db, order: IncomingOrder): Promise<(LinkKey & { matchedBy: 'referral_link' | 'discount_code' }) | undefined> {
+async function attributionFor(
+  db: Db,
+  order: IncomingOrder,
+): Promise<(LinkKey & { matchedBy: 'referral_link' | 'discount_code' }) | undefined> {
   if (order.referralToken) {
     const link = await findReferralLink(db, order.referralToken);
     if (link && link.partnerDomain === order.storeDomain) {
@@ -115,7 +118,11 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder):
  * returning customer's later order is then not a new customer's first, and carries no commission.
  * The domain is the store's canonical one, as its claim holds it.
  */
-export async function importCustomerHistory(db: Db, domain: string, orders: Array<{ orderId: string; customerId: string }>): Promise<number> {
+export async function importCustomerHistory(
+  db: Db,
+  domain: string,
+  orders: Array<{ orderId: string; customerId: string }>,
+): Promise<number> {
   return dal.rememberPastCustomers(
     db,
     domain,

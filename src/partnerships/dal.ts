@@ -11,7 +11,12 @@ const sideColumn = (selection: StoredSelection) => sql.ref(selection.side === 'r
  * or partnerships_recipient_idx in list order: the planner merges the ranges (Merge Append) and
  * stops after the page instead of sorting every matching row.
  */
-function firstKeysOfEachRange(companyId: string, selections: StoredSelection[], direction: RawBuilder<unknown>, take: number): RawBuilder<unknown> {
+function firstKeysOfEachRange(
+  companyId: string,
+  selections: StoredSelection[],
+  direction: RawBuilder<unknown>,
+  take: number,
+): RawBuilder<unknown> {
   return sql.join(
     selections.map(
       (selection) => sql`(select id, created_at from partnerships
@@ -94,7 +99,8 @@ export async function moveOpenPartnership(
 ): Promise<string | undefined> {
   const asRequester = sql`(requester_id = ${pair.callerId} and recipient_id = ${pair.otherId})`;
   const asRecipient = sql`(requester_id = ${pair.otherId} and recipient_id = ${pair.callerId})`;
-  const side = pair.callerSide === 'requester' ? asRequester : pair.callerSide === 'recipient' ? asRecipient : sql`(${asRequester} or ${asRecipient})`;
+  const side =
+    pair.callerSide === 'requester' ? asRequester : pair.callerSide === 'recipient' ? asRecipient : sql`(${asRequester} or ${asRecipient})`;
   const result = await sql<{ id: string }>`
     update partnerships set status = ${to}, updated_at = ${now}
     where ${side} and status = ${from}

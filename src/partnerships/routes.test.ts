@@ -75,7 +75,10 @@ describeEachDatabase('GET /v1/partners', (use) => {
     const sent = (await list('?status=inviteSent')).json();
     expect(sent).toEqual({ totalRows: 1, data: [expect.objectContaining({ companyId: partnerIds.sent, status: 'inviteSent' })] });
     const received = (await list('?status=inviteReceived')).json();
-    expect(received).toEqual({ totalRows: 1, data: [expect.objectContaining({ companyId: partnerIds.received, status: 'inviteReceived' })] });
+    expect(received).toEqual({
+      totalRows: 1,
+      data: [expect.objectContaining({ companyId: partnerIds.received, status: 'inviteReceived' })],
+    });
   });
 
   it('returns removed partnerships with the declined filter, carrying removed; the removed filter returns only those', async () => {
@@ -92,10 +95,18 @@ describeEachDatabase('GET /v1/partners', (use) => {
   it('pages from 1 with pageSize, counting every page, the same from either end', async () => {
     const paged = await createBrand(use().support);
     const ids = Array.from({ length: 57 }, (_, i) => `paged-${paged.companyId}-${String(i).padStart(2, '0')}`);
-    await insertCompanies(use().db, ids.map((id) => ({ id })));
+    await insertCompanies(
+      use().db,
+      ids.map((id) => ({ id })),
+    );
     await insertPartnerships(
       use().db,
-      ids.map((id, i) => ({ requesterId: i % 2 ? paged.companyId : id, recipientId: i % 2 ? id : paged.companyId, status: 'active', createdAt: at(i) })),
+      ids.map((id, i) => ({
+        requesterId: i % 2 ? paged.companyId : id,
+        recipientId: i % 2 ? id : paged.companyId,
+        status: 'active',
+        createdAt: at(i),
+      })),
     );
     const newestFirst = [...ids].reverse();
     const pageOf = async (query: string) => {

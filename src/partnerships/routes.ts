@@ -19,7 +19,7 @@ export const partnershipRoutes: FastifyPluginAsync<Runtime> = async (plain, runt
       onRequest: app.requireBrand,
       preHandler: app.attributeListToPlatform,
       schema: {
-        summary: 'List the brand\'s partnerships',
+        summary: "List the brand's partnerships",
         description:
           'Partnerships seen from the caller, newest first. status defaults to active; declined also returns ' +
           'partnerships removed later (they carry removed). totalRows counts every page.',

@@ -5,7 +5,10 @@ import { PARTNER_STATUSES } from './status.js';
 
 export const PartnersQuery = Type.Object({
   status: Type.Optional(
-    StringEnum(PARTNER_STATUSES, { default: 'active', description: 'Partnerships with this status, seen from the caller; declined also returns removed ones' }),
+    StringEnum(PARTNER_STATUSES, {
+      default: 'active',
+      description: 'Partnerships with this status, seen from the caller; declined also returns removed ones',
+    }),
   ),
   ...pagingQuery,
 });

@@ -4,7 +4,14 @@ import { companyExists } from '../companies/service.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import { DEFAULT_PAGE_SIZE, pageWindow } from '../http/paging.js';
 import { inTransaction, type DataContext } from '../service-context.js';
-import { countPartnerships, insertRequest, latestPartnershipStatuses, listPartnershipPage, moveOpenPartnership, type PartnershipRow } from './dal.js';
+import {
+  countPartnerships,
+  insertRequest,
+  latestPartnershipStatuses,
+  listPartnershipPage,
+  moveOpenPartnership,
+  type PartnershipRow,
+} from './dal.js';
 import type { Partner } from './schemas.js';
 import { partnerStatusFor, selectionsFor, type PartnerStatus } from './status.js';
 
@@ -67,7 +74,10 @@ export async function sendRequest(ctx: DataContext, companyId: string, otherId: 
   await partnershipsChanged(ctx);
 }
 
-const TRANSITIONS: Record<PartnershipAction, { side: 'requester' | 'recipient' | 'either'; from: 'pending' | 'active'; to: 'active' | 'declined' | 'removed'; missing: string }> = {
+const TRANSITIONS: Record<
+  PartnershipAction,
+  { side: 'requester' | 'recipient' | 'either'; from: 'pending' | 'active'; to: 'active' | 'declined' | 'removed'; missing: string }
+> = {
   accept: { side: 'recipient', from: 'pending', to: 'active', missing: 'no connection request from this brand to accept' },
   decline: { side: 'recipient', from: 'pending', to: 'declined', missing: 'no connection request from this brand to decline' },
   withdraw: { side: 'requester', from: 'pending', to: 'removed', missing: 'no connection request to this brand to withdraw' },
@@ -75,10 +85,22 @@ const TRANSITIONS: Record<PartnershipAction, { side: 'requester' | 'recipient' |
 };
 
 /** Partnership transitions of DESIGN 4; a removed partnership's campaigns close with it, in the same transaction. */
-export async function changePartnership(ctx: DataContext, companyId: string, otherId: string, action: PartnershipAction, now = new Date()): Promise<void> {
+export async function changePartnership(
+  ctx: DataContext,
+  companyId: string,
+  otherId: string,
+  action: PartnershipAction,
+  now = new Date(),
+): Promise<void> {
   const transition = TRANSITIONS[action];
   await inTransaction(ctx, async (tx) => {
-    const id = await moveOpenPartnership(tx.db, { callerId: companyId, otherId, callerSide: transition.side }, transition.from, transition.to, now);
+    const id = await moveOpenPartnership(
+      tx.db,
+      { callerId: companyId, otherId, callerSide: transition.side },
+      transition.from,
+      transition.to,
+      now,
+    );
     if (!id) throw notFound(transition.missing);
     if (transition.to === 'removed') await closeCampaignsOfPartnership(tx, id, now);
     await partnershipsChanged(tx);

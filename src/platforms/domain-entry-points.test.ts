@@ -39,7 +39,9 @@ describeEachDatabase(
     const entries: Record<string, (domain: string) => Promise<Outcome>> = {
       sync: async (domain) => {
         const records = async () =>
-          (await use().db.selectFrom('platform_brands').select(['domain', 'updated_at']).where('platform_id', '=', platformId).execute()).map((row) => `${row.domain} ${row.updated_at.toISOString()}`);
+          (
+            await use().db.selectFrom('platform_brands').select(['domain', 'updated_at']).where('platform_id', '=', platformId).execute()
+          ).map((row) => `${row.domain} ${row.updated_at.toISOString()}`);
         const before = new Set(await records());
         const response = await use().app.inject({
           method: 'POST',
@@ -54,27 +56,49 @@ describeEachDatabase(
       },
       signUp: async (domain) => {
         const account = await new DashboardClient(use().app).start();
-        const response = await account.post('/dashboard/api/sign-up', { email: `${uniqueId('d')}@forms.example`, password: DASHBOARD_PASSWORD, brand: { businessName: 'Forms', domain } });
+        const response = await account.post('/dashboard/api/sign-up', {
+          email: `${uniqueId('d')}@forms.example`,
+          password: DASHBOARD_PASSWORD,
+          brand: { businessName: 'Forms', domain },
+        });
         return response.statusCode === 201 ? { domain: response.json().claim.domain } : refusal(response);
       },
       plugin: async (domain) => {
-        const response = await use().app.inject({ method: 'GET', url: `/plugin/v2/embed?${new URLSearchParams({ platformId: crypto.randomUUID(), domain })}` });
+        const response = await use().app.inject({
+          method: 'GET',
+          url: `/plugin/v2/embed?${new URLSearchParams({ platformId: crypto.randomUUID(), domain })}`,
+        });
         if (response.statusCode !== 200) return refusal(response);
         const boot = /<script type="application\/json" id="embed-boot">(.*?)<\/script>/.exec(response.body)![1]!;
         return { domain: JSON.parse(boot).domain };
       },
       orders: async (domain) => {
         const orderId = uniqueId('order');
-        const payload = JSON.stringify({ orderId, storeDomain: domain, customerId: 'c-1', totalCents: 1_000, currency: 'USD', placedAt: new Date().toISOString() });
+        const payload = JSON.stringify({
+          orderId,
+          storeDomain: domain,
+          customerId: 'c-1',
+          totalCents: 1_000,
+          currency: 'USD',
+          placedAt: new Date().toISOString(),
+        });
         const timestamp = Math.floor(Date.now() / 1000);
         const response = await use().app.inject({
           method: 'POST',
           url: '/webhooks/commerce/orders',
-          headers: { 'content-type': 'application/json', 'x-svc-timestamp': String(timestamp), 'x-svc-signature': signOrderBody(WEBHOOK_SECRET, timestamp, payload) },
+          headers: {
+            'content-type': 'application/json',
+            'x-svc-timestamp': String(timestamp),
+            'x-svc-signature': signOrderBody(WEBHOOK_SECRET, timestamp, payload),
+          },
           payload,
         });
         if (response.statusCode !== 200) return refusal(response);
-        const stored = await use().db.selectFrom('attributed_orders').select('store_domain').where('order_id', '=', orderId).executeTakeFirstOrThrow();
+        const stored = await use()
+          .db.selectFrom('attributed_orders')
+          .select('store_domain')
+          .where('order_id', '=', orderId)
+          .executeTakeFirstOrThrow();
         return { domain: stored.store_domain };
       },
       // Support moves one company of its own from domain to domain, so no two runs compete for one.
@@ -92,13 +116,18 @@ describeEachDatabase(
     it('gives the same canonical domain at sync, sign-up, plugin, orders and support, for every form of it', async () => {
       // A distinct last label before the top-level one keeps each run's records apart (a company's domain is unique).
       const hosts = fc
-        .tuple(fc.array(label, { minLength: 0, maxLength: 2 }), fc.stringMatching(/^[a-z]{10}$/), fc.constantFrom('example', 'shop', 'café', 'онлайн'))
+        .tuple(
+          fc.array(label, { minLength: 0, maxLength: 2 }),
+          fc.stringMatching(/^[a-z]{10}$/),
+          fc.constantFrom('example', 'shop', 'café', 'онлайн'),
+        )
         .map(([labels, distinct, top]) => [...labels, distinct, top].join('.'))
         .filter((host) => !host.startsWith('www.'));
       await fc.assert(
         fc.asyncProperty(domainForms(hosts), async ({ input, plain }) => {
           const expected = browserHost(plain);
-          for (const [entry, send] of Object.entries(entries)) expect(await send(input), `${entry} of ${input}`).toEqual({ domain: expected });
+          for (const [entry, send] of Object.entries(entries))
+            expect(await send(input), `${entry} of ${input}`).toEqual({ domain: expected });
         }),
         { numRuns: 20 },
       );
@@ -115,7 +144,11 @@ describeEachDatabase(
       for (const domain of UNMAPPABLE) {
         for (const [entry, send] of Object.entries(entries)) {
           const before = await tableContents(use().db);
-          expect(await send(domain), `${entry} of ${domain}`).toEqual({ status: 400, error: 'invalid_request', message: expect.stringMatching(fields[entry]!) });
+          expect(await send(domain), `${entry} of ${domain}`).toEqual({
+            status: 400,
+            error: 'invalid_request',
+            message: expect.stringMatching(fields[entry]!),
+          });
           expect(await tableContents(use().db), `${entry} of ${domain}`).toEqual(before);
         }
       }
@@ -123,32 +156,64 @@ describeEachDatabase(
 
     it('refuses a claim of a domain UTS-46 does not map with 400 naming the field, writing nothing', async () => {
       const account = await new DashboardClient(use().app).start();
-      expect((await account.post('/dashboard/api/sign-up', { email: `${uniqueId('d')}@forms.example`, password: DASHBOARD_PASSWORD, brand: { businessName: 'First', domain: `${uniqueId('first')}.example` } })).statusCode).toBe(201);
+      expect(
+        (
+          await account.post('/dashboard/api/sign-up', {
+            email: `${uniqueId('d')}@forms.example`,
+            password: DASHBOARD_PASSWORD,
+            brand: { businessName: 'First', domain: `${uniqueId('first')}.example` },
+          })
+        ).statusCode,
+      ).toBe(201);
       for (const domain of UNMAPPABLE) {
         const before = await tableContents(use().db);
         const response = await account.post('/dashboard/api/claim', { brand: { businessName: 'Second', domain } });
         expect(response.statusCode, domain).toBe(400);
-        expect(response.json()).toMatchObject({ error: 'invalid_request', message: expect.stringMatching(/^brand\.domain must be a store domain/) });
+        expect(response.json()).toMatchObject({
+          error: 'invalid_request',
+          message: expect.stringMatching(/^brand\.domain must be a store domain/),
+        });
         expect(await tableContents(use().db)).toEqual(before);
       }
     });
 
-    it('refuses a sign-up or claim naming a staffed brand\'s store in another form (full-width, Unicode, punycode) with 409 brand_has_staff, writing nothing', async () => {
+    it("refuses a sign-up or claim naming a staffed brand's store in another form (full-width, Unicode, punycode) with 409 brand_has_staff, writing nothing", async () => {
       const id = uniqueId('staffed');
       const ascii = `${id}.example`;
       const unicode = `${id}-café.example`;
       await new DashboardClient(use().app).signUpBrand('Staffed', ascii, `${uniqueId('s')}@staffed.example`);
       await new DashboardClient(use().app).signUpBrand('Staffed Café', unicode, `${uniqueId('s')}@staffed.example`);
-      const widen = (text: string, chars: RegExp) => [...text].map((char) => (chars.test(char) ? String.fromCodePoint(char.codePointAt(0)! + 0xfee0) : char)).join('');
+      const widen = (text: string, chars: RegExp) =>
+        [...text].map((char) => (chars.test(char) ? String.fromCodePoint(char.codePointAt(0)! + 0xfee0) : char)).join('');
       // Full-width letters and digits with ASCII dots: the form that made a second verified company before.
       const widened = widen(ascii, /[a-z0-9]/);
       const pending = await new DashboardClient(use().app).start();
-      expect((await pending.post('/dashboard/api/sign-up', { email: `${uniqueId('p')}@forms.example`, password: DASHBOARD_PASSWORD, brand: { businessName: 'Pending', domain: `${uniqueId('other')}.example` } })).statusCode).toBe(201);
+      expect(
+        (
+          await pending.post('/dashboard/api/sign-up', {
+            email: `${uniqueId('p')}@forms.example`,
+            password: DASHBOARD_PASSWORD,
+            brand: { businessName: 'Pending', domain: `${uniqueId('other')}.example` },
+          })
+        ).statusCode,
+      ).toBe(201);
 
-      for (const form of [widened, widen(ascii, /./), `https://ｗｗｗ．${widened}/`, ascii.toUpperCase(), `${id}-CAFÉ.example`, new URL(`http://${unicode}`).hostname, `${id}-cafe\u0301.example`]) {
+      for (const form of [
+        widened,
+        widen(ascii, /./),
+        `https://ｗｗｗ．${widened}/`,
+        ascii.toUpperCase(),
+        `${id}-CAFÉ.example`,
+        new URL(`http://${unicode}`).hostname,
+        `${id}-cafe\u0301.example`,
+      ]) {
         const before = await tableContents(use().db);
         const signUp = await new DashboardClient(use().app).start();
-        const refused = await signUp.post('/dashboard/api/sign-up', { email: `${uniqueId('a')}@forms.example`, password: DASHBOARD_PASSWORD, brand: { businessName: 'Again', domain: form } });
+        const refused = await signUp.post('/dashboard/api/sign-up', {
+          email: `${uniqueId('a')}@forms.example`,
+          password: DASHBOARD_PASSWORD,
+          brand: { businessName: 'Again', domain: form },
+        });
         expect(refused.statusCode, form).toBe(409);
         expect(refused.json()).toMatchObject({ error: 'brand_has_staff' });
         const claim = await pending.post('/dashboard/api/claim', { brand: { businessName: 'Again', domain: form } });

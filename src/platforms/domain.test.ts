@@ -13,50 +13,82 @@ const dottedHost = fc.array(label, { minLength: 2, maxLength: 4 }).map((labels) 
 const webScheme = fc.constantFrom('', 'http://', 'https://', 'HTTP://', 'Https://');
 const tail = fc.constantFrom('', '/', '/path/to', '/p?q=1', '?q=1&r=2', '#frag', '/a?b=c#d', '/x:80/y', '/user@x', '/ftp://x');
 
-const otherScheme = fc.constantFrom('ftp://', 'FTP://', 'ws://', 'wss://', 'file://', 'git+ssh://', 'ftp:/', 'mailto:', 'javascript:', 'data:');
+const otherScheme = fc.constantFrom(
+  'ftp://',
+  'FTP://',
+  'ws://',
+  'wss://',
+  'file://',
+  'git+ssh://',
+  'ftp:/',
+  'mailto:',
+  'javascript:',
+  'data:',
+);
 const malformedWebScheme = fc.constantFrom('https:/', 'http:/', 'HTTPS:/', 'https:', 'http:\\\\', 'https:brand', 'http:80/');
-const port = fc.option(fc.integer({ min: 0, max: 65535 }).map((n) => `:${n}`), { nil: '' });
+const port = fc.option(
+  fc.integer({ min: 0, max: 65535 }).map((n) => `:${n}`),
+  { nil: '' },
+);
 const refusedAddresses: Array<[string, fc.Arbitrary<string>, RegExp]> = [
   ['another scheme', fc.tuple(otherScheme, dottedHost, tail).map(([s, h, t]) => `${s}${h}${t}`), /unsupported scheme/],
   ['a malformed http(s) scheme', fc.tuple(malformedWebScheme, dottedHost, tail).map(([s, h, t]) => `${s}${h}${t}`), /malformed scheme/],
   [
     'a doubled scheme',
-    fc.tuple(fc.constantFrom('http://', 'https://'), fc.constantFrom('http://', 'https://', 'ftp://', 'https:/', 'mailto:'), dottedHost).map(([a, b, h]) => `${a}${b}${h}`),
+    fc
+      .tuple(fc.constantFrom('http://', 'https://'), fc.constantFrom('http://', 'https://', 'ftp://', 'https:/', 'mailto:'), dottedHost)
+      .map(([a, b, h]) => `${a}${b}${h}`),
     /more than one scheme/,
   ],
   [
     'user information',
-    fc.tuple(webScheme, fc.constantFrom('user@', 'user:secret@', '@', 'a.b@'), dottedHost, port, tail).map(([s, u, h, p, t]) => `${s}${u}${h}${p}${t}`),
+    fc
+      .tuple(webScheme, fc.constantFrom('user@', 'user:secret@', '@', 'a.b@'), dottedHost, port, tail)
+      .map(([s, u, h, p, t]) => `${s}${u}${h}${p}${t}`),
     /user information/,
   ],
   [
     'an IPv6 literal',
-    fc.tuple(webScheme, fc.constantFrom('[::1]', '[2001:db8::1]', '[::ffff:192.0.2.1]'), port, tail).map(([s, ip, p, t]) => `${s}${ip}${p}${t}`),
+    fc
+      .tuple(webScheme, fc.constantFrom('[::1]', '[2001:db8::1]', '[::ffff:192.0.2.1]'), port, tail)
+      .map(([s, ip, p, t]) => `${s}${ip}${p}${t}`),
     /IP address in brackets/,
   ],
   [
     'a malformed port',
-    fc.tuple(webScheme, dottedHost, fc.constantFrom(':', ':65536', ':123456', ':8a', ':-1', '::80'), tail).map(([s, h, p, t]) => `${s}${h}${p}${t}`),
+    fc
+      .tuple(webScheme, dottedHost, fc.constantFrom(':', ':65536', ':123456', ':8a', ':-1', '::80'), tail)
+      .map(([s, h, p, t]) => `${s}${h}${p}${t}`),
     /malformed port/,
   ],
   [
     'an empty label (trailing, leading or doubled dot)',
-    fc.tuple(webScheme, dottedHost, fc.constantFrom('.', '..'), tail, fc.constantFrom('end', 'start', 'middle')).map(([s, h, dots, t, where]) => {
-      if (where === 'end') return `${s}${h}${dots}${t}`;
-      if (where === 'start') return `${s}${dots}${h}${t}`;
-      return `${s}${h}..${h}${t}`;
-    }),
+    fc
+      .tuple(webScheme, dottedHost, fc.constantFrom('.', '..'), tail, fc.constantFrom('end', 'start', 'middle'))
+      .map(([s, h, dots, t, where]) => {
+        if (where === 'end') return `${s}${h}${dots}${t}`;
+        if (where === 'start') return `${s}${dots}${h}${t}`;
+        return `${s}${h}..${h}${t}`;
+      }),
     /empty label/,
   ],
   [
     'a second leading www.',
-    fc.tuple(webScheme, fc.constantFrom('www.www.', 'WWW.www.', 'ｗｗｗ．ｗｗｗ．', 'www。www。'), dottedHost, port, tail).map(([s, w, h, p, t]) => `${s}${w}${h}${p}${t}`),
+    fc
+      .tuple(webScheme, fc.constantFrom('www.www.', 'WWW.www.', 'ｗｗｗ．ｗｗｗ．', 'www。www。'), dottedHost, port, tail)
+      .map(([s, w, h, p, t]) => `${s}${w}${h}${p}${t}`),
     /more than one leading www\./,
   ],
   [
     'a host UTS-46 does not map',
     fc
-      .tuple(webScheme, fc.constantFrom('shopשלום', '٠١٢', 'xn--café', 'a\u200d', 'brand／shop', 'brand：443', 'ｕｓｅｒ＠brand', 'a%00b'), dottedHost, port, tail)
+      .tuple(
+        webScheme,
+        fc.constantFrom('shopשלום', '٠١٢', 'xn--café', 'a\u200d', 'brand／shop', 'brand：443', 'ｕｓｅｒ＠brand', 'a%00b'),
+        dottedHost,
+        port,
+        tail,
+      )
       .map(([s, bad, h, p, t]) => `${s}${bad}.${h}${p}${t}`),
     /does not map to a domain name \(UTS-46\)/,
   ],
@@ -78,7 +110,16 @@ describe('parseDomain', () => {
   });
 
   it('maps every form of an internationalized name to its one ASCII (punycode) form, with UTS-46', () => {
-    const cafe = ['café.example', 'CAFÉ.example', 'xn--caf-dma.example', 'XN--CAF-DMA.EXAMPLE', 'ｃａｆé．example', 'cafe\u0301.example', 'https://www.café.example:443/menu', 'ｗｗｗ．café。example'];
+    const cafe = [
+      'café.example',
+      'CAFÉ.example',
+      'xn--caf-dma.example',
+      'XN--CAF-DMA.EXAMPLE',
+      'ｃａｆé．example',
+      'cafe\u0301.example',
+      'https://www.café.example:443/menu',
+      'ｗｗｗ．café。example',
+    ];
     for (const form of cafe) expect(parseDomain(form), form).toEqual({ domain: 'xn--caf-dma.example', problem: null });
     expect(parseDomain('ｂｒａｎｄ.example').domain).toBe('brand.example');
     expect(parseDomain('ＢＲＡＮＤ．ＥＸＡＭＰＬＥ').domain).toBe('brand.example');
@@ -111,7 +152,9 @@ describe('parseDomain', () => {
     expect(parseDomain('a'.repeat(101)).problem).toMatch(/longer than 100 characters after normalization \(101\)/);
     expect(parseDomain('').problem).toMatch(/empty/);
     // 70 characters as written, 109 as punycode.
-    expect(parseDomain(`${'bücherstraßeжπ中äøñé'.repeat(3)}.café.example`).problem).toBe('is longer than 100 characters after normalization (109)');
+    expect(parseDomain(`${'bücherstraßeжπ中äøñé'.repeat(3)}.café.example`).problem).toBe(
+      'is longer than 100 characters after normalization (109)',
+    );
     expect(parseDomain('user@host.example').problem).toMatch(/user information/);
     expect(parseDomain('a!b.example').problem).toMatch(/not a valid domain/);
   });
@@ -143,12 +186,17 @@ describe('parseDomain', () => {
     };
     fc.assert(fc.property(fc.string({ maxLength: 200 }), canonical));
     fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 60 }), canonical));
-    fc.assert(fc.property(domainForms(host).map(({ input }) => input), canonical));
+    fc.assert(
+      fc.property(
+        domainForms(host).map(({ input }) => input),
+        canonical,
+      ),
+    );
     for (const [, addresses] of refusedAddresses) fc.assert(fc.property(addresses, canonical));
   });
 
   it('is never longer than an ASCII host as written', () => {
-    const asciiHost = host.filter((text) => /^[\x00-\x7f]*$/.test(text));
+    const asciiHost = host.filter((text) => [...text].every((character) => character.charCodeAt(0) < 0x80));
     fc.assert(
       fc.property(domainForms(asciiHost, { fullWidth: false }), ({ input, written }) => {
         expect(parseDomain(input).domain!.length).toBeLessThanOrEqual(written.length);

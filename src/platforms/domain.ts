@@ -64,7 +64,9 @@ export function parseDomain(input: string): ParsedDomain {
     if (scheme) return refuse('has more than one scheme');
     const name = bareScheme[1]!.toLowerCase();
     const written = bareScheme[0].toLowerCase();
-    return WEB_SCHEMES.includes(name) ? refuse(`has a malformed scheme "${written}" (expected ${name}://)`) : refuse(unsupportedScheme(written));
+    return WEB_SCHEMES.includes(name)
+      ? refuse(`has a malformed scheme "${written}" (expected ${name}://)`)
+      : refuse(unsupportedScheme(written));
   }
 
   let host = authority;
@@ -81,7 +83,8 @@ function canonicalHost(host: string): ParsedDomain {
   // domainToASCII reads a backslash as the end of the host (as in a URL) and drops what follows.
   if (host.includes('\\')) return refuse('is not a valid domain (only letters, digits, dots, hyphens and underscores)');
   const ascii = domainToASCII(host);
-  if (ascii === '' && host !== '') return refuse('does not map to a domain name (UTS-46): a character is not allowed in a domain, or a label mixes writing directions');
+  if (ascii === '' && host !== '')
+    return refuse('does not map to a domain name (UTS-46): a character is not allowed in a domain, or a label mixes writing directions');
   const domain = ascii.startsWith(LEADING_WWW) ? ascii.slice(LEADING_WWW.length) : ascii;
   if (domain.startsWith(LEADING_WWW)) return refuse('has more than one leading www. (send it with one at most)');
   if (domain.length === 0) return refuse('is empty after normalization');
@@ -100,5 +103,5 @@ function canonicalHost(host: string): ParsedDomain {
 export function storeDomain(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const { domain } = parseDomain(value);
-  return domain !== null && domain.includes('.') ? domain : null;
+  return domain?.includes('.') ? domain : null;
 }

@@ -55,7 +55,11 @@ describeEachDatabase('POST /v1/platform/brands', (use) => {
   it('updates one record for an internationalized domain sent as Unicode, punycode, full-width or mixed case', async () => {
     const first = await sync({ brands: [{ domain: 'café.example', businessName: 'Café' }] });
     expect(first.json()).toEqual({ received: 1, created: 1, updated: 0 });
-    for (const [form, status] of [['xn--caf-dma.example', 'closed'], ['https://www.ＣＡＦÉ．example/menu', 'active'], ['XN--CAF-DMA.EXAMPLE', 'closed']] as const) {
+    for (const [form, status] of [
+      ['xn--caf-dma.example', 'closed'],
+      ['https://www.ＣＡＦÉ．example/menu', 'active'],
+      ['XN--CAF-DMA.EXAMPLE', 'closed'],
+    ] as const) {
       const again = await sync({ brands: [{ domain: form, status }] });
       expect(again.json(), form).toEqual({ received: 1, created: 0, updated: 1 });
     }
@@ -64,12 +68,18 @@ describeEachDatabase('POST /v1/platform/brands', (use) => {
   });
 
   it('keeps other subdomains and never creates a company record', async () => {
-    const companiesBefore = await use().db.selectFrom('companies').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const companiesBefore = await use()
+      .db.selectFrom('companies')
+      .select(({ fn }) => fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const response = await sync({ brands: [{ domain: 'https://www.shop.sub.brand.example/' }] });
     expect(response.statusCode).toBe(200);
     const domains = (await brandsOf(use(), platformId)).map((row) => row.domain);
     expect(domains).toContain('shop.sub.brand.example');
-    const companiesAfter = await use().db.selectFrom('companies').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const companiesAfter = await use()
+      .db.selectFrom('companies')
+      .select(({ fn }) => fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(companiesAfter.n).toBe(companiesBefore.n);
   });
 
@@ -124,7 +134,7 @@ describeEachDatabase('POST /v1/platform/brands', (use) => {
     expect(response.statusCode).toBe(200);
   });
 
-  it('keeps one platform\'s brands apart from another\'s', async () => {
+  it("keeps one platform's brands apart from another's", async () => {
     const other = await createPlatform(use().support);
     await sync({ brands: [{ domain: 'shared.example', businessName: 'Mine' }] });
     await sync({ brands: [{ domain: 'shared.example', businessName: 'Theirs', status: 'closed' }] }, {}, other.key);
@@ -144,24 +154,60 @@ describeEachDatabase('POST /v1/platform/brands', (use) => {
 
   describe('rejects bad input with nothing written', () => {
     const badBodies: Array<[string, unknown, RegExp]> = [
-      ['more than 1000 brands', { brands: Array.from({ length: 1001 }, (_, i) => ({ domain: `over-${i}.example` })) }, /brands must not have more than 1000 items/],
+      [
+        'more than 1000 brands',
+        { brands: Array.from({ length: 1001 }, (_, i) => ({ domain: `over-${i}.example` })) },
+        /brands must not have more than 1000 items/,
+      ],
       ['brands missing', { items: [] }, /brands is required/],
       ['brands not an array', { brands: { domain: 'x.example' } }, /brands must be array/],
       ['missing domain', { brands: [{ domain: 'ok-1.example' }, { businessName: 'No domain' }] }, /brands\[1\]\.domain is required/],
       ['domain not a string', { brands: [{ domain: 42 }] }, /brands\[0\]\.domain must be string/],
-      ['bad status', { brands: [{ domain: 'ok-2.example' }, { domain: 'ok-3.example', status: 'paused' }] }, /brands\[1\]\.status must be one of active, closed/],
-      ['businessName over 100 characters', { brands: [{ domain: 'ok-4.example', businessName: 'x'.repeat(101) }] }, /brands\[0\]\.businessName must not be longer than 100 characters/],
-      ['domain over 100 characters after normalization', { brands: [{ domain: 'ok-5.example' }, { domain: `https://www.${'a'.repeat(95)}.example/` }] }, /brands\[1\]\.domain is longer than 100 characters/],
-      ['a scheme other than http(s)', { brands: [{ domain: 'ok-7.example' }, { domain: 'ftp://brand.example/' }] }, /brands\[1\]\.domain has an unsupported scheme "ftp:\/\/"/],
+      [
+        'bad status',
+        { brands: [{ domain: 'ok-2.example' }, { domain: 'ok-3.example', status: 'paused' }] },
+        /brands\[1\]\.status must be one of active, closed/,
+      ],
+      [
+        'businessName over 100 characters',
+        { brands: [{ domain: 'ok-4.example', businessName: 'x'.repeat(101) }] },
+        /brands\[0\]\.businessName must not be longer than 100 characters/,
+      ],
+      [
+        'domain over 100 characters after normalization',
+        { brands: [{ domain: 'ok-5.example' }, { domain: `https://www.${'a'.repeat(95)}.example/` }] },
+        /brands\[1\]\.domain is longer than 100 characters/,
+      ],
+      [
+        'a scheme other than http(s)',
+        { brands: [{ domain: 'ok-7.example' }, { domain: 'ftp://brand.example/' }] },
+        /brands\[1\]\.domain has an unsupported scheme "ftp:\/\/"/,
+      ],
       ['a malformed scheme', { brands: [{ domain: 'https:/brand.example' }] }, /brands\[0\]\.domain has a malformed scheme "https:"/],
-      ['a doubled scheme', { brands: [{ domain: 'ok-8.example' }, { domain: 'ok-9.example' }, { domain: 'http://http://a.example' }] }, /brands\[2\]\.domain has more than one scheme/],
+      [
+        'a doubled scheme',
+        { brands: [{ domain: 'ok-8.example' }, { domain: 'ok-9.example' }, { domain: 'http://http://a.example' }] },
+        /brands\[2\]\.domain has more than one scheme/,
+      ],
       ['user information', { brands: [{ domain: 'https://user@brand.example' }] }, /brands\[0\]\.domain contains user information/],
       ['a malformed port', { brands: [{ domain: 'brand.example:99999' }] }, /brands\[0\]\.domain has a malformed port "99999"/],
       ['a trailing dot', { brands: [{ domain: 'brand.example.' }] }, /brands\[0\]\.domain has an empty label/],
-      ['domain empty after normalization', { brands: [{ domain: 'https://www./path' }] }, /brands\[0\]\.domain is empty after normalization/],
-      ['a domain UTS-46 does not map', { brands: [{ domain: 'ok-10.example' }, { domain: 'shopשלום.example' }] }, /brands\[1\]\.domain does not map to a domain name \(UTS-46\)/],
+      [
+        'domain empty after normalization',
+        { brands: [{ domain: 'https://www./path' }] },
+        /brands\[0\]\.domain is empty after normalization/,
+      ],
+      [
+        'a domain UTS-46 does not map',
+        { brands: [{ domain: 'ok-10.example' }, { domain: 'shopשלום.example' }] },
+        /brands\[1\]\.domain does not map to a domain name \(UTS-46\)/,
+      ],
       ['a second leading www.', { brands: [{ domain: 'www.www.brand.example' }] }, /brands\[0\]\.domain has more than one leading www\./],
-      ['platformId not matching the key', { platformId: '00000000-0000-4000-8000-000000000000', brands: [{ domain: 'ok-6.example' }] }, /platformId in the body does not match/],
+      [
+        'platformId not matching the key',
+        { platformId: '00000000-0000-4000-8000-000000000000', brands: [{ domain: 'ok-6.example' }] },
+        /platformId in the body does not match/,
+      ],
     ];
 
     for (const [check, body, message] of badBodies) {
@@ -197,7 +243,10 @@ describeEachDatabase('POST /v1/platform/brands', (use) => {
       for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
         const response = await sync(JSON.stringify({ brands: [{ domain: 'typed.example' }] }), { 'content-type': contentType });
         expect(response.statusCode).toBe(400);
-        expect(response.json()).toMatchObject({ error: 'invalid_request', message: expect.stringMatching(/Content-Type must be application\/json/) });
+        expect(response.json()).toMatchObject({
+          error: 'invalid_request',
+          message: expect.stringMatching(/Content-Type must be application\/json/),
+        });
       }
       expect(await brandsOf(use(), platformId)).toEqual(before);
     });
@@ -241,9 +290,10 @@ describeEachDatabase('POST /v1/platform/brands', (use) => {
       const brand = await createBrand(use().support);
       await expectRefused({}, brand.key, /brand API keys are not accepted/);
     });
-    it('an OAuth bearer token', () => expectRefused({ authorization: 'Bearer abc.def' }, undefined, /OAuth access tokens are not accepted/));
-    it('an unknown platform key', () => expectRefused({}, 'svc_platform_test_' + 'A'.repeat(32), /unknown or revoked/));
-    it('a live key on a test host', () => expectRefused({}, 'svc_platform_live_' + 'A'.repeat(32), /must start with svc_platform_test_/));
+    it('an OAuth bearer token', () =>
+      expectRefused({ authorization: 'Bearer abc.def' }, undefined, /OAuth access tokens are not accepted/));
+    it('an unknown platform key', () => expectRefused({}, `svc_platform_test_${'A'.repeat(32)}`, /unknown or revoked/));
+    it('a live key on a test host', () => expectRefused({}, `svc_platform_live_${'A'.repeat(32)}`, /must start with svc_platform_test_/));
     it('a revoked key', async () => {
       const { key: revoked, keyId } = await issuePlatformKey(use().support, platformId);
       await revokeKey(use().support, 'platform', keyId);
@@ -286,13 +336,18 @@ for (const kind of DATABASE_KINDS) {
       if (context) await stopTestApp(context);
     });
 
-    const brandsOfRequest = (prefix: string) => ({ brands: Array.from({ length: 1000 }, (_, i) => ({ domain: `${prefix}-${i}.example`, businessName: `Item ${i}` })) });
+    const brandsOfRequest = (prefix: string) => ({
+      brands: Array.from({ length: 1000 }, (_, i) => ({ domain: `${prefix}-${i}.example`, businessName: `Item ${i}` })),
+    });
 
     it('sends one bulk INSERT ... ON CONFLICT for a 1000-item request, and no other statement on platform_brands', async () => {
       const { key } = await createPlatform(context.support);
       expect((await syncRequest(context, key, { brands: [{ domain: 'warm-up.example' }] })).statusCode).toBe(200);
       // First every item is new, then every item is an update.
-      for (const counts of [{ created: 1000, updated: 0 }, { created: 0, updated: 1000 }]) {
+      for (const counts of [
+        { created: 1000, updated: 0 },
+        { created: 0, updated: 1000 },
+      ]) {
         statements.length = 0;
         const response = await syncRequest(context, key, brandsOfRequest('bulk'));
         expect(response.json()).toEqual({ received: 1000, ...counts });
@@ -305,8 +360,12 @@ for (const kind of DATABASE_KINDS) {
     it('is one transaction: a row the database refuses at item 1000 leaves the 999 before it unwritten', async () => {
       const { platformId, key } = await createPlatform(context.support);
       await sql`create function refuse_last_item() returns trigger language plpgsql as $$
-                begin if new.domain = 'atomic-999.example' then raise exception 'refused for this test'; end if; return new; end $$`.execute(context.db);
-      await sql`create trigger refuse_last_item before insert on platform_brands for each row execute function refuse_last_item()`.execute(context.db);
+                begin if new.domain = 'atomic-999.example' then raise exception 'refused for this test'; end if; return new; end $$`.execute(
+        context.db,
+      );
+      await sql`create trigger refuse_last_item before insert on platform_brands for each row execute function refuse_last_item()`.execute(
+        context.db,
+      );
       try {
         const response = await syncRequest(context, key, brandsOfRequest('atomic'));
         expect(response.statusCode).toBe(500);

@@ -39,7 +39,9 @@ export function preparePlatform(platform: dal.PlatformInput, field = (name: stri
       throw badRequest(`${field(`offerTypes[${index}]`)} must be one of ${OFFER_TYPES.join(', ')}`);
     }
   });
-  const approvedOrigins = [...new Set(platform.approvedOrigins.map((origin, index) => normalizeOrigin(origin, field(`approvedOrigins[${index}]`))))];
+  const approvedOrigins = [
+    ...new Set(platform.approvedOrigins.map((origin, index) => normalizeOrigin(origin, field(`approvedOrigins[${index}]`)))),
+  ];
   let pluginPageUrl: string | null = null;
   if (platform.pluginPageUrl !== null) {
     pluginPageUrl = checkHttpUrl(platform.pluginPageUrl, field('pluginPageUrl'));
@@ -152,6 +154,11 @@ export async function ensureServicePlatform(ctx: DataContext, platformId: string
  * POST /v1/platform/brands: the platform's brands, upserted by normalized domain in one
  * statement once every item has been checked.
  */
-export async function syncBrands(ctx: Pick<DataContext, 'db'>, platformId: string, brands: SyncBrandInput[], now = new Date()): Promise<dal.UpsertCounts> {
+export async function syncBrands(
+  ctx: Pick<DataContext, 'db'>,
+  platformId: string,
+  brands: SyncBrandInput[],
+  now = new Date(),
+): Promise<dal.UpsertCounts> {
   return dal.upsertPlatformBrands(ctx.db, platformId, prepareSyncRows(brands), now);
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { sql } from 'kysely';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { freePort } from '../../test/support/service-process.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -87,7 +87,10 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     problems: string[];
   }
 
-  async function open(url: string, options: { viewport?: { width: number; height: number }; prepare?: (page: Page) => Promise<unknown> } = {}): Promise<Opened> {
+  async function open(
+    url: string,
+    options: { viewport?: { width: number; height: number }; prepare?: (page: Page) => Promise<unknown> } = {},
+  ): Promise<Opened> {
     const browserContext = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 } });
     const page = await browserContext.newPage();
     const problems: string[] = [];
@@ -114,7 +117,10 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
   async function expectAccessible(page: Page, what: string) {
     const results = await new AxeBuilder({ page }).analyze();
     const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-    expect(serious.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`), `axe on ${what}`).toEqual([]);
+    expect(
+      serious.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`),
+      `axe on ${what}`,
+    ).toEqual([]);
   }
 
   async function checkScreen(page: Page, frame: FrameLocator, screen: string, shot?: string) {
@@ -132,7 +138,10 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
    */
   async function signInAtSandbox(tab: Page, button: string) {
     const signIn = tab.getByRole('heading', { name: /^(Set up the owner sign-in of|Sign in to) / });
-    await signIn.or(tab.getByRole('button', { name: button })).first().waitFor();
+    await signIn
+      .or(tab.getByRole('button', { name: button }))
+      .first()
+      .waitFor();
     if ((await signIn.count()) === 0) return;
     await expectAccessible(tab, 'sandbox store owner sign-in');
     const domain = decodeURIComponent(/\/sandbox\/stores\/([^/]+)\//.exec(tab.url())![1]!);
@@ -187,7 +196,12 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     content: await frame.locator('.shell').evaluate((element) => Math.ceil(element.getBoundingClientRect().height)),
   });
   async function settledHeight(page: Page, frame: FrameLocator): Promise<number> {
-    await expect.poll(async () => { const h = await heights(page, frame); return h.iframe === h.content; }).toBe(true);
+    await expect
+      .poll(async () => {
+        const h = await heights(page, frame);
+        return h.iframe === h.content;
+      })
+      .toBe(true);
     return (await heights(page, frame)).iframe;
   }
 
@@ -196,10 +210,11 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     const { page, browserContext, frame, problems } = await open(`/?domain=${domainFor()}`, {
       // The app's page is held back, so the box is seen as the loader first draws it.
-      prepare: (p) => p.route(`${service}/plugin/v2/embed*`, async (route) => {
-        await held;
-        await route.continue();
-      }),
+      prepare: (p) =>
+        p.route(`${service}/plugin/v2/embed*`, async (route) => {
+          await held;
+          await route.continue();
+        }),
     });
     const iframe = page.locator('iframe[title="Brand partnerships"]');
     await iframe.waitFor();
@@ -418,7 +433,10 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
         await page.keyboard.press(direction);
         seen.push(await where());
       }
-      expect(seen.filter((stop) => !stop.startsWith('app:') && stop !== 'close'), `${direction} stops: ${seen.join(', ')}`).toEqual([]);
+      expect(
+        seen.filter((stop) => !stop.startsWith('app:') && stop !== 'close'),
+        `${direction} stops: ${seen.join(', ')}`,
+      ).toEqual([]);
       expect(seen).toContain('close');
       expect(seen.some((stop) => stop.startsWith('app:Install the app'))).toBe(true);
     }
@@ -438,11 +456,23 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
         return element;
       };
       const calls = { drawer: 0, destroyed: 0, page: 0 };
-      const drawer = EmbedPlugin.init({ container: box('drawer-box'), platformId: id, domain: 'handle.example', mode: 'drawer', onClose: () => (calls.drawer += 1) });
+      const drawer = EmbedPlugin.init({
+        container: box('drawer-box'),
+        platformId: id,
+        domain: 'handle.example',
+        mode: 'drawer',
+        onClose: () => (calls.drawer += 1),
+      });
       drawer.open();
       drawer.close();
       drawer.close();
-      const destroyed = EmbedPlugin.init({ container: box('destroyed-box'), platformId: id, domain: 'handle.example', mode: 'drawer', onClose: () => (calls.destroyed += 1) });
+      const destroyed = EmbedPlugin.init({
+        container: box('destroyed-box'),
+        platformId: id,
+        domain: 'handle.example',
+        mode: 'drawer',
+        onClose: () => (calls.destroyed += 1),
+      });
       destroyed.open();
       destroyed.destroy();
       const pageBox = box('page-box');
@@ -471,7 +501,10 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await page.addInitScript(() => {
       const counts: Record<string, number> = {};
       (window as unknown as { listenerCounts: Record<string, number> }).listenerCounts = counts;
-      type Listening = { addEventListener: (type: string, ...rest: unknown[]) => void; removeEventListener: (type: string, ...rest: unknown[]) => void };
+      type Listening = {
+        addEventListener: (type: string, ...rest: unknown[]) => void;
+        removeEventListener: (type: string, ...rest: unknown[]) => void;
+      };
       for (const target of [window, document] as unknown as Listening[]) {
         const add = target.addEventListener.bind(target);
         const remove = target.removeEventListener.bind(target);
@@ -548,7 +581,8 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     const sri = (await (await fetch(`${service}/plugin/v2.0.0/loader.js.sri`)).text()).trim();
     const wrong = `sha384-${crypto.createHash('sha384').update('something else').digest('base64')}`;
     const sriHost = await servePage(
-      (url) => `<!doctype html><title>SRI</title><script src="${service}/plugin/v2.0.0/loader.js" integrity="${url.searchParams.get('integrity') ?? ''}" crossorigin="anonymous"></script>`,
+      (url) =>
+        `<!doctype html><title>SRI</title><script src="${service}/plugin/v2.0.0/loader.js" integrity="${url.searchParams.get('integrity') ?? ''}" crossorigin="anonymous"></script>`,
       { 'Content-Security-Policy': `default-src 'self'; script-src 'self' ${service}; frame-src ${service}; child-src ${service}` },
     );
     try {
@@ -580,7 +614,10 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     }
 
     // The approved demo page inside a site that is not approved: the browser would block the app, so the box says why.
-    const outer = await servePage(() => `<!doctype html><html lang="en"><title>Elsewhere</title><iframe id="outer" title="Framed platform" src="${demo}/?domain=${domainFor()}" width="1000" height="700"></iframe></html>`);
+    const outer = await servePage(
+      () =>
+        `<!doctype html><html lang="en"><title>Elsewhere</title><iframe id="outer" title="Framed platform" src="${demo}/?domain=${domainFor()}" width="1000" height="700"></iframe></html>`,
+    );
     try {
       const { page, browserContext } = await open(`${outer.origin}/`);
       const inner = page.frameLocator('#outer');
@@ -603,7 +640,9 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await frame.getByRole('link', { name: /Install the app/ }).click();
     const alert = frame.getByRole('alert');
     await alert.getByText('Your browser blocked the new tab').waitFor();
-    expect(await alert.getByRole('link', { name: 'open it here' }).getAttribute('href')).toMatch(/\/sandbox\/stores\/.*\/install\?state=[0-9a-f]{64}$/);
+    expect(await alert.getByRole('link', { name: 'open it here' }).getAttribute('href')).toMatch(
+      /\/sandbox\/stores\/.*\/install\?state=[0-9a-f]{64}$/,
+    );
     await expectAccessible(page, 'popup blocked');
     await page.screenshot({ path: `${ARTIFACTS}/popup-blocked.png` });
     await browserContext.close();
@@ -611,17 +650,21 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
 
   it('works cross-site (host on localhost, service on 127.0.0.1) with third-party cookies and storage blocked in the iframe', async () => {
     const crossSite = await createPlatform(context.support, { approvedOrigins: [demo, demoOtherSite] });
-    const { page, browserContext, frame, problems } = await open(`${demoOtherSite}/?platformId=${crossSite.platformId}&domain=${domainFor()}`, {
-      prepare: (p) =>
-        p.context().addInitScript((serviceOrigin) => {
-          if (location.origin !== serviceOrigin) return;
-          const blocked = () => {
-            throw new DOMException('third-party storage is blocked', 'SecurityError');
-          };
-          for (const name of ['localStorage', 'sessionStorage', 'indexedDB', 'caches']) Object.defineProperty(window, name, { get: blocked, configurable: true });
-          Object.defineProperty(Document.prototype, 'cookie', { get: blocked, set: blocked, configurable: true });
-        }, service),
-    });
+    const { page, browserContext, frame, problems } = await open(
+      `${demoOtherSite}/?platformId=${crossSite.platformId}&domain=${domainFor()}`,
+      {
+        prepare: (p) =>
+          p.context().addInitScript((serviceOrigin) => {
+            if (location.origin !== serviceOrigin) return;
+            const blocked = () => {
+              throw new DOMException('third-party storage is blocked', 'SecurityError');
+            };
+            for (const name of ['localStorage', 'sessionStorage', 'indexedDB', 'caches'])
+              Object.defineProperty(window, name, { get: blocked, configurable: true });
+            Object.defineProperty(Document.prototype, 'cookie', { get: blocked, set: blocked, configurable: true });
+          }, service),
+      },
+    );
     await frame.locator('[data-screen="install"]').waitFor();
     expect(await frame.locator('body').evaluate(() => location.origin)).toBe(service);
     expect(new URL(page.url()).origin).toBe(demoOtherSite);

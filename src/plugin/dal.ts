@@ -20,7 +20,13 @@ export async function findPluginPlatform(db: Db, platformId: string): Promise<Pl
     .where('id', '=', platformId)
     .executeTakeFirst();
   if (!row) return undefined;
-  return { id: row.id, active: row.active, offerTypes: row.offer_types, approvedOrigins: row.approved_origins, pluginPageUrl: row.plugin_page_url };
+  return {
+    id: row.id,
+    active: row.active,
+    offerTypes: row.offer_types,
+    approvedOrigins: row.approved_origins,
+    pluginPageUrl: row.plugin_page_url,
+  };
 }
 
 export async function isBrandSynced(db: Db, platformId: string, domain: string): Promise<boolean> {
@@ -36,7 +42,14 @@ export async function isBrandSynced(db: Db, platformId: string, domain: string):
 
 export interface StoreRecord {
   companyId: string | null;
-  offer: { live: boolean; title: string; subtitle: string | null; imageUrl: string; discountPercent: number | null; discountCode: string | null } | null;
+  offer: {
+    live: boolean;
+    title: string;
+    subtitle: string | null;
+    imageUrl: string;
+    discountPercent: number | null;
+    discountCode: string | null;
+  } | null;
   merchant: {
     consentedAt: Date | null;
     turnedOffAt: Date | null;
@@ -185,13 +198,21 @@ export async function linkMerchantStore(db: Db, domain: string, companyId: strin
   await db
     .insertInto('merchant_stores')
     .values({ domain, company_id: companyId, existing_discount_percent: existingDiscountPercent })
-    .onConflict((oc) => oc.column('domain').doUpdateSet({ company_id: companyId, existing_discount_percent: existingDiscountPercent, updated_at: new Date() }))
+    .onConflict((oc) =>
+      oc
+        .column('domain')
+        .doUpdateSet({ company_id: companyId, existing_discount_percent: existingDiscountPercent, updated_at: new Date() }),
+    )
     .execute();
 }
 
 /** The best sellers the consent screen previews, kept with the store's onboarding record. */
 export async function saveBestSellers(db: Db, domain: string, bestSellers: BestSellerPreview[]): Promise<void> {
-  await db.updateTable('merchant_stores').set({ best_sellers: JSON.stringify(bestSellers), updated_at: new Date() }).where('domain', '=', domain).execute();
+  await db
+    .updateTable('merchant_stores')
+    .set({ best_sellers: JSON.stringify(bestSellers), updated_at: new Date() })
+    .where('domain', '=', domain)
+    .execute();
 }
 
 /**
@@ -224,7 +245,13 @@ export async function touchMerchantStore(db: Db, domain: string, turnedOff: bool
 
 /** The demo host page embeds the plugin for the demo fixtures' platform, found by its name. */
 export async function findPlatformIdByName(db: Db, name: string): Promise<string | undefined> {
-  const row = await db.selectFrom('platforms').select('id').where('name', '=', name).where('active', '=', true).orderBy('created_at').executeTakeFirst();
+  const row = await db
+    .selectFrom('platforms')
+    .select('id')
+    .where('name', '=', name)
+    .where('active', '=', true)
+    .orderBy('created_at')
+    .executeTakeFirst();
   return row?.id;
 }
 
@@ -241,7 +268,9 @@ export async function recordMerchantConfirmation(db: Db, domain: string, challen
       delete from merchant_confirmations where domain = ${domain} and confirmed_at < ${staleBefore} and challenge <> ${challenge}
     )
     insert into merchant_confirmations (challenge, domain, confirmed_at) values (${challenge}, ${domain}, ${now})
-    on conflict (challenge) do update set confirmed_at = excluded.confirmed_at where merchant_confirmations.domain = excluded.domain`.execute(db);
+    on conflict (challenge) do update set confirmed_at = excluded.confirmed_at where merchant_confirmations.domain = excluded.domain`.execute(
+    db,
+  );
 }
 
 /**
@@ -269,7 +298,11 @@ export async function exchangeConfirmation(
 }
 
 /** Whether the token (by its hash) is bound to this store and platform and has not expired. */
-export async function merchantTokenValid(db: Db, token: { tokenHash: string; domain: string; platformId: string }, now: Date): Promise<boolean> {
+export async function merchantTokenValid(
+  db: Db,
+  token: { tokenHash: string; domain: string; platformId: string },
+  now: Date,
+): Promise<boolean> {
   const row = await db
     .selectFrom('merchant_tokens')
     .select('token_hash')

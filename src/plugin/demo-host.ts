@@ -139,7 +139,10 @@ export const DEMO_PLATFORM_NAME = 'Checkout Co';
  * same host; port 0 leaves it off, and so does a prod host (no demo data, no sandbox stores to
  * walk). Returns the banner line and how to stop it.
  */
-export async function startDemoHost({ config, db }: Pick<Infrastructure, 'config' | 'db'>): Promise<{ banner: string[]; close: () => Promise<void> }> {
+export async function startDemoHost({
+  config,
+  db,
+}: Pick<Infrastructure, 'config' | 'db'>): Promise<{ banner: string[]; close: () => Promise<void> }> {
   if (config.plugin.demoPort === 0 || config.serviceEnv === 'prod') return { banner: [], close: async () => {} };
   const host = demoHost({
     serviceUrl: config.baseUrl,
@@ -151,7 +154,9 @@ export async function startDemoHost({ config, db }: Pick<Infrastructure, 'config
   display.port = String(config.plugin.demoPort);
   const url = display.origin;
   return {
-    banner: [`  Plugin demo:     ${url}/  (a pretend tech platform embedding ${config.baseUrl}/plugin/v${LOADER_VERSION}/loader.js; sandbox stores at ${config.baseUrl}/sandbox)`],
+    banner: [
+      `  Plugin demo:     ${url}/  (a pretend tech platform embedding ${config.baseUrl}/plugin/v${LOADER_VERSION}/loader.js; sandbox stores at ${config.baseUrl}/sandbox)`,
+    ],
     close: () => host.close(),
   };
 }

@@ -53,7 +53,7 @@ export async function decideEmbedPage(request: EmbedRequest, deps: EmbedAccessDe
     deps.onError(error, 'platform lookup for the embed page');
     return messageOnly({ ...base, page: 'notice', notice: 'unreachable' });
   }
-  if (!platform || !platform.active || platform.offerTypes.length === 0) {
+  if (!platform?.active || platform.offerTypes.length === 0) {
     return messageOnly({ ...base, page: 'notice', notice: 'unavailable' });
   }
   const approvedOrigins = platform.approvedOrigins;

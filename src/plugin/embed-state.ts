@@ -52,7 +52,13 @@ export type EmbedState =
   | {
       kind: 'stage';
       stage: 'live';
-      offer: { title: string; subtitle: string | null; imageUrl: string | null; discountPercent: number | null; discountCode: string | null };
+      offer: {
+        title: string;
+        subtitle: string | null;
+        imageUrl: string | null;
+        discountPercent: number | null;
+        discountCode: string | null;
+      };
       manageUrl: string;
     }
   | { kind: 'notice'; notice: 'unavailable' }

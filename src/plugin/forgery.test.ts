@@ -39,13 +39,27 @@ for (const kind of DATABASE_KINDS) {
     };
     const uniqueDomain = () => `forged-${crypto.randomBytes(4).toString('hex')}.example`;
     const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-      use().app.inject({ method: 'POST', url, headers: { origin: OWN_ORIGIN, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
-    const state = async (domain: string, challenge?: string) => (await post('/plugin/v2/state', { platformId, domain, ...(challenge ? { challenge } : {}) })).json() as EmbedState;
+      use().app.inject({
+        method: 'POST',
+        url,
+        headers: { origin: OWN_ORIGIN, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json', ...headers },
+        payload: JSON.stringify(body),
+      });
+    const state = async (domain: string, challenge?: string) =>
+      (await post('/plugin/v2/state', { platformId, domain, ...(challenge ? { challenge } : {}) })).json() as EmbedState;
     const label = (current: EmbedState) => (current.kind === 'stage' ? current.stage : current.notice);
 
     /** Runs the store's setup steps here and now, as the worker would in the background. */
     const finishSetup = async () => {
-      const worker = new SetupWorker({ db: use().db, adapter: adapter(), bus: new InvalidationBus(), log: use().app.log, pollMs: 1000, retryMs: 1000, leaseMs: 60_000 });
+      const worker = new SetupWorker({
+        db: use().db,
+        adapter: adapter(),
+        bus: new InvalidationBus(),
+        log: use().app.log,
+        pollMs: 1000,
+        retryMs: 1000,
+        leaseMs: 60_000,
+      });
       while (await worker.runOnce());
     };
 
@@ -59,13 +73,25 @@ for (const kind of DATABASE_KINDS) {
       await adapter().approvePlan(domain);
       if (stage === 'setting_up') return domain;
       if (stage === 'delayed') {
-        await use().db.updateTable('setup_jobs').set({ started_at: new Date(Date.now() - 3_600_000) }).where('domain', '=', domain).execute();
+        await use()
+          .db.updateTable('setup_jobs')
+          .set({ started_at: new Date(Date.now() - 3_600_000) })
+          .where('domain', '=', domain)
+          .execute();
         return domain;
       }
       await finishSetup();
       if (stage === 'consent') return domain;
       const token = await merchantToken(transport(), await ownerOf(domain), platformId);
-      expect((await post('/plugin/v2/consent', { platformId, domain, discountPercent: 25, acceptTerms: true }, { authorization: `Bearer ${token}` })).statusCode).toBe(200);
+      expect(
+        (
+          await post(
+            '/plugin/v2/consent',
+            { platformId, domain, discountPercent: 25, acceptTerms: true },
+            { authorization: `Bearer ${token}` },
+          )
+        ).statusCode,
+      ).toBe(200);
       if (stage === 'turned_off') await adapter().closeCampaign(domain);
       if (stage === 'not_installed') await adapter().uninstall(domain);
       return domain;
@@ -75,10 +101,21 @@ for (const kind of DATABASE_KINDS) {
       // No background jobs, on PGlite too (which a real host never runs that way): the test moves
       // each store to its stage itself, so nothing but the requests under test writes.
       const database = await createTestDatabase(kind);
-      const config = { ...testConfig({ SANDBOX_IMPORT_MS: '0', ...(database.url ? { DATABASE_URL: database.url } : {}) }), runBackgroundJobs: false };
+      const config = {
+        ...testConfig({ SANDBOX_IMPORT_MS: '0', ...(database.url ? { DATABASE_URL: database.url } : {}) }),
+        runBackgroundJobs: false,
+      };
       const app = await buildApp({ config, database });
       await app.ready();
-      context = { kind, app, db: database.db, runtime: app.runtime, config, database, support: { db: database.db, bus: app.runtime.bus, serviceEnv: config.serviceEnv } };
+      context = {
+        kind,
+        app,
+        db: database.db,
+        runtime: app.runtime,
+        config,
+        database,
+        support: { db: database.db, bus: app.runtime.bus, serviceEnv: config.serviceEnv },
+      };
       ({ platformId } = await createPlatform(use().support, { approvedOrigins: [HOST_PAGE] }));
       ({ platformId: otherPlatformId } = await createPlatform(use().support, { approvedOrigins: [HOST_PAGE] }));
     });
@@ -94,7 +131,10 @@ for (const kind of DATABASE_KINDS) {
 
     it('refuses consent and turn-on with 401, whatever headers a script sends, against a store in each stage, writing nothing', async () => {
       // A script can load the embed page with an approved Referer and read its secret: that secret was never confirmed.
-      const page = await use().app.inject({ url: `/plugin/v2/embed?platformId=${platformId}&domain=${uniqueDomain()}`, headers: { referer: `${HOST_PAGE}/`, 'sec-fetch-dest': 'iframe' } });
+      const page = await use().app.inject({
+        url: `/plugin/v2/embed?platformId=${platformId}&domain=${uniqueDomain()}`,
+        headers: { referer: `${HOST_PAGE}/`, 'sec-fetch-dest': 'iframe' },
+      });
       const boot = JSON.parse(/id="embed-boot">(.*?)<\/script>/.exec(page.body)![1]!) as EmbedBoot;
       if (boot.page !== 'app') throw new Error('expected the app page');
       const elsewhere = await storeAt('consent');
@@ -104,15 +144,30 @@ for (const kind of DATABASE_KINDS) {
         const domain = await storeAt(stage);
         const otherPlatformToken = await merchantToken(transport(), await ownerOf(domain), otherPlatformId);
         const expired = await merchantToken(transport(), await ownerOf(domain), platformId);
-        await use().db.updateTable('merchant_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('token_hash', '=', hashSecret(expired)).execute();
+        await use()
+          .db.updateTable('merchant_tokens')
+          .set({ expires_at: new Date(Date.now() - 1000) })
+          .where('token_hash', '=', hashSecret(expired))
+          .execute();
         const forgeries: Array<[string, Record<string, string>]> = [
           ['no token', {}],
-          ['a guessed token', { authorization: `Bearer svc_store_${crypto.randomBytes(32).toString('base64url').replace(/[-_]/g, 'x').slice(0, 43)}` }],
+          [
+            'a guessed token',
+            { authorization: `Bearer svc_store_${crypto.randomBytes(32).toString('base64url').replace(/[-_]/g, 'x').slice(0, 43)}` },
+          ],
           ["another store's token", { authorization: `Bearer ${otherStoreToken}` }],
           ["this store's token for another platform", { authorization: `Bearer ${otherPlatformToken}` }],
           ["this store's expired token", { authorization: `Bearer ${expired}` }],
           ["an embed page's unconfirmed secret", { authorization: `Bearer ${boot.proof.secret}` }],
-          ['browser-like headers and cookies', { referer: `${OWN_ORIGIN}/plugin/v2/embed`, 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty', cookie: (await ownerOf(domain)).cookieHeader }],
+          [
+            'browser-like headers and cookies',
+            {
+              referer: `${OWN_ORIGIN}/plugin/v2/embed`,
+              'sec-fetch-mode': 'cors',
+              'sec-fetch-dest': 'empty',
+              cookie: (await ownerOf(domain)).cookieHeader,
+            },
+          ],
         ];
         const before = await tableContents(use().db);
         for (const [what, headers] of forgeries) {
@@ -122,7 +177,10 @@ for (const kind of DATABASE_KINDS) {
           ] as const) {
             const response = await post(url, body, headers);
             expect(response.statusCode, `${url} at ${stage} with ${what}`).toBe(401);
-            expect(response.json(), `${url} at ${stage} with ${what}`).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/store's token/) });
+            expect(response.json(), `${url} at ${stage} with ${what}`).toMatchObject({
+              error: 'unauthorized',
+              message: expect.stringMatching(/store's token/),
+            });
           }
         }
         const traded = await post('/plugin/v2/token', { platformId, domain, secret: boot.proof.secret });
@@ -144,11 +202,26 @@ for (const kind of DATABASE_KINDS) {
         const url = (action: string) => `/sandbox/stores/${domain}/${action}`;
         const challenge = hashSecret('a secret the forger made');
         const forgeries: Array<[string, (action: string) => Promise<{ status: number }>]> = [
-          ['no session, no CSRF token', (action) => transport().send({ method: 'POST', url: url(action), headers: { origin: OWN_ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }, body: `state=${challenge}` })],
+          [
+            'no session, no CSRF token',
+            (action) =>
+              transport().send({
+                method: 'POST',
+                url: url(action),
+                headers: { origin: OWN_ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
+                body: `state=${challenge}`,
+              }),
+          ],
           ['a CSRF token but no owner session', (action) => visitor.postTo(url(action), { state: challenge })],
           ["another store's owner session", (action) => stranger.postTo(url(action), { state: challenge })],
-          ["the owner's session without the page's CSRF token", (action) => owner.postTo(url(action), { state: challenge, csrf_token: 'forged' })],
-          ["the owner's session and token from another site", (action) => owner.postTo(url(action), { state: challenge }, { origin: 'https://evil.example' })],
+          [
+            "the owner's session without the page's CSRF token",
+            (action) => owner.postTo(url(action), { state: challenge, csrf_token: 'forged' }),
+          ],
+          [
+            "the owner's session and token from another site",
+            (action) => owner.postTo(url(action), { state: challenge }, { origin: 'https://evil.example' }),
+          ],
           ["the plugin's store token", (action) => visitor.postTo(url(action), { state: challenge }, { authorization: `Bearer ${token}` })],
         ];
         const before = await tableContents(use().db);
@@ -179,7 +252,9 @@ for (const kind of DATABASE_KINDS) {
       expect((await trade()).statusCode).toBe(401);
       // Opening the platform's pages records nothing: only a form the owner submits does.
       const owner = await ownerOf(domain);
-      expect((await owner.get(install.kind === 'stage' && install.stage === 'install' ? install.install.url : '')).body).toContain(`name="state" value="${challenge}"`);
+      expect((await owner.get(install.kind === 'stage' && install.stage === 'install' ? install.install.url : '')).body).toContain(
+        `name="state" value="${challenge}"`,
+      );
       expect((await owner.get(`/sandbox/stores/${domain}/confirm?state=${challenge}`)).status).toBe(200);
       expect(await tableContents(use().db)).toEqual(before);
 
@@ -206,15 +281,26 @@ for (const kind of DATABASE_KINDS) {
 
       // A confirmation the app did not trade in time runs out.
       expect((await owner.post('confirm', { state: challenge })).status).toBe(200);
-      await use().db.updateTable('merchant_confirmations').set({ confirmed_at: new Date(Date.now() - 16 * 60_000) }).where('challenge', '=', challenge).execute();
+      await use()
+        .db.updateTable('merchant_confirmations')
+        .set({ confirmed_at: new Date(Date.now() - 16 * 60_000) })
+        .where('challenge', '=', challenge)
+        .execute();
       expect((await trade()).statusCode).toBe(401);
 
       // The consent screen offers the confirmation in a new tab, carrying the challenge.
       await adapter().approvePlan(domain);
       await finishSetup();
-      expect(await state(domain, challenge)).toMatchObject({ stage: 'consent', confirm: { url: `/sandbox/stores/${domain}/confirm?state=${challenge}`, sameTab: false } });
+      expect(await state(domain, challenge)).toMatchObject({
+        stage: 'consent',
+        confirm: { url: `/sandbox/stores/${domain}/confirm?state=${challenge}`, sameTab: false },
+      });
       // The token the owner's install gave the app turns cross-promotion on.
-      const on = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true }, { authorization: `Bearer ${token}` });
+      const on = await post(
+        '/plugin/v2/consent',
+        { platformId, domain, discountPercent: 15, acceptTerms: true },
+        { authorization: `Bearer ${token}` },
+      );
       expect(on.json()).toMatchObject({ stage: 'live' });
     });
   });

@@ -43,7 +43,9 @@ export function integrityOf(body: Buffer): string {
 
 /** The committed files of every published loader version. */
 export async function publishedLoaders(): Promise<PublishedLoader[]> {
-  const versions = (await fs.readdir(PUBLISHED_LOADERS, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  const versions = (await fs.readdir(PUBLISHED_LOADERS, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
   return Promise.all(
     versions.map(async (version) => {
       const [loader, declarations] = await Promise.all([

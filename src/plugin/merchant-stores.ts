@@ -56,7 +56,13 @@ export async function consentToOffer(
  * Shows or hides the store's offer (uninstall, reinstall, the merchant closing or reopening);
  * only a merchant who consented has an offer to show. `turnedOff` records the merchant's own choice.
  */
-export async function showStoreOffer(ctx: DataContext, domain: string, live: boolean, turnedOff: boolean | undefined, now: Date): Promise<void> {
+export async function showStoreOffer(
+  ctx: DataContext,
+  domain: string,
+  live: boolean,
+  turnedOff: boolean | undefined,
+  now: Date,
+): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     const merchant = await dal.touchMerchantStore(tx.db, domain, turnedOff, now);
     if (merchant?.company_id && merchant.consented_at) await setOfferLive(tx, merchant.company_id, live, now);

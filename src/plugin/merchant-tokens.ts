@@ -47,10 +47,19 @@ export async function recordConfirmation(db: Db, domain: string, state: string, 
 }
 
 const notConfirmed = () =>
-  new ApiError(401, 'not_confirmed', "the store's owner has not confirmed this plugin at the commerce platform (or the confirmation ran out): confirm at your store");
+  new ApiError(
+    401,
+    'not_confirmed',
+    "the store's owner has not confirmed this plugin at the commerce platform (or the confirmation ran out): confirm at your store",
+  );
 
 /** Trades the app's secret for a store-bound token once the owner confirmed its challenge; 401 otherwise. */
-export async function exchangeSecret(db: Db, store: { platformId: string; domain: string }, secret: string, now = new Date()): Promise<{ token: string; expiresAt: string }> {
+export async function exchangeSecret(
+  db: Db,
+  store: { platformId: string; domain: string },
+  secret: string,
+  now = new Date(),
+): Promise<{ token: string; expiresAt: string }> {
   const token = MERCHANT_TOKEN_PREFIX + randomToken(43);
   const expiresAt = new Date(now.getTime() + MERCHANT_TOKEN_LIFETIME_MS);
   const exchanged = await dal.exchangeConfirmation(db, {
@@ -70,10 +79,19 @@ export async function exchangeSecret(db: Db, store: { platformId: string; domain
  * 401 unless the request carries (Authorization: Bearer) a live token bound to this store and
  * platform. Looked up by its hash: no plaintext is compared.
  */
-export async function requireMerchantToken(db: Db, request: FastifyRequest, store: { platformId: string; domain: string }, now = new Date()): Promise<void> {
+export async function requireMerchantToken(
+  db: Db,
+  request: FastifyRequest,
+  store: { platformId: string; domain: string },
+  now = new Date(),
+): Promise<void> {
   const match = BEARER.exec(request.headers.authorization ?? '');
   const valid = match !== null && (await dal.merchantTokenValid(db, { tokenHash: hashSecret(match[1]!), ...store }, now));
   if (!valid) {
-    throw new ApiError(401, 'unauthorized', "this call needs the store's token, which the plugin gets once the store's owner confirms at the commerce platform");
+    throw new ApiError(
+      401,
+      'unauthorized',
+      "this call needs the store's token, which the plugin gets once the store's owner confirms at the commerce platform",
+    );
   }
 }

@@ -55,14 +55,19 @@ export class Onboarding {
    * The store's stage or message. `challenge` (the hash of the embed app's secret) rides as the
    * state of the commerce-platform links, so the owner's action there lets that app act for the store.
    */
-  async state(platform: dal.PluginPlatform | undefined, domain: string, challenge: string | null = null, now = new Date()): Promise<EmbedState> {
+  async state(
+    platform: dal.PluginPlatform | undefined,
+    domain: string,
+    challenge: string | null = null,
+    now = new Date(),
+  ): Promise<EmbedState> {
     const { decision, record } = await this.decide(platform, domain, now);
     return this.describe(decision, record, platform!, domain, challenge);
   }
 
   private async decide(platform: dal.PluginPlatform | undefined, domain: string, now: Date) {
     const { db, adapter, settings } = this.deps;
-    if (!platform || !platform.active) {
+    if (!platform?.active) {
       return { decision: { kind: 'notice', notice: 'unavailable' } as Decision, record: undefined };
     }
     if (!adapter) {
@@ -102,7 +107,13 @@ export class Onboarding {
     return { decision, record };
   }
 
-  private async describe(decision: Decision, record: dal.StoreRecord | undefined, platform: dal.PluginPlatform, domain: string, challenge: string | null): Promise<EmbedState> {
+  private async describe(
+    decision: Decision,
+    record: dal.StoreRecord | undefined,
+    platform: dal.PluginPlatform,
+    domain: string,
+    challenge: string | null,
+  ): Promise<EmbedState> {
     if (decision.kind === 'notice') {
       switch (decision.notice) {
         case 'not_installed':
@@ -160,12 +171,15 @@ export class Onboarding {
   }
 
   /** Install or approve the plan at the commerce platform (only called when the host has one). */
-  private async link(platform: dal.PluginPlatform, domain: string, action: 'install' | 'plan', challenge: string | null): Promise<ActionLink> {
+  private async link(
+    platform: dal.PluginPlatform,
+    domain: string,
+    action: 'install' | 'plan',
+    challenge: string | null,
+  ): Promise<ActionLink> {
     const adapter = this.deps.adapter!;
     const sameTab = await returnFlowHolds(this.deps.db, platform, domain);
-    const returnTo = sameTab
-      ? `/plugin/v2/return?${new URLSearchParams({ platformId: platform.id, domain }).toString()}`
-      : null;
+    const returnTo = sameTab ? `/plugin/v2/return?${new URLSearchParams({ platformId: platform.id, domain }).toString()}` : null;
     const link = { returnTo, state: challenge };
     const url = action === 'install' ? adapter.installUrl(domain, link) : adapter.planApprovalUrl(domain, link);
     return { url, sameTab };
@@ -183,11 +197,20 @@ export class Onboarding {
    * "Turn on cross-promotions": accepts the terms, creates the store's one discount code (once per
    * customer) through the commerce platform and shows the offer. Only from the consent stage.
    */
-  async consent(platform: dal.PluginPlatform | undefined, domain: string, discountPercent: number | undefined, now = new Date()): Promise<EmbedState> {
+  async consent(
+    platform: dal.PluginPlatform | undefined,
+    domain: string,
+    discountPercent: number | undefined,
+    now = new Date(),
+  ): Promise<EmbedState> {
     const { decision, record } = await this.decide(platform, domain, now);
     if (decision.kind !== 'stage' || decision.stage !== 'consent' || !record?.companyId) {
       if (decision.kind === 'stage' && decision.stage === 'live') return this.describe(decision, record, platform!, domain, null);
-      throw new ApiError(409, 'wrong_stage', `cross-promotion can be turned on from the consent stage only; the store is at ${decision.kind === 'stage' ? decision.stage : decision.notice}`);
+      throw new ApiError(
+        409,
+        'wrong_stage',
+        `cross-promotion can be turned on from the consent stage only; the store is at ${decision.kind === 'stage' ? decision.stage : decision.notice}`,
+      );
     }
     const existing = record.merchant?.existingDiscountPercent ?? null;
     let percent: number;

@@ -19,7 +19,7 @@ export function requireOwnOrigin(request: FastifyRequest): void {
   }
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin') same = false;
-  if (!same) throw forbidden('this call is only accepted from the service\'s own pages');
+  if (!same) throw forbidden("this call is only accepted from the service's own pages");
 }
 
 /** `value` when it is exactly an origin (scheme, host, optional port; nothing else), else undefined. */

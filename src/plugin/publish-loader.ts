@@ -17,7 +17,9 @@ async function main(): Promise<void> {
     () => false,
   );
   if (exists) {
-    throw new Error(`loader v${LOADER_VERSION} is already published in ${folder}; its bytes never change. Bump LOADER_VERSION to publish a new version.`);
+    throw new Error(
+      `loader v${LOADER_VERSION} is already published in ${folder}; its bytes never change. Bump LOADER_VERSION to publish a new version.`,
+    );
   }
   const built = await buildLoader();
   await fs.mkdir(folder, { recursive: true });

@@ -16,7 +16,7 @@ import { SetupWorker } from './setup-worker.js';
 import type { EmbedBoot, EmbedState } from './embed-view.js';
 
 /** The published integrity of loader v2.0.0. A change here means the loader's bytes changed: publish a new version instead. */
-export const PUBLISHED_LOADER_INTEGRITY = 'sha384-23V91mNyFDZ7Sg4LxD9POwyZ1G90GvNpKJYT12m/yGwDUqYsaAFMIQEUAJqohHL3';
+const PUBLISHED_LOADER_INTEGRITY = 'sha384-23V91mNyFDZ7Sg4LxD9POwyZ1G90GvNpKJYT12m/yGwDUqYsaAFMIQEUAJqohHL3';
 
 // Retries of a slow store (three failures) add up to 0.4 + 0.8 + 1.6 s, past the 1 s delayed threshold; a store's
 // import takes 0.3 s, so setting_up is seen before consent.
@@ -43,7 +43,12 @@ function helpers(use: () => TestContext) {
     companies: await use().db.selectFrom('companies').selectAll().where('domain', '=', domain).execute(),
   });
   const post = (url: string, body: unknown, origin: string | null = HOST, extra: Record<string, string> = {}) =>
-    use().app.inject({ method: 'POST', url, headers: { ...(origin ? { origin } : {}), 'content-type': 'application/json', ...extra }, payload: JSON.stringify(body) });
+    use().app.inject({
+      method: 'POST',
+      url,
+      headers: { ...(origin ? { origin } : {}), 'content-type': 'application/json', ...extra },
+      payload: JSON.stringify(body),
+    });
   // What the embed app sends: a same-origin POST, so the browser adds Origin.
   const state = async (platformId: string, domain: string) => {
     const response = await post('/plugin/v2/state', { platformId, domain }, HOST, { 'sec-fetch-site': 'same-origin' });
@@ -132,7 +137,11 @@ describeEachDatabase(
       for (const url of ['/assets/nothing.js', '/plugin/legal/nothing', '/sandbox/images/shop.example/not-an-image.png']) {
         const missing = await use().app.inject(url);
         expect(missing.statusCode, url).toBe(404);
-        expect(missing.json(), url).toEqual({ error: 'not_found', message: expect.any(String), requestId: missing.headers['x-request-id'] });
+        expect(missing.json(), url).toEqual({
+          error: 'not_found',
+          message: expect.any(String),
+          requestId: missing.headers['x-request-id'],
+        });
       }
       const unknown = await use().app.inject('/plugin/v2/nothing-here');
       expect(unknown.statusCode).toBe(404);
@@ -165,7 +174,11 @@ describeEachDatabase(
       const preflight = await use().app.inject({
         method: 'OPTIONS',
         url: '/plugin/v2/state',
-        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        headers: {
+          origin: 'https://evil.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
       });
       expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
       expect(preflight.headers['access-control-allow-methods']).toBeUndefined();
@@ -177,7 +190,8 @@ describeEachDatabase(
     it('puts the state in the embed page only for an approved host that frames it, never on the word of an origin parameter', async () => {
       const domain = uniqueDomain();
       await toConsent(platformId, domain);
-      const code = (await consentAsMerchant(platformId, domain, { discountPercent: 15, acceptTerms: true })).json().offer.discountCode as string;
+      const code = (await consentAsMerchant(platformId, domain, { discountPercent: 15, acceptTerms: true })).json().offer
+        .discountCode as string;
       const embed = (query: Record<string, string>, headers: Record<string, string>) =>
         use().app.inject({ url: `/plugin/v2/embed?${new URLSearchParams({ platformId, domain, ...query })}`, headers });
       const framed = { 'sec-fetch-dest': 'iframe' };
@@ -221,7 +235,10 @@ describeEachDatabase(
       const inactive = await createPlatform(use().support, { active: false });
       expect(await state(inactive.platformId, 'shop.example')).toEqual({ kind: 'notice', notice: 'unavailable' });
       for (const id of [crypto.randomUUID(), inactive.platformId]) {
-        const page = await use().app.inject({ url: `/plugin/v2/embed?platformId=${id}&domain=shop.example`, headers: { referer: 'https://any.example/x', 'sec-fetch-dest': 'iframe' } });
+        const page = await use().app.inject({
+          url: `/plugin/v2/embed?platformId=${id}&domain=shop.example`,
+          headers: { referer: 'https://any.example/x', 'sec-fetch-dest': 'iframe' },
+        });
         expect(page.statusCode).toBe(200);
         expect(bootOf(page.body)).toMatchObject({ page: 'notice', notice: 'unavailable' });
         expect(page.headers['content-security-policy']).toMatch(/frame-ancestors https:\/\/any\.example$/);
@@ -231,7 +248,10 @@ describeEachDatabase(
     it('boots "could not reach the service" when the platform or the store cannot be read, and recovers', async () => {
       const domain = uniqueDomain();
       const request = () =>
-        use().app.inject({ url: `/plugin/v2/embed?platformId=${platformId}&domain=${domain}`, headers: { referer: `${ORIGIN}/`, 'sec-fetch-dest': 'iframe' } });
+        use().app.inject({
+          url: `/plugin/v2/embed?platformId=${platformId}&domain=${domain}`,
+          headers: { referer: `${ORIGIN}/`, 'sec-fetch-dest': 'iframe' },
+        });
       await sql`alter table platforms rename to platforms_away`.execute(use().db);
       try {
         const down = await request();
@@ -253,7 +273,11 @@ describeEachDatabase(
     it('walks install → plan → setting_up → consent → live, creating one discount code once per customer', async () => {
       const domain = uniqueDomain();
       const first = await state(platformId, `https://www.${domain}/admin`);
-      expect(first).toMatchObject({ kind: 'stage', stage: 'install', install: { url: `/sandbox/stores/${domain}/install`, sameTab: false } });
+      expect(first).toMatchObject({
+        kind: 'stage',
+        stage: 'install',
+        install: { url: `/sandbox/stores/${domain}/install`, sameTab: false },
+      });
       expect((await form(`/sandbox/stores/${domain}/install`)).status).toBe(200);
       expect(await state(platformId, domain)).toMatchObject({ kind: 'stage', stage: 'plan', approve: { sameTab: false } });
       expect((await form(`/sandbox/stores/${domain}/plan`)).status).toBe(200);
@@ -263,19 +287,35 @@ describeEachDatabase(
       if (consent.kind !== 'stage' || consent.stage !== 'consent') throw new Error('not consent');
       expect(consent.preview.bestSellers).toHaveLength(3);
 
-      const company = await use().db.selectFrom('companies').select(['id', 'commerce_platform']).where('domain', '=', domain).executeTakeFirstOrThrow();
+      const company = await use()
+        .db.selectFrom('companies')
+        .select(['id', 'commerce_platform'])
+        .where('domain', '=', domain)
+        .executeTakeFirstOrThrow();
       expect(company.commerce_platform).toBe('Sandbox Commerce');
-      expect(await use().db.selectFrom('offers').select('live').where('company_id', '=', company.id).executeTakeFirstOrThrow()).toEqual({ live: false });
+      expect(await use().db.selectFrom('offers').select('live').where('company_id', '=', company.id).executeTakeFirstOrThrow()).toEqual({
+        live: false,
+      });
 
       const live = await consentAsMerchant(platformId, domain, { discountPercent: 20, acceptTerms: true });
       expect(live.statusCode).toBe(200);
-      expect(live.json()).toMatchObject({ kind: 'stage', stage: 'live', offer: { discountPercent: 20, title: expect.stringMatching(/^20% off your first order at /) } });
+      expect(live.json()).toMatchObject({
+        kind: 'stage',
+        stage: 'live',
+        offer: { discountPercent: 20, title: expect.stringMatching(/^20% off your first order at /) },
+      });
       const again = await consentAsMerchant(platformId, domain, { discountPercent: 20, acceptTerms: true });
       expect(again.json()).toMatchObject({ stage: 'live' });
       const codes = await use().db.selectFrom('sandbox_discount_codes').selectAll().where('store_domain', '=', domain).execute();
       expect(codes).toHaveLength(1);
       expect(codes[0]).toMatchObject({ percent: 20, once_per_customer: true });
-      expect(await use().db.selectFrom('offers').select(['live', 'discount_code']).where('company_id', '=', company.id).executeTakeFirstOrThrow()).toEqual({
+      expect(
+        await use()
+          .db.selectFrom('offers')
+          .select(['live', 'discount_code'])
+          .where('company_id', '=', company.id)
+          .executeTakeFirstOrThrow(),
+      ).toEqual({
         live: true,
         discount_code: codes[0]!.code,
       });
@@ -288,9 +328,19 @@ describeEachDatabase(
       expect(early.statusCode).toBe(409);
       expect(early.json()).toMatchObject({ error: 'wrong_stage' });
       await toConsent(platformId, domain);
-      const foreign = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true }, 'https://evil.example', token);
+      const foreign = await post(
+        '/plugin/v2/consent',
+        { platformId, domain, discountPercent: 15, acceptTerms: true },
+        'https://evil.example',
+        token,
+      );
       expect(foreign.statusCode).toBe(403);
-      const noOrigin = await use().app.inject({ method: 'POST', url: '/plugin/v2/consent', headers: { 'content-type': 'application/json', ...token }, payload: JSON.stringify({ platformId, domain, discountPercent: 15, acceptTerms: true }) });
+      const noOrigin = await use().app.inject({
+        method: 'POST',
+        url: '/plugin/v2/consent',
+        headers: { 'content-type': 'application/json', ...token },
+        payload: JSON.stringify({ platformId, domain, discountPercent: 15, acceptTerms: true }),
+      });
       expect(noOrigin.statusCode).toBe(403);
       const noToken = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true });
       expect(noToken.statusCode).toBe(401);
@@ -348,8 +398,17 @@ describeEachDatabase(
       await toConsent(platformId, domain);
       await consentAsMerchant(platformId, domain, { discountPercent: 10, acceptTerms: true });
       expect((await form(`/sandbox/stores/${domain}/uninstall`)).status).toBe(303);
-      expect(await state(platformId, domain)).toMatchObject({ kind: 'notice', notice: 'not_installed', reinstall: { url: `/sandbox/stores/${domain}/install` } });
-      const offer = await use().db.selectFrom('offers as o').innerJoin('companies as c', 'c.id', 'o.company_id').select('o.live').where('c.domain', '=', domain).executeTakeFirstOrThrow();
+      expect(await state(platformId, domain)).toMatchObject({
+        kind: 'notice',
+        notice: 'not_installed',
+        reinstall: { url: `/sandbox/stores/${domain}/install` },
+      });
+      const offer = await use()
+        .db.selectFrom('offers as o')
+        .innerJoin('companies as c', 'c.id', 'o.company_id')
+        .select('o.live')
+        .where('c.domain', '=', domain)
+        .executeTakeFirstOrThrow();
       expect(offer.live).toBe(false);
       await form(`/sandbox/stores/${domain}/install`);
       expect(await state(platformId, domain)).toMatchObject({ stage: 'plan' });
@@ -364,7 +423,12 @@ describeEachDatabase(
       await use().app.runtime.commerce.sandbox!.uninstall(domain);
       expect(await state(platformId, domain)).toMatchObject({ kind: 'notice', notice: 'not_installed' });
       // Onboarding's answer to the event: the store's offer leaves the network.
-      const offer = await use().db.selectFrom('offers as o').innerJoin('companies as c', 'c.id', 'o.company_id').select('o.live').where('c.domain', '=', domain).executeTakeFirstOrThrow();
+      const offer = await use()
+        .db.selectFrom('offers as o')
+        .innerJoin('companies as c', 'c.id', 'o.company_id')
+        .select('o.live')
+        .where('c.domain', '=', domain)
+        .executeTakeFirstOrThrow();
       expect(offer.live).toBe(false);
     });
 
@@ -387,7 +451,10 @@ describeEachDatabase(
     it('is live at load for a store already turned on through another app, with no consent', async () => {
       const domain = uniqueDomain();
       const { companyId } = await createBrand(use().support, { domain });
-      await use().db.insertInto('offers').values({ company_id: companyId, title: '15% off at Elsewhere', image_url: 'https://img.example/x.png', live: true }).execute();
+      await use()
+        .db.insertInto('offers')
+        .values({ company_id: companyId, title: '15% off at Elsewhere', image_url: 'https://img.example/x.png', live: true })
+        .execute();
       expect(await state(platformId, domain)).toMatchObject({ kind: 'stage', stage: 'live', offer: { title: '15% off at Elsewhere' } });
     });
 
@@ -420,7 +487,12 @@ describeEachDatabase(
       expect(open.body).toContain('The plan is approved');
 
       // The platform closes the brand in its sync: back to new tabs, and the return address just says where to go.
-      await use().db.updateTable('platform_brands').set({ status: 'closed', end_date: new Date() }).where('platform_id', '=', withPage).where('domain', '=', synced).execute();
+      await use()
+        .db.updateTable('platform_brands')
+        .set({ status: 'closed', end_date: new Date() })
+        .where('platform_id', '=', withPage)
+        .where('domain', '=', synced)
+        .execute();
       const closed = await use().app.inject(`/plugin/v2/return?platformId=${withPage}&domain=${synced}`);
       expect(closed.statusCode).toBe(200);
       expect(closed.body).toContain('Go back to the tab where you started');
@@ -437,7 +509,11 @@ describeEachDatabase(
       expect(admin.body).toMatch(/Orders \(\d+ in all/);
       expect((await use().app.inject('/sandbox/stores/nodot')).statusCode).toBe(404);
       const before = await storeRows(domain);
-      const forged = await use().app.inject({ method: 'POST', url: `/sandbox/stores/${domain}/install`, headers: { origin: 'https://evil.example' } });
+      const forged = await use().app.inject({
+        method: 'POST',
+        url: `/sandbox/stores/${domain}/install`,
+        headers: { origin: 'https://evil.example' },
+      });
       expect(forged.statusCode).toBe(403);
       const planFirst = await form(`/sandbox/stores/${domain}/plan`);
       expect(planFirst.status).toBe(409);
@@ -470,7 +546,10 @@ describe('store setup survives a restart', () => {
           .execute();
         await context.app.close();
 
-        const restarted = await buildApp({ config: { ...context.config, plugin: { ...context.config.plugin, setupPollMs: 30 } }, database: context.database });
+        const restarted = await buildApp({
+          config: { ...context.config, plugin: { ...context.config.plugin, setupPollMs: 30 } },
+          database: context.database,
+        });
         await restarted.ready();
         context = { ...context, app: restarted };
         const deadline = Date.now() + 60_000;
@@ -480,7 +559,12 @@ describe('store setup survives a restart', () => {
           job = await context.db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirstOrThrow();
         }
         expect(job).toMatchObject({ status: 'done', step: 'done' });
-        const response = await restarted.inject({ method: 'POST', url: '/plugin/v2/state', headers: { origin: HOST }, payload: { platformId, domain } });
+        const response = await restarted.inject({
+          method: 'POST',
+          url: '/plugin/v2/state',
+          headers: { origin: HOST },
+          payload: { platformId, domain },
+        });
         expect(response.json()).toMatchObject({ kind: 'stage', stage: 'consent' });
       });
     });
@@ -496,7 +580,10 @@ describe('published loader', () => {
     };
     expect(integrityOf(published.loader)).toBe(PUBLISHED_LOADER_INTEGRITY);
     expect(integrityOf(built.loader), `web/loader no longer builds to the bytes of v${LOADER_VERSION}`).toBe(integrityOf(published.loader));
-    expect(built.declarations.equals(published.declarations), `web/loader/embed-plugin.d.ts differs from v${LOADER_VERSION}/index.d.ts`).toBe(true);
+    expect(
+      built.declarations.equals(published.declarations),
+      `web/loader/embed-plugin.d.ts differs from v${LOADER_VERSION}/index.d.ts`,
+    ).toBe(true);
   });
 });
 
@@ -511,14 +598,23 @@ describe('store setup steps', () => {
         // Nothing in the background: the test runs each step itself.
         await context.app.close();
         adapter = new SandboxCommerce(context.db, context.config.baseUrl, 0);
-        worker = new SetupWorker({ db: context.db, adapter, bus: new InvalidationBus(), log: context.app.log, pollMs: 1000, retryMs: 1000, leaseMs: 60_000 });
+        worker = new SetupWorker({
+          db: context.db,
+          adapter,
+          bus: new InvalidationBus(),
+          log: context.app.log,
+          pollMs: 1000,
+          retryMs: 1000,
+          leaseMs: 60_000,
+        });
         for (let i = 0; i < 3; i += 1) await createBrand(context.support);
       });
       afterAll(async () => {
         await context?.database.close();
       });
 
-      const jobOf = (domain: string) => context!.db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirstOrThrow();
+      const jobOf = (domain: string) =>
+        context!.db.selectFrom('setup_jobs').selectAll().where('domain', '=', domain).executeTakeFirstOrThrow();
 
       it('is done only once the matching engine has scored the store against every other brand', async () => {
         const { db } = context!;

@@ -33,7 +33,8 @@ function sendLoaderFile(reply: FastifyReply, body: Buffer, contentType: string) 
 }
 
 /** The embed app: its own script, store images from anywhere, calls to the service; framed by whom the decision names. */
-const embedPolicy = (frameAncestors: string[]) => pagePolicy({ 'script-src': SELF, 'img-src': ANY_IMAGE, 'connect-src': SELF, 'frame-ancestors': frameAncestors });
+const embedPolicy = (frameAncestors: string[]) =>
+  pagePolicy({ 'script-src': SELF, 'img-src': ANY_IMAGE, 'connect-src': SELF, 'frame-ancestors': frameAncestors });
 
 /** The loader, the embed app and its API. */
 export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
@@ -50,9 +51,15 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
   const loaderFile = { config: { ...CROSS_ORIGIN, helmet: LOADABLE_ANYWHERE }, schema: { hide: true } };
   for (const published of await publishedLoaders()) {
     const base = `/plugin/v${published.version}`;
-    app.get(`${base}/loader.js`, loaderFile, async (_request, reply) => sendLoaderFile(reply, published.loader.body, published.loader.contentType));
-    app.get(`${base}/loader.js.sri`, loaderFile, async (_request, reply) => sendLoaderFile(reply, Buffer.from(published.integrity), 'text/plain; charset=utf-8'));
-    app.get(`${base}/index.d.ts`, loaderFile, async (_request, reply) => sendLoaderFile(reply, published.declarations.body, published.declarations.contentType));
+    app.get(`${base}/loader.js`, loaderFile, async (_request, reply) =>
+      sendLoaderFile(reply, published.loader.body, published.loader.contentType),
+    );
+    app.get(`${base}/loader.js.sri`, loaderFile, async (_request, reply) =>
+      sendLoaderFile(reply, Buffer.from(published.integrity), 'text/plain; charset=utf-8'),
+    );
+    app.get(`${base}/index.d.ts`, loaderFile, async (_request, reply) =>
+      sendLoaderFile(reply, published.declarations.body, published.declarations.contentType),
+    );
   }
 
   app.get(
@@ -80,7 +87,8 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
           findPlatform: (id) => onboarding.platform(id),
           state: (platform, store, challenge) => onboarding.state(platform, store, challenge),
           recheckMs: config.plugin.recheckMs,
-          onError: (error, what) => request.log.error({ err: error }, `${what} failed; the embed page says the service could not be reached`),
+          onError: (error, what) =>
+            request.log.error({ err: error }, `${what} failed; the embed page says the service could not be reached`),
         },
       );
       // The app's own calls carry its address (same origin only, the scope's Referrer-Policy); other sites get nothing.
@@ -103,7 +111,7 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
     config: NO_CORS,
     schema: { hide: true },
     handler: async (request) => {
-      if (request.method === 'OPTIONS') throw forbidden('the plugin\'s calls are only accepted from the service\'s own pages');
+      if (request.method === 'OPTIONS') throw forbidden("the plugin's calls are only accepted from the service's own pages");
       throw notFound(`no plugin page or call ${request.method} ${request.url.split('?')[0]}`);
     },
   });
@@ -188,7 +196,7 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
   app.get('/plugin/v2/return', { config: NO_CORS, schema: { hide: true, querystring: StoreQuery } }, async (request, reply) => {
     const assets = await browserAssets();
     const { store, platform } = await storeState(request.query.platformId, request.query.domain);
-    if (platform && platform.pluginPageUrl && (await returnFlowHolds(db, platform, store.domain))) {
+    if (platform?.pluginPageUrl && (await returnFlowHolds(db, platform, store.domain))) {
       const target = new URL(platform.pluginPageUrl);
       target.searchParams.set('svc_connect', 'return');
       return reply.redirect(target.toString(), 303);

@@ -9,7 +9,9 @@ export const EmbedPageQuery = Type.Object({
   platformId: Type.String(),
   domain: Type.String(),
   mode: Type.Optional(Type.Union([Type.Literal('page'), Type.Literal('drawer')])),
-  ancestors: Type.Optional(Type.String({ description: "Origins the loader sees around the host page, space separated: only ever a reason to refuse" })),
+  ancestors: Type.Optional(
+    Type.String({ description: 'Origins the loader sees around the host page, space separated: only ever a reason to refuse' }),
+  ),
 });
 
 export const ConsentBody = Type.Object(
@@ -28,7 +30,12 @@ export const StateBody = Type.Object(
   {
     platformId: Type.String(),
     domain: Type.String(),
-    challenge: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: "The hash of the embed app's secret: the state its commerce-platform links carry" })),
+    challenge: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description: "The hash of the embed app's secret: the state its commerce-platform links carry",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -37,7 +44,11 @@ export const TokenBody = Type.Object(
   {
     platformId: Type.String(),
     domain: Type.String(),
-    secret: Type.String({ minLength: 1, maxLength: 100, description: "The embed app page's secret, whose hash the store's owner confirmed at the commerce platform" }),
+    secret: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: "The embed app page's secret, whose hash the store's owner confirmed at the commerce platform",
+    }),
   },
   { additionalProperties: false },
 );

@@ -64,11 +64,13 @@ export class SetupWorker {
   private schedule(delayMs: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      this.running = this.drain().then(() => undefined).finally(() => {
-        this.running = undefined;
-        if (!this.stopped) this.schedule(this.wakeAgain ? 0 : this.options.pollMs);
-        this.wakeAgain = false;
-      });
+      this.running = this.drain()
+        .then(() => undefined)
+        .finally(() => {
+          this.running = undefined;
+          if (!this.stopped) this.schedule(this.wakeAgain ? 0 : this.options.pollMs);
+          this.wakeAgain = false;
+        });
     }, delayMs);
     this.timer.unref();
   }
@@ -95,14 +97,17 @@ export class SetupWorker {
     if (!job) return false;
     const where = { domain: job.domain, step: job.step, attempt: job.attempts };
     log.info(where, 'store setup step started');
-    const renewal = setInterval(() => {
-      dal
-        .renewLease(db, job.domain, job.leaseId, new Date(), leaseMs)
-        .then((held) => {
-          if (!held) log.warn(where, 'store setup lease lost while the step ran');
-        })
-        .catch((error) => log.warn({ ...where, err: error }, 'could not renew the store setup lease'));
-    }, Math.max(10, Math.floor(leaseMs / 3)));
+    const renewal = setInterval(
+      () => {
+        dal
+          .renewLease(db, job.domain, job.leaseId, new Date(), leaseMs)
+          .then((held) => {
+            if (!held) log.warn(where, 'store setup lease lost while the step ran');
+          })
+          .catch((error) => log.warn({ ...where, err: error }, 'could not renew the store setup lease'));
+      },
+      Math.max(10, Math.floor(leaseMs / 3)),
+    );
     let written: boolean;
     try {
       const next = await this.runStep(job.domain, job.step).finally(() => clearInterval(renewal));
@@ -130,7 +135,11 @@ export class SetupWorker {
         const record = await dal.loadStoreRecord(db, domain);
         if (!record.companyId) throw new Error(`store ${domain} has no brand record; import it first`);
         const best = await adapter.bestSellers(domain, 3);
-        const preview: BestSellerPreview[] = best.map((product) => ({ title: product.title, imageUrl: product.imageUrl, price: formatPrice(product.priceCents) }));
+        const preview: BestSellerPreview[] = best.map((product) => ({
+          title: product.title,
+          imageUrl: product.imageUrl,
+          price: formatPrice(product.priceCents),
+        }));
         const name = record.business?.name ?? domain;
         const imageUrl = best.find((product) => product.imageUrl)?.imageUrl ?? record.business?.logoImageUrl;
         if (!imageUrl) throw new Error(`store ${domain} has no product image to build an offer with`);
@@ -140,7 +149,8 @@ export class SetupWorker {
           record.companyId,
           {
             title: `New-customer offer from ${name}`,
-            subtitle: best.length > 0 ? `Best sellers: ${best.map((product) => product.title).join(', ')}` : (record.business?.description ?? name),
+            subtitle:
+              best.length > 0 ? `Best sellers: ${best.map((product) => product.title).join(', ')}` : (record.business?.description ?? name),
             imageUrl,
           },
           preview,

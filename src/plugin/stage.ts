@@ -46,7 +46,7 @@ export function eligibilityProblems(eligibility: { orders: number; activeProduct
  */
 export function decideStage(facts: StoreFacts, policy: StagePolicy, now: Date): Decision {
   const platform = facts.platform;
-  if (!platform || !platform.active || platform.offerTypes.length === 0) return { kind: 'notice', notice: 'unavailable' };
+  if (!platform?.active || platform.offerTypes.length === 0) return { kind: 'notice', notice: 'unavailable' };
   if (facts.installation === 'uninstalled') return { kind: 'notice', notice: 'not_installed' };
   if (facts.turnedOff) return { kind: 'notice', notice: 'turned_off' };
   if (facts.liveElsewhere) return { kind: 'stage', stage: 'live' };
@@ -56,7 +56,7 @@ export function decideStage(facts: StoreFacts, policy: StagePolicy, now: Date): 
     if (reasons.length > 0) return { kind: 'notice', notice: 'not_eligible', reasons };
   }
   if (!facts.planApproved) return { kind: 'stage', stage: 'plan' };
-  if (!facts.setup || facts.setup.step !== 'done') {
+  if (facts.setup?.step !== 'done') {
     const startedAt = facts.setup?.startedAt ?? now;
     return { kind: 'stage', stage: now.getTime() - startedAt.getTime() >= policy.delayedAfterMs ? 'delayed' : 'setting_up' };
   }

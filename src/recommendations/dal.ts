@@ -23,7 +23,10 @@ export async function claimQueuedBrands(db: Db, limit: number): Promise<string[]
 }
 
 export async function countCompanies(db: Db): Promise<number> {
-  const row = await db.selectFrom('companies').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('companies')
+    .select(({ fn }) => fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

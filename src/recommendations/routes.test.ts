@@ -6,8 +6,20 @@ import { createBrand, uniqueId } from '../../test/support/factories.js';
 import { insertCompanies, insertPartnerships, settleScores } from '../../test/support/bulk-seeds.js';
 import { matchRate, type BrandProfile } from './scoring.js';
 
-const coffee: BrandProfile = { categories: ['Coffee', 'Tea'], country: 'Germany', businessSize: 'Medium', productCount: 120, commercePlatform: 'Shopify' };
-const partial: BrandProfile = { categories: ['Tea', 'Snacks'], country: 'Germany', businessSize: 'Large', productCount: 1200, commercePlatform: 'WooCommerce' };
+const coffee: BrandProfile = {
+  categories: ['Coffee', 'Tea'],
+  country: 'Germany',
+  businessSize: 'Medium',
+  productCount: 120,
+  commercePlatform: 'Shopify',
+};
+const partial: BrandProfile = {
+  categories: ['Tea', 'Snacks'],
+  country: 'Germany',
+  businessSize: 'Large',
+  productCount: 1200,
+  commercePlatform: 'WooCommerce',
+};
 const far: BrandProfile = { categories: ['Pets'], country: 'France', businessSize: 'Small', productCount: 10, commercePlatform: 'Shopify' };
 
 const asFactoryProfile = (profile: BrandProfile) => ({
@@ -25,8 +37,13 @@ describeEachDatabase('GET /v1/discover/partner/recommendations', (use) => {
   beforeAll(async () => {
     me = await createBrand(use().support, asFactoryProfile(coffee));
     const add = async (label: string, profile: BrandProfile, extra: { description?: string; logoImageUrl?: string } = {}) => {
-      const brand = await createBrand(use().support, { ...asFactoryProfile(profile), ...extra, domain: `${label}-${uniqueId('d')}.example` });
-      domains[label] = (await use().db.selectFrom('companies').select('domain').where('id', '=', brand.companyId).executeTakeFirstOrThrow()).domain!;
+      const brand = await createBrand(use().support, {
+        ...asFactoryProfile(profile),
+        ...extra,
+        domain: `${label}-${uniqueId('d')}.example`,
+      });
+      domains[label] = (await use().db.selectFrom('companies').select('domain').where('id', '=', brand.companyId).executeTakeFirstOrThrow())
+        .domain!;
       return brand.companyId;
     };
     await add('twin', coffee, { description: 'Roasts beans', logoImageUrl: 'https://cdn.example/twin.png' });
@@ -72,7 +89,9 @@ describeEachDatabase('GET /v1/discover/partner/recommendations', (use) => {
       platform: 'Shopify',
     });
     expect(body.data[1]).toMatchObject({ domain: domains.partial, matchRate: matchRate(coffee, partial) });
-    expect(new Set(body.data.slice(2).map((item: { domain: string }) => item.domain))).toEqual(new Set([domains.declined, domains.removed]));
+    expect(new Set(body.data.slice(2).map((item: { domain: string }) => item.domain))).toEqual(
+      new Set([domains.declined, domains.removed]),
+    );
     for (const item of body.data.slice(2)) expect(item.matchRate).toBe(matchRate(coffee, far));
   });
 
@@ -96,7 +115,10 @@ describeEachDatabase('GET /v1/discover/partner/recommendations', (use) => {
   });
 
   it('re-scores when a profile changes and drops a brand as soon as a request is open', async () => {
-    const { companyId: changing } = await createBrand(use().support, { ...asFactoryProfile(far), domain: `${uniqueId('changing')}.example` });
+    const { companyId: changing } = await createBrand(use().support, {
+      ...asFactoryProfile(far),
+      domain: `${uniqueId('changing')}.example`,
+    });
     await settleScores(use().db);
     const rateOf = async () => {
       const body = (await recommendations()).json();
@@ -104,11 +126,17 @@ describeEachDatabase('GET /v1/discover/partner/recommendations', (use) => {
       return body.data.find((item: { domain: string }) => item.domain === domain)?.matchRate;
     };
     expect(await rateOf()).toBe(matchRate(coffee, far));
-    await use().db.updateTable('companies').set({ categories: ['Coffee', 'Tea'], country: 'Germany' }).where('id', '=', changing).execute();
+    await use()
+      .db.updateTable('companies')
+      .set({ categories: ['Coffee', 'Tea'], country: 'Germany' })
+      .where('id', '=', changing)
+      .execute();
     await settleScores(use().db);
     expect(await rateOf()).toBe(matchRate(coffee, { ...far, categories: ['Coffee', 'Tea'], country: 'Germany' }));
 
-    const [partnershipId] = await insertPartnerships(use().db, [{ requesterId: changing, recipientId: me.companyId, status: 'pending', createdAt: new Date() }]);
+    const [partnershipId] = await insertPartnerships(use().db, [
+      { requesterId: changing, recipientId: me.companyId, status: 'pending', createdAt: new Date() },
+    ]);
     expect(await rateOf()).toBeUndefined();
     await use().db.updateTable('partnerships').set({ status: 'declined' }).where('id', '=', partnershipId!).execute();
     expect(await rateOf()).toBeGreaterThan(0);
@@ -138,7 +166,11 @@ describeEachDatabase('GET /v1/discover/partner/recommendations', (use) => {
     try {
       const response = await recommendations();
       expect(response.statusCode).toBe(500);
-      expect(response.json()).toEqual({ error: 'internal_error', message: expect.any(String), requestId: response.headers['x-request-id'] });
+      expect(response.json()).toEqual({
+        error: 'internal_error',
+        message: expect.any(String),
+        requestId: response.headers['x-request-id'],
+      });
     } finally {
       await sql`alter table recommendation_scores_unavailable rename to recommendation_scores`.execute(db);
     }

@@ -23,7 +23,9 @@ export const recommendationRoutes: FastifyPluginAsync<Runtime> = async (plain, r
         const query = request.query as Record<string, unknown>;
         for (const name of ['pageIndex', 'pageSize']) {
           if (name in query) {
-            throw badRequest(`query parameter ${name} is not supported: recommendations are not paged (at most ${MAX_RECOMMENDATIONS}, best first)`);
+            throw badRequest(
+              `query parameter ${name} is not supported: recommendations are not paged (at most ${MAX_RECOMMENDATIONS}, best first)`,
+            );
           }
         }
       },

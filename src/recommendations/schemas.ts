@@ -8,7 +8,9 @@ export const Recommendation = Type.Object(
     businessName: Type.Optional(Type.String({ description: 'Brand name' })),
     logoImageUrl: Type.Optional(Type.String({ description: 'Omitted when no logo' })),
     description: Type.Optional(Type.String({ description: 'Short description; omitted when none' })),
-    matchRate: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Match score for the caller, 0-100; omitted when not yet scored' })),
+    matchRate: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 100, description: 'Match score for the caller, 0-100; omitted when not yet scored' }),
+    ),
     businessSize: Type.Optional(Type.String({ description: 'Size label such as Medium; omitted when unknown' })),
     country: Type.Optional(Type.String({ description: 'Primary country name; omitted when unknown' })),
     categories: Type.Array(Type.String(), { description: 'Category names; empty when none' }),

@@ -1,9 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BUSINESS_SIZES, catalogSimilarity, categoryOverlap, matchRate, scoresToRefresh, sizeSimilarity, type BrandProfile } from './scoring.js';
+import {
+  BUSINESS_SIZES,
+  catalogSimilarity,
+  categoryOverlap,
+  matchRate,
+  scoresToRefresh,
+  sizeSimilarity,
+  type BrandProfile,
+} from './scoring.js';
 
 const blank: BrandProfile = { categories: [], country: null, businessSize: null, productCount: null, commercePlatform: null };
-const coffee: BrandProfile = { categories: ['Coffee', 'Tea'], country: 'Germany', businessSize: 'Medium', productCount: 120, commercePlatform: 'Shopify' };
+const coffee: BrandProfile = {
+  categories: ['Coffee', 'Tea'],
+  country: 'Germany',
+  businessSize: 'Medium',
+  productCount: 120,
+  commercePlatform: 'Shopify',
+};
 
 const profile = fc.record({
   categories: fc.array(fc.constantFrom('Coffee', 'Tea', 'Snacks', 'Beauty', 'Pets', 'Outdoor', 'coffee '), { maxLength: 5 }),
@@ -36,16 +50,24 @@ describe('matchRate', () => {
   });
 
   it('gives 0 to brands that differ on every factor', () => {
-    expect(matchRate(coffee, { categories: ['Pets'], country: 'France', businessSize: 'Enterprise', productCount: 100_000, commercePlatform: 'WooCommerce' })).toBe(0);
+    expect(
+      matchRate(coffee, {
+        categories: ['Pets'],
+        country: 'France',
+        businessSize: 'Enterprise',
+        productCount: 100_000,
+        commercePlatform: 'WooCommerce',
+      }),
+    ).toBe(0);
   });
 
   it('never falls when a shared category is added to both brands', () => {
     fc.assert(
       fc.property(profile, profile, (a, b) => {
         const shared = 'Shared category';
-        expect(matchRate({ ...a, categories: [...a.categories, shared] }, { ...b, categories: [...b.categories, shared] })).toBeGreaterThanOrEqual(
-          a.categories.length && b.categories.length ? matchRate(a, b) : 0,
-        );
+        expect(
+          matchRate({ ...a, categories: [...a.categories, shared] }, { ...b, categories: [...b.categories, shared] }),
+        ).toBeGreaterThanOrEqual(a.categories.length && b.categories.length ? matchRate(a, b) : 0);
       }),
     );
   });

@@ -8,7 +8,8 @@ import { MAX_RECOMMENDATIONS, type Recommendation } from './schemas.js';
  */
 export async function listRecommendations(db: Db, companyId: string): Promise<{ data: Recommendation[]; totalRows: number }> {
   const scored = await bestScoredCandidates(db, companyId, MAX_RECOMMENDATIONS);
-  const unscored = scored.length < MAX_RECOMMENDATIONS ? await newestUnscoredCandidates(db, companyId, MAX_RECOMMENDATIONS - scored.length) : [];
+  const unscored =
+    scored.length < MAX_RECOMMENDATIONS ? await newestUnscoredCandidates(db, companyId, MAX_RECOMMENDATIONS - scored.length) : [];
   const data = [...scored, ...unscored].map(toRecommendation);
   return { data, totalRows: data.length };
 }

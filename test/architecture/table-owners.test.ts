@@ -39,11 +39,13 @@ describe('one owner per table', () => {
     expect([...owners.keys()].sort()).toEqual([...TABLES].sort());
   });
 
-  it('writes each table from its owner\'s folder only (migrations aside)', () => {
+  it("writes each table from its owner's folder only (migrations aside)", () => {
     const owners = documentedOwners();
     const files = sourceFiles('src').map((file) => ({ file, text: read(file) }));
     const strangers = TABLES.flatMap((table) =>
-      files.filter(({ file, text }) => writes(table).test(text) && !file.startsWith(`${owners.get(table)}/`)).map(({ file }) => `${table} in ${file}`),
+      files
+        .filter(({ file, text }) => writes(table).test(text) && !file.startsWith(`${owners.get(table)}/`))
+        .map(({ file }) => `${table} in ${file}`),
     );
     expect(strangers).toEqual([]);
   });

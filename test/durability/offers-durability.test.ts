@@ -8,7 +8,14 @@ import { migrateToLatest } from '../../src/db/migrator.js';
 import { createTestDatabase, PATIENT_DATABASE_ENV, TEST_DATABASE_BOUNDS, type DatabaseKind } from '../support/databases.js';
 import { createBrand, createPlatform } from '../support/factories.js';
 import { ADMIN_TOKEN } from '../support/harness.js';
-import { requestsBegun, requestsUnanswered, startService, untilShuttingDown, waitUntil, type ServiceProcess } from '../support/service-process.js';
+import {
+  requestsBegun,
+  requestsUnanswered,
+  startService,
+  untilShuttingDown,
+  waitUntil,
+  type ServiceProcess,
+} from '../support/service-process.js';
 import { TableLock } from '../support/table-lock.js';
 import { seedPartnerOffer, totalViews } from './seed.js';
 import { spreadBurst } from '../support/burst.js';
@@ -111,7 +118,11 @@ describe.each(STORAGES)('offer views are durable once the response is sent [%s]'
         headers: { 'x-api-key': key, 'x-platform-id': platformId },
       });
       const body = (await response.json()) as { offers?: unknown[] };
-      return { status: response.status, offers: response.status === 200 ? body.offers!.length : 0, closed: response.headers.get('connection') === 'close' };
+      return {
+        status: response.status,
+        offers: response.status === 200 ? body.offers!.length : 0,
+        closed: response.headers.get('connection') === 'close',
+      };
     } catch {
       // Refused or cut off by the shutdown: no response, no view owed.
       return { status: 0, offers: 0, closed: false };
@@ -165,7 +176,9 @@ describe.each(STORAGES)('offer views are durable once the response is sent [%s]'
      * comes under a steady load, in a new service each time (bounded) until some request was in
      * flight when it arrived: answered 200 with Connection: close.
      */
-    it('SIGTERM under steady load: requests in flight at the signal are answered 200 and their views written before exit 0', async ({ skip }) => {
+    it('SIGTERM under steady load: requests in flight at the signal are answered 200 and their views written before exit 0', async ({
+      skip,
+    }) => {
       let landed = 0;
       let attempts = 0;
       while (landed === 0 && attempts < ATTEMPTS) {
@@ -183,7 +196,8 @@ describe.each(STORAGES)('offer views are durable once the response is sent [%s]'
         landed = outcomes.filter((o) => o.status === 200 && o.closed).length;
       }
       console.info(`SIGTERM landed with ${landed} requests in flight, in service ${attempts} of at most ${ATTEMPTS}`);
-      if (landed === 0) skip(`in ${ATTEMPTS} services under load, SIGTERM never arrived while a request was in flight: the in-flight case was not checked`);
+      if (landed === 0)
+        skip(`in ${ATTEMPTS} services under load, SIGTERM never arrived while a request was in flight: the in-flight case was not checked`);
     }, 600_000);
   }
 

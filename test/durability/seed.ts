@@ -29,7 +29,11 @@ export interface SeededPartner {
 }
 
 /** A partner of `brandId` with its offer, a partnership and a campaign between the two. */
-export async function seedPartnerOffer(support: ServiceContext, brandId: string, options: PartnerOfferOptions = {}): Promise<SeededPartner> {
+export async function seedPartnerOffer(
+  support: ServiceContext,
+  brandId: string,
+  options: PartnerOfferOptions = {},
+): Promise<SeededPartner> {
   const { companyId: partnerId } = await createBrand(support);
   const domain = `${partnerId}.example`;
   const title = options.title ?? `Offer of ${partnerId}`;
@@ -63,12 +67,20 @@ export async function addCampaign(
   const existing = await db
     .selectFrom('partnerships')
     .select('id')
-    .where(sql<boolean>`least(requester_id, recipient_id) = least(${brandId}, ${partnerId}) and greatest(requester_id, recipient_id) = greatest(${brandId}, ${partnerId})`)
+    .where(
+      sql<boolean>`least(requester_id, recipient_id) = least(${brandId}, ${partnerId}) and greatest(requester_id, recipient_id) = greatest(${brandId}, ${partnerId})`,
+    )
     .where('status', '=', status)
     .executeTakeFirst();
   const partnershipId =
     existing?.id ??
-    (await db.insertInto('partnerships').values({ requester_id: requester, recipient_id: recipient, status }).returning('id').executeTakeFirstOrThrow()).id;
+    (
+      await db
+        .insertInto('partnerships')
+        .values({ requester_id: requester, recipient_id: recipient, status })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id;
   const campaignId = uniqueId('campaign');
   await db
     .insertInto('campaigns')
@@ -95,11 +107,19 @@ export async function addCampaign(
  */
 export async function pinMatchRates(db: Db, brandId: string, rates: Array<{ partnerId: string; matchRate: number | null }>): Promise<void> {
   const companies = [brandId, ...rates.map((rate) => rate.partnerId)];
-  await waitUntil(async () => (await db.selectFrom('scoring_queue').select('company_id').where('company_id', 'in', companies).execute()).length === 0, 60_000, 100);
+  await waitUntil(
+    async () => (await db.selectFrom('scoring_queue').select('company_id').where('company_id', 'in', companies).execute()).length === 0,
+    60_000,
+    100,
+  );
   await db
     .deleteFrom('recommendation_scores')
     .where('company_id', '=', brandId)
-    .where('candidate_id', 'in', rates.map((rate) => rate.partnerId))
+    .where(
+      'candidate_id',
+      'in',
+      rates.map((rate) => rate.partnerId),
+    )
     .execute();
   const scored = rates.filter((rate) => rate.matchRate !== null);
   if (scored.length === 0) return;

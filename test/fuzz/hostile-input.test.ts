@@ -176,7 +176,20 @@ const PREFLIGHT = ['OPTIONS *'];
  */
 const EXEMPT: Record<string, string> = {};
 
-const PROBED = [...PUBLIC_GETS, ...BRAND_API, ...SYNC, ...OAUTH, ...ADMIN, ...DASHBOARD_API, ...ACCOUNT_FORMS, ...STORE_ACTIONS, ...PLUGIN_OTHER, ...SANDBOX_ACTIONS, ...WEBHOOK, ...PREFLIGHT];
+const PROBED = [
+  ...PUBLIC_GETS,
+  ...BRAND_API,
+  ...SYNC,
+  ...OAUTH,
+  ...ADMIN,
+  ...DASHBOARD_API,
+  ...ACCOUNT_FORMS,
+  ...STORE_ACTIONS,
+  ...PLUGIN_OTHER,
+  ...SANDBOX_ACTIONS,
+  ...WEBHOOK,
+  ...PREFLIGHT,
+];
 
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
@@ -184,11 +197,40 @@ const PROBED = [...PUBLIC_GETS, ...BRAND_API, ...SYNC, ...OAUTH, ...ADMIN, ...DA
 
 /** Strings that can travel in an HTTP header. */
 const headerText = fc.stringMatching(/^[\x20-\x7e]{0,120}$/);
-const hostileKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'brands', 'domain', 'status', 'platformId', 'businessName', 'name', 'email');
+const hostileKey = fc.constantFrom(
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'brands',
+  'domain',
+  'status',
+  'platformId',
+  'businessName',
+  'name',
+  'email',
+);
 const hostileString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ maxLength: 20, unit: 'binary' }),
-  fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '../../etc/passwd', "' or 1=1 --", '<script>alert(1)</script>', '%00', 'NaN', '-1', '1e309', '\ud800', '\udfff x', '0x10', '𝒳'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    '../../etc/passwd',
+    "' or 1=1 --",
+    '<script>alert(1)</script>',
+    '%00',
+    'NaN',
+    '-1',
+    '1e309',
+    '\ud800',
+    '\udfff x',
+    '0x10',
+    '𝒳',
+  ),
   fc.integer({ min: 100, max: 2_000 }).map((n) => 'x'.repeat(n)),
 );
 const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -207,18 +249,41 @@ const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) =
 /** Bodies no JSON parser should accept quietly: deep nesting, invalid UTF-8, truncated, polluting. */
 const brokenJson = fc.oneof(
   fc.integer({ min: 100, max: 20_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth)),
-  fc.integer({ min: 100, max: 5_000 }).map((depth) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
-  fc.uint8Array({ minLength: 1, maxLength: 200 }).map((bytes) => Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])),
-  fc.constantFrom('{', '{"brands":', 'null', '[]', '"x"', '{"__proto__":{"admin":true},"brands":[]}', '{"constructor":{"prototype":{"polluted":1}}}', '{"a":"\\u0000"}', '{"a":"\\ud800"}'),
+  fc.integer({ min: 100, max: 5_000 }).map((depth) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`),
+  fc
+    .uint8Array({ minLength: 1, maxLength: 200 })
+    .map((bytes) => Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])),
+  fc.constantFrom(
+    '{',
+    '{"brands":',
+    'null',
+    '[]',
+    '"x"',
+    '{"__proto__":{"admin":true},"brands":[]}',
+    '{"constructor":{"prototype":{"polluted":1}}}',
+    '{"a":"\\u0000"}',
+    '{"a":"\\ud800"}',
+  ),
 );
 /** Bodies at and over the sync route's limits (1 MB, 1000 items). */
 const oversizedJson = fc.oneof(
-  fc.integer({ min: 1_048_000, max: 1_100_000 }).map((size) => JSON.stringify({ brands: [{ domain: 'a.example', businessName: 'x'.repeat(size) }] })),
-  fc.integer({ min: 1_001, max: 3_000 }).map((n) => JSON.stringify({ brands: Array.from({ length: n }, (_, i) => ({ domain: `d${i}.example` })) })),
+  fc
+    .integer({ min: 1_048_000, max: 1_100_000 })
+    .map((size) => JSON.stringify({ brands: [{ domain: 'a.example', businessName: 'x'.repeat(size) }] })),
+  fc
+    .integer({ min: 1_001, max: 3_000 })
+    .map((n) => JSON.stringify({ brands: Array.from({ length: n }, (_, i) => ({ domain: `d${i}.example` })) })),
 );
 
 /** Percent-encodes text as a path segment or query value, lone surrogates included (as U+FFFD). */
-const percentEncode = (text: string) => [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+const percentEncode = (text: string) =>
+  [...Buffer.from(text, 'utf8')]
+    .map((byte) =>
+      /[A-Za-z0-9._~-]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 
 /** A path segment as sent on the wire. */
 const hostileSegment = fc.oneof(
@@ -227,25 +292,89 @@ const hostileSegment = fc.oneof(
   fc.uuid(),
 );
 
-const QUERY_NAMES = ['status', 'pageIndex', 'pageSize', 'type', 'q', 'from', 'to', 'return', 'return_to', 'platformId', 'domain', 'origin', 'mode', 'api_key', 'access_token', '__proto__', 'constructor'];
+const QUERY_NAMES = [
+  'status',
+  'pageIndex',
+  'pageSize',
+  'type',
+  'q',
+  'from',
+  'to',
+  'return',
+  'return_to',
+  'platformId',
+  'domain',
+  'origin',
+  'mode',
+  'api_key',
+  'access_token',
+  '__proto__',
+  'constructor',
+];
 const queryValue = fc.oneof(
   hostileString,
-  fc.constantFrom('active', 'declined', 'removed', 'inviteSent', 'draft', '2', '0x10', ' 2', '1e2', '+2', 'post-purchase', '2026-01-01', 'page', 'drawer', '/account', '/v1/oauth/authorize?x=1'),
+  fc.constantFrom(
+    'active',
+    'declined',
+    'removed',
+    'inviteSent',
+    'draft',
+    '2',
+    '0x10',
+    ' 2',
+    '1e2',
+    '+2',
+    'post-purchase',
+    '2026-01-01',
+    'page',
+    'drawer',
+    '/account',
+    '/v1/oauth/authorize?x=1',
+  ),
 );
 
 function queryString(extraValues: fc.Arbitrary<string> = fc.constant('')): fc.Arbitrary<string> {
   return fc
-    .dictionary(fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.string({ maxLength: 8 })), fc.oneof(queryValue, extraValues, fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 })), { maxKeys: 5 })
+    .dictionary(
+      fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.string({ maxLength: 8 })),
+      fc.oneof(queryValue, extraValues, fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 })),
+      { maxKeys: 5 },
+    )
     .map((entries) => {
       const pairs: string[] = [];
-      for (const [name, value] of Object.entries(entries)) for (const one of [value].flat()) pairs.push(`${percentEncode(name)}=${percentEncode(String(one).slice(0, 500))}`);
+      for (const [name, value] of Object.entries(entries))
+        for (const one of [value].flat()) pairs.push(`${percentEncode(name)}=${percentEncode(String(one).slice(0, 500))}`);
       return pairs.length > 0 ? `?${pairs.join('&')}` : '';
     });
 }
 
 const extraHeaders = fc.dictionary(
-  fc.constantFrom('content-type', 'x-request-id', 'accept', 'origin', 'cookie', 'x-forwarded-for', 'content-encoding', 'transfer-encoding-x', 'x-custom', 'sec-fetch-site', 'x-csrf-token'),
-  fc.oneof(headerText, fc.constantFrom('application/json', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'gzip', '*/*', 'cross-site', 'null')),
+  fc.constantFrom(
+    'content-type',
+    'x-request-id',
+    'accept',
+    'origin',
+    'cookie',
+    'x-forwarded-for',
+    'content-encoding',
+    'transfer-encoding-x',
+    'x-custom',
+    'sec-fetch-site',
+    'x-csrf-token',
+  ),
+  fc.oneof(
+    headerText,
+    fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-16',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'gzip',
+      '*/*',
+      'cross-site',
+      'null',
+    ),
+  ),
   { maxKeys: 3 },
 );
 
@@ -277,7 +406,9 @@ function fieldsQuery(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrar
   return fc.oneof({ weight: 3, arbitrary: named }, { weight: 1, arbitrary: queryString() });
 }
 
-const isoDay = fc.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+const isoDay = fc
+  .date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true })
+  .map((d) => d.toISOString().slice(0, 10));
 const shortText = fc.string({ minLength: 1, maxLength: 40 });
 const newDomain = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/).map((label) => `${label}.example`);
 const newEmail = fc.stringMatching(/^[a-z][a-z0-9.]{0,20}$/).map((local) => `${local}@fuzz.example`);
@@ -294,7 +425,17 @@ interface World {
   clientSecret: string;
   accessToken: string;
   /** The dashboard's own brand (never the API key's brand, so its key stays valid), with a partner, a campaign, a key and an authorized app. */
-  dashboard: { companyId: string; email: string; cookies: string; csrf: string; partnerIds: string[]; campaignId: string; keyId: string; key: string; grantId: string };
+  dashboard: {
+    companyId: string;
+    email: string;
+    cookies: string;
+    csrf: string;
+    partnerIds: string[];
+    campaignId: string;
+    keyId: string;
+    key: string;
+    grantId: string;
+  };
   publicClientId: string;
   /** Names of the hashed assets the pages load. */
   assets: { dashboard: string[]; plugin: string[] };
@@ -358,20 +499,38 @@ describe('hostile input against every route', () => {
     await app.ready();
     const support = { db: database.db, bus: app.runtime.bus, serviceEnv: 'test' as const };
     const storeDomain = `${uniqueId('store')}.example`;
-    const platform = await createPlatform(support, { approvedOrigins: ['https://host.example'], pluginPageUrl: 'https://host.example/apps/partners' });
+    const platform = await createPlatform(support, {
+      approvedOrigins: ['https://host.example'],
+      pluginPageUrl: 'https://host.example/apps/partners',
+    });
     const brand = await createBrand(support);
     const otherBrand = await createBrand(support);
-    const partners = [await seedPartnerOffer(support, brand.companyId), await seedPartnerOffer(support, brand.companyId), await seedPartnerOffer(support, otherBrand.companyId)];
+    const partners = [
+      await seedPartnerOffer(support, brand.companyId),
+      await seedPartnerOffer(support, brand.companyId),
+      await seedPartnerOffer(support, otherBrand.companyId),
+    ];
 
-    const offers = await app.inject({ method: 'GET', url: '/v1/campaigns/offers?type=post-purchase', headers: { 'x-api-key': brand.key, 'x-platform-id': platform.platformId } });
+    const offers = await app.inject({
+      method: 'GET',
+      url: '/v1/campaigns/offers?type=post-purchase',
+      headers: { 'x-api-key': brand.key, 'x-platform-id': platform.platformId },
+    });
     const referralToken = String((offers.json() as { offers: Array<{ referralUrl: string }> }).offers[0]!.referralUrl.split('/r/')[1]);
 
-    const client = await registerOAuthClient({ db: database.db, serviceEnv: 'test' }, { name: 'Fuzz client', redirectUris: ['https://app.example/callback'], confidential: true, companyId: brand.companyId });
+    const client = await registerOAuthClient(
+      { db: database.db, serviceEnv: 'test' },
+      { name: 'Fuzz client', redirectUris: ['https://app.example/callback'], confidential: true, companyId: brand.companyId },
+    );
     const token = await app.inject({
       method: 'POST',
       url: '/v1/oauth/token',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret! }).toString(),
+      payload: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: client.clientId,
+        client_secret: client.clientSecret!,
+      }).toString(),
     });
     expect(token.statusCode).toBe(200);
 
@@ -384,7 +543,12 @@ describe('hostile input against every route', () => {
     await createBrandUser({ db: database.db }, otherBrand.companyId, { email: targetEmail, password: PASSWORD });
 
     const asDashboard = async (url: string, body: unknown) => {
-      const response = await app.inject({ method: 'POST', url, headers: { cookie: cookies, 'x-csrf-token': csrfOf(cookies), 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      const response = await app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie: cookies, 'x-csrf-token': csrfOf(cookies), 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
       expect(response.statusCode, response.body).toBe(201);
       return response.json() as Record<string, string>;
     };
@@ -394,7 +558,10 @@ describe('hostile input against every route', () => {
     ];
     const campaign = await asDashboard('/dashboard/api/campaigns', { partnerId: dashboardPartners[0]!.partnerId, name: 'Fuzzed campaign' });
     const dashboardKey = await asDashboard('/dashboard/api/keys', { name: 'Fuzzed key' });
-    const publicClient = await registerOAuthClient({ db: database.db, serviceEnv: 'test' }, { name: 'Fuzz app', redirectUris: [REDIRECT_URI], confidential: false });
+    const publicClient = await registerOAuthClient(
+      { db: database.db, serviceEnv: 'test' },
+      { name: 'Fuzz app', redirectUris: [REDIRECT_URI], confidential: false },
+    );
     await consent(app, await signIn(app, dashboardEmail, PASSWORD), { clientId: publicClient.clientId, challenge: pkce().challenge });
     const apps = await app.inject({ method: 'GET', url: '/dashboard/api/apps', headers: { cookie: cookies } });
     const grantId = (apps.json() as { data: Array<{ grantId: string }> }).data[0]!.grantId;
@@ -406,7 +573,10 @@ describe('hostile input against every route', () => {
 
     const assetNames = (html: string, prefix: string) => [...html.matchAll(new RegExp(`${prefix}([^"]+)"`, 'g'))].map((m) => m[1]!);
     const dashboardPage = await app.inject({ method: 'GET', url: '/dashboard' });
-    const embedPage = await app.inject({ method: 'GET', url: `/plugin/v2/embed?platformId=${platform.platformId}&domain=${storeDomain}&origin=https://host.example` });
+    const embedPage = await app.inject({
+      method: 'GET',
+      url: `/plugin/v2/embed?platformId=${platform.platformId}&domain=${storeDomain}&origin=https://host.example`,
+    });
 
     world = {
       platformId: platform.platformId,
@@ -476,19 +646,35 @@ describe('hostile input against every route', () => {
 
   /** FUZZ_SEED replays the seed a failure printed; `examples` are past counterexamples, always run first. */
   const property = <T>(runs: number, arbitrary: fc.Arbitrary<T>, run: (value: T) => Promise<unknown>, examples: T[] = []) =>
-    fc.assert(fc.asyncProperty(arbitrary, async (value) => void (await run(value))), {
-      numRuns: runs,
-      examples: examples.map((example): [T] => [example]),
-      ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}),
-    });
+    fc.assert(
+      fc.asyncProperty(arbitrary, async (value) => void (await run(value))),
+      {
+        numRuns: runs,
+        examples: examples.map((example): [T] => [example]),
+        ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}),
+      },
+    );
 
   /** Values for a path parameter: mostly hostile, sometimes one the app knows. */
   function paramValues(name: string): fc.Arbitrary<string> {
     const known: Record<string, string[]> = {
       platformId: [world.platformId],
-      companyId: [world.brand.companyId, world.otherBrand.companyId, world.dashboard.companyId, ...world.partnerIds, ...world.dashboard.partnerIds],
+      companyId: [
+        world.brand.companyId,
+        world.otherBrand.companyId,
+        world.dashboard.companyId,
+        ...world.partnerIds,
+        ...world.dashboard.partnerIds,
+      ],
       keyId: [world.brand.keyId, world.otherBrand.keyId],
-      id: [world.brand.keyId, world.otherBrand.keyId, ...world.campaignIds, world.dashboard.campaignId, world.dashboard.keyId, world.dashboard.grantId],
+      id: [
+        world.brand.keyId,
+        world.otherBrand.keyId,
+        ...world.campaignIds,
+        world.dashboard.campaignId,
+        world.dashboard.keyId,
+        world.dashboard.grantId,
+      ],
       token: [world.referralToken],
       domain: [world.storeDomain, 'new-shop.example', 'promo-shop.example'],
       file: ['logo.svg', 'p1.svg', 'x.png'],
@@ -505,10 +691,12 @@ describe('hostile input against every route', () => {
   function routeUrl(route: string): fc.Arbitrary<{ method: string; path: string }> {
     const [method, pattern] = route.split(' ') as [string, string];
     const names = [...pattern.matchAll(/:([A-Za-z]+)|\*/g)].map((m) => m[1] ?? '*');
-    return fc.tuple(fc.constantFrom(...(method === 'GET' ? ['GET', 'HEAD'] : [method])), ...names.map((name) => paramValues(name))).map(([sent, ...values]) => {
-      let index = 0;
-      return { method: sent, path: pattern.replace(/:[A-Za-z]+|\*/g, () => values[index++]!) };
-    });
+    return fc
+      .tuple(fc.constantFrom(...(method === 'GET' ? ['GET', 'HEAD'] : [method])), ...names.map((name) => paramValues(name)))
+      .map(([sent, ...values]) => {
+        let index = 0;
+        return { method: sent, path: pattern.replace(/:[A-Za-z]+|\*/g, () => values[index++]!) };
+      });
   }
 
   /** Query strings close to what each route reads, so its handler runs; any query for the rest. */
@@ -517,20 +705,34 @@ describe('hostile input against every route', () => {
     const domain = mostly(fc.constantFrom(world.storeDomain, `https://www.${world.storeDomain}/admin`, 'new-shop.example'));
     // Mostly a range the page would ask for: up to a year, from on or before to.
     const range = fc.oneof(
-      { weight: 3, arbitrary: fc.tuple(isoDay, fc.integer({ min: 0, max: 400 })).map(([from, days]) => `?from=${from}&to=${new Date(Date.parse(from) + days * 86_400_000).toISOString().slice(0, 10)}`) },
+      {
+        weight: 3,
+        arbitrary: fc
+          .tuple(isoDay, fc.integer({ min: 0, max: 400 }))
+          .map(([from, days]) => `?from=${from}&to=${new Date(Date.parse(from) + days * 86_400_000).toISOString().slice(0, 10)}`),
+      },
       { weight: 1, arbitrary: fieldsQuery({ from: mostly(isoDay), to: mostly(isoDay) }) },
     );
     const queries: Record<string, () => fc.Arbitrary<string>> = {
       'GET /plugin/v2/embed': () =>
-        fieldsQuery({ platformId, domain, origin: mostly(fc.constantFrom('https://host.example', 'https://other.example')), mode: mostly(fc.constantFrom('page', 'drawer')) }),
+        fieldsQuery({
+          platformId,
+          domain,
+          origin: mostly(fc.constantFrom('https://host.example', 'https://other.example')),
+          mode: mostly(fc.constantFrom('page', 'drawer')),
+        }),
       'GET /plugin/v2/return': () => fieldsQuery({ platformId, domain }),
       'GET /sandbox/open': () => fieldsQuery({ domain }),
-      'GET /sandbox/stores/:domain/install': () => fieldsQuery({ return: mostly(fc.constant(`/plugin/v2/return?platformId=${world.platformId}&domain=${world.storeDomain}`)) }),
-      'GET /sandbox/stores/:domain/plan': () => fieldsQuery({ return: mostly(fc.constant(`/plugin/v2/return?platformId=${world.platformId}&domain=${world.storeDomain}`)) }),
+      'GET /sandbox/stores/:domain/install': () =>
+        fieldsQuery({ return: mostly(fc.constant(`/plugin/v2/return?platformId=${world.platformId}&domain=${world.storeDomain}`)) }),
+      'GET /sandbox/stores/:domain/plan': () =>
+        fieldsQuery({ return: mostly(fc.constant(`/plugin/v2/return?platformId=${world.platformId}&domain=${world.storeDomain}`)) }),
       'GET /sandbox/stores/:domain/confirm': () => fieldsQuery({ state: mostly(fc.stringMatching(/^[0-9a-f]{64}$/)) }),
-      'GET /account/sign-in': () => fieldsQuery({ return_to: mostly(fc.constantFrom('/account', '/v1/oauth/authorize?client_id=x', '//evil.example')) }),
+      'GET /account/sign-in': () =>
+        fieldsQuery({ return_to: mostly(fc.constantFrom('/account', '/v1/oauth/authorize?client_id=x', '//evil.example')) }),
       'GET /dashboard/api/brands': () => fieldsQuery({ q: mostly(shortText) }),
-      'GET /dashboard/api/partners': () => fieldsQuery({ status: mostly(fc.constantFrom('active', 'inviteSent', 'inviteReceived', 'declined', 'removed')) }),
+      'GET /dashboard/api/partners': () =>
+        fieldsQuery({ status: mostly(fc.constantFrom('active', 'inviteSent', 'inviteReceived', 'declined', 'removed')) }),
       'GET /dashboard/api/performance': () => range,
       'GET /dashboard/api/performance.csv': () => range,
     };
@@ -563,8 +765,14 @@ describe('hostile input against every route', () => {
     expect(registered).toContain('POST /dashboard/api/partners/:companyId/:action');
     for (const reason of Object.values(EXEMPT)) expect(reason.length).toBeGreaterThan(20);
     const covered = new Set([...PROBED, ...Object.keys(EXEMPT)]);
-    expect(registered.filter((route) => !covered.has(route)), 'routes neither probed nor exempted').toEqual([]);
-    expect([...covered].filter((route) => !registered.includes(route)), 'probed or exempted routes the app does not have').toEqual([]);
+    expect(
+      registered.filter((route) => !covered.has(route)),
+      'routes neither probed nor exempted',
+    ).toEqual([]);
+    expect(
+      [...covered].filter((route) => !registered.includes(route)),
+      'probed or exempted routes the app does not have',
+    ).toEqual([]);
   });
 
   it('public pages, documents and assets: random paths, query strings, headers and cookies', async () => {
@@ -577,7 +785,8 @@ describe('hostile input against every route', () => {
           extra: extraHeaders,
           session: fc.oneof(fc.constant({}), fc.constant({ cookie: world.dashboard.cookies })),
         }),
-        ({ target, query, extra, session }) => probe({ method: target.method as 'GET', url: `${target.path}${query}`, headers: { ...extra, ...session } }),
+        ({ target, query, extra, session }) =>
+          probe({ method: target.method as 'GET', url: `${target.path}${query}`, headers: { ...extra, ...session } }),
       );
     }
   });
@@ -610,14 +819,41 @@ describe('hostile input against every route', () => {
   it('POST /v1/platform/brands: random credentials, headers and bodies', async () => {
     await property(
       60,
-      fc.record({ creds: credentials(), extra: extraHeaders, body: fc.oneof(hostileJson.map((v) => JSON.stringify(v)), brokenJson, oversizedJson), query: queryString() }),
-      ({ creds, extra, body, query }) => probe({ method: 'POST', url: `/v1/platform/brands${query}`, headers: { 'content-type': 'application/json', ...extra, ...creds }, payload: body }),
+      fc.record({
+        creds: credentials(),
+        extra: extraHeaders,
+        body: fc.oneof(
+          hostileJson.map((v) => JSON.stringify(v)),
+          brokenJson,
+          oversizedJson,
+        ),
+        query: queryString(),
+      }),
+      ({ creds, extra, body, query }) =>
+        probe({
+          method: 'POST',
+          url: `/v1/platform/brands${query}`,
+          headers: { 'content-type': 'application/json', ...extra, ...creds },
+          payload: body,
+        }),
     );
   });
 
   it('POST /v1/platform/brands with the valid platform key: hostile bodies that must be refused whole', async () => {
-    await property(60, fc.oneof(brokenJson, oversizedJson, hostileJson.map((v) => JSON.stringify({ brands: [v, { domain: 'x'.repeat(101) }] }))), (body) =>
-      probe({ method: 'POST', url: '/v1/platform/brands', headers: { 'content-type': 'application/json', 'x-api-key': world.platformKey }, payload: body }),
+    await property(
+      60,
+      fc.oneof(
+        brokenJson,
+        oversizedJson,
+        hostileJson.map((v) => JSON.stringify({ brands: [v, { domain: 'x'.repeat(101) }] })),
+      ),
+      (body) =>
+        probe({
+          method: 'POST',
+          url: '/v1/platform/brands',
+          headers: { 'content-type': 'application/json', 'x-api-key': world.platformKey },
+          payload: body,
+        }),
     );
   });
 
@@ -626,8 +862,15 @@ describe('hostile input against every route', () => {
     it(`${route}: random credentials, X-Platform-Id, headers and query strings`, async () => {
       await property(
         60,
-        fc.record({ method: fc.constantFrom('GET', 'GET', 'HEAD'), creds: credentials(), platform: platformHeader(), extra: extraHeaders, query: queryString() }),
-        ({ method, creds, platform, extra, query }) => probe({ method: method as 'GET', url: `${path}${query}`, headers: { ...extra, ...platform, ...creds } }),
+        fc.record({
+          method: fc.constantFrom('GET', 'GET', 'HEAD'),
+          creds: credentials(),
+          platform: platformHeader(),
+          extra: extraHeaders,
+          query: queryString(),
+        }),
+        ({ method, creds, platform, extra, query }) =>
+          probe({ method: method as 'GET', url: `${path}${query}`, headers: { ...extra, ...platform, ...creds } }),
       );
     });
   }
@@ -635,10 +878,44 @@ describe('hostile input against every route', () => {
   it('OAuth authorize, token and revoke: random parameters, bodies, client credentials and sessions', async () => {
     const { challenge } = pkce();
     const oauthParams = fc.dictionary(
-      fc.constantFrom('response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'platform_id', 'grant_type', 'code', 'code_verifier', 'refresh_token', 'client_secret', 'token', 'token_type_hint', 'csrf_token', 'decision', '__proto__'),
+      fc.constantFrom(
+        'response_type',
+        'client_id',
+        'redirect_uri',
+        'scope',
+        'state',
+        'code_challenge',
+        'code_challenge_method',
+        'platform_id',
+        'grant_type',
+        'code',
+        'code_verifier',
+        'refresh_token',
+        'client_secret',
+        'token',
+        'token_type_hint',
+        'csrf_token',
+        'decision',
+        '__proto__',
+      ),
       fc.oneof(
         hostileString,
-        fc.constantFrom(world.clientId, 'code', 'S256', 'plain', 'brand', 'authorization_code', 'refresh_token', 'client_credentials', 'password', 'https://app.example/callback', challenge, world.platformId, 'approve', 'deny'),
+        fc.constantFrom(
+          world.clientId,
+          'code',
+          'S256',
+          'plain',
+          'brand',
+          'authorization_code',
+          'refresh_token',
+          'client_credentials',
+          'password',
+          'https://app.example/callback',
+          challenge,
+          world.platformId,
+          'approve',
+          'deny',
+        ),
       ),
       { maxKeys: 9 },
     );
@@ -648,18 +925,18 @@ describe('hostile input against every route', () => {
       { clientId: world.clientId, redirectUri: 'https://app.example/callback' },
     ];
     const authorization = fc.constantFrom(...clients).chain((client) =>
-        fc.record({
-          response_type: mostly(fc.constant('code')),
-          client_id: mostly(fc.constant(client.clientId)),
-          redirect_uri: mostly(fc.constant(client.redirectUri), fc.oneof(hostileString, fc.constant('https://evil.example/callback'))),
-          scope: mostly(fc.constant('brand')),
-          state: mostly(shortText),
-          code_challenge: mostly(fc.constant(challenge)),
-          code_challenge_method: mostly(fc.constant('S256'), fc.constantFrom('plain', 'S512')),
-          platform_id: fc.option(mostly(fc.constant(world.platformId), fc.uuid()), { nil: undefined }),
-          decision: mostly(fc.constantFrom('approve', 'deny')),
-        }),
-      );
+      fc.record({
+        response_type: mostly(fc.constant('code')),
+        client_id: mostly(fc.constant(client.clientId)),
+        redirect_uri: mostly(fc.constant(client.redirectUri), fc.oneof(hostileString, fc.constant('https://evil.example/callback'))),
+        scope: mostly(fc.constant('brand')),
+        state: mostly(shortText),
+        code_challenge: mostly(fc.constant(challenge)),
+        code_challenge_method: mostly(fc.constant('S256'), fc.constantFrom('plain', 'S512')),
+        platform_id: fc.option(mostly(fc.constant(world.platformId), fc.uuid()), { nil: undefined }),
+        decision: mostly(fc.constantFrom('approve', 'deny')),
+      }),
+    );
     const plausible: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
       '/v1/oauth/authorize': authorization,
       '/v1/oauth/token': fc.record({
@@ -675,25 +952,33 @@ describe('hostile input against every route', () => {
         token_type_hint: fc.option(mostly(fc.constantFrom('access_token', 'refresh_token')), { nil: undefined }),
       }),
     };
-    const withoutUndefined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+    const withoutUndefined = (fields: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
     await property(
       250,
       fc.record({
         call: fc.constantFrom(...OAUTH, 'HEAD /v1/oauth/authorize').chain((route) =>
           fc.record({
             route: fc.constant(route),
-            params: fc.oneof({ weight: 1, arbitrary: oauthParams }, { weight: 3, arbitrary: plausible[route.split(' ')[1]!]!.map(withoutUndefined) }),
+            params: fc.oneof(
+              { weight: 1, arbitrary: oauthParams },
+              { weight: 3, arbitrary: plausible[route.split(' ')[1]!]!.map(withoutUndefined) },
+            ),
           }),
         ),
         asJson: fc.constantFrom(false, false, true),
         // The consent form's CSRF token travels in its body only: a client putting it in a URL would leak it to logs.
         withCsrf: fc.constantFrom(true, true, true, false),
-        creds: fc.oneof({ weight: 1, arbitrary: credentials() }, { weight: 2, arbitrary: fc.constant({ cookie: world.dashboard.cookies }) }),
+        creds: fc.oneof(
+          { weight: 1, arbitrary: credentials() },
+          { weight: 2, arbitrary: fc.constant({ cookie: world.dashboard.cookies }) },
+        ),
         extra: extraHeaders,
       }),
       ({ call: { route, params }, asJson, withCsrf, creds, extra }) => {
         const [method, path] = route.split(' ') as ['GET' | 'HEAD' | 'POST', string];
-        const form = (fields: Record<string, unknown>) => new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString();
+        const form = (fields: Record<string, unknown>) =>
+          new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString();
         if (method !== 'POST') return probe({ method, url: `${path}?${form(params)}`, headers: { ...extra, ...creds } });
         const fields = withCsrf && path === '/v1/oauth/authorize' ? { ...params, csrf_token: world.dashboard.csrf } : params;
         return probe({
@@ -711,13 +996,31 @@ describe('hostile input against every route', () => {
       300,
       fc.record({
         target: fc.constantFrom(...ADMIN).chain(routeUrl),
-        token: fc.oneof(fc.constant(undefined), fc.constant(ADMIN_TOKEN), fc.constant(ADMIN_TOKEN), headerText, fc.constant(`${ADMIN_TOKEN}x`), fc.constant(world.brand.key)),
-        body: fc.oneof(hostileJson.map((v) => JSON.stringify(v)), brokenJson),
+        token: fc.oneof(
+          fc.constant(undefined),
+          fc.constant(ADMIN_TOKEN),
+          fc.constant(ADMIN_TOKEN),
+          headerText,
+          fc.constant(`${ADMIN_TOKEN}x`),
+          fc.constant(world.brand.key),
+        ),
+        body: fc.oneof(
+          hostileJson.map((v) => JSON.stringify(v)),
+          brokenJson,
+        ),
         query: queryString(),
       }),
       ({ target, token, body, query }) => {
-        const headers: Record<string, string> = { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) };
-        return probe({ method: target.method as 'GET', url: `${target.path}${query}`, headers, ...(target.method === 'POST' || target.method === 'PATCH' ? { payload: body } : {}) });
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        };
+        return probe({
+          method: target.method as 'GET',
+          url: `${target.path}${query}`,
+          headers,
+          ...(target.method === 'POST' || target.method === 'PATCH' ? { payload: body } : {}),
+        });
       },
     );
   });
@@ -726,13 +1029,18 @@ describe('hostile input against every route', () => {
   function dashboardBody(route: string): fc.Arbitrary<unknown> {
     const optional = { requiredKeys: [] as never[] };
     const password = mostly(fc.oneof(fc.constant(PASSWORD), fc.string({ minLength: 12, maxLength: 40 })));
-    const date = mostly(fc.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString()));
+    const date = mostly(
+      fc.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString()),
+    );
     const partnerId = mostly(fc.constantFrom(...world.dashboard.partnerIds, world.otherBrand.companyId, ...world.partnerIds));
     const offerBody = fc.record(
       {
         title: mostly(shortText),
         subtitle: mostly(fc.oneof(fc.string({ maxLength: 120 }), fc.constant(null))),
-        imageUrl: mostly(fc.constantFrom('https://cdn.example/o.png', 'http://cdn.example/o.png'), fc.oneof(hostileString, fc.constantFrom('javascript:alert(1)', 'data:text/html,x', 'http://[::1]/x'))),
+        imageUrl: mostly(
+          fc.constantFrom('https://cdn.example/o.png', 'http://cdn.example/o.png'),
+          fc.oneof(hostileString, fc.constantFrom('javascript:alert(1)', 'data:text/html,x', 'http://[::1]/x')),
+        ),
         discountPercent: mostly(fc.constantFrom(10, 15, 20, 25, null), fc.oneof(fc.integer(), fc.constantFrom('15', 0, 99))),
       },
       { requiredKeys: ['title', 'imageUrl'] },
@@ -742,20 +1050,39 @@ describe('hostile input against every route', () => {
         fc.record({
           email: mostly(newEmail),
           password,
-          brand: mostly(fc.record({ businessName: mostly(shortText), domain: mostly(newDomain), categories: mostly(fc.array(shortText, { maxLength: 3 })) }, optional)),
+          brand: mostly(
+            fc.record(
+              { businessName: mostly(shortText), domain: mostly(newDomain), categories: mostly(fc.array(shortText, { maxLength: 3 })) },
+              optional,
+            ),
+          ),
           invitationCode: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: hostileString }),
         }),
-      'POST /dashboard/api/sign-in': () => fc.record({ email: mostly(fc.constantFrom(world.targetEmail, 'nobody@fuzz.example')), password }),
+      'POST /dashboard/api/sign-in': () =>
+        fc.record({ email: mostly(fc.constantFrom(world.targetEmail, 'nobody@fuzz.example')), password }),
       'POST /dashboard/api/password-reset': () => fc.record({ email: mostly(fc.constantFrom(world.targetEmail, 'nobody@fuzz.example')) }),
-      'POST /dashboard/api/password-reset/confirm': () => fc.record({ token: mostly(fc.base64String({ minLength: 4, maxLength: 64 })), password }),
+      'POST /dashboard/api/password-reset/confirm': () =>
+        fc.record({ token: mostly(fc.base64String({ minLength: 4, maxLength: 64 })), password }),
       'POST /dashboard/api/partners/:companyId/request': () => fc.record({ message: mostly(fc.string({ maxLength: 200 })) }, optional),
       'POST /dashboard/api/campaigns': () =>
-        fc.record({ partnerId, name: mostly(shortText), startDate: fc.option(date, { nil: undefined }), endDate: fc.option(date, { nil: undefined, freq: 2 }) }),
+        fc.record({
+          partnerId,
+          name: mostly(shortText),
+          startDate: fc.option(date, { nil: undefined }),
+          endDate: fc.option(date, { nil: undefined, freq: 2 }),
+        }),
       'POST /dashboard/api/campaigns/:id/:action': () => fc.record({ startDate: date }, optional),
       'POST /dashboard/api/offer': () => offerBody,
       'POST /dashboard/api/keys': () => fc.record({ name: mostly(shortText) }),
       'POST /dashboard/api/claim': () =>
-        fc.record({ brand: mostly(fc.record({ businessName: mostly(shortText), domain: mostly(newDomain), categories: mostly(fc.array(shortText, { maxLength: 3 })) }, optional)) }),
+        fc.record({
+          brand: mostly(
+            fc.record(
+              { businessName: mostly(shortText), domain: mostly(newDomain), categories: mostly(fc.array(shortText, { maxLength: 3 })) },
+              optional,
+            ),
+          ),
+        }),
       'POST /dashboard/api/join': () => fc.record({ invitationCode: mostly(fc.base64String({ minLength: 4, maxLength: 64 })) }),
       'POST /dashboard/api/campaigns/:id/offer': () => offerBody,
     };
@@ -774,7 +1101,13 @@ describe('hostile input against every route', () => {
     for (const route of DASHBOARD_API) {
       await property(
         8,
-        fc.record({ target: routeUrl(route), query: routeQuery(route), session: unauthenticatedSession(), extra: extraHeaders, payload: dashboardPayload(route) }),
+        fc.record({
+          target: routeUrl(route),
+          query: routeQuery(route),
+          session: unauthenticatedSession(),
+          extra: extraHeaders,
+          payload: dashboardPayload(route),
+        }),
         ({ target, query, session, extra, payload }) =>
           probe({
             method: target.method as 'GET',
@@ -830,16 +1163,34 @@ describe('hostile input against every route', () => {
 
   it('sign-out of the dashboard and of the staff pages, with throwaway sessions and hostile bodies', async () => {
     const signedInAs = async (cookies: string) =>
-      ((await app.inject({ method: 'GET', url: '/dashboard/api/session', headers: { cookie: cookies } })).json() as { user: unknown }).user !== null;
+      ((await app.inject({ method: 'GET', url: '/dashboard/api/session', headers: { cookie: cookies } })).json() as { user: unknown })
+        .user !== null;
     await property(
       12,
-      fc.record({ dashboard: fc.boolean(), body: fc.oneof(hostileJson.map((v) => JSON.stringify(v)), formBody(['return_to', 'decision'])), forged: fc.boolean() }),
+      fc.record({
+        dashboard: fc.boolean(),
+        body: fc.oneof(
+          hostileJson.map((v) => JSON.stringify(v)),
+          formBody(['return_to', 'decision']),
+        ),
+        forged: fc.boolean(),
+      }),
       async ({ dashboard, body, forged }) => {
         const cookies = await throwawaySession();
         const csrf = forged ? 'forged' : csrfOf(cookies);
         const response = dashboard
-          ? await probe({ method: 'POST', url: '/dashboard/api/sign-out', headers: { cookie: cookies, 'x-csrf-token': csrf, 'content-type': 'application/json' }, payload: body })
-          : await probe({ method: 'POST', url: '/account/sign-out', headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' }, payload: `csrf_token=${csrf}&${body}` });
+          ? await probe({
+              method: 'POST',
+              url: '/dashboard/api/sign-out',
+              headers: { cookie: cookies, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+              payload: body,
+            })
+          : await probe({
+              method: 'POST',
+              url: '/account/sign-out',
+              headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
+              payload: `csrf_token=${csrf}&${body}`,
+            });
         // A forged sign-out is refused and leaves the session: 403, or 400 when the body itself is
         // refused (a NUL, say) before the token is read. One the handler took ends the session.
         if (forged) expect([400, 403], response.body.slice(0, 200)).toContain(response.statusCode);
@@ -887,18 +1238,29 @@ describe('hostile input against every route', () => {
     };
     const bodies: Record<string, fc.Arbitrary<unknown>> = {
       'POST /plugin/v2/consent': fc.record(
-        { ...store, discountPercent: mostly(fc.constantFrom(10, 15, 20, 25), fc.oneof(fc.constant(5), hostileString)), acceptTerms: mostly(fc.constant(true), fc.oneof(fc.constant(false), hostileString)) },
+        {
+          ...store,
+          discountPercent: mostly(fc.constantFrom(10, 15, 20, 25), fc.oneof(fc.constant(5), hostileString)),
+          acceptTerms: mostly(fc.constant(true), fc.oneof(fc.constant(false), hostileString)),
+        },
         { requiredKeys: ['platformId', 'domain', 'acceptTerms'] },
       ),
       'POST /plugin/v2/turn-on': fc.record(store),
-      'POST /plugin/v2/state': fc.record({ ...store, challenge: mostly(fc.stringMatching(/^[0-9a-f]{64}$/)) }, { requiredKeys: ['platformId', 'domain'] }),
+      'POST /plugin/v2/state': fc.record(
+        { ...store, challenge: mostly(fc.stringMatching(/^[0-9a-f]{64}$/)) },
+        { requiredKeys: ['platformId', 'domain'] },
+      ),
       'POST /plugin/v2/token': fc.record({ ...store, secret: mostly(fc.string({ minLength: 1, maxLength: 60 })) }),
     };
     await property(
       80,
       fc.record({
         route: fc.constantFrom(...STORE_ACTIONS),
-        origin: fc.oneof({ weight: 3, arbitrary: fc.constant(OWN_HOST_ORIGIN) }, { weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: headerText }),
+        origin: fc.oneof(
+          { weight: 3, arbitrary: fc.constant(OWN_HOST_ORIGIN) },
+          { weight: 1, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: headerText },
+        ),
         // The store's own token (so the handlers run), none, or anything else in its place.
         authorization: fc.oneof(
           { weight: 2, arbitrary: fc.constant(`Bearer ${world.merchantToken}`) },
@@ -918,7 +1280,12 @@ describe('hostile input against every route', () => {
         return probe({
           method,
           url: path,
-          headers: { ...extra, 'content-type': 'application/json', ...(origin === undefined ? {} : { origin }), ...(authorization === undefined ? {} : { authorization }) },
+          headers: {
+            ...extra,
+            'content-type': 'application/json',
+            ...(origin === undefined ? {} : { origin }),
+            ...(authorization === undefined ? {} : { authorization }),
+          },
           payload,
         });
       },
@@ -931,14 +1298,21 @@ describe('hostile input against every route', () => {
       fc.record({
         target: fc.constantFrom(...PLUGIN_OTHER).chain(routeUrl),
         origin: fc.oneof(fc.constant(OWN_HOST_ORIGIN), fc.constant(undefined), headerText),
-        body: fc.oneof(hostileJson.map((v) => JSON.stringify(v)), brokenJson),
+        body: fc.oneof(
+          hostileJson.map((v) => JSON.stringify(v)),
+          brokenJson,
+        ),
         extra: extraHeaders,
       }),
       ({ target, origin, body, extra }) =>
         probe({
           method: target.method as 'POST',
           url: target.path,
-          headers: { ...extra, 'content-type': 'application/json', ...(origin === undefined ? {} : { origin, 'access-control-request-method': 'POST' }) },
+          headers: {
+            ...extra,
+            'content-type': 'application/json',
+            ...(origin === undefined ? {} : { origin, 'access-control-request-method': 'POST' }),
+          },
           ...(target.method === 'OPTIONS' ? {} : { payload: body }),
         }),
     );
@@ -954,7 +1328,19 @@ describe('hostile input against every route', () => {
         signedIn: fc.boolean(),
         fields: formBody(
           ['return', 'next', 'email', 'password', 'decision', 'productId', 'quantity', 'discount', 'ref', 'state', 'csrf_token'],
-          fc.oneof(hostileString, fc.constantFrom('/plugin/v2/return?platformId=x&domain=y', 'https://evil.example/', 'confirm', 'decline', '1', 'shopper@fuzz.example', world.referralToken, 'a'.repeat(64))),
+          fc.oneof(
+            hostileString,
+            fc.constantFrom(
+              '/plugin/v2/return?platformId=x&domain=y',
+              'https://evil.example/',
+              'confirm',
+              'decline',
+              '1',
+              'shopper@fuzz.example',
+              world.referralToken,
+              'a'.repeat(64),
+            ),
+          ),
         ),
         extra: extraHeaders,
       }),
@@ -962,7 +1348,12 @@ describe('hostile input against every route', () => {
         probe({
           method: 'POST',
           url: target.path,
-          headers: { ...extra, 'content-type': 'application/x-www-form-urlencoded', ...(origin === undefined ? {} : { origin }), ...(signedIn ? { cookie: world.storeOwner.cookies } : {}) },
+          headers: {
+            ...extra,
+            'content-type': 'application/x-www-form-urlencoded',
+            ...(origin === undefined ? {} : { origin }),
+            ...(signedIn ? { cookie: world.storeOwner.cookies } : {}),
+          },
           payload: signedIn ? `csrf_token=${world.storeOwner.csrf}&${fields}` : fields,
         }),
     );
@@ -976,7 +1367,9 @@ describe('hostile input against every route', () => {
         customerId: mostly(shortText),
         totalCents: mostly(fc.integer({ min: 0, max: 1_000_000 }), fc.oneof(fc.integer(), fc.double(), hostileString)),
         currency: mostly(fc.constantFrom('usd', 'EUR')),
-        placedAt: mostly(fc.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString())),
+        placedAt: mostly(
+          fc.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString()),
+        ),
         referralToken: fc.option(mostly(fc.constant(world.referralToken)), { nil: undefined }),
         discountCode: fc.option(mostly(shortText), { nil: undefined }),
       },
@@ -996,9 +1389,17 @@ describe('hostile input against every route', () => {
       ({ body, signing, extra }) => {
         const now = Math.floor(Date.now() / 1000);
         const timestamp = signing === 'stale' ? now - 3_600 : now;
-        const signature = signing === 'wrong' ? signOrderBody('not-the-secret-0123456789', timestamp, body) : signOrderBody(WEBHOOK_SECRET, timestamp, body);
+        const signature =
+          signing === 'wrong'
+            ? signOrderBody('not-the-secret-0123456789', timestamp, body)
+            : signOrderBody(WEBHOOK_SECRET, timestamp, body);
         const signed = signing === 'none' ? {} : { 'x-svc-timestamp': String(timestamp), 'x-svc-signature': signature };
-        return probe({ method: 'POST', url: '/webhooks/commerce/orders', headers: { ...extra, 'content-type': 'application/json', ...signed }, payload: body });
+        return probe({
+          method: 'POST',
+          url: '/webhooks/commerce/orders',
+          headers: { ...extra, 'content-type': 'application/json', ...signed },
+          payload: body,
+        });
       },
     );
   });
@@ -1007,8 +1408,15 @@ describe('hostile input against every route', () => {
     await property(
       30,
       fc.record({
-        path: fc.oneof(fc.constantFrom(...PROBED.map((route) => route.split(' ')[1]!.replace(/:[A-Za-z]+|\*/g, 'x')).filter((path) => path.startsWith('/'))), hostileSegment.map((s) => `/${s}`)),
-        headers: fc.dictionary(fc.constantFrom('origin', 'access-control-request-method', 'access-control-request-headers'), headerText, { maxKeys: 3 }),
+        path: fc.oneof(
+          fc.constantFrom(
+            ...PROBED.map((route) => route.split(' ')[1]!.replace(/:[A-Za-z]+|\*/g, 'x')).filter((path) => path.startsWith('/')),
+          ),
+          hostileSegment.map((s) => `/${s}`),
+        ),
+        headers: fc.dictionary(fc.constantFrom('origin', 'access-control-request-method', 'access-control-request-headers'), headerText, {
+          maxKeys: 3,
+        }),
       }),
       ({ path, headers }) => probe({ method: 'OPTIONS', url: path, headers }),
       [{ path: '/v1/oauth/revoke', headers: {} }],

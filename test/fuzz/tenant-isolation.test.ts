@@ -66,7 +66,10 @@ describe('tenant isolation', () => {
     // My brand's OAuth tokens: a staff member's consent (authorization code + PKCE), and a backend's client credentials.
     const mineStaff = await dashboardOf(mine.companyId);
     myDashboard = mineStaff.client;
-    const publicClient = await registerOAuthClient({ db: context.db, serviceEnv: 'test' }, { name: 'Tenant app', redirectUris: [REDIRECT_URI], confidential: false });
+    const publicClient = await registerOAuthClient(
+      { db: context.db, serviceEnv: 'test' },
+      { name: 'Tenant app', redirectUris: [REDIRECT_URI], confidential: false },
+    );
     const { verifier, challenge } = pkce();
     const redirect = await consent(app, await signIn(app, mineStaff.email), { clientId: publicClient.clientId, challenge });
     const exchanged = await tokenRequest(app, {
@@ -76,8 +79,15 @@ describe('tenant isolation', () => {
       redirect_uri: REDIRECT_URI,
       client_id: publicClient.clientId,
     });
-    const backend = await registerOAuthClient({ db: context.db, serviceEnv: 'test' }, { name: 'Tenant backend', redirectUris: [REDIRECT_URI], confidential: true, companyId: mine.companyId });
-    const credentials = await tokenRequest(app, { grant_type: 'client_credentials', client_id: backend.clientId, client_secret: backend.clientSecret! });
+    const backend = await registerOAuthClient(
+      { db: context.db, serviceEnv: 'test' },
+      { name: 'Tenant backend', redirectUris: [REDIRECT_URI], confidential: true, companyId: mine.companyId },
+    );
+    const credentials = await tokenRequest(app, {
+      grant_type: 'client_credentials',
+      client_id: backend.clientId,
+      client_secret: backend.clientSecret!,
+    });
     myTokens = [exchanged, credentials].map((response) => {
       expect(response.statusCode, response.body).toBe(200);
       return (response.json() as { access_token: string }).access_token;
@@ -86,15 +96,30 @@ describe('tenant isolation', () => {
     // Their brand, as its staff made it: a campaign, an offer, a key, an authorized app, and views counted.
     const theirStaff = await dashboardOf(theirs.companyId);
     theirDashboard = theirStaff.client;
-    const campaign = await theirDashboard.post('/dashboard/api/campaigns', { partnerId: theirPartners[0]!.partnerId, name: 'Their private campaign' });
+    const campaign = await theirDashboard.post('/dashboard/api/campaigns', {
+      partnerId: theirPartners[0]!.partnerId,
+      name: 'Their private campaign',
+    });
     expect(campaign.statusCode, campaign.body).toBe(201);
     const offerTitle = `Their offer ${uniqueId('title')}`;
-    expect((await theirDashboard.post('/dashboard/api/offer', { title: offerTitle, imageUrl: 'https://cdn.example/theirs.png', discountPercent: 20 })).statusCode).toBe(200);
+    expect(
+      (
+        await theirDashboard.post('/dashboard/api/offer', {
+          title: offerTitle,
+          imageUrl: 'https://cdn.example/theirs.png',
+          discountPercent: 20,
+        })
+      ).statusCode,
+    ).toBe(200);
     const key = await theirDashboard.post('/dashboard/api/keys', { name: 'Their key' });
     expect(key.statusCode).toBe(201);
     await consent(app, await signIn(app, theirStaff.email), { clientId: publicClient.clientId, challenge: pkce().challenge });
     const grantId = ((await theirDashboard.get('/dashboard/api/apps')).json() as { data: Array<{ grantId: string }> }).data[0]!.grantId;
-    const offers = await app.inject({ method: 'GET', url: '/v1/campaigns/offers?type=post-purchase', headers: { 'x-api-key': theirs.key, 'x-platform-id': platformId } });
+    const offers = await app.inject({
+      method: 'GET',
+      url: '/v1/campaigns/offers?type=post-purchase',
+      headers: { 'x-api-key': theirs.key, 'x-platform-id': platformId },
+    });
     expect((offers.json() as { offers: unknown[] }).offers.length).toBeGreaterThan(0);
     theirs2 = { campaignId: (campaign.json() as { id: string }).id, keyId: (key.json() as { keyId: string }).keyId, grantId, offerTitle };
   });
@@ -117,7 +142,8 @@ describe('tenant isolation', () => {
   ];
   /** A refusal may repeat the id the caller sent; nothing else of theirs. */
   const expectNothingForeign = (response: LightMyRequestResponse, where: string) => {
-    for (const secret of foreign()) if (!where.includes(secret)) expect(response.body.includes(secret), `${where} shows ${secret}`).toBe(false);
+    for (const secret of foreign())
+      if (!where.includes(secret)) expect(response.body.includes(secret), `${where} shows ${secret}`).toBe(false);
   };
 
   const brandRoutes = [
@@ -134,7 +160,7 @@ describe('tenant isolation', () => {
     '/v1/campaigns/offers?type=post-purchase',
   ];
 
-  it('no brand route shows a brand anything of another brand\'s, with its API key or either of its OAuth tokens', async () => {
+  it("no brand route shows a brand anything of another brand's, with its API key or either of its OAuth tokens", async () => {
     const credentials = [{ 'x-api-key': mine.key }, ...myTokens.map((token) => ({ authorization: `Bearer ${token}` }))];
     for (const headers of credentials) {
       for (const url of brandRoutes) {
@@ -143,24 +169,31 @@ describe('tenant isolation', () => {
         expectNothingForeign(response, `${url} with ${Object.keys(headers)[0]}`);
       }
       // My own data does come back through the same credential: the check above would see a leak.
-      const offers = await context.app.inject({ method: 'GET', url: '/v1/campaigns/offers?type=post-purchase', headers: { ...headers, 'x-platform-id': platformId } });
+      const offers = await context.app.inject({
+        method: 'GET',
+        url: '/v1/campaigns/offers?type=post-purchase',
+        headers: { ...headers, 'x-platform-id': platformId },
+      });
       expect((offers.json() as { offers: Array<{ title: string }> }).offers.map((o) => o.title)).toEqual([myPartners[0]!.title]);
     }
     const own = await context.app.inject({ method: 'GET', url: '/v1/campaigns', headers: { 'x-api-key': theirs.key } });
     expect(own.body).toContain(theirPartners[0]!.campaignId);
   });
 
-  it('the declined and removed filters list only the brand\'s own partnerships', async () => {
+  it("the declined and removed filters list only the brand's own partnerships", async () => {
     const partnerIds = async (key: string, status: string) =>
-      ((await context.app.inject({ method: 'GET', url: `/v1/partners?status=${status}`, headers: { 'x-api-key': key } })).json() as { data: Array<{ companyId: string }> }).data.map(
-        (partner) => partner.companyId,
-      );
+      (
+        (await context.app.inject({ method: 'GET', url: `/v1/partners?status=${status}`, headers: { 'x-api-key': key } })).json() as {
+          data: Array<{ companyId: string }>;
+        }
+      ).data.map((partner) => partner.companyId);
     // Declined also lists partnerships removed later (SPEC 2.2); removed lists only those.
     expect(await partnerIds(mine.key, 'declined')).toEqual(expect.arrayContaining([myPartners[2]!.partnerId]));
     expect(await partnerIds(mine.key, 'removed')).toEqual([myPartners[3]!.partnerId]);
     expect(await partnerIds(theirs.key, 'removed')).toEqual([theirPartners[5]!.partnerId]);
     const theirIds = theirPartners.map((p) => p.partnerId);
-    for (const status of ['declined', 'removed']) expect((await partnerIds(mine.key, status)).filter((id) => theirIds.includes(id))).toEqual([]);
+    for (const status of ['declined', 'removed'])
+      expect((await partnerIds(mine.key, status)).filter((id) => theirIds.includes(id))).toEqual([]);
   });
 
   it('a dashboard session reads only its own brand: partnerships, campaigns, offer, keys, apps, performance', async () => {
@@ -183,7 +216,11 @@ describe('tenant isolation', () => {
     }
     // The same pages show their brand its own: the checks above would see a leak.
     const partnersIn = async (client: DashboardClient) =>
-      ((await client.get(`/dashboard/api/performance?from=${today}&to=${today}`)).json() as { byPartner: { data: Array<{ companyId: string; views: number }> } }).byPartner.data;
+      (
+        (await client.get(`/dashboard/api/performance?from=${today}&to=${today}`)).json() as {
+          byPartner: { data: Array<{ companyId: string; views: number }> };
+        }
+      ).byPartner.data;
     const theirFigures = await partnersIn(theirDashboard);
     expect(theirFigures.reduce((sum, partner) => sum + partner.views, 0)).toBeGreaterThan(0);
     const myPartnerIds = myPartners.map((p) => p.partnerId);
@@ -195,10 +232,16 @@ describe('tenant isolation', () => {
     expect((await theirDashboard.get('/dashboard/api/offer')).body).toContain(theirs2.offerTitle);
   });
 
-  it('a dashboard session cannot change another brand\'s partnerships, campaigns, keys or authorized apps, and writes nothing trying', async () => {
+  it("a dashboard session cannot change another brand's partnerships, campaigns, keys or authorized apps, and writes nothing trying", async () => {
     const attempts: Array<[string, unknown]> = [
-      ...theirPartners.flatMap((partner) => ['accept', 'decline', 'withdraw', 'remove'].map((action) => [`/dashboard/api/partners/${partner.partnerId}/${action}`, {}] as [string, unknown])),
-      ...['accept', 'decline', 'withdraw', 'remove'].map((action) => [`/dashboard/api/partners/${theirs.companyId}/${action}`, {}] as [string, unknown]),
+      ...theirPartners.flatMap((partner) =>
+        ['accept', 'decline', 'withdraw', 'remove'].map(
+          (action) => [`/dashboard/api/partners/${partner.partnerId}/${action}`, {}] as [string, unknown],
+        ),
+      ),
+      ...['accept', 'decline', 'withdraw', 'remove'].map(
+        (action) => [`/dashboard/api/partners/${theirs.companyId}/${action}`, {}] as [string, unknown],
+      ),
       ...['start', 'close'].map((action) => [`/dashboard/api/campaigns/${theirs2.campaignId}/${action}`, {}] as [string, unknown]),
       [`/dashboard/api/campaigns/${theirs2.campaignId}/schedule`, { startDate: new Date(Date.now() + 86_400_000).toISOString() }],
       ['/dashboard/api/campaigns', { partnerId: theirPartners[0]!.partnerId, name: 'Riding their partnership' }],
@@ -220,23 +263,32 @@ describe('tenant isolation', () => {
     expect((await theirDashboard.get('/dashboard/api/apps')).body).toContain(theirs2.grantId);
   });
 
-  it('saving my offer changes only my brand\'s offer', async () => {
-    const offerOf = (companyId: string) => context.db.selectFrom('offers').selectAll().where('company_id', '=', companyId).executeTakeFirst();
+  it("saving my offer changes only my brand's offer", async () => {
+    const offerOf = (companyId: string) =>
+      context.db.selectFrom('offers').selectAll().where('company_id', '=', companyId).executeTakeFirst();
     const theirsBefore = await offerOf(theirs.companyId);
-    const saved = await myDashboard.post('/dashboard/api/offer', { title: 'My own offer', imageUrl: 'https://cdn.example/mine.png', discountPercent: 10 });
+    const saved = await myDashboard.post('/dashboard/api/offer', {
+      title: 'My own offer',
+      imageUrl: 'https://cdn.example/mine.png',
+      discountPercent: 10,
+    });
     expect(saved.statusCode, saved.body).toBe(200);
     expect((await offerOf(mine.companyId))?.title).toBe('My own offer');
     expect(await offerOf(theirs.companyId)).toEqual(theirsBefore);
   });
 
-  it('a brand\'s credentials open no admin route, no platform route, and no other brand\'s referral counts', async () => {
+  it("a brand's credentials open no admin route, no platform route, and no other brand's referral counts", async () => {
     for (const [method, url] of [
       ['GET', '/admin/platforms'],
       ['GET', `/admin/companies/${theirs.companyId}`],
       ['POST', `/admin/companies/${theirs.companyId}/keys`],
       ['GET', `/admin/platforms/${platformId}/stats`],
     ] as const) {
-      for (const headers of [{ 'x-api-key': mine.key }, { authorization: `Bearer ${mine.key}` }, ...myTokens.map((token) => ({ authorization: `Bearer ${token}` }))]) {
+      for (const headers of [
+        { 'x-api-key': mine.key },
+        { authorization: `Bearer ${mine.key}` },
+        ...myTokens.map((token) => ({ authorization: `Bearer ${token}` })),
+      ]) {
         const response = await context.app.inject({ method, url, headers });
         expect(response.statusCode, `${method} ${url}`).toBe(401);
       }
@@ -256,19 +308,30 @@ describe('tenant isolation', () => {
     }
   });
 
-  it('a platform key reaches only its own platform\'s brands', async () => {
+  it("a platform key reaches only its own platform's brands", async () => {
     const sync = (key: string, body: unknown) =>
-      context.app.inject({ method: 'POST', url: '/v1/platform/brands', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: body as object });
+      context.app.inject({
+        method: 'POST',
+        url: '/v1/platform/brands',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        payload: body as object,
+      });
     expect((await sync(otherPlatform.key, { brands: [{ domain: 'shared-name.example', businessName: 'Theirs' }] })).statusCode).toBe(200);
     // Naming the other platform in the body is refused, and writes nothing there.
     const crossed = await sync(otherPlatform.key, { platformId, brands: [{ domain: 'shared-name.example', status: 'closed' }] });
     expect(crossed.statusCode).toBe(400);
     const brandsOf = async (id: string) =>
       (
-        await context.app.inject({ method: 'GET', url: `/admin/platforms/${id}/brands`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+        await context.app.inject({
+          method: 'GET',
+          url: `/admin/platforms/${id}/brands`,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        })
       ).json() as { data: Array<{ domain: string; status: string }> };
     expect((await brandsOf(platformId)).data.map((b) => b.domain)).not.toContain('shared-name.example');
-    expect((await brandsOf(otherPlatform.platformId)).data).toEqual([expect.objectContaining({ domain: 'shared-name.example', status: 'active' })]);
+    expect((await brandsOf(otherPlatform.platformId)).data).toEqual([
+      expect.objectContaining({ domain: 'shared-name.example', status: 'active' }),
+    ]);
     // A platform key is no brand credential.
     const asBrand = await context.app.inject({ method: 'GET', url: '/v1/partners', headers: { 'x-api-key': otherPlatform.key } });
     expect(asBrand.statusCode).toBe(401);

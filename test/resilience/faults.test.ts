@@ -8,7 +8,14 @@ import { seedPartnerOffer } from '../durability/seed.js';
 import { createTestDatabase, PATIENT_DATABASE_ENV, TEST_POSTGRES_URL, type TestDatabase } from '../support/databases.js';
 import { createBrand, createPlatform } from '../support/factories.js';
 import { ADMIN_TOKEN } from '../support/harness.js';
-import { logEntries, requestsBegun, responseTimes, startService, untilShuttingDown, type ServiceProcess } from '../support/service-process.js';
+import {
+  logEntries,
+  requestsBegun,
+  responseTimes,
+  startService,
+  untilShuttingDown,
+  type ServiceProcess,
+} from '../support/service-process.js';
 import { TableLock } from '../support/table-lock.js';
 import { startWorker, TcpProxy, totalCounts, waitUntil, type WorkerProcess } from './support.js';
 import { spreadBurst } from '../support/burst.js';
@@ -101,7 +108,10 @@ async function load(
  * Each answered request with the time the service took for it. A response can reach the client
  * before the service's log line about it reaches the test, so this waits (bounded) for those lines.
  */
-async function serviceTimes(service: ServiceProcess, outcomes: Outcome[]): Promise<Array<{ route: string; status: number; ms: number | null }>> {
+async function serviceTimes(
+  service: ServiceProcess,
+  outcomes: Outcome[],
+): Promise<Array<{ route: string; status: number; ms: number | null }>> {
   const answered = outcomes.filter((o) => o.status !== 0);
   await waitUntil(async () => {
     const times = responseTimes(service);
@@ -119,7 +129,8 @@ async function tooSlow(service: ServiceProcess, outcomes: Outcome[]) {
 /** The slowest answer of each route, as the service measured it. */
 async function slowestByRoute(service: ServiceProcess, outcomes: Outcome[]): Promise<Record<string, number>> {
   const slowest: Record<string, number> = {};
-  for (const answer of await serviceTimes(service, outcomes)) slowest[answer.route] = Math.max(slowest[answer.route] ?? 0, Math.round(answer.ms ?? Infinity));
+  for (const answer of await serviceTimes(service, outcomes))
+    slowest[answer.route] = Math.max(slowest[answer.route] ?? 0, Math.round(answer.ms ?? Infinity));
   return slowest;
 }
 
@@ -166,7 +177,8 @@ describe('faults', () => {
       OFFERS_RATE_LIMIT_PER_MINUTE: '1000000',
     });
     const headers = { 'x-api-key': brand.key, 'x-platform-id': platformId };
-    const get = (url: string) => (signal: AbortSignal, requestId: string) => fetch(url, { headers: { ...headers, 'x-request-id': requestId }, signal });
+    const get = (url: string) => (signal: AbortSignal, requestId: string) =>
+      fetch(url, { headers: { ...headers, 'x-request-id': requestId }, signal });
     const routes = [
       { route: 'offers', send: get(`${service.baseUrl}/v1/campaigns/offers?type=post-purchase`) },
       { route: 'partners', send: get(`${service.baseUrl}/v1/partners`) },
@@ -198,7 +210,9 @@ describe('faults', () => {
     // Recovered once every route answers 200 again; the pool reconnects by itself.
     await waitUntil(
       async () => {
-        const statuses = await Promise.all(routes.map((r) => r.send(AbortSignal.timeout(CLIENT_GIVES_UP_MS), crypto.randomUUID()).then((x) => x.status)));
+        const statuses = await Promise.all(
+          routes.map((r) => r.send(AbortSignal.timeout(CLIENT_GIVES_UP_MS), crypto.randomUUID()).then((x) => x.status)),
+        );
         return statuses.every((s) => s === 200);
       },
       30_000,
@@ -253,8 +267,10 @@ describe('faults', () => {
     expect(clickUrls).toHaveLength(2);
     const before = await totalCounts(database.db);
 
-    const get = (url: string) => (signal: AbortSignal, requestId: string) => fetch(url, { headers: { ...headers, 'x-request-id': requestId }, signal });
-    const click = (url: string) => (signal: AbortSignal, requestId: string) => fetch(url, { redirect: 'manual', headers: { 'x-request-id': requestId }, signal });
+    const get = (url: string) => (signal: AbortSignal, requestId: string) =>
+      fetch(url, { headers: { ...headers, 'x-request-id': requestId }, signal });
+    const click = (url: string) => (signal: AbortSignal, requestId: string) =>
+      fetch(url, { redirect: 'manual', headers: { 'x-request-id': requestId }, signal });
     const routes = [
       { route: 'offers', send: get(offersUrl) },
       { route: 'click', send: click(clickUrls[0]!) },
@@ -280,7 +296,10 @@ describe('faults', () => {
     const silentAt = performance.now();
     silence(proxy);
     await new Promise((resolve) => setTimeout(resolve, SILENCE_MS));
-    await waitUntil(async () => names.every((route) => outcomes.some((o) => o.route === route && o.at > silentAt + 500 && o.status === 503)), 60_000);
+    await waitUntil(
+      async () => names.every((route) => outcomes.some((o) => o.route === route && o.at > silentAt + 500 && o.status === 503)),
+      60_000,
+    );
     const restoredAt = performance.now();
     await proxy.restore();
     // Recovered once every route answers again; nothing is restarted. The probes count too.
@@ -313,7 +332,10 @@ describe('faults', () => {
     }
     const settled = outcomes.filter((o) => o.at > recoveredAt);
     expect(settled.length).toBeGreaterThanOrEqual(ANSWERED_AFTER_RECOVERY);
-    expect(settled.every((o) => answered(o.route, o.status)), JSON.stringify(settled.find((o) => !answered(o.route, o.status)))).toBe(true);
+    expect(
+      settled.every((o) => answered(o.route, o.status)),
+      JSON.stringify(settled.find((o) => !answered(o.route, o.status))),
+    ).toBe(true);
 
     // Exact once the service has settled what the silence left unanswered, and it stays so.
     const owed = {
@@ -372,7 +394,8 @@ describe('faults', () => {
     ]);
     const partners: Request = {
       route: 'partners',
-      send: (signal, requestId) => fetch(`${frozen.baseUrl}/v1/partners`, { headers: { 'x-api-key': brand.key, 'x-request-id': requestId }, signal }),
+      send: (signal, requestId) =>
+        fetch(`${frozen.baseUrl}/v1/partners`, { headers: { 'x-api-key': brand.key, 'x-request-id': requestId }, signal }),
     };
     expect((await measure(partners)).status).toBe(200);
 
@@ -380,7 +403,10 @@ describe('faults', () => {
     const probes: Outcome[] = [];
     try {
       const frozenAt = performance.now();
-      const revoke = await fetch(`${other.baseUrl}/admin/brand-keys/${brand.keyId}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const revoke = await fetch(`${other.baseUrl}/admin/brand-keys/${brand.keyId}/revoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       expect(revoke.status).toBe(200);
 
       // Requests meanwhile: each answered within the bound. The revoked key is refused once the
@@ -398,7 +424,10 @@ describe('faults', () => {
         250,
       );
       const statuses = probes.map((probe) => probe.status);
-      expect(statuses.every((status) => [200, 401, 503].includes(status)), statuses.join()).toBe(true);
+      expect(
+        statuses.every((status) => [200, 401, 503].includes(status)),
+        statuses.join(),
+      ).toBe(true);
       expect(await tooSlow(frozen, probes)).toEqual([]);
       console.info(
         `a key revoked while the LISTEN connection was frozen was refused ${Math.round(performance.now() - frozenAt)} ms later (${Math.round(refusedAfter)} ms of probing); statuses ${statuses.join(' ')}`,
@@ -463,7 +492,9 @@ describe('faults', () => {
       async () => {
         const probe = await createBrand(support);
         await seedPartnerOffer(support, probe.companyId);
-        const statuses = await Promise.all(Array.from({ length: limit + 4 }, (_, i) => offers(i % 2 ? a : b, probe.key).then((r) => r.status)));
+        const statuses = await Promise.all(
+          Array.from({ length: limit + 4 }, (_, i) => offers(i % 2 ? a : b, probe.key).then((r) => r.status)),
+        );
         return statuses.filter((s) => s === 200).length === limit;
       },
       60_000,
@@ -477,7 +508,9 @@ describe('faults', () => {
     const env = { ...patientEnv(), DATABASE_URL: database.url! };
     const first = await start(env);
     const shown = (await (
-      await fetch(`${first.baseUrl}/v1/campaigns/offers?type=post-purchase`, { headers: { 'x-api-key': brand.key, 'x-platform-id': platformId } })
+      await fetch(`${first.baseUrl}/v1/campaigns/offers?type=post-purchase`, {
+        headers: { 'x-api-key': brand.key, 'x-platform-id': platformId },
+      })
     ).json()) as { offers: Array<{ referralUrl: string }> };
     const paths = shown.offers.map((offer) => new URL(offer.referralUrl).pathname);
     expect(paths).toHaveLength(3);
@@ -532,7 +565,8 @@ describe('faults', () => {
                array[(array['home','beauty','pets','outdoor'])[1 + i % 4]], (array['US','DE','FR'])[1 + i % 3],
                (array['Small','Medium','Large'])[1 + i % 3], 10 + i
         from generate_series(1, ${brands}) as i`.execute(own.db);
-      const queued = async () => Number((await sql<{ n: number }>`select count(*)::int8 as n from scoring_queue`.execute(own.db)).rows[0]!.n);
+      const queued = async () =>
+        Number((await sql<{ n: number }>`select count(*)::int8 as n from scoring_queue`.execute(own.db)).rows[0]!.n);
       expect(await queued()).toBe(brands);
 
       const env = { ...baseEnv(), DATABASE_URL: own.url!, LOG_LEVEL: 'info' };
@@ -546,11 +580,23 @@ describe('faults', () => {
       let left: number;
       try {
         await holder.query('begin');
-        await holder.query('insert into recommendation_scores (company_id, candidate_id, match_rate, scored_at) values ($1, $2, 0, now())', [company, candidate]);
+        await holder.query(
+          'insert into recommendation_scores (company_id, candidate_id, match_rate, scored_at) values ($1, $2, 0, now())',
+          [company, candidate],
+        );
         const first: WorkerProcess = await startWorker(env);
         running.push(first);
         await waitUntil(
-          async () => Number((await sql<{ n: number }>`select count(*)::int8 as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(own.db)).rows[0]!.n) > 0,
+          async () =>
+            Number(
+              (
+                await sql<{
+                  n: number;
+                }>`select count(*)::int8 as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
+                  own.db,
+                )
+              ).rows[0]!.n,
+            ) > 0,
           60_000,
         );
         await first.kill();
@@ -567,7 +613,9 @@ describe('faults', () => {
       running.push(second);
       await waitUntil(async () => (await queued()) === 0, 60_000, 100);
       const counted = await sql<{ rows: number; scored: number; last: Date }>`
-        select count(*)::int8 as rows, count(distinct company_id)::int8 as scored, max(scored_at) as last from recommendation_scores`.execute(own.db);
+        select count(*)::int8 as rows, count(distinct company_id)::int8 as scored, max(scored_at) as last from recommendation_scores`.execute(
+        own.db,
+      );
       expect(Number(counted.rows[0]!.scored)).toBe(brands);
       expect(Number(counted.rows[0]!.rows)).toBe(brands * (brands - 1));
       // Nothing is scored again once the queue is empty.
@@ -593,7 +641,14 @@ describe('faults', () => {
     // The API instance runs no jobs: setup is the workers' alone. A 12 s import, a 3 s lease renewed
     // every second while it runs: a worker starved of the CPU for a moment still keeps its job.
     const service = await start({ ...patientEnv(), DATABASE_URL: database.url!, RUN_BACKGROUND_JOBS: 'false' });
-    const workerEnv = { ...patientEnv(), DATABASE_URL: database.url!, LOG_LEVEL: 'info', SANDBOX_IMPORT_MS: '12000', SETUP_LEASE_MS: '3000', SETUP_POLL_MS: '100' };
+    const workerEnv = {
+      ...patientEnv(),
+      DATABASE_URL: database.url!,
+      LOG_LEVEL: 'info',
+      SANDBOX_IMPORT_MS: '12000',
+      SETUP_LEASE_MS: '3000',
+      SETUP_POLL_MS: '100',
+    };
     const workers = await Promise.all([startWorker(workerEnv), startWorker(workerEnv)]);
     running.push(...workers);
 
@@ -618,7 +673,9 @@ describe('faults', () => {
     expect(setupLog(holder, 'store setup step finished')).toEqual([]);
     expect(setupLog(other, 'store setup step started')).toEqual(['import', 'offer', 'match']);
     expect(setupLog(other, 'store setup step finished')).toEqual(['import', 'offer', 'match']);
-    expect(workers.flatMap((worker) => setupLog(worker, 'store setup lease lost: another worker has the job, so this result is dropped'))).toEqual([]);
+    expect(
+      workers.flatMap((worker) => setupLog(worker, 'store setup lease lost: another worker has the job, so this result is dropped')),
+    ).toEqual([]);
 
     // The merchant turns cross-promotion on, twice over (a double click), with the store token the
     // owner's confirmation at the sandbox gave the embed app: one code in the store.
@@ -638,10 +695,18 @@ describe('faults', () => {
     const companyId = companies[0]!.id;
     expect(await database.db.selectFrom('merchant_stores').select('domain').where('domain', '=', domain).execute()).toHaveLength(1);
     expect(await database.db.selectFrom('offers').select('live').where('company_id', '=', companyId).execute()).toEqual([{ live: true }]);
-    expect(await database.db.selectFrom('sandbox_discount_codes').select(['percent', 'once_per_customer']).where('store_domain', '=', domain).execute()).toEqual([
-      { percent: 15, once_per_customer: true },
-    ]);
-    const scored = await database.db.selectFrom('recommendation_scores').select('candidate_id').where('company_id', '=', companyId).execute();
+    expect(
+      await database.db
+        .selectFrom('sandbox_discount_codes')
+        .select(['percent', 'once_per_customer'])
+        .where('store_domain', '=', domain)
+        .execute(),
+    ).toEqual([{ percent: 15, once_per_customer: true }]);
+    const scored = await database.db
+      .selectFrom('recommendation_scores')
+      .select('candidate_id')
+      .where('company_id', '=', companyId)
+      .execute();
     expect(scored.length).toBeGreaterThan(0);
     expect(await other.stop()).toBe(0);
   });

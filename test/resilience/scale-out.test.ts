@@ -131,8 +131,7 @@ describe('two API instances and a worker on one PostgreSQL and one Redis', () =>
     const other = await createPlatform(support);
     const brand = await createBrand(support);
     await seedPartnerOffer(support, brand.companyId);
-    const partners = () =>
-      fetch(`${b.baseUrl}/v1/partners`, { headers: { 'x-api-key': brand.key, 'x-platform-id': other.platformId } });
+    const partners = () => fetch(`${b.baseUrl}/v1/partners`, { headers: { 'x-api-key': brand.key, 'x-platform-id': other.platformId } });
     expect((await partners()).status).toBe(200);
     expect((await offers(b, brand.key, other.platformId)).status).toBe(200);
     expect((await admin(a, `/admin/platforms/${other.platformId}/deactivate`)).status).toBe(200);
@@ -149,9 +148,16 @@ describe('two API instances and a worker on one PostgreSQL and one Redis', () =>
     const closing = await seedPartnerOffer(support, brand.companyId);
     await database.db
       .insertInto('merchant_stores')
-      .values({ domain: closing.domain, company_id: closing.partnerId, consented_at: new Date(), discount_percent: 15, discount_code: closing.discountCode })
+      .values({
+        domain: closing.domain,
+        company_id: closing.partnerId,
+        consented_at: new Date(),
+        discount_percent: 15,
+        discount_code: closing.discountCode,
+      })
       .execute();
-    const titles = async () => ((await (await offers(b, brand.key)).json()) as { offers: Array<{ title: string }> }).offers.map((o) => o.title);
+    const titles = async () =>
+      ((await (await offers(b, brand.key)).json()) as { offers: Array<{ title: string }> }).offers.map((o) => o.title);
     expect((await titles()).sort()).toEqual([shown.title, closing.title].sort());
 
     // The partner's brand is in the network, so support sets up its store owner's sign-in at the sandbox.
@@ -161,7 +167,10 @@ describe('two API instances and a worker on one PostgreSQL and one Redis', () =>
       body: JSON.stringify({ email: `owner@${closing.domain}` }),
     });
     expect(setOwner.status).toBe(201);
-    const owner = await StoreOwner.signIn(fetchTransport(a.baseUrl), closing.domain, { email: `owner@${closing.domain}`, password: ((await setOwner.json()) as { password: string }).password });
+    const owner = await StoreOwner.signIn(fetchTransport(a.baseUrl), closing.domain, {
+      email: `owner@${closing.domain}`,
+      password: ((await setOwner.json()) as { password: string }).password,
+    });
     const closed = await owner.post('close-campaign');
     expect(closed.status).toBe(303);
     const took = await waitUntil(async () => !(await titles()).includes(closing.title), HEARD_WITHIN_MS, POLL_OFFERS_MS);
@@ -178,7 +187,8 @@ describe('two API instances and a worker on one PostgreSQL and one Redis', () =>
     // Campaigns made on the dashboard have UUIDs, and its routes take only those.
     const campaignId = crypto.randomUUID();
     await database.db.updateTable('campaigns').set({ id: campaignId }).where('id', '=', closing.campaignId).execute();
-    const titles = async () => ((await (await offers(b, brand.key)).json()) as { offers: Array<{ title: string }> }).offers.map((o) => o.title);
+    const titles = async () =>
+      ((await (await offers(b, brand.key)).json()) as { offers: Array<{ title: string }> }).offers.map((o) => o.title);
     expect((await titles()).sort()).toEqual([shown.title, closing.title].sort());
 
     // The dashboard's own calls, as the browser makes them: session (CSRF token), sign-in, close.
@@ -245,7 +255,12 @@ async function dashboardSession(baseUrl: string) {
         await fetch(`${baseUrl}${path}`, {
           method: 'POST',
           // Node's fetch would send Origin: null; the page's own origin is what a browser sends.
-          headers: { origin: baseUrl, cookie: cookieHeader(), 'x-csrf-token': cookies.get('svc_csrf') ?? '', 'content-type': 'application/json' },
+          headers: {
+            origin: baseUrl,
+            cookie: cookieHeader(),
+            'x-csrf-token': cookies.get('svc_csrf') ?? '',
+            'content-type': 'application/json',
+          },
           body: JSON.stringify(body),
         }),
       ),

@@ -17,7 +17,14 @@ async function seedPlatform(database: { db: TestDatabase['db'] }) {
   const bus = new InvalidationBus();
   const support = { db: database.db, bus, serviceEnv: 'test' as const };
   const platformId = crypto.randomUUID();
-  await savePlatform(support, { id: platformId, name: 'Lifecycle', active: true, offerTypes: ['post-purchase'], approvedOrigins: [], pluginPageUrl: null });
+  await savePlatform(support, {
+    id: platformId,
+    name: 'Lifecycle',
+    active: true,
+    offerTypes: ['post-purchase'],
+    approvedOrigins: [],
+    pluginPageUrl: null,
+  });
   const { key } = await issuePlatformKey(support, platformId);
   await bus.close();
   return { platformId, key };
@@ -65,9 +72,7 @@ describe('the service process on PostgreSQL', () => {
     expect(service.output()).toContain(`Base URL:        ${service.baseUrl}`);
     expect(service.output()).toContain(`${service.baseUrl}/docs`);
 
-    const batches = Array.from({ length: 4 }, (_, b) =>
-      Array.from({ length: 1000 }, (_, i) => ({ domain: `inflight-${b}-${i}.example` })),
-    );
+    const batches = Array.from({ length: 4 }, (_, b) => Array.from({ length: 1000 }, (_, i) => ({ domain: `inflight-${b}-${i}.example` })));
     // The test's own connection locks the brands table, so every sync is provably in flight when
     // the signal comes: begun by the service and waiting to write, until the service is shutting down.
     const lock = await TableLock.take(database.url!, 'platform_brands');
@@ -75,7 +80,10 @@ describe('the service process on PostgreSQL', () => {
     let exitCode: Promise<number | null>;
     try {
       inFlight = batches.map((brands) => sendSync(service.baseUrl, key, brands));
-      await waitUntil(async () => requestsBegun(service, '/v1/platform/brands') === inFlight.length && (await lock.waiting()) === inFlight.length, 60_000);
+      await waitUntil(
+        async () => requestsBegun(service, '/v1/platform/brands') === inFlight.length && (await lock.waiting()) === inFlight.length,
+        60_000,
+      );
       exitCode = service.stop();
       await untilShuttingDown(service);
     } finally {
@@ -116,7 +124,11 @@ describe('the service process on PGlite', () => {
     expect(await second.stop()).toBe(0);
 
     const reopened = await openDatabase({ dataDir, bounds: TEST_DATABASE_BOUNDS });
-    const rows = await reopened.db.selectFrom('platform_brands').select(['domain', 'business_name']).where('platform_id', '=', platformId).execute();
+    const rows = await reopened.db
+      .selectFrom('platform_brands')
+      .select(['domain', 'business_name'])
+      .where('platform_id', '=', platformId)
+      .execute();
     await reopened.close();
     expect(rows).toEqual([{ domain: 'persisted.example', business_name: 'Persisted' }]);
   });

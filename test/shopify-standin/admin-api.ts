@@ -18,7 +18,11 @@ const RATE_LIMITS_DOCUMENTATION = 'https://shopify.dev/api/usage/rate-limits';
 function respond(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'x-shopify-api-version': ADMIN_API_VERSION, 'x-request-id': crypto.randomUUID() },
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'x-shopify-api-version': ADMIN_API_VERSION,
+      'x-request-id': crypto.randomUUID(),
+    },
   });
 }
 
@@ -48,7 +52,8 @@ export async function handleAdminGraphql(core: StandInCore, shop: ShopRecord, ve
   } catch {
     return respond(400, { errors: { query: 'Required parameter missing or invalid' } });
   }
-  if (typeof body.query !== 'string' || !body.query.trim()) return respond(400, { errors: { query: 'Required parameter missing or invalid' } });
+  if (typeof body.query !== 'string' || !body.query.trim())
+    return respond(400, { errors: { query: 'Required parameter missing or invalid' } });
   const variables = body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : {};
 
   const usage = core.usage(shop);
@@ -56,7 +61,8 @@ export async function handleAdminGraphql(core: StandInCore, shop: ShopRecord, ve
   const bucket = core.bucketFor(shop);
   const schema = loadAdminSchema();
   const prepared = prepare(schema, body.query, typeof body.operationName === 'string' ? body.operationName : null);
-  if (!prepared.ok) return graphqlAnswer({ errors: prepared.errors }, { requestedQueryCost: 0, actualQueryCost: 0, throttleStatus: bucket.status() });
+  if (!prepared.ok)
+    return graphqlAnswer({ errors: prepared.errors }, { requestedQueryCost: 0, actualQueryCost: 0, throttleStatus: bucket.status() });
 
   const costInput = { schema, operation: prepared.prepared.operation, fragments: prepared.prepared.fragments, variables };
   const requested = requestedCost(costInput);
@@ -68,7 +74,11 @@ export async function handleAdminGraphql(core: StandInCore, shop: ShopRecord, ve
       `To query larger amounts of data with fewer limits, bulk operations should be used instead.\n` +
       `See https://shopify.dev/tutorials/perform-bulk-operations-with-admin-api for usage details.\n`;
     return graphqlAnswer(
-      { errors: [{ message, extensions: { code: 'MAX_COST_EXCEEDED', cost: requested, maxCost, documentation: RATE_LIMITS_DOCUMENTATION } }] },
+      {
+        errors: [
+          { message, extensions: { code: 'MAX_COST_EXCEEDED', cost: requested, maxCost, documentation: RATE_LIMITS_DOCUMENTATION } },
+        ],
+      },
       { requestedQueryCost: requested, actualQueryCost: null, throttleStatus: bucket.status() },
     );
   }

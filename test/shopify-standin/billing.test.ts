@@ -39,8 +39,17 @@ describe('Shopify stand-in: usage billing, through @shopify/shopify-api', () => 
   afterAll(() => app.close());
 
   it('creates a usage subscription, shows the confirmation page, and makes it ACTIVE when the merchant approves', async () => {
-    const confirmationUrl = await shopify.billing.request({ session, plan: USAGE_PLAN, isTest: true, returnUrl: `${app.baseUrl}/billing/return` });
-    expect(confirmationUrl).toMatch(new RegExp(`^https://${SHOP}/admin/charges/${standIn.app.id}/\\d+/RecurringApplicationCharge/confirm_recurring_application_charge\\?signature=`));
+    const confirmationUrl = await shopify.billing.request({
+      session,
+      plan: USAGE_PLAN,
+      isTest: true,
+      returnUrl: `${app.baseUrl}/billing/return`,
+    });
+    expect(confirmationUrl).toMatch(
+      new RegExp(
+        `^https://${SHOP}/admin/charges/${standIn.app.id}/\\d+/RecurringApplicationCharge/confirm_recurring_application_charge\\?signature=`,
+      ),
+    );
     expect(await shopify.billing.check({ session, plans: [USAGE_PLAN], isTest: true })).toBe(false);
 
     const page = await standIn.fetch(confirmationUrl);
@@ -63,7 +72,12 @@ describe('Shopify stand-in: usage billing, through @shopify/shopify-api', () => 
     const update = standIn.webhookDeliveries({ shop: SHOP, topic: 'app_subscriptions/update' }).at(-1)!;
     expect(update.status).toBe(200);
     expect(app.webhooks.at(-1)).toMatchObject({ valid: true, topic: 'APP_SUBSCRIPTIONS_UPDATE' });
-    expect(JSON.parse(update.body).app_subscription).toMatchObject({ name: USAGE_PLAN, status: 'ACTIVE', capped_amount: '500.0', currency: 'USD' });
+    expect(JSON.parse(update.body).app_subscription).toMatchObject({
+      name: USAGE_PLAN,
+      status: 'ACTIVE',
+      capped_amount: '500.0',
+      currency: 'USD',
+    });
 
     // A second look at the page finds nothing left to approve.
     expect((await standIn.fetch(confirmationUrl)).status).toBe(410);
@@ -80,7 +94,14 @@ describe('Shopify stand-in: usage billing, through @shopify/shopify-api', () => 
     expect(subscription.lineItems).toEqual([
       {
         id: expect.stringMatching(/^gid:\/\/shopify\/AppSubscriptionLineItem\/\d+\?v=1&index=0$/),
-        plan: { pricingDetails: { __typename: 'AppUsagePricing', terms: 'A share of each first order your partners bring', cappedAmount: { amount: '500.0', currencyCode: 'USD' }, balanceUsed: { amount: '0.0' } } },
+        plan: {
+          pricingDetails: {
+            __typename: 'AppUsagePricing',
+            terms: 'A share of each first order your partners bring',
+            cappedAmount: { amount: '500.0', currencyCode: 'USD' },
+            balanceUsed: { amount: '0.0' },
+          },
+        },
       },
     ]);
   });
@@ -108,13 +129,34 @@ describe('Shopify stand-in: usage billing, through @shopify/shopify-api', () => 
   it('shows why the adapter sends its own appUsageRecordCreate: the library’s createUsageRecord drops idempotencyKey', async () => {
     // @shopify/shopify-api 15 passes idempotencyKey as a variable its mutation does not declare,
     // so GraphQL ignores it (on Shopify as here) and a replayed call charges again.
-    const lineItem = (await graphql('query { currentAppInstallation { activeSubscriptions { lineItems { id } } } }', {})).currentAppInstallation.activeSubscriptions[0].lineItems[0].id as string;
-    const cancel = (await graphql('mutation Cancel($id: ID!) { appSubscriptionCancel(id: $id) { userErrors { message } } }', { id: lineItem.replace(/AppSubscriptionLineItem\/(\d+)\?.*$/, 'AppSubscription/$1') })).appSubscriptionCancel;
+    const lineItem = (await graphql('query { currentAppInstallation { activeSubscriptions { lineItems { id } } } }', {}))
+      .currentAppInstallation.activeSubscriptions[0].lineItems[0].id as string;
+    const cancel = (
+      await graphql('mutation Cancel($id: ID!) { appSubscriptionCancel(id: $id) { userErrors { message } } }', {
+        id: lineItem.replace(/AppSubscriptionLineItem\/(\d+)\?.*$/, 'AppSubscription/$1'),
+      })
+    ).appSubscriptionCancel;
     expect(cancel.userErrors).toEqual([]);
-    const confirmationUrl = await shopify.billing.request({ session, plan: USAGE_PLAN, isTest: true, returnUrl: `${app.baseUrl}/billing/return` });
+    const confirmationUrl = await shopify.billing.request({
+      session,
+      plan: USAGE_PLAN,
+      isTest: true,
+      returnUrl: `${app.baseUrl}/billing/return`,
+    });
     const html = await (await standIn.fetch(confirmationUrl)).text();
-    await standIn.fetch(confirmationUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...formFields(html), decision: 'approve' }) });
-    const charge = () => shopify.billing.createUsageRecord({ session, description: 'First order', price: { amount: 10, currencyCode: 'USD' }, idempotencyKey: 'order-2001-commission', isTest: true });
+    await standIn.fetch(confirmationUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...formFields(html), decision: 'approve' }),
+    });
+    const charge = () =>
+      shopify.billing.createUsageRecord({
+        session,
+        description: 'First order',
+        price: { amount: 10, currencyCode: 'USD' },
+        idempotencyKey: 'order-2001-commission',
+        isTest: true,
+      });
     const first = await charge();
     const second = await charge();
     expect(first.idempotencyKey).toBeNull();
@@ -122,7 +164,12 @@ describe('Shopify stand-in: usage billing, through @shopify/shopify-api', () => 
   });
 
   it('refuses usage charges on a declined subscription, and the library reports the userErrors', async () => {
-    const confirmationUrl = await shopify.billing.request({ session, plan: USAGE_PLAN, isTest: true, returnUrl: `${app.baseUrl}/billing/return` });
+    const confirmationUrl = await shopify.billing.request({
+      session,
+      plan: USAGE_PLAN,
+      isTest: true,
+      returnUrl: `${app.baseUrl}/billing/return`,
+    });
     const html = await (await standIn.fetch(confirmationUrl)).text();
     const declined = await standIn.fetch(confirmationUrl, {
       method: 'POST',
@@ -133,14 +180,22 @@ describe('Shopify stand-in: usage billing, through @shopify/shopify-api', () => 
     const subscription = standIn.shop(SHOP).subscriptions.at(-1)!;
     expect(subscription.status).toBe('DECLINED');
     await expect(
-      shopify.billing.createUsageRecord({ session, subscriptionLineItemId: `gid://shopify/AppSubscriptionLineItem/${subscription.id}?v=1&index=0`, description: 'x', price: { amount: 1, currencyCode: 'USD' }, isTest: true }),
+      shopify.billing.createUsageRecord({
+        session,
+        subscriptionLineItemId: `gid://shopify/AppSubscriptionLineItem/${subscription.id}?v=1&index=0`,
+        description: 'x',
+        price: { amount: 1, currencyCode: 'USD' },
+        isTest: true,
+      }),
     ).rejects.toBeInstanceOf(BillingError);
     // The earlier approved subscription is still the active one.
     expect(await shopify.billing.check({ session, plans: [USAGE_PLAN], isTest: true })).toBe(true);
   });
 
   it('refuses a forged confirmation signature', async () => {
-    const confirmationUrl = new URL(await shopify.billing.request({ session, plan: USAGE_PLAN, isTest: true, returnUrl: `${app.baseUrl}/billing/return` }));
+    const confirmationUrl = new URL(
+      await shopify.billing.request({ session, plan: USAGE_PLAN, isTest: true, returnUrl: `${app.baseUrl}/billing/return` }),
+    );
     confirmationUrl.searchParams.set('signature', '0'.repeat(64));
     expect((await standIn.fetch(confirmationUrl)).status).toBe(404);
   });

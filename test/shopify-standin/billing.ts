@@ -31,7 +31,8 @@ const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 const cents = (amount: string | number) => Math.round(Number(amount) * 100);
 
 /** `gid://shopify/AppSubscriptionLineItem/{subscription}?v=1&index={n}`, Shopify's form. */
-const lineItemGid = (subscription: AppSubscription, item: SubscriptionLineItem) => `gid://shopify/AppSubscriptionLineItem/${subscription.id}?v=1&index=${item.index}`;
+const lineItemGid = (subscription: AppSubscription, item: SubscriptionLineItem) =>
+  `gid://shopify/AppSubscriptionLineItem/${subscription.id}?v=1&index=${item.index}`;
 
 function pricingView(item: SubscriptionLineItem) {
   const pricing = item.pricing;
@@ -44,7 +45,13 @@ function pricingView(item: SubscriptionLineItem) {
       interval: 'EVERY_30_DAYS',
     };
   }
-  return { __typename: 'AppRecurringPricing', price: money(pricing.priceCents, pricing.currency), interval: pricing.interval, discount: null, planHandle: null };
+  return {
+    __typename: 'AppRecurringPricing',
+    price: money(pricing.priceCents, pricing.currency),
+    interval: pricing.interval,
+    discount: null,
+    planHandle: null,
+  };
 }
 
 function usageRecordView(context: ResolverContext, subscription: AppSubscription, item: SubscriptionLineItem, record: UsageRecord) {
@@ -65,7 +72,13 @@ function lineItemView(context: ResolverContext, subscription: AppSubscription, i
     id: lineItemGid(subscription, item),
     plan: { pricingDetails: pricingView(item) },
     usageRecords: (args: ConnectionArgs) =>
-      paginate(item.usageRecords, args, (record) => ({ id: record.id, value: record.id }), (record) => usageRecordView(context, subscription, item, record), context.bulk),
+      paginate(
+        item.usageRecords,
+        args,
+        (record) => ({ id: record.id, value: record.id }),
+        (record) => usageRecordView(context, subscription, item, record),
+        context.bulk,
+      ),
   };
 }
 
@@ -100,11 +113,26 @@ export function appInstallationView(context: ResolverContext) {
     id: gid('AppInstallation', shop.id),
     app,
     accessScopes: shop.installation.scopes.map((handle) => ({ handle, description: handle })),
-    activeSubscriptions: subscriptions.filter((subscription) => subscription.status === 'ACTIVE').map((subscription) => appSubscriptionView(context, subscription)),
+    activeSubscriptions: subscriptions
+      .filter((subscription) => subscription.status === 'ACTIVE')
+      .map((subscription) => appSubscriptionView(context, subscription)),
     allSubscriptions: (args: ConnectionArgs) =>
-      paginate(subscriptions, args, (subscription) => ({ id: subscription.id, value: subscription.id }), (subscription) => appSubscriptionView(context, subscription), context.bulk),
+      paginate(
+        subscriptions,
+        args,
+        (subscription) => ({ id: subscription.id, value: subscription.id }),
+        (subscription) => appSubscriptionView(context, subscription),
+        context.bulk,
+      ),
     // appPurchaseOneTimeCreate is not implemented, so there are never any: the empty list is the truth.
-    oneTimePurchases: (args: ConnectionArgs) => paginate([], args, () => ({ id: 0, value: 0 }), (item) => item, context.bulk),
+    oneTimePurchases: (args: ConnectionArgs) =>
+      paginate(
+        [],
+        args,
+        () => ({ id: 0, value: 0 }),
+        (item) => item,
+        context.bulk,
+      ),
     launchUrl: `https://admin.shopify.com/store/${shop.domain.split('.')[0]}/apps/${core.app.handle}`,
     uninstallUrl: null,
   };
@@ -128,36 +156,50 @@ type UserError = { field: string[] | null; message: string };
 
 function lineItemProblems(lineItems: LineItemInput[]): UserError[] {
   const problems: UserError[] = [];
-  if (lineItems.length === 0 || lineItems.length > 2) problems.push({ field: ['lineItems'], message: 'Line items must have between 1 and 2 items' });
+  if (lineItems.length === 0 || lineItems.length > 2)
+    problems.push({ field: ['lineItems'], message: 'Line items must have between 1 and 2 items' });
   let usage = 0;
   let recurring = 0;
   lineItems.forEach((item, index) => {
     const field = ['lineItems', String(index), 'plan'];
     const { appUsagePricingDetails: usageDetails, appRecurringPricingDetails: recurringDetails } = item.plan;
-    if (Boolean(usageDetails) === Boolean(recurringDetails)) problems.push({ field, message: 'Plan must have exactly one pricing details' });
+    if (Boolean(usageDetails) === Boolean(recurringDetails))
+      problems.push({ field, message: 'Plan must have exactly one pricing details' });
     if (usageDetails) {
       usage += 1;
-      if (!usageDetails.terms.trim()) problems.push({ field: [...field, 'appUsagePricingDetails', 'terms'], message: "Terms can't be blank" });
-      if (!(cents(usageDetails.cappedAmount.amount) > 0)) problems.push({ field: [...field, 'appUsagePricingDetails', 'cappedAmount'], message: 'Capped amount must be greater than 0' });
+      if (!usageDetails.terms.trim())
+        problems.push({ field: [...field, 'appUsagePricingDetails', 'terms'], message: "Terms can't be blank" });
+      if (!(cents(usageDetails.cappedAmount.amount) > 0))
+        problems.push({ field: [...field, 'appUsagePricingDetails', 'cappedAmount'], message: 'Capped amount must be greater than 0' });
     }
     if (recurringDetails) {
       recurring += 1;
       if (recurringDetails.discount) throw notImplemented('recurring pricing discounts');
-      if (!(cents(recurringDetails.price.amount) >= 0)) problems.push({ field: [...field, 'appRecurringPricingDetails', 'price'], message: 'Price must be greater than or equal to 0' });
+      if (!(cents(recurringDetails.price.amount) >= 0))
+        problems.push({ field: [...field, 'appRecurringPricingDetails', 'price'], message: 'Price must be greater than or equal to 0' });
     }
   });
-  if (usage > 1 || recurring > 1) problems.push({ field: ['lineItems'], message: 'Line items can include at most one usage and one recurring plan' });
+  if (usage > 1 || recurring > 1)
+    problems.push({ field: ['lineItems'], message: 'Line items can include at most one usage and one recurring plan' });
   return problems;
 }
 
 export function appSubscriptionCreate(
   context: ResolverContext,
-  args: { name: string; returnUrl: string; lineItems: LineItemInput[]; test?: boolean | null; trialDays?: number | null; replacementBehavior?: string | null },
+  args: {
+    name: string;
+    returnUrl: string;
+    lineItems: LineItemInput[];
+    test?: boolean | null;
+    trialDays?: number | null;
+    replacementBehavior?: string | null;
+  },
 ) {
   const { core, shop } = context;
   const problems: UserError[] = [];
   if (!args.name.trim()) problems.push({ field: ['name'], message: "Name can't be blank" });
-  if (!/^https?:\/\//.test(args.returnUrl) || !URL.canParse(args.returnUrl)) problems.push({ field: ['returnUrl'], message: 'Return url is invalid' });
+  if (!/^https?:\/\//.test(args.returnUrl) || !URL.canParse(args.returnUrl))
+    problems.push({ field: ['returnUrl'], message: 'Return url is invalid' });
   if ((args.trialDays ?? 0) < 0) problems.push({ field: ['trialDays'], message: 'Trial days must be greater than or equal to 0' });
   problems.push(...lineItemProblems(args.lineItems));
   if (problems.length) return { appSubscription: null, confirmationUrl: null, userErrors: problems };
@@ -177,8 +219,19 @@ export function appSubscriptionCreate(
         index,
         usageRecords: [],
         pricing: usageDetails
-          ? { kind: 'usage', terms: usageDetails.terms, cappedAmountCents: cents(usageDetails.cappedAmount.amount), currency: usageDetails.cappedAmount.currencyCode, balanceUsedCents: 0 }
-          : { kind: 'recurring', priceCents: cents(recurringDetails!.price.amount), currency: recurringDetails!.price.currencyCode, interval: recurringDetails!.interval ?? 'EVERY_30_DAYS' },
+          ? {
+              kind: 'usage',
+              terms: usageDetails.terms,
+              cappedAmountCents: cents(usageDetails.cappedAmount.amount),
+              currency: usageDetails.cappedAmount.currencyCode,
+              balanceUsedCents: 0,
+            }
+          : {
+              kind: 'recurring',
+              priceCents: cents(recurringDetails!.price.amount),
+              currency: recurringDetails!.price.currencyCode,
+              interval: recurringDetails!.interval ?? 'EVERY_30_DAYS',
+            },
       };
     }),
   };
@@ -192,10 +245,14 @@ export function appSubscriptionCreate(
 
 export function appSubscriptionCancel(context: ResolverContext, args: { id: string; prorate?: boolean | null }) {
   const parsed = parseGid(args.id);
-  const subscription = parsed?.kind === 'AppSubscription' ? context.shop.subscriptions.find((candidate) => candidate.id === parsed.id) : undefined;
+  const subscription =
+    parsed?.kind === 'AppSubscription' ? context.shop.subscriptions.find((candidate) => candidate.id === parsed.id) : undefined;
   if (!subscription) return { appSubscription: null, userErrors: [{ field: ['id'], message: "Couldn't find RecurringApplicationCharge" }] };
   if (subscription.status !== 'ACTIVE' && subscription.status !== 'PENDING') {
-    return { appSubscription: null, userErrors: [{ field: ['id'], message: `Cannot cancel a ${subscription.status.toLowerCase()} subscription` }] };
+    return {
+      appSubscription: null,
+      userErrors: [{ field: ['id'], message: `Cannot cancel a ${subscription.status.toLowerCase()} subscription` }],
+    };
   }
   subscription.status = 'CANCELLED';
   return { appSubscription: appSubscriptionView(context, subscription), userErrors: [] };
@@ -221,7 +278,8 @@ export function appUsageRecordCreate(
   if (pricing.kind !== 'usage') return none(['subscriptionLineItemId'], 'Subscription line item must have a usage pricing plan');
   if (subscription.status !== 'ACTIVE') return none(['subscriptionLineItemId'], 'Subscription is not active');
   const key = args.idempotencyKey ?? null;
-  if (key !== null && key.length > MAX_IDEMPOTENCY_KEY_LENGTH) return none(['idempotencyKey'], `Idempotency key is too long (maximum is ${MAX_IDEMPOTENCY_KEY_LENGTH} characters)`);
+  if (key !== null && key.length > MAX_IDEMPOTENCY_KEY_LENGTH)
+    return none(['idempotencyKey'], `Idempotency key is too long (maximum is ${MAX_IDEMPOTENCY_KEY_LENGTH} characters)`);
   if (key !== null) {
     const existing = item.usageRecords.find((record) => record.idempotencyKey === key);
     if (existing) return { appUsageRecord: usageRecordView(context, subscription, item, existing), userErrors: [] };
@@ -272,4 +330,3 @@ export async function answerCharge(core: StandInCore, shop: ShopRecord, subscrip
 
 export const usageBalance = (subscription: AppSubscription) =>
   subscription.lineItems.reduce((sum, item) => sum + (item.pricing.kind === 'usage' ? item.pricing.balanceUsedCents : 0), 0);
-

@@ -56,7 +56,12 @@ describe('Shopify stand-in: a Chromium walks its pages at their real https://{sh
 
   it('shows the charge confirmation page and returns to the app once the merchant approves', async () => {
     const session = app.sessions.at(-1)!;
-    const confirmationUrl = await shopify.billing.request({ session, plan: USAGE_PLAN, isTest: true, returnUrl: `${app.baseUrl}/billing/return` });
+    const confirmationUrl = await shopify.billing.request({
+      session,
+      plan: USAGE_PLAN,
+      isTest: true,
+      returnUrl: `${app.baseUrl}/billing/return`,
+    });
     const page = await context.newPage();
     await page.goto(confirmationUrl);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Approve subscription');

@@ -48,7 +48,8 @@ function connectionShape(schema: GraphQLSchema, prepared: PreparedDocument): { c
   return { count, depth: maxDepth };
 }
 
-const asRecord = (value: unknown) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null);
+const asRecord = (value: unknown) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 
 function connectionNodes(value: unknown): unknown[] | null {
   const record = asRecord(value);
@@ -126,17 +127,31 @@ export async function bulkOperationRunQuery(
 ) {
   const refuse = (error: UserError) => ({ bulkOperation: null, userErrors: [error] });
   const now = context.core.now().getTime();
-  const running = context.shop.bulkOperations.find((operation) => operation.status !== 'FAILED' && (!operation.polled || now < operation.readyAt));
+  const running = context.shop.bulkOperations.find(
+    (operation) => operation.status !== 'FAILED' && (!operation.polled || now < operation.readyAt),
+  );
   if (running) {
-    return refuse({ field: ['query'], message: `A bulk query operation for this app and shop is already in progress: ${gid('BulkOperation', running.id)}.`, code: 'OPERATION_IN_PROGRESS' });
+    return refuse({
+      field: ['query'],
+      message: `A bulk query operation for this app and shop is already in progress: ${gid('BulkOperation', running.id)}.`,
+      code: 'OPERATION_IN_PROGRESS',
+    });
   }
   const prepared = prepare(schema, args.query, null);
   if (!prepared.ok) return refuse({ field: ['query'], message: `Invalid bulk query: ${prepared.errors[0]!.message}`, code: 'INVALID' });
-  if (prepared.prepared.operation.operation !== 'query') return refuse({ field: ['query'], message: 'Invalid bulk query: only queries can run as a bulk query operation', code: 'INVALID' });
+  if (prepared.prepared.operation.operation !== 'query')
+    return refuse({ field: ['query'], message: 'Invalid bulk query: only queries can run as a bulk query operation', code: 'INVALID' });
   const shape = connectionShape(schema, prepared.prepared);
-  if (shape.count === 0) return refuse({ field: ['query'], message: 'Bulk queries must contain at least one connection.', code: 'INVALID' });
-  if (shape.count > MAX_CONNECTIONS) return refuse({ field: ['query'], message: `Bulk queries cannot contain more than ${MAX_CONNECTIONS} connections.`, code: 'INVALID' });
-  if (shape.depth > MAX_CONNECTION_DEPTH) return refuse({ field: ['query'], message: `Bulk queries cannot contain connections with a nesting depth greater than ${MAX_CONNECTION_DEPTH}.`, code: 'INVALID' });
+  if (shape.count === 0)
+    return refuse({ field: ['query'], message: 'Bulk queries must contain at least one connection.', code: 'INVALID' });
+  if (shape.count > MAX_CONNECTIONS)
+    return refuse({ field: ['query'], message: `Bulk queries cannot contain more than ${MAX_CONNECTIONS} connections.`, code: 'INVALID' });
+  if (shape.depth > MAX_CONNECTION_DEPTH)
+    return refuse({
+      field: ['query'],
+      message: `Bulk queries cannot contain connections with a nesting depth greater than ${MAX_CONNECTION_DEPTH}.`,
+      code: 'INVALID',
+    });
 
   const operation: BulkOperation = {
     id: context.core.ids.next('BulkOperation'),

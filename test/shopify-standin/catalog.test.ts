@@ -51,15 +51,22 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
   it('filters orders on created_at, counts them, and hides orders older than 60 days without read_all_orders', async () => {
     const since = '2026-09-01T00:00:00Z';
     const expected = standIn.shop(SHOP).orders.filter((order) => order.createdAt >= new Date(since));
-    const body = await graphql(`#graphql
-      query Recent($query: String) { ordersCount(query: $query) { count precision } orders(first: 250, query: $query) { nodes { id createdAt } } }`, { query: `created_at:>='${since}'` });
+    const body = await graphql(
+      `#graphql
+      query Recent($query: String) { ordersCount(query: $query) { count precision } orders(first: 250, query: $query) { nodes { id createdAt } } }`,
+      { query: `created_at:>='${since}'` },
+    );
     expect(body.data!.ordersCount.count).toBe(expected.length);
-    expect(body.data!.orders.nodes.map((order: { id: string }) => order.id)).toEqual(expected.slice(0, 250).map((order) => `gid://shopify/Order/${order.id}`));
+    expect(body.data!.orders.nodes.map((order: { id: string }) => order.id)).toEqual(
+      expected.slice(0, 250).map((order) => `gid://shopify/Order/${order.id}`),
+    );
 
     const narrowToken = standIn.installApp(SHOP, ['read_orders']);
     const narrow = await graphql('{ ordersCount { count } }', {}, narrowToken);
     const sixtyDaysAgo = NOW.getTime() - 60 * 86_400_000;
-    expect(narrow.data!.ordersCount.count).toBe(standIn.shop(SHOP).orders.filter((order) => order.createdAt.getTime() >= sixtyDaysAgo).length);
+    expect(narrow.data!.ordersCount.count).toBe(
+      standIn.shop(SHOP).orders.filter((order) => order.createdAt.getTime() >= sixtyDaysAgo).length,
+    );
     token = standIn.installApp(SHOP, ['read_products', 'read_orders', 'read_all_orders', 'read_customers', 'write_discounts']);
   });
 
@@ -69,17 +76,35 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
         customerGets: { value: { percentage: 0.15 }, items: { all: true } }, context: { all: ALL } }) { codeDiscountNode { id } userErrors { field message code } } }`);
     expect(created.data!.discountCodeBasicCreate.userErrors).toEqual([]);
     const product = standIn.shop(SHOP).products.find((candidate) => candidate.status === 'ACTIVE')!;
-    const order = await standIn.placeOrder(SHOP, { lineItems: [{ productId: product.id, quantity: 2 }], discountCode: 'northwind-15', landingSite: '/products/tee?ref=partner-42&utm_source=partner' });
-    const body = await graphql(`#graphql
+    const order = await standIn.placeOrder(SHOP, {
+      lineItems: [{ productId: product.id, quantity: 2 }],
+      discountCode: 'northwind-15',
+      landingSite: '/products/tee?ref=partner-42&utm_source=partner',
+    });
+    const body = await graphql(
+      `#graphql
       query One($id: ID!) { order(id: $id) { name discountCodes customer { id numberOfOrders } customerJourneySummary { customerOrderIndex firstVisit { landingPage utmParameters { source } } }
-        totalPriceSet { shopMoney { amount currencyCode } } lineItems(first: 5) { nodes { quantity product { id } } } } }`, { id: `gid://shopify/Order/${order.id}` });
+        totalPriceSet { shopMoney { amount currencyCode } } lineItems(first: 5) { nodes { quantity product { id } } } } }`,
+      { id: `gid://shopify/Order/${order.id}` },
+    );
     const expectedTotal = Math.round(product.priceCents * 2 * 0.85);
     expect(body.data!.order).toEqual({
       name: `#${order.number}`,
       discountCodes: ['NORTHWIND-15'],
       customer: { id: `gid://shopify/Customer/${order.customerId}`, numberOfOrders: '1' },
-      customerJourneySummary: { customerOrderIndex: 1, firstVisit: { landingPage: 'https://northwind.example/products/tee?ref=partner-42&utm_source=partner', utmParameters: { source: 'partner' } } },
-      totalPriceSet: { shopMoney: { amount: String(expectedTotal / 100).includes('.') ? String(expectedTotal / 100) : `${expectedTotal / 100}.0`, currencyCode: 'USD' } },
+      customerJourneySummary: {
+        customerOrderIndex: 1,
+        firstVisit: {
+          landingPage: 'https://northwind.example/products/tee?ref=partner-42&utm_source=partner',
+          utmParameters: { source: 'partner' },
+        },
+      },
+      totalPriceSet: {
+        shopMoney: {
+          amount: String(expectedTotal / 100).includes('.') ? String(expectedTotal / 100) : `${expectedTotal / 100}.0`,
+          currencyCode: 'USD',
+        },
+      },
       lineItems: { nodes: [{ quantity: 2, product: { id: `gid://shopify/Product/${product.id}` } }] },
     });
     // The code applies once per customer: the same customer's next checkout with it is refused.
@@ -88,41 +113,81 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
 
   it('refuses a duplicate discount code with Shopify’s userErrors, then renames and deletes the code', async () => {
     const create = (code: string) =>
-      graphql(`#graphql
-        mutation Create($input: DiscountCodeBasicInput!) { discountCodeBasicCreate(basicCodeDiscount: $input) { codeDiscountNode { id codeDiscount { ... on DiscountCodeBasic { title status appliesOncePerCustomer codes(first: 1) { nodes { code } } customerGets { value { ... on DiscountPercentage { percentage } } } } } } userErrors { field message code } } }`, {
-        input: { title: 'Partner offer', code, startsAt: '2026-01-01T00:00:00Z', appliesOncePerCustomer: true, customerGets: { value: { percentage: 0.1 }, items: { all: true } } },
-      });
+      graphql(
+        `#graphql
+        mutation Create($input: DiscountCodeBasicInput!) { discountCodeBasicCreate(basicCodeDiscount: $input) { codeDiscountNode { id codeDiscount { ... on DiscountCodeBasic { title status appliesOncePerCustomer codes(first: 1) { nodes { code } } customerGets { value { ... on DiscountPercentage { percentage } } } } } } userErrors { field message code } } }`,
+        {
+          input: {
+            title: 'Partner offer',
+            code,
+            startsAt: '2026-01-01T00:00:00Z',
+            appliesOncePerCustomer: true,
+            customerGets: { value: { percentage: 0.1 }, items: { all: true } },
+          },
+        },
+      );
     const first = await create('PARTNER10');
     const node = first.data!.discountCodeBasicCreate.codeDiscountNode;
-    expect(node.codeDiscount).toEqual({ title: 'Partner offer', status: 'ACTIVE', appliesOncePerCustomer: true, codes: { nodes: [{ code: 'PARTNER10' }] }, customerGets: { value: { percentage: 0.1 } } });
+    expect(node.codeDiscount).toEqual({
+      title: 'Partner offer',
+      status: 'ACTIVE',
+      appliesOncePerCustomer: true,
+      codes: { nodes: [{ code: 'PARTNER10' }] },
+      customerGets: { value: { percentage: 0.1 } },
+    });
     const duplicate = await create('partner10');
     expect(duplicate.data!.discountCodeBasicCreate).toEqual({
       codeDiscountNode: null,
       userErrors: [{ field: ['basicCodeDiscount', 'code'], message: 'Code must be unique. Please try a different code.', code: 'TAKEN' }],
     });
-    const renamed = await graphql(`#graphql
-      mutation Rename($id: ID!) { discountCodeBasicUpdate(id: $id, basicCodeDiscount: { code: "PARTNER12", customerGets: { value: { percentage: 0.12 }, items: { all: true } } }) { codeDiscountNode { id } userErrors { message } } }`, { id: node.id });
+    const renamed = await graphql(
+      `#graphql
+      mutation Rename($id: ID!) { discountCodeBasicUpdate(id: $id, basicCodeDiscount: { code: "PARTNER12", customerGets: { value: { percentage: 0.12 }, items: { all: true } } }) { codeDiscountNode { id } userErrors { message } } }`,
+      { id: node.id },
+    );
     expect(renamed.data!.discountCodeBasicUpdate.userErrors).toEqual([]);
-    const byCode = await graphql('{ codeDiscountNodeByCode(code: "PARTNER12") { id } old: codeDiscountNodeByCode(code: "PARTNER10") { id } }');
+    const byCode = await graphql(
+      '{ codeDiscountNodeByCode(code: "PARTNER12") { id } old: codeDiscountNodeByCode(code: "PARTNER10") { id } }',
+    );
     expect(byCode.data).toEqual({ codeDiscountNodeByCode: { id: node.id }, old: null });
-    const deleted = await graphql('mutation Delete($id: ID!) { discountCodeDelete(id: $id) { deletedCodeDiscountId userErrors { message } } }', { id: node.id });
+    const deleted = await graphql(
+      'mutation Delete($id: ID!) { discountCodeDelete(id: $id) { deletedCodeDiscountId userErrors { message } } }',
+      { id: node.id },
+    );
     expect(deleted.data!.discountCodeDelete).toEqual({ deletedCodeDiscountId: node.id, userErrors: [] });
-    const again = await graphql('mutation Delete($id: ID!) { discountCodeDelete(id: $id) { deletedCodeDiscountId userErrors { message } } }', { id: node.id });
+    const again = await graphql(
+      'mutation Delete($id: ID!) { discountCodeDelete(id: $id) { deletedCodeDiscountId userErrors { message } } }',
+      { id: node.id },
+    );
     expect(again.data!.discountCodeDelete).toEqual({ deletedCodeDiscountId: null, userErrors: [{ message: 'Discount does not exist' }] });
   });
 
   it('stores webhook subscriptions, HTTPS addresses only, one per topic and address', async () => {
     const subscribe = (uri: string) =>
-      graphql('mutation Sub($uri: String!) { webhookSubscriptionCreate(topic: ORDERS_CREATE, webhookSubscription: { uri: $uri, format: JSON }) { webhookSubscription { id topic uri } userErrors { field message } } }', { uri });
+      graphql(
+        'mutation Sub($uri: String!) { webhookSubscriptionCreate(topic: ORDERS_CREATE, webhookSubscription: { uri: $uri, format: JSON }) { webhookSubscription { id topic uri } userErrors { field message } } }',
+        { uri },
+      );
     const created = await subscribe('https://svc.test/commerce/shopify/webhooks');
-    expect(created.data!.webhookSubscriptionCreate.webhookSubscription).toMatchObject({ topic: 'ORDERS_CREATE', uri: 'https://svc.test/commerce/shopify/webhooks' });
+    expect(created.data!.webhookSubscriptionCreate.webhookSubscription).toMatchObject({
+      topic: 'ORDERS_CREATE',
+      uri: 'https://svc.test/commerce/shopify/webhooks',
+    });
     expect((await subscribe('https://svc.test/commerce/shopify/webhooks')).data!.webhookSubscriptionCreate.userErrors).toEqual([
       { field: ['webhookSubscription', 'callbackUrl'], message: 'Address for this topic has already been taken' },
     ]);
-    expect((await subscribe('http://svc.test/hooks')).data!.webhookSubscriptionCreate.userErrors[0].message).toBe('Address protocol http:// is not supported');
-    const listed = await graphql('{ webhookSubscriptions(first: 10, topics: [ORDERS_CREATE]) { nodes { topic uri endpoint { __typename ... on WebhookHttpEndpoint { callbackUrl } } } } }');
+    expect((await subscribe('http://svc.test/hooks')).data!.webhookSubscriptionCreate.userErrors[0].message).toBe(
+      'Address protocol http:// is not supported',
+    );
+    const listed = await graphql(
+      '{ webhookSubscriptions(first: 10, topics: [ORDERS_CREATE]) { nodes { topic uri endpoint { __typename ... on WebhookHttpEndpoint { callbackUrl } } } } }',
+    );
     expect(listed.data!.webhookSubscriptions.nodes).toEqual([
-      { topic: 'ORDERS_CREATE', uri: 'https://svc.test/commerce/shopify/webhooks', endpoint: { __typename: 'WebhookHttpEndpoint', callbackUrl: 'https://svc.test/commerce/shopify/webhooks' } },
+      {
+        topic: 'ORDERS_CREATE',
+        uri: 'https://svc.test/commerce/shopify/webhooks',
+        endpoint: { __typename: 'WebhookHttpEndpoint', callbackUrl: 'https://svc.test/commerce/shopify/webhooks' },
+      },
     ]);
   });
 
@@ -139,14 +204,31 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
     const done = (await poll()).data!.currentBulkOperation;
     const orders = standIn.shop(SHOP).orders;
     const lineItems = orders.reduce((sum, order) => sum + order.lineItems.length, 0);
-    expect(done).toMatchObject({ id, status: 'COMPLETED', rootObjectCount: String(orders.length), objectCount: String(orders.length + lineItems) });
-    const lines = (await (await standIn.fetch(done.url)).text()).trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+    expect(done).toMatchObject({
+      id,
+      status: 'COMPLETED',
+      rootObjectCount: String(orders.length),
+      objectCount: String(orders.length + lineItems),
+    });
+    const lines = (await (await standIn.fetch(done.url)).text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, any>);
     expect(lines).toHaveLength(orders.length + lineItems);
     expect(lines[0]).toEqual({ id: `gid://shopify/Order/${orders[0]!.id}`, createdAt: orders[0]!.createdAt.toISOString() });
-    expect(lines[1]).toEqual({ quantity: orders[0]!.lineItems[0]!.quantity, product: { id: `gid://shopify/Product/${orders[0]!.lineItems[0]!.productId}` }, __parentId: `gid://shopify/Order/${orders[0]!.id}` });
+    expect(lines[1]).toEqual({
+      quantity: orders[0]!.lineItems[0]!.quantity,
+      product: { id: `gid://shopify/Product/${orders[0]!.lineItems[0]!.productId}` },
+      __parentId: `gid://shopify/Order/${orders[0]!.id}`,
+    });
 
-    const invalid = await graphql('mutation { bulkOperationRunQuery(query: "{ shop { name } }") { bulkOperation { id } userErrors { message code } } }');
-    expect(invalid.data!.bulkOperationRunQuery).toEqual({ bulkOperation: null, userErrors: [{ message: 'Bulk queries must contain at least one connection.', code: 'INVALID' }] });
+    const invalid = await graphql(
+      'mutation { bulkOperationRunQuery(query: "{ shop { name } }") { bulkOperation { id } userErrors { message code } } }',
+    );
+    expect(invalid.data!.bulkOperationRunQuery).toEqual({
+      bulkOperation: null,
+      userErrors: [{ message: 'Bulk queries must contain at least one connection.', code: 'INVALID' }],
+    });
   });
 
   it('keeps a bulk operation RUNNING for as long as the stand-in’s bulk speed says', async () => {
@@ -155,13 +237,15 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
     slow.createShop({ name: 'slowpoke', products: 120 });
     const slowToken = slow.installApp('slowpoke.myshopify.com', ['read_products']);
     const ask = async (query: string) =>
-      ((await (
-        await slow.fetch('https://slowpoke.myshopify.com/admin/api/2026-10/graphql.json', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-shopify-access-token': slowToken },
-          body: JSON.stringify({ query }),
-        })
-      ).json()) as { data: Record<string, any> }).data;
+      (
+        (await (
+          await slow.fetch('https://slowpoke.myshopify.com/admin/api/2026-10/graphql.json', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-shopify-access-token': slowToken },
+            body: JSON.stringify({ query }),
+          })
+        ).json()) as { data: Record<string, any> }
+      ).data;
     await ask('mutation { bulkOperationRunQuery(query: "{ products { edges { node { id } } } }") { userErrors { message } } }');
     const status = async () => (await ask('{ currentBulkOperation { status } }')).currentBulkOperation.status;
     // 120 objects at 100 a second: ready 1.2 s after the start.

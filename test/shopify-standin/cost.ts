@@ -106,7 +106,8 @@ function connectionCost(walk: Walk, field: FieldNode, type: GraphQLNamedType, va
     if (name === 'nodes') {
       const nodeType = getNamedType(definition.type);
       if (actual) {
-        for (const node of (connection?.[key] as unknown[] | undefined) ?? []) actualNodes += 1 + selectionCost(walk, selection.selectionSet, nodeType, node, true);
+        for (const node of (connection?.[key] as unknown[] | undefined) ?? [])
+          actualNodes += 1 + selectionCost(walk, selection.selectionSet, nodeType, node, true);
       } else {
         perNodeRequested = Math.max(perNodeRequested, 1 + selectionCost(walk, selection.selectionSet, nodeType, undefined, false));
       }

@@ -23,7 +23,10 @@ interface BasicCodeDiscountInput {
   endsAt?: string | null;
   appliesOncePerCustomer?: boolean | null;
   usageLimit?: number | null;
-  customerGets?: { value?: { percentage?: number | null; discountAmount?: unknown; discountOnQuantity?: unknown } | null; items?: { all?: boolean | null; products?: unknown; collections?: unknown } | null } | null;
+  customerGets?: {
+    value?: { percentage?: number | null; discountAmount?: unknown; discountOnQuantity?: unknown } | null;
+    items?: { all?: boolean | null; products?: unknown; collections?: unknown } | null;
+  } | null;
   context?: { all?: string | null; customers?: unknown; customerSegments?: unknown; markets?: unknown } | null;
   customerSelection?: { all?: boolean | null } | null;
   combinesWith?: unknown;
@@ -32,7 +35,12 @@ interface BasicCodeDiscountInput {
   tags?: string[] | null;
 }
 
-const userError = (field: string[], message: string, code: string): DiscountUserError => ({ field: ['basicCodeDiscount', ...field], message, code, extraInfo: null });
+const userError = (field: string[], message: string, code: string): DiscountUserError => ({
+  field: ['basicCodeDiscount', ...field],
+  message,
+  code,
+  extraInfo: null,
+});
 const MAX_CODE_LENGTH = 255;
 
 function status(discount: BasicDiscount, now: Date): 'ACTIVE' | 'EXPIRED' | 'SCHEDULED' {
@@ -44,7 +52,13 @@ function status(discount: BasicDiscount, now: Date): 'ACTIVE' | 'EXPIRED' | 'SCH
 
 export function discountNodeView(context: ResolverContext, discount: BasicDiscount) {
   const percent = Math.round(discount.percentage * 100);
-  const redeemCode = { __typename: 'DiscountRedeemCode', id: gid('DiscountRedeemCode', discount.redeemCodeId), code: discount.code, asyncUsageCount: discount.usageCount, createdBy: null };
+  const redeemCode = {
+    __typename: 'DiscountRedeemCode',
+    id: gid('DiscountRedeemCode', discount.redeemCodeId),
+    code: discount.code,
+    asyncUsageCount: discount.usageCount,
+    createdBy: null,
+  };
   const codeDiscount = {
     __typename: 'DiscountCodeBasic',
     title: discount.title,
@@ -74,7 +88,14 @@ export function discountNodeView(context: ResolverContext, discount: BasicDiscou
       appliesOnOneTimePurchase: true,
       appliesOnSubscription: false,
     },
-    codes: (args: ConnectionArgs) => paginate([redeemCode], args, () => ({ id: discount.redeemCodeId, value: discount.redeemCodeId }), (item) => item, context.bulk),
+    codes: (args: ConnectionArgs) =>
+      paginate(
+        [redeemCode],
+        args,
+        () => ({ id: discount.redeemCodeId, value: discount.redeemCodeId }),
+        (item) => item,
+        context.bulk,
+      ),
     codesCount: count(1),
   };
   return { __typename: 'DiscountCodeNode', id: gid('DiscountCodeNode', discount.id), codeDiscount };
@@ -93,10 +114,12 @@ function findDiscount(context: ResolverContext, id: string): BasicDiscount | und
 /** Rejects the input shapes the stand-in does not model, loudly. */
 function refuseUnmodelled(input: BasicCodeDiscountInput): void {
   const value = input.customerGets?.value;
-  if (value?.discountAmount || value?.discountOnQuantity) throw notImplemented('fixed-amount and quantity discounts (customerGets.value.percentage only)');
+  if (value?.discountAmount || value?.discountOnQuantity)
+    throw notImplemented('fixed-amount and quantity discounts (customerGets.value.percentage only)');
   const items = input.customerGets?.items;
   if (items?.products || items?.collections) throw notImplemented('product and collection discounts (customerGets.items.all only)');
-  if (input.context?.customers || input.context?.customerSegments || input.context?.markets) throw notImplemented('discount contexts other than all buyers');
+  if (input.context?.customers || input.context?.customerSegments || input.context?.markets)
+    throw notImplemented('discount contexts other than all buyers');
   if (input.minimumRequirement) throw notImplemented('minimumRequirement');
 }
 
@@ -108,7 +131,8 @@ function validate(context: ResolverContext, input: BasicCodeDiscountInput, exist
   if (creating || input.code !== undefined) {
     const code = input.code?.trim() ?? '';
     if (!code) errors.push(userError(['code'], "Code can't be blank", 'BLANK'));
-    else if (code.length > MAX_CODE_LENGTH) errors.push(userError(['code'], `Code is too long (maximum is ${MAX_CODE_LENGTH} characters)`, 'TOO_LONG'));
+    else if (code.length > MAX_CODE_LENGTH)
+      errors.push(userError(['code'], `Code is too long (maximum is ${MAX_CODE_LENGTH} characters)`, 'TOO_LONG'));
     else if (/[\n\r]/.test(code)) errors.push(userError(['code'], 'Code cannot contain newline characters.', 'INVALID'));
     else {
       const holder = findDiscountByCode(context, code);
@@ -118,20 +142,25 @@ function validate(context: ResolverContext, input: BasicCodeDiscountInput, exist
   if (creating && !input.startsAt) errors.push(userError(['startsAt'], "Starts at can't be blank", 'BLANK'));
   for (const name of ['startsAt', 'endsAt'] as const) {
     const value = input[name];
-    if (value && Number.isNaN(Date.parse(value))) errors.push(userError([name], `${name === 'startsAt' ? 'Starts at' : 'Ends at'} is invalid`, 'INVALID'));
+    if (value && Number.isNaN(Date.parse(value)))
+      errors.push(userError([name], `${name === 'startsAt' ? 'Starts at' : 'Ends at'} is invalid`, 'INVALID'));
   }
   const startsAt = input.startsAt ? new Date(input.startsAt) : existing?.startsAt;
   const endsAt = input.endsAt === undefined ? existing?.endsAt : input.endsAt ? new Date(input.endsAt) : null;
-  if (startsAt && endsAt && endsAt <= startsAt) errors.push(userError(['endsAt'], 'Ends at needs to be after starts_at', 'END_DATE_BEFORE_START_DATE'));
+  if (startsAt && endsAt && endsAt <= startsAt)
+    errors.push(userError(['endsAt'], 'Ends at needs to be after starts_at', 'END_DATE_BEFORE_START_DATE'));
   if (creating && !input.customerGets) errors.push(userError(['customerGets'], "Customer gets can't be blank", 'BLANK'));
   if (input.customerGets) {
     const percentage = input.customerGets.value?.percentage;
     if (percentage === undefined || percentage === null) errors.push(userError(['customerGets', 'value'], "Value can't be blank", 'BLANK'));
-    else if (percentage <= 0 || percentage > 1) errors.push(userError(['customerGets', 'value', 'percentage'], 'Value must be between 0.0 and 1.0', 'VALUE_OUTSIDE_RANGE'));
+    else if (percentage <= 0 || percentage > 1)
+      errors.push(userError(['customerGets', 'value', 'percentage'], 'Value must be between 0.0 and 1.0', 'VALUE_OUTSIDE_RANGE'));
     if (!input.customerGets.items?.all) errors.push(userError(['customerGets', 'items'], 'Items must be specified', 'BLANK'));
   }
-  if (input.context && input.customerSelection) errors.push(userError(['context'], 'Only one of context or customerSelection can be provided.', 'INVALID'));
-  if (input.usageLimit !== undefined && input.usageLimit !== null && input.usageLimit < 1) errors.push(userError(['usageLimit'], 'Usage limit must be greater than 0', 'GREATER_THAN'));
+  if (input.context && input.customerSelection)
+    errors.push(userError(['context'], 'Only one of context or customerSelection can be provided.', 'INVALID'));
+  if (input.usageLimit !== undefined && input.usageLimit !== null && input.usageLimit < 1)
+    errors.push(userError(['usageLimit'], 'Usage limit must be greater than 0', 'GREATER_THAN'));
   return errors;
 }
 
@@ -172,7 +201,8 @@ export function discountCodeBasicUpdate(context: ResolverContext, args: { id: st
   if (input.title) discount.title = input.title.trim();
   if (input.code) discount.code = input.code.trim();
   if (input.customerGets?.value?.percentage) discount.percentage = input.customerGets.value.percentage;
-  if (input.appliesOncePerCustomer !== undefined && input.appliesOncePerCustomer !== null) discount.appliesOncePerCustomer = input.appliesOncePerCustomer;
+  if (input.appliesOncePerCustomer !== undefined && input.appliesOncePerCustomer !== null)
+    discount.appliesOncePerCustomer = input.appliesOncePerCustomer;
   if (input.usageLimit !== undefined) discount.usageLimit = input.usageLimit;
   if (input.startsAt) discount.startsAt = new Date(input.startsAt);
   if (input.endsAt !== undefined) discount.endsAt = input.endsAt ? new Date(input.endsAt) : null;

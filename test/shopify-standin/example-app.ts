@@ -41,19 +41,32 @@ export async function startExampleApp(makeShopify: (hostName: string) => Shopify
     const url = new URL(request.url ?? '/', 'http://app.local');
     try {
       if (url.pathname === '/install') {
-        await shopify!.auth.begin({ shop: url.searchParams.get('shop') ?? '', callbackPath: '/callback', isOnline: false, rawRequest: request, rawResponse: response });
+        await shopify!.auth.begin({
+          shop: url.searchParams.get('shop') ?? '',
+          callbackPath: '/callback',
+          isOnline: false,
+          rawRequest: request,
+          rawResponse: response,
+        });
         return;
       }
       if (url.pathname === '/callback') {
         const { session } = await shopify!.auth.callback({ rawRequest: request, rawResponse: response });
         sessions.push(session);
-        response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Installed</title><h1>Installed on ${session.shop}</h1>`);
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<!doctype html><title>Installed</title><h1>Installed on ${session.shop}</h1>`);
         return;
       }
       if (url.pathname === '/webhooks' && request.method === 'POST') {
         const rawBody = await readBody(request);
         const check = await shopify!.webhooks.validate({ rawBody, rawRequest: request, rawResponse: response });
-        webhooks.push({ valid: check.valid, topic: check.valid ? check.topic : null, webhookId: check.valid ? check.webhookId : null, body: rawBody });
+        webhooks.push({
+          valid: check.valid,
+          topic: check.valid ? check.topic : null,
+          webhookId: check.valid ? check.webhookId : null,
+          body: rawBody,
+        });
         response.writeHead(check.valid ? 200 : 401).end();
         return;
       }

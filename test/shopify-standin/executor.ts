@@ -57,8 +57,8 @@ function argumentSites(schema: GraphQLSchema, document: DocumentNode): Map<Value
   const typeInfo = new TypeInfo(schema);
   const mark = (value: ValueNode, site: ArgumentSite) => {
     sites.set(value, site);
-    if (value.kind === Kind.LIST) value.values.forEach((item) => mark(item, site));
-    if (value.kind === Kind.OBJECT) value.fields.forEach((field) => mark(field.value, site));
+    if (value.kind === Kind.LIST) for (const item of value.values) mark(item, site);
+    if (value.kind === Kind.OBJECT) for (const field of value.fields) mark(field.value, site);
   };
   visit(
     document,
@@ -77,11 +77,23 @@ function argumentSites(schema: GraphQLSchema, document: DocumentNode): Map<Value
 function shopifyValidationError(error: GraphQLError, sites: Map<ValueNode, ArgumentSite>): ShopifyErrorJson {
   const message = error.message;
   let match = /^Cannot query field "(\w+)" on type "(\w+)"\./.exec(message);
-  if (match) return toJson(error, { message: `Field '${match[1]}' doesn't exist on type '${match[2]}'`, extensions: { code: 'undefinedField', typeName: match[2], fieldName: match[1] } });
+  if (match)
+    return toJson(error, {
+      message: `Field '${match[1]}' doesn't exist on type '${match[2]}'`,
+      extensions: { code: 'undefinedField', typeName: match[2], fieldName: match[1] },
+    });
   match = /^Unknown argument "(\w+)" on field "\w+\.(\w+)"\./.exec(message);
-  if (match) return toJson(error, { message: `Field '${match[2]}' doesn't accept argument '${match[1]}'`, extensions: { code: 'argumentNotAccepted', name: match[2], typeName: 'Field', argumentName: match[1] } });
+  if (match)
+    return toJson(error, {
+      message: `Field '${match[2]}' doesn't accept argument '${match[1]}'`,
+      extensions: { code: 'argumentNotAccepted', name: match[2], typeName: 'Field', argumentName: match[1] },
+    });
   match = /^Field "(\w+)" argument "(\w+)" of type "(.+)" is required, but it was not provided\./.exec(message);
-  if (match) return toJson(error, { message: `Field '${match[1]}' is missing required arguments: ${match[2]}`, extensions: { code: 'missingRequiredArguments', className: 'Field', name: match[1], arguments: match[2] } });
+  if (match)
+    return toJson(error, {
+      message: `Field '${match[1]}' is missing required arguments: ${match[2]}`,
+      extensions: { code: 'missingRequiredArguments', className: 'Field', name: match[1], arguments: match[2] },
+    });
   match = /^Field "(\w+)" of type "(.+)" must have a selection of subfields/.exec(message);
   if (match) {
     const typeName = match[2]!.replace(/[[\]!]/g, '');
@@ -94,7 +106,12 @@ function shopifyValidationError(error: GraphQLError, sites: Map<ValueNode, Argum
   if (match) {
     const typeName = match[2]!.replace(/!/g, '');
     const node = error.nodes?.[0];
-    const selected = node?.kind === Kind.FIELD ? (node.selectionSet?.selections ?? []).map((selection) => (selection.kind === Kind.FIELD ? selection.name.value : '...')).join(', ') : '';
+    const selected =
+      node?.kind === Kind.FIELD
+        ? (node.selectionSet?.selections ?? [])
+            .map((selection) => (selection.kind === Kind.FIELD ? selection.name.value : '...'))
+            .join(', ')
+        : '';
     return toJson(error, {
       message: `Selections can't be made on scalars (field '${match[1]}' returns ${typeName} but has selections [${selected}])`,
       extensions: { code: 'selectionMismatch', nodeName: `field '${match[1]}'`, typeName },
@@ -155,15 +172,23 @@ export function prepare(schema: GraphQLSchema, source: string, operationName: st
     const sites = argumentSites(schema, document);
     return { ok: false, errors: validationErrors.map((error) => shopifyValidationError(error, sites)) };
   }
-  const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
-  const operation = operationName ? operations.find((candidate) => candidate.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+  const operations = document.definitions.filter(
+    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+  );
+  const operation = operationName
+    ? operations.find((candidate) => candidate.name?.value === operationName)
+    : operations.length === 1
+      ? operations[0]
+      : undefined;
   if (!operation) {
     const message = operationName ? `No operation named "${operationName}"` : 'An operation name is required';
     return { ok: false, errors: [{ message, extensions: { code: 'OPERATION_NAME_REQUIRED' } }] };
   }
   if (operation.operation === 'subscription') return { ok: false, errors: [{ message: 'Subscriptions are not supported' }] };
   const fragments = new Map(
-    document.definitions.filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
+    document.definitions
+      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
   );
   return { ok: true, prepared: { document, operation, fragments } };
 }

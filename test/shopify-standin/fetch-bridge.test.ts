@@ -22,7 +22,11 @@ describe('Shopify stand-in: the local port, for another process', () => {
     const page = await fetch(local);
     expect(page.status).toBe(200);
     // The grant form posts to a relative path, so it works on the local port too.
-    const granted = await fetch(new URL('grant', local), { method: 'POST', redirect: 'manual', body: new URLSearchParams(formFields(await page.text())) });
+    const granted = await fetch(new URL('grant', local), {
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams(formFields(await page.text())),
+    });
     expect(granted.status).toBe(302);
     expect(new URL(granted.headers.get('location')!).searchParams.get('shop')).toBe(SHOP);
 

@@ -23,7 +23,8 @@ export function standInFetch(handle: Handle): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
     const host = new URL(request.url).hostname;
-    if (!isStandInHost(host)) throw new TypeError(`fetch failed: ${host} is not served by the Shopify stand-in, and tests reach no other host`);
+    if (!isStandInHost(host))
+      throw new TypeError(`fetch failed: ${host} is not served by the Shopify stand-in, and tests reach no other host`);
     return handle(request);
   };
 }
@@ -36,7 +37,11 @@ export async function routeBrowserToStandIn(target: BrowserContext | Page, handl
       const headers = Object.fromEntries(Object.entries(await request.allHeaders()).filter(([name]) => !name.startsWith(':')));
       const body = request.postDataBuffer();
       const response = await handle(new Request(url, { method: request.method(), headers, body: body ? new Uint8Array(body) : undefined }));
-      await route.fulfill({ status: response.status, headers: Object.fromEntries(response.headers), body: Buffer.from(await response.arrayBuffer()) });
+      await route.fulfill({
+        status: response.status,
+        headers: Object.fromEntries(response.headers),
+        body: Buffer.from(await response.arrayBuffer()),
+      });
       return;
     }
     if (!request.isNavigationRequest()) {
@@ -76,17 +81,24 @@ export async function listenLocally(handle: Handle): Promise<LocalListener> {
     const chunks: Buffer[] = [];
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
     const headers = new Headers();
-    for (const [name, value] of Object.entries(incoming.headers)) if (typeof value === 'string' && name !== 'host') headers.set(name, value);
+    for (const [name, value] of Object.entries(incoming.headers))
+      if (typeof value === 'string' && name !== 'host') headers.set(name, value);
     const method = incoming.method ?? 'GET';
     let response: Response;
     try {
       response =
         host && isStandInHost(host.toLowerCase())
-          ? await handle(new Request(`https://${host.toLowerCase()}/${rest.join('/')}`, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : new Uint8Array(Buffer.concat(chunks)) }))
+          ? await handle(
+              new Request(`https://${host.toLowerCase()}/${rest.join('/')}`, {
+                method,
+                headers,
+                body: method === 'GET' || method === 'HEAD' ? undefined : new Uint8Array(Buffer.concat(chunks)),
+              }),
+            )
           : new Response('Not Found', { status: 404 });
     } catch (error) {
       // A stand-in bug must show in the caller's test, not take the process down.
-      response = new Response(error instanceof Error ? error.stack ?? error.message : String(error), { status: 500 });
+      response = new Response(error instanceof Error ? (error.stack ?? error.message) : String(error), { status: 500 });
     }
     outgoing.writeHead(response.status, Object.fromEntries(response.headers));
     outgoing.end(Buffer.from(await response.arrayBuffer()));

@@ -17,7 +17,14 @@ describe('Shopify stand-in: shop generator', () => {
   });
 
   it('is deterministic by seed, keeps orders in time order, and counts each customer’s orders', () => {
-    const options = { seed: 'seed-1', products: 300, orders: 2_000, now: new Date('2026-11-02T12:00:00Z'), withoutImagesShare: 0.1, inactiveShare: 0.2 };
+    const options = {
+      seed: 'seed-1',
+      products: 300,
+      orders: 2_000,
+      now: new Date('2026-11-02T12:00:00Z'),
+      withoutImagesShare: 0.1,
+      inactiveShare: 0.2,
+    };
     const first = generateShopData(new IdAllocator(), 'a.myshopify.com', options);
     const second = generateShopData(new IdAllocator(), 'a.myshopify.com', options);
     expect(second).toEqual(first);
@@ -33,7 +40,9 @@ describe('Shopify stand-in: shop generator', () => {
       return seen;
     });
     expect(first.orders.map((order) => order.customerOrderIndex)).toEqual(expectedIndexes);
-    expect(first.customers.map((customer) => customer.orderCount)).toEqual(first.customers.map((customer) => ordersByCustomer.get(customer.id) ?? 0));
+    expect(first.customers.map((customer) => customer.orderCount)).toEqual(
+      first.customers.map((customer) => ordersByCustomer.get(customer.id) ?? 0),
+    );
     expect(first.products.some((product) => product.imageUrl === null)).toBe(true);
     expect(first.products.some((product) => product.status !== 'ACTIVE')).toBe(true);
   });

@@ -22,8 +22,37 @@ export interface GeneratorOptions {
   inactiveShare: number;
 }
 
-const ADJECTIVES = ['Classic', 'Everyday', 'Organic', 'Small-Batch', 'Heritage', 'Modern', 'Wild', 'Cozy', 'Bright', 'Rustic', 'Coastal', 'Alpine'];
-const NOUNS = ['Tee', 'Mug', 'Candle', 'Tote', 'Blend', 'Serum', 'Blanket', 'Bottle', 'Notebook', 'Scarf', 'Soap', 'Planter', 'Cap', 'Kit', 'Sampler'];
+const ADJECTIVES = [
+  'Classic',
+  'Everyday',
+  'Organic',
+  'Small-Batch',
+  'Heritage',
+  'Modern',
+  'Wild',
+  'Cozy',
+  'Bright',
+  'Rustic',
+  'Coastal',
+  'Alpine',
+];
+const NOUNS = [
+  'Tee',
+  'Mug',
+  'Candle',
+  'Tote',
+  'Blend',
+  'Serum',
+  'Blanket',
+  'Bottle',
+  'Notebook',
+  'Scarf',
+  'Soap',
+  'Planter',
+  'Cap',
+  'Kit',
+  'Sampler',
+];
 const VENDORS = ['House Brand', 'Northside Makers', 'Field & Co', 'Studio Nine'];
 const TYPES = ['Apparel', 'Home', 'Beauty', 'Food', 'Outdoor', 'Stationery'];
 const DAY_MS = 86_400_000;

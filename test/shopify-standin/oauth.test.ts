@@ -13,7 +13,8 @@ describe('Shopify stand-in: OAuth authorization code grant, checked by @shopify/
   const standIn = new ShopifyStandIn({ now: () => new Date(Date.now() + offsetMs) });
   let shopify: ReturnType<typeof shopifyLibraryFor>;
   let app: ExampleApp;
-  const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { redirect: 'manual', headers: { 'user-agent': BROWSER_USER_AGENT, ...headers } });
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    fetch(url, { redirect: 'manual', headers: { 'user-agent': BROWSER_USER_AGENT, ...headers } });
 
   beforeAll(async () => {
     standIn.createShop({ name: 'oak-and-ash', products: 5 });
@@ -37,7 +38,11 @@ describe('Shopify stand-in: OAuth authorization code grant, checked by @shopify/
     const page = await standIn.fetch(authorize);
     if (page.status === 302) return { callback: new URL(page.headers.get('location')!), cookie: cookiesFrom(install) };
     const fields = formFields(await page.text());
-    const granted = await standIn.fetch(new URL('grant', authorize), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+    const granted = await standIn.fetch(new URL('grant', authorize), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields),
+    });
     expect(granted.status).toBe(302);
     return { callback: new URL(granted.headers.get('location')!), cookie: cookiesFrom(install) };
   }
@@ -45,7 +50,11 @@ describe('Shopify stand-in: OAuth authorization code grant, checked by @shopify/
   it('walks install → grant page → signed callback → token, and the token reads the Admin API', async () => {
     const install = await get(`${app.baseUrl}/install?shop=${SHOP}`);
     const authorize = new URL(install.headers.get('location')!);
-    expect(Object.fromEntries(authorize.searchParams)).toMatchObject({ client_id: standIn.app.apiKey, scope: SCOPES.join(','), redirect_uri: app.callbackUrl });
+    expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
+      client_id: standIn.app.apiKey,
+      scope: SCOPES.join(','),
+      redirect_uri: app.callbackUrl,
+    });
 
     const page = await standIn.fetch(authorize);
     expect(page.status).toBe(200);
@@ -60,7 +69,9 @@ describe('Shopify stand-in: OAuth authorization code grant, checked by @shopify/
     });
     const callback = new URL(granted.headers.get('location')!);
     expect([...callback.searchParams.keys()].sort()).toEqual(['code', 'hmac', 'host', 'shop', 'state', 'timestamp']);
-    expect(callback.searchParams.get('host')).toBe(Buffer.from('admin.shopify.com/store/oak-and-ash').toString('base64').replace(/=+$/, ''));
+    expect(callback.searchParams.get('host')).toBe(
+      Buffer.from('admin.shopify.com/store/oak-and-ash').toString('base64').replace(/=+$/, ''),
+    );
     expect(await shopify.utils.validateHmac(Object.fromEntries(callback.searchParams))).toBe(true);
 
     const done = await get(callback.toString(), { cookie: cookiesFrom(install) });
@@ -93,10 +104,17 @@ describe('Shopify stand-in: OAuth authorization code grant, checked by @shopify/
     const direct = await standIn.fetch(`https://${SHOP}/admin/oauth/access_token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_id: standIn.app.apiKey, client_secret: standIn.app.apiSecret, code: callback.searchParams.get('code') }),
+      body: JSON.stringify({
+        client_id: standIn.app.apiKey,
+        client_secret: standIn.app.apiSecret,
+        code: callback.searchParams.get('code'),
+      }),
     });
     expect(direct.status).toBe(400);
-    expect(await direct.json()).toEqual({ error: 'invalid_request', error_description: 'The authorization code was not found or was already used' });
+    expect(await direct.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'The authorization code was not found or was already used',
+    });
   });
 
   it('lets a code expire, and takes none with the wrong client secret', async () => {
@@ -122,7 +140,9 @@ describe('Shopify stand-in: OAuth authorization code grant, checked by @shopify/
 
   it('redirects straight back when the app holds the scopes already, and refuses a foreign redirect_uri or client_id', async () => {
     const authorize = (params: Record<string, string>) =>
-      standIn.fetch(`https://${SHOP}/admin/oauth/authorize?${new URLSearchParams({ client_id: standIn.app.apiKey, scope: 'read_products', redirect_uri: app.callbackUrl, state: 'nonce-1', ...params })}`);
+      standIn.fetch(
+        `https://${SHOP}/admin/oauth/authorize?${new URLSearchParams({ client_id: standIn.app.apiKey, scope: 'read_products', redirect_uri: app.callbackUrl, state: 'nonce-1', ...params })}`,
+      );
     const again = await authorize({});
     expect(again.status).toBe(302);
     expect(new URL(again.headers.get('location')!).searchParams.get('state')).toBe('nonce-1');

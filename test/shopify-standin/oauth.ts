@@ -22,7 +22,8 @@ interface PendingCode {
 }
 
 const html = (status: number, body: string) => new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8' } });
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
 
 /**
  * The message Shopify signs: every parameter but hmac, sorted by name, joined as a query string
@@ -41,7 +42,10 @@ export function signQuery(secret: string, params: Record<string, string>): strin
 }
 
 /** Shopify's `host` parameter: base64 of the shop's admin address, unpadded. */
-export const hostParameter = (shopDomain: string) => Buffer.from(`admin.shopify.com/store/${shopDomain.split('.')[0]}`).toString('base64').replace(/=+$/, '');
+export const hostParameter = (shopDomain: string) =>
+  Buffer.from(`admin.shopify.com/store/${shopDomain.split('.')[0]}`)
+    .toString('base64')
+    .replace(/=+$/, '');
 
 export class OAuthEndpoints {
   private readonly codes = new Map<string, PendingCode>();
@@ -77,7 +81,10 @@ export class OAuthEndpoints {
     const clientId = query.get('client_id') ?? '';
     const redirectUri = query.get('redirect_uri') ?? '';
     const state = query.get('state') ?? '';
-    const scopes = (query.get('scope') ?? '').split(',').map((scope) => scope.trim()).filter(Boolean);
+    const scopes = (query.get('scope') ?? '')
+      .split(',')
+      .map((scope) => scope.trim())
+      .filter(Boolean);
     if (clientId !== this.core.app.apiKey) return this.oauthError('invalid_request', 'The client_id is not recognized');
     if (!this.core.app.redirectUrls.includes(redirectUri)) return this.oauthError('invalid_request', 'The redirect_uri is not whitelisted');
     const invalid = scopes.find((scope) => !SCOPE_PATTERN.test(scope));
@@ -90,7 +97,15 @@ export class OAuthEndpoints {
       return this.redirectBack(shop, redirectUri, state, installation.scopes);
     }
     const fields = { client_id: clientId, scope: scopes.join(','), redirect_uri: redirectUri, state };
-    return html(200, grantPage({ appTitle: this.core.app.title, shop: shop.domain, scopes, fields: { ...fields, grant_token: this.grantToken(shop, fields) } }));
+    return html(
+      200,
+      grantPage({
+        appTitle: this.core.app.title,
+        shop: shop.domain,
+        scopes,
+        fields: { ...fields, grant_token: this.grantToken(shop, fields) },
+      }),
+    );
   }
 
   /** The staff clicked "Install app": the app is installed with the scopes shown. */
@@ -104,7 +119,8 @@ export class OAuthEndpoints {
     };
     const expected = Buffer.from(this.grantToken(shop, fields));
     const given = Buffer.from(form.get('grant_token') ?? '');
-    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return this.oauthError('invalid_request', 'The grant form was altered');
+    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected))
+      return this.oauthError('invalid_request', 'The grant form was altered');
     const scopes = fields.scope.split(',').filter(Boolean);
     shop.installation.installed = true;
     shop.installation.scopes = scopes;
@@ -126,7 +142,10 @@ export class OAuthEndpoints {
       return json(400, { error: 'invalid_client', error_description: 'Client credentials are invalid' });
     }
     if (body.expiring === '1' || body.expiring === 1 || body.expiring === true) {
-      return json(400, { error: 'invalid_request', error_description: 'The Shopify stand-in does not implement expiring offline access tokens' });
+      return json(400, {
+        error: 'invalid_request',
+        error_description: 'The Shopify stand-in does not implement expiring offline access tokens',
+      });
     }
     const code = String(body.code ?? '');
     const pending = this.codes.get(code);

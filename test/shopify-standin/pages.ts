@@ -35,7 +35,9 @@ const hidden = (fields: Record<string, string>) =>
     .join('');
 
 export function grantPage(options: { appTitle: string; shop: string; scopes: string[]; fields: Record<string, string> }): string {
-  const scopes = options.scopes.length ? options.scopes.map((scope) => `<li>${escapeHtml(scope)}</li>`).join('') : '<li>No data access</li>';
+  const scopes = options.scopes.length
+    ? options.scopes.map((scope) => `<li>${escapeHtml(scope)}</li>`).join('')
+    : '<li>No data access</li>';
   return page(
     `Install ${options.appTitle}`,
     `<h1>Install ${escapeHtml(options.appTitle)}</h1>
@@ -48,7 +50,14 @@ export function grantPage(options: { appTitle: string; shop: string; scopes: str
   );
 }
 
-export function chargePage(options: { appTitle: string; shop: string; name: string; lines: string[]; test: boolean; signature: string }): string {
+export function chargePage(options: {
+  appTitle: string;
+  shop: string;
+  name: string;
+  lines: string[];
+  test: boolean;
+  signature: string;
+}): string {
   return page(
     `Approve subscription`,
     `<h1>Approve subscription</h1>

@@ -2,12 +2,35 @@ import type { GraphQLSchema } from 'graphql';
 import { appInstallationView, appSubscriptionCancel, appSubscriptionCreate, appSubscriptionView, appUsageRecordCreate } from './billing.js';
 import { bulkOperationRunQuery, bulkOperationView, currentBulkOperation, findBulkOperation } from './bulk-operations.js';
 import { hasScope, type ResolverContext } from './core.js';
-import { codeDiscountNode, discountCodeBasicCreate, discountCodeBasicUpdate, discountCodeDelete, discountNodeView, findDiscountByCode } from './discounts.js';
+import {
+  codeDiscountNode,
+  discountCodeBasicCreate,
+  discountCodeBasicUpdate,
+  discountCodeDelete,
+  discountNodeView,
+  findDiscountByCode,
+} from './discounts.js';
 import { shopifyError } from './errors.js';
 import { run } from './executor.js';
 import { parseGid } from './model.js';
-import { count, customerView, filteredProducts, orderView, ordersConnection, productsConnection, productView, shopView, visibleOrders } from './views.js';
-import { webhookSubscriptionById, webhookSubscriptionCreate, webhookSubscriptionDelete, webhookSubscriptionsConnection, webhookSubscriptionUpdate } from './webhook-subscriptions.js';
+import {
+  count,
+  customerView,
+  filteredProducts,
+  orderView,
+  ordersConnection,
+  productsConnection,
+  productView,
+  shopView,
+  visibleOrders,
+} from './views.js';
+import {
+  webhookSubscriptionById,
+  webhookSubscriptionCreate,
+  webhookSubscriptionDelete,
+  webhookSubscriptionsConnection,
+  webhookSubscriptionUpdate,
+} from './webhook-subscriptions.js';
 
 /**
  * The root query and mutation fields the stand-in answers, each behind the access scope Shopify
@@ -75,14 +98,18 @@ export function rootValue(context: ResolverContext, schema: GraphQLSchema): Reco
   return {
     shop: () => shopView(shop),
     products: scoped(context, 'products', 'read_products', (args) => productsConnection(context, args)),
-    productsCount: scoped(context, 'productsCount', 'read_products', (args) => count(filteredProducts(context, args).length, args.limit ?? null)),
+    productsCount: scoped(context, 'productsCount', 'read_products', (args) =>
+      count(filteredProducts(context, args).length, args.limit ?? null),
+    ),
     product: scoped(context, 'product', 'read_products', (args) => {
       const parsed = parseGid(args.id);
       const product = parsed?.kind === 'Product' ? shop.productsById.get(parsed.id) : undefined;
       return product ? productView(context, product) : null;
     }),
     orders: scoped(context, 'orders', 'read_orders', (args) => ordersConnection(context, args)),
-    ordersCount: scoped(context, 'ordersCount', 'read_orders', (args) => count(visibleOrders(context, args.query).length, args.limit ?? null)),
+    ordersCount: scoped(context, 'ordersCount', 'read_orders', (args) =>
+      count(visibleOrders(context, args.query).length, args.limit ?? null),
+    ),
     order: scoped(context, 'order', 'read_orders', (args) => nodeById(context, args.id)),
     customer: scoped(context, 'customer', 'read_customers', (args) => nodeById(context, args.id)),
     node: (args: Args) => nodeById(context, args.id),
@@ -101,8 +128,12 @@ export function rootValue(context: ResolverContext, schema: GraphQLSchema): Reco
       return operation ? bulkOperationView(context, operation) : null;
     },
 
-    discountCodeBasicCreate: scoped(context, 'discountCodeBasicCreate', 'write_discounts', (args) => discountCodeBasicCreate(context, args as never)),
-    discountCodeBasicUpdate: scoped(context, 'discountCodeBasicUpdate', 'write_discounts', (args) => discountCodeBasicUpdate(context, args as never)),
+    discountCodeBasicCreate: scoped(context, 'discountCodeBasicCreate', 'write_discounts', (args) =>
+      discountCodeBasicCreate(context, args as never),
+    ),
+    discountCodeBasicUpdate: scoped(context, 'discountCodeBasicUpdate', 'write_discounts', (args) =>
+      discountCodeBasicUpdate(context, args as never),
+    ),
     discountCodeDelete: scoped(context, 'discountCodeDelete', 'write_discounts', (args) => discountCodeDelete(context, args as never)),
     webhookSubscriptionCreate: (args: Args) => webhookSubscriptionCreate(context, args as never),
     webhookSubscriptionUpdate: (args: Args) => webhookSubscriptionUpdate(context, args as never),

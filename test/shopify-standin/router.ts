@@ -21,13 +21,25 @@ const notFound = () => html(404, errorPage('Page not found', 'The page you were 
 
 const CHARGE_PATH = /^\/admin\/charges\/(\d+)\/(\d+)\/RecurringApplicationCharge\/confirm_recurring_application_charge$/;
 
-async function chargeConfirmation(core: StandInCore, shop: ShopRecord, request: Request, url: URL, subscriptionId: number): Promise<Response> {
+async function chargeConfirmation(
+  core: StandInCore,
+  shop: ShopRecord,
+  request: Request,
+  url: URL,
+  subscriptionId: number,
+): Promise<Response> {
   const subscription = shop.subscriptions.find((candidate) => candidate.id === subscriptionId);
   const form = request.method === 'POST' ? new URLSearchParams(await request.text()) : null;
   const signature = form?.get('signature') ?? url.searchParams.get('signature');
   if (!subscription || !shop.installation.installed || !verifyConfirmationSignature(core, subscriptionId, signature)) return notFound();
   if (subscription.status !== 'PENDING') {
-    return html(410, errorPage('Subscription already answered', `This subscription is ${subscription.status.toLowerCase()}; it can no longer be approved.`));
+    return html(
+      410,
+      errorPage(
+        'Subscription already answered',
+        `This subscription is ${subscription.status.toLowerCase()}; it can no longer be approved.`,
+      ),
+    );
   }
   if (!form) {
     const lines = subscription.lineItems.map((item) =>
@@ -35,10 +47,21 @@ async function chargeConfirmation(core: StandInCore, shop: ShopRecord, request: 
         ? `Usage charges: ${item.pricing.terms} (up to ${decimal(item.pricing.cappedAmountCents)} ${item.pricing.currency} every 30 days)`
         : `${decimal(item.pricing.priceCents)} ${item.pricing.currency} ${item.pricing.interval === 'ANNUAL' ? 'every year' : 'every 30 days'}`,
     );
-    return html(200, chargePage({ appTitle: core.app.title, shop: shop.domain, name: subscription.name, lines, test: subscription.test, signature: signature! }));
+    return html(
+      200,
+      chargePage({
+        appTitle: core.app.title,
+        shop: shop.domain,
+        name: subscription.name,
+        lines,
+        test: subscription.test,
+        signature: signature!,
+      }),
+    );
   }
   const decision = form.get('decision');
-  if (decision !== 'approve' && decision !== 'decline') return html(400, errorPage('Choose an answer', 'Approve or decline the subscription.'));
+  if (decision !== 'approve' && decision !== 'decline')
+    return html(400, errorPage('Choose an answer', 'Approve or decline the subscription.'));
   const location = await answerCharge(core, shop, subscription, decision === 'approve');
   return new Response(null, { status: 302, headers: { location } });
 }

@@ -30,7 +30,9 @@ let adminSchema: GraphQLSchema | undefined;
  */
 export function loadAdminSchema(): GraphQLSchema {
   if (!adminSchema) {
-    const introspection = JSON.parse(zlib.gunzipSync(fs.readFileSync(findIntrospectionFile())).toString('utf8')) as { data: IntrospectionQuery };
+    const introspection = JSON.parse(zlib.gunzipSync(fs.readFileSync(findIntrospectionFile())).toString('utf8')) as {
+      data: IntrospectionQuery;
+    };
     adminSchema = buildClientSchema(introspection.data);
   }
   return adminSchema;

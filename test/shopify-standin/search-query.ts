@@ -16,13 +16,17 @@ export interface SearchTerm {
 }
 
 export function parseSearchQuery(query: string | null | undefined): SearchTerm[] {
-  if (!query || !query.trim()) return [];
+  if (!query?.trim()) return [];
   const tokens = query.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g) ?? [];
   const terms: SearchTerm[] = [];
   for (const token of tokens) {
     if (token === 'AND') continue;
     const match = /^([a-z_]+):(>=|<=|>|<)?(.+)$/.exec(token);
-    if (!match) throw shopifyError(`The Shopify stand-in supports only field:value search terms joined by AND, not '${token}'`, 'STAND_IN_NOT_IMPLEMENTED');
+    if (!match)
+      throw shopifyError(
+        `The Shopify stand-in supports only field:value search terms joined by AND, not '${token}'`,
+        'STAND_IN_NOT_IMPLEMENTED',
+      );
     const raw = match[3]!;
     terms.push({ field: match[1]!, comparator: (match[2] as Comparator | undefined) ?? '=', value: raw.replace(/^(['"])(.*)\1$/, '$2') });
   }
@@ -52,16 +56,16 @@ export function datePredicate<T>(term: SearchTerm, dateOf: (item: T) => Date): P
   return (item) => compare(term.comparator, dateOf(item).getTime(), bound);
 }
 
-export function listPredicate<T>(term: SearchTerm, valueOf: (item: T) => string): Predicate<T> {
+export function listPredicate<T>(term: SearchTerm, fieldOf: (item: T) => string): Predicate<T> {
   if (term.comparator !== '=') throw shopifyError(`${term.field} takes no comparison`, 'BAD_REQUEST');
   const accepted = new Set(term.value.toLowerCase().split(','));
-  return (item) => accepted.has(valueOf(item).toLowerCase());
+  return (item) => accepted.has(fieldOf(item).toLowerCase());
 }
 
-export function numberPredicate<T>(term: SearchTerm, valueOf: (item: T) => number): Predicate<T> {
+export function numberPredicate<T>(term: SearchTerm, fieldOf: (item: T) => number): Predicate<T> {
   const bound = Number(term.value);
   if (!Number.isFinite(bound)) throw shopifyError(`Invalid number in search term ${term.field}:${term.value}`, 'BAD_REQUEST');
-  return (item) => compare(term.comparator, valueOf(item), bound);
+  return (item) => compare(term.comparator, fieldOf(item), bound);
 }
 
 /** A filter over `items` built from the query's terms, each field mapped by `fields`. */
@@ -71,7 +75,11 @@ export function searchFilter<T>(
 ): Predicate<T> {
   const predicates = parseSearchQuery(query).map((term) => {
     const build = fields[term.field];
-    if (!build) throw shopifyError(`The Shopify stand-in does not implement the search field '${term.field}' here (supported: ${Object.keys(fields).join(', ')})`, 'STAND_IN_NOT_IMPLEMENTED');
+    if (!build)
+      throw shopifyError(
+        `The Shopify stand-in does not implement the search field '${term.field}' here (supported: ${Object.keys(fields).join(', ')})`,
+        'STAND_IN_NOT_IMPLEMENTED',
+      );
     return build(term);
   });
   return (item) => predicates.every((predicate) => predicate(item));

@@ -23,7 +23,9 @@ export function shopifyLibraryFor(standIn: ShopifyStandIn, options: { hostName: 
     logger: { level: LogSeverity.Error, log: async () => {} },
     billing: {
       [USAGE_PLAN]: {
-        lineItems: [{ interval: BillingInterval.Usage, amount: 500, currencyCode: 'USD', terms: 'A share of each first order your partners bring' }],
+        lineItems: [
+          { interval: BillingInterval.Usage, amount: 500, currencyCode: 'USD', terms: 'A share of each first order your partners bring' },
+        ],
       },
     },
   });

@@ -78,7 +78,8 @@ export interface RefundInput {
 /** Tests reach no other machine: without a deliverWebhook of its own, the stand-in posts to loopback only. */
 const deliverToLoopback: Deliver = async (url, init) => {
   const host = new URL(url).hostname;
-  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]') throw new Error(`webhook to ${host} not sent: pass deliverWebhook to route it`);
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]')
+    throw new Error(`webhook to ${host} not sent: pass deliverWebhook to route it`);
   return fetch(url, init);
 };
 
@@ -221,8 +222,16 @@ export class ShopifyStandIn {
     const wanted = input.lineItems ?? [{ productId: shop.products.find((product) => product.status === 'ACTIVE')?.id ?? -1, quantity: 1 }];
     const lineItems = wanted.map(({ productId, quantity = 1 }) => {
       const product = shop.productsById.get(productId);
-      if (!product || product.status !== 'ACTIVE') throw new Error(`product ${productId} cannot be bought at ${domain}`);
-      return { id: this.core.ids.next('LineItem'), productId, variantId: product.variantId, title: product.title, quantity, unitPriceCents: product.priceCents, refundedQuantity: 0 };
+      if (product?.status !== 'ACTIVE') throw new Error(`product ${productId} cannot be bought at ${domain}`);
+      return {
+        id: this.core.ids.next('LineItem'),
+        productId,
+        variantId: product.variantId,
+        title: product.title,
+        quantity,
+        unitPriceCents: product.priceCents,
+        refundedQuantity: 0,
+      };
     });
     let customer = input.customerId === undefined ? undefined : shop.customers.get(input.customerId);
     if (input.customerId !== undefined && !customer) throw new Error(`no customer ${input.customerId} at ${domain}`);
@@ -237,9 +246,14 @@ export class ShopifyStandIn {
     if (input.discountCode !== undefined) {
       const wantedCode = input.discountCode.toLowerCase();
       const discount = [...shop.discounts.values()].find((candidate) => candidate.code.toLowerCase() === wantedCode);
-      const active = discount && discount.startsAt <= now && (!discount.endsAt || discount.endsAt > now) && (discount.usageLimit === null || discount.usageCount < discount.usageLimit);
+      const active =
+        discount &&
+        discount.startsAt <= now &&
+        (!discount.endsAt || discount.endsAt > now) &&
+        (discount.usageLimit === null || discount.usageCount < discount.usageLimit);
       if (!discount || !active) throw new Error(`checkout refused: discount code ${input.discountCode} is not valid at ${domain}`);
-      if (discount.appliesOncePerCustomer && discount.usedBy.has(customer.id)) throw new Error(`checkout refused: customer ${customer.id} already used ${discount.code}`);
+      if (discount.appliesOncePerCustomer && discount.usedBy.has(customer.id))
+        throw new Error(`checkout refused: customer ${customer.id} already used ${discount.code}`);
       discountCents = Math.round(subtotalCents * discount.percentage);
       discountCode = discount.code;
       discount.usageCount += 1;
@@ -286,22 +300,32 @@ export class ShopifyStandIn {
     const remaining = order.totalCents - refundedCents(order);
     const share = order.subtotalCents === 0 ? 0 : order.discountCents / order.subtotalCents;
     const wholeOrder = !input.lineItems && input.amountCents === undefined;
-    const lines = (input.lineItems ?? (wholeOrder ? order.lineItems.map((item) => ({ lineItemId: item.id, quantity: item.quantity - item.refundedQuantity })) : []))
+    const lines = (
+      input.lineItems ??
+      (wholeOrder ? order.lineItems.map((item) => ({ lineItemId: item.id, quantity: item.quantity - item.refundedQuantity })) : [])
+    )
       .filter((line) => line.quantity > 0)
       .map((line) => {
         const item = order.lineItems.find((candidate) => candidate.id === line.lineItemId);
-        if (!item || line.quantity > item.quantity - item.refundedQuantity) throw new Error(`cannot refund ${line.quantity} of line item ${line.lineItemId}`);
+        if (!item || line.quantity > item.quantity - item.refundedQuantity)
+          throw new Error(`cannot refund ${line.quantity} of line item ${line.lineItemId}`);
         return { item, quantity: line.quantity, subtotalCents: Math.round(item.unitPriceCents * line.quantity * (1 - share)) };
       });
-    const amountCents = wholeOrder ? remaining : input.amountCents ?? lines.reduce((sum, line) => sum + line.subtotalCents, 0);
-    if (amountCents <= 0 || amountCents > remaining) throw new Error(`cannot refund ${amountCents} cents of order ${orderId}: ${remaining} left`);
+    const amountCents = wholeOrder ? remaining : (input.amountCents ?? lines.reduce((sum, line) => sum + line.subtotalCents, 0));
+    if (amountCents <= 0 || amountCents > remaining)
+      throw new Error(`cannot refund ${amountCents} cents of order ${orderId}: ${remaining} left`);
     for (const line of lines) line.item.refundedQuantity += line.quantity;
     const refund: Refund = {
       id: this.core.ids.next('Refund'),
       createdAt: this.now(),
       note: input.note ?? null,
       amountCents,
-      lineItems: lines.map((line) => ({ id: this.core.ids.next('RefundLineItem'), lineItemId: line.item.id, quantity: line.quantity, subtotalCents: line.subtotalCents })),
+      lineItems: lines.map((line) => ({
+        id: this.core.ids.next('RefundLineItem'),
+        lineItemId: line.item.id,
+        quantity: line.quantity,
+        subtotalCents: line.subtotalCents,
+      })),
     };
     order.refunds.push(refund);
     await this.core.webhooks.trigger(shop, 'refunds/create', refundPayload(shop, order, refund));
@@ -328,7 +352,8 @@ export class ShopifyStandIn {
     if (!shop.installation.installed) throw new Error(`the app is not installed on ${domain}`);
     shop.installation.installed = false;
     shop.installation.tokens.clear();
-    for (const subscription of shop.subscriptions) if (subscription.status === 'ACTIVE' || subscription.status === 'PENDING') subscription.status = 'CANCELLED';
+    for (const subscription of shop.subscriptions)
+      if (subscription.status === 'ACTIVE' || subscription.status === 'PENDING') subscription.status = 'CANCELLED';
     const deliveries = await this.core.webhooks.trigger(shop, 'app/uninstalled', shopPayload(shop));
     shop.webhookSubscriptions.clear();
     return deliveries;
@@ -355,7 +380,11 @@ export class ShopifyStandIn {
     const customer = shop.customers.get(customerId);
     if (!customer) throw new Error(`no customer ${customerId} at ${domain}`);
     const orderIds = shop.orders.filter((order) => order.customerId === customerId).map((order) => order.id);
-    return this.core.webhooks.trigger(shop, 'customers/data_request', customersDataRequestPayload(shop, customer, orderIds, this.core.ids.next('DataRequest')));
+    return this.core.webhooks.trigger(
+      shop,
+      'customers/data_request',
+      customersDataRequestPayload(shop, customer, orderIds, this.core.ids.next('DataRequest')),
+    );
   }
 
   async redactCustomer(domain: string, customerId: number): Promise<WebhookDelivery[]> {

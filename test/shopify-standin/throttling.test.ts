@@ -16,7 +16,11 @@ describe('Shopify stand-in: cost-based throttling', () => {
       body: JSON.stringify({ query }),
     });
     expect(response.status).toBe(200);
-    return (await response.json()) as { data?: Record<string, any>; errors?: Array<Record<string, any>>; extensions: { cost: Record<string, any> } };
+    return (await response.json()) as {
+      data?: Record<string, any>;
+      errors?: Array<Record<string, any>>;
+      extensions: { cost: Record<string, any> };
+    };
   };
   // 2 + 50 × 1: every product exists, so the actual cost is the requested one.
   const FIFTY_PRODUCTS = '{ products(first: 50) { edges { node { id } } } }';
@@ -28,12 +32,22 @@ describe('Shopify stand-in: cost-based throttling', () => {
 
   it('throttles a query the bucket cannot pay for, and runs it once the restore time has passed', async () => {
     const first = await graphql(FIFTY_PRODUCTS);
-    expect(first.extensions.cost).toEqual({ requestedQueryCost: 52, actualQueryCost: 52, throttleStatus: { maximumAvailable: 100, currentlyAvailable: 48, restoreRate: 10 } });
+    expect(first.extensions.cost).toEqual({
+      requestedQueryCost: 52,
+      actualQueryCost: 52,
+      throttleStatus: { maximumAvailable: 100, currentlyAvailable: 48, restoreRate: 10 },
+    });
 
     const throttled = await graphql(FIFTY_PRODUCTS);
     expect(throttled).not.toHaveProperty('data');
-    expect(throttled.errors).toEqual([{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' } }]);
-    expect(throttled.extensions.cost).toEqual({ requestedQueryCost: 52, actualQueryCost: null, throttleStatus: { maximumAvailable: 100, currentlyAvailable: 48, restoreRate: 10 } });
+    expect(throttled.errors).toEqual([
+      { message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' } },
+    ]);
+    expect(throttled.extensions.cost).toEqual({
+      requestedQueryCost: 52,
+      actualQueryCost: null,
+      throttleStatus: { maximumAvailable: 100, currentlyAvailable: 48, restoreRate: 10 },
+    });
 
     // 4 points short at 10 points a second: 0.3 s is not enough, 0.4 s is.
     clock += 300;
@@ -49,9 +63,15 @@ describe('Shopify stand-in: cost-based throttling', () => {
 
   it('refunds the difference when less comes back than was asked for', async () => {
     clock += 10_000;
-    const body = await graphql('{ products(first: 50, query: "id:>0", reverse: true, after: null) { nodes { id } } p2: products(first: 40, query: "status:draft") { nodes { id } } }');
+    const body = await graphql(
+      '{ products(first: 50, query: "id:>0", reverse: true, after: null) { nodes { id } } p2: products(first: 40, query: "status:draft") { nodes { id } } }',
+    );
     // Two connections of 52 and 42 requested; no product is a draft, so the second costs 2.
-    expect(body.extensions.cost).toEqual({ requestedQueryCost: 94, actualQueryCost: 54, throttleStatus: { maximumAvailable: 100, currentlyAvailable: 46, restoreRate: 10 } });
+    expect(body.extensions.cost).toEqual({
+      requestedQueryCost: 94,
+      actualQueryCost: 54,
+      throttleStatus: { maximumAvailable: 100, currentlyAvailable: 46, restoreRate: 10 },
+    });
   });
 
   it('refuses a single query that costs more than 1000 points with MAX_COST_EXCEEDED, whatever the bucket holds', async () => {
@@ -66,7 +86,9 @@ describe('Shopify stand-in: cost-based throttling', () => {
 
   it('charges 10 points a mutation, and gives each plan the documented bucket', async () => {
     clock += 10_000;
-    const body = await graphql('mutation { webhookSubscriptionDelete(id: "gid://shopify/WebhookSubscription/1") { userErrors { message } } }');
+    const body = await graphql(
+      'mutation { webhookSubscriptionDelete(id: "gid://shopify/WebhookSubscription/1") { userErrors { message } } }',
+    );
     expect(body.extensions.cost).toMatchObject({ requestedQueryCost: 10, actualQueryCost: 10 });
     expect(PLAN_THROTTLE).toEqual({
       standard: { bucketSize: 2000, restoreRate: 100, maxQueryCost: 1000 },

@@ -29,7 +29,11 @@ describe('Shopify stand-in: documents are checked against the 2026-10 Admin API 
     const body = (await response.json()) as Record<string, any>;
     expect(body).not.toHaveProperty('data');
     expect(body.errors).toEqual([
-      { message: "Field 'nickname' doesn't exist on type 'Shop'", locations: [{ line: 1, column: 15 }], extensions: { code: 'undefinedField', typeName: 'Shop', fieldName: 'nickname' } },
+      {
+        message: "Field 'nickname' doesn't exist on type 'Shop'",
+        locations: [{ line: 1, column: 15 }],
+        extensions: { code: 'undefinedField', typeName: 'Shop', fieldName: 'nickname' },
+      },
     ]);
     expect(body.extensions.cost.requestedQueryCost).toBe(0);
   });
@@ -45,12 +49,23 @@ describe('Shopify stand-in: documents are checked against the 2026-10 Admin API 
 
   it('rejects an unknown argument, a missing required argument and a variable of the wrong type', async () => {
     const unknown = (await (await graphql('{ products(first: 1, color: "red") { nodes { id } } }')).json()) as Record<string, any>;
-    expect(unknown.errors[0]).toMatchObject({ message: "Field 'products' doesn't accept argument 'color'", extensions: { code: 'argumentNotAccepted' } });
+    expect(unknown.errors[0]).toMatchObject({
+      message: "Field 'products' doesn't accept argument 'color'",
+      extensions: { code: 'argumentNotAccepted' },
+    });
     const missing = (await (await graphql('{ product { id } }')).json()) as Record<string, any>;
-    expect(missing.errors[0]).toMatchObject({ message: "Field 'product' is missing required arguments: id", extensions: { code: 'missingRequiredArguments' } });
-    const variable = (await (await graphql('query Page($first: Int!) { products(first: $first) { nodes { id } } }', { first: 'ten' })).json()) as Record<string, any>;
+    expect(missing.errors[0]).toMatchObject({
+      message: "Field 'product' is missing required arguments: id",
+      extensions: { code: 'missingRequiredArguments' },
+    });
+    const variable = (await (
+      await graphql('query Page($first: Int!) { products(first: $first) { nodes { id } } }', { first: 'ten' })
+    ).json()) as Record<string, any>;
     expect(variable).not.toHaveProperty('data');
-    expect(variable.errors[0]).toMatchObject({ message: 'Variable $first of type Int! was provided invalid value', extensions: { code: 'INVALID_VARIABLE', value: 'ten' } });
+    expect(variable.errors[0]).toMatchObject({
+      message: 'Variable $first of type Int! was provided invalid value',
+      extensions: { code: 'INVALID_VARIABLE', value: 'ten' },
+    });
   });
 
   it('runs a valid document over the shop data, with the cost in extensions', async () => {
@@ -71,12 +86,20 @@ describe('Shopify stand-in: documents are checked against the 2026-10 Admin API 
       shopAddress: { country: 'Canada', countryCodeV2: 'CA' },
     });
     expect(body.data.products.nodes).toHaveLength(2);
-    expect(body.data.products.nodes[0]).toMatchObject({ id: expect.stringMatching(/^gid:\/\/shopify\/Product\/\d+$/), status: 'ACTIVE', variants: { nodes: [{ price: expect.stringMatching(/^\d+\.\d{1,2}$/) }] } });
+    expect(body.data.products.nodes[0]).toMatchObject({
+      id: expect.stringMatching(/^gid:\/\/shopify\/Product\/\d+$/),
+      status: 'ACTIVE',
+      variants: { nodes: [{ price: expect.stringMatching(/^\d+\.\d{1,2}$/) }] },
+    });
     expect(body.data.products.nodes[0].featuredMedia.image.url).toMatch(/^https:\/\/cdn\.shopify\.com\//);
     expect(body.data.products.pageInfo.hasNextPage).toBe(true);
     // shop 1 + primaryDomain 1 + shopAddress 1, then products 2 + 2 × (product 1 + featuredMedia 1 + image 1 + variants (2 + 1 × 1)):
     // 17 requested, and all of it came back.
-    expect(body.extensions.cost).toEqual({ requestedQueryCost: 17, actualQueryCost: 17, throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 1983, restoreRate: 100 } });
+    expect(body.extensions.cost).toEqual({
+      requestedQueryCost: 17,
+      actualQueryCost: 17,
+      throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 1983, restoreRate: 100 },
+    });
   });
 
   it('answers the library’s GraphQL client through the fetch bridge, and its errors become GraphqlQueryError', async () => {

@@ -18,7 +18,10 @@ export function decimal(cents: number): string {
 }
 
 export const money = (cents: number, currencyCode: string) => ({ amount: decimal(cents), currencyCode });
-export const moneyBag = (cents: number, currencyCode: string) => ({ shopMoney: money(cents, currencyCode), presentmentMoney: money(cents, currencyCode) });
+export const moneyBag = (cents: number, currencyCode: string) => ({
+  shopMoney: money(cents, currencyCode),
+  presentmentMoney: money(cents, currencyCode),
+});
 export const count = (value: number, limit: number | null = null) =>
   limit !== null && value > limit ? { count: limit, precision: 'AT_LEAST' } : { count: value, precision: 'EXACT' };
 
@@ -55,10 +58,21 @@ export function shopView(shop: ShopRecord) {
     myshopifyDomain: shop.domain,
     currencyCode: shop.currency,
     url: `https://${shop.primaryHost}`,
-    primaryDomain: { __typename: 'Domain', id: gid('Domain', shop.id), host: shop.primaryHost, url: `https://${shop.primaryHost}`, sslEnabled: true },
+    primaryDomain: {
+      __typename: 'Domain',
+      id: gid('Domain', shop.id),
+      host: shop.primaryHost,
+      url: `https://${shop.primaryHost}`,
+      sslEnabled: true,
+    },
     shopAddress: address,
     billingAddress: address,
-    plan: { partnerDevelopment: false, shopifyPlus: shop.plan === 'plus' || shop.plan === 'enterprise', publicDisplayName: shop.plan === 'plus' ? 'Shopify Plus' : 'Basic', displayName: 'Basic' },
+    plan: {
+      partnerDevelopment: false,
+      shopifyPlus: shop.plan === 'plus' || shop.plan === 'enterprise',
+      publicDisplayName: shop.plan === 'plus' ? 'Shopify Plus' : 'Basic',
+      displayName: 'Basic',
+    },
   };
 }
 
@@ -103,7 +117,8 @@ export function productView(context: ResolverContext, product: Product): Record<
     sku: `SKU-${product.id}`,
     inventoryQuantity: product.inventory,
     product: () => productView(context, product),
-    media: (args: ConnectionArgs) => paginate(product.mediaId ? [product] : [], args, (item) => ({ id: item.mediaId!, value: item.mediaId! }), mediaView, context.bulk),
+    media: (args: ConnectionArgs) =>
+      paginate(product.mediaId ? [product] : [], args, (item) => ({ id: item.mediaId!, value: item.mediaId! }), mediaView, context.bulk),
   };
   const withImage = product.mediaId ? [product] : [];
   return {
@@ -121,9 +136,18 @@ export function productView(context: ResolverContext, product: Product): Record<
     totalInventory: product.inventory,
     featuredMedia: product.mediaId ? mediaView(product) : null,
     featuredImage: product.mediaId ? imageView(product) : null,
-    media: (args: ConnectionArgs) => paginate(withImage, args, (item) => ({ id: item.mediaId!, value: item.mediaId! }), mediaView, context.bulk),
-    images: (args: ConnectionArgs) => paginate(withImage, args, (item) => ({ id: item.mediaId!, value: item.mediaId! }), imageView, context.bulk),
-    variants: (args: ConnectionArgs) => paginate([variant], args, () => ({ id: product.variantId, value: product.variantId }), (item) => item, context.bulk),
+    media: (args: ConnectionArgs) =>
+      paginate(withImage, args, (item) => ({ id: item.mediaId!, value: item.mediaId! }), mediaView, context.bulk),
+    images: (args: ConnectionArgs) =>
+      paginate(withImage, args, (item) => ({ id: item.mediaId!, value: item.mediaId! }), imageView, context.bulk),
+    variants: (args: ConnectionArgs) =>
+      paginate(
+        [variant],
+        args,
+        () => ({ id: product.variantId, value: product.variantId }),
+        (item) => item,
+        context.bulk,
+      ),
     variantsCount: count(1),
     priceRangeV2: { minVariantPrice: money(product.priceCents, currency), maxVariantPrice: money(product.priceCents, currency) },
   };
@@ -145,14 +169,21 @@ const PRODUCT_SORT: Record<string, ((left: Product, right: Product) => number) |
 export function filteredProducts(context: ResolverContext, args: Args): Product[] {
   const filter = searchFilter(args.query as string | null | undefined, PRODUCT_SEARCH);
   const sortKey = (args.sortKey as string | undefined) ?? 'ID';
-  if (!(sortKey in PRODUCT_SORT)) throw shopifyError(`The Shopify stand-in does not implement products(sortKey: ${sortKey})`, 'STAND_IN_NOT_IMPLEMENTED');
+  if (!(sortKey in PRODUCT_SORT))
+    throw shopifyError(`The Shopify stand-in does not implement products(sortKey: ${sortKey})`, 'STAND_IN_NOT_IMPLEMENTED');
   const products = context.shop.products.filter(filter);
   const order = PRODUCT_SORT[sortKey];
   return order ? products.sort(order) : products;
 }
 
 export function productsConnection(context: ResolverContext, args: Args) {
-  return paginate(filteredProducts(context, args), args as ConnectionArgs, (product) => ({ id: product.id, value: product.id }), (product) => productView(context, product), context.bulk);
+  return paginate(
+    filteredProducts(context, args),
+    args as ConnectionArgs,
+    (product) => ({ id: product.id, value: product.id }),
+    (product) => productView(context, product),
+    context.bulk,
+  );
 }
 
 export function customerView(context: ResolverContext, customer: Customer) {
@@ -227,7 +258,13 @@ function visitView(order: Order, shop: ShopRecord) {
     sourceDescription: null,
     occurredAt: order.createdAt.toISOString(),
     utmParameters: utm.has('utm_source')
-      ? { source: utm.get('utm_source'), medium: utm.get('utm_medium'), campaign: utm.get('utm_campaign'), content: utm.get('utm_content'), term: utm.get('utm_term') }
+      ? {
+          source: utm.get('utm_source'),
+          medium: utm.get('utm_medium'),
+          campaign: utm.get('utm_campaign'),
+          content: utm.get('utm_content'),
+          term: utm.get('utm_term'),
+        }
       : null,
   };
 }
@@ -273,8 +310,15 @@ export function orderView(context: ResolverContext, order: Order): Record<string
     currentTotalPriceSet: moneyBag(order.totalCents - refunded, currency),
     totalRefundedSet: moneyBag(refunded, currency),
     lineItems: (args: ConnectionArgs) =>
-      paginate(order.lineItems, args, (item) => ({ id: item.id, value: item.id }), (item) => lineItemView(context, order, item), context.bulk),
-    refunds: (args: { first?: number | null }) => order.refunds.slice(0, args.first ?? undefined).map((refund) => refundView(context, order, refund)),
+      paginate(
+        order.lineItems,
+        args,
+        (item) => ({ id: item.id, value: item.id }),
+        (item) => lineItemView(context, order, item),
+        context.bulk,
+      ),
+    refunds: (args: { first?: number | null }) =>
+      order.refunds.slice(0, args.first ?? undefined).map((refund) => refundView(context, order, refund)),
   };
 }
 
@@ -299,5 +343,11 @@ export function ordersConnection(context: ResolverContext, args: Args) {
     throw shopifyError(`The Shopify stand-in does not implement orders(sortKey: ${sortKey})`, 'STAND_IN_NOT_IMPLEMENTED');
   }
   const orders = visibleOrders(context, args.query);
-  return paginate(orders, args as ConnectionArgs, (order) => ({ id: order.id, value: order.createdAt.getTime() }), (order) => orderView(context, order), context.bulk);
+  return paginate(
+    orders,
+    args as ConnectionArgs,
+    (order) => ({ id: order.id, value: order.createdAt.getTime() }),
+    (order) => orderView(context, order),
+    context.bulk,
+  );
 }

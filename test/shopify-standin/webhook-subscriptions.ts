@@ -21,7 +21,7 @@ interface WebhookSubscriptionInput {
 
 const addressError = (message: string) => ({ field: ['webhookSubscription', 'callbackUrl'], message });
 
-export function webhookSubscriptionView(context: ResolverContext, subscription: WebhookSubscriptionRecord) {
+export function webhookSubscriptionView(_context: ResolverContext, subscription: WebhookSubscriptionRecord) {
   return {
     __typename: 'WebhookSubscription',
     id: gid('WebhookSubscription', subscription.id),
@@ -51,7 +51,9 @@ function addressProblem(context: ResolverContext, topic: string, address: string
     return 'Address is invalid';
   }
   if (url.protocol !== 'https:') return `Address protocol ${url.protocol}// is not supported`;
-  const taken = [...context.shop.webhookSubscriptions.values()].some((existing) => existing.id !== except && existing.topic === topic && existing.uri === address);
+  const taken = [...context.shop.webhookSubscriptions.values()].some(
+    (existing) => existing.id !== except && existing.topic === topic && existing.uri === address,
+  );
   return taken ? 'Address for this topic has already been taken' : null;
 }
 
@@ -60,7 +62,10 @@ function refuseUnmodelled(input: WebhookSubscriptionInput): void {
   if (input.metafields) throw notImplemented('webhook metafields');
 }
 
-export function webhookSubscriptionCreate(context: ResolverContext, args: { topic: string; webhookSubscription: WebhookSubscriptionInput }) {
+export function webhookSubscriptionCreate(
+  context: ResolverContext,
+  args: { topic: string; webhookSubscription: WebhookSubscriptionInput },
+) {
   const input = args.webhookSubscription;
   refuseUnmodelled(input);
   const address = input.uri ?? input.callbackUrl;
@@ -114,13 +119,22 @@ export function webhookSubscriptionDelete(context: ResolverContext, args: { id: 
   return { deletedWebhookSubscriptionId: args.id, userErrors: [] };
 }
 
-export function webhookSubscriptionsConnection(context: ResolverContext, args: ConnectionArgs & { topics?: string[] | null; uri?: string | null; callbackUrl?: string | null; query?: string | null }) {
+export function webhookSubscriptionsConnection(
+  context: ResolverContext,
+  args: ConnectionArgs & { topics?: string[] | null; uri?: string | null; callbackUrl?: string | null; query?: string | null },
+) {
   if (args.query) throw notImplemented('webhookSubscriptions(query:)');
   const address = args.uri ?? args.callbackUrl;
   const subscriptions = [...context.shop.webhookSubscriptions.values()].filter(
     (subscription) => (!args.topics?.length || args.topics.includes(subscription.topic)) && (!address || subscription.uri === address),
   );
-  return paginate(subscriptions, args, (subscription) => ({ id: subscription.id, value: subscription.id }), (subscription) => webhookSubscriptionView(context, subscription), context.bulk);
+  return paginate(
+    subscriptions,
+    args,
+    (subscription) => ({ id: subscription.id, value: subscription.id }),
+    (subscription) => webhookSubscriptionView(context, subscription),
+    context.bulk,
+  );
 }
 
 export function webhookSubscriptionById(context: ResolverContext, id: string) {

@@ -45,7 +45,9 @@ export class WebhookDispatcher {
   /** Subscriptions for `topic`: the app's declared ones plus the shop's API-created ones. */
   subscribers(shop: ShopRecord, topic: string): string[] {
     const declared = this.app.webhooks.filter((webhook) => webhook.topic === topic).map((webhook) => webhook.uri);
-    const created = [...shop.webhookSubscriptions.values()].filter((subscription) => subscription.topic === topicToEnum(topic)).map((subscription) => subscription.uri);
+    const created = [...shop.webhookSubscriptions.values()]
+      .filter((subscription) => subscription.topic === topicToEnum(topic))
+      .map((subscription) => subscription.uri);
     return [...new Set([...declared, ...created])];
   }
 
@@ -95,7 +97,9 @@ export class WebhookDispatcher {
   }
 
   deliveries(filter: { shop?: string; topic?: string } = {}): WebhookDelivery[] {
-    return this.log.filter((delivery) => (!filter.shop || delivery.shop === filter.shop) && (!filter.topic || delivery.topic === filter.topic));
+    return this.log.filter(
+      (delivery) => (!filter.shop || delivery.shop === filter.shop) && (!filter.topic || delivery.topic === filter.topic),
+    );
   }
 
   private async attempt(delivery: WebhookDelivery): Promise<void> {
@@ -192,11 +196,26 @@ export function refundPayload(shop: ShopRecord, order: Order, refund: Refund) {
         line_item_id: line.lineItemId,
         quantity: line.quantity,
         subtotal: restMoney(line.subtotalCents),
-        line_item: { id: item.id, product_id: item.productId, variant_id: item.variantId, title: item.title, quantity: item.quantity, price: restMoney(item.unitPriceCents) },
+        line_item: {
+          id: item.id,
+          product_id: item.productId,
+          variant_id: item.variantId,
+          title: item.title,
+          quantity: item.quantity,
+          price: restMoney(item.unitPriceCents),
+        },
       };
     }),
     transactions: [
-      { id: refund.id, order_id: order.id, kind: 'refund', status: 'success', amount: restMoney(refund.amountCents), currency: shop.currency, created_at: refund.createdAt.toISOString() },
+      {
+        id: refund.id,
+        order_id: order.id,
+        kind: 'refund',
+        status: 'success',
+        amount: restMoney(refund.amountCents),
+        currency: shop.currency,
+        created_at: refund.createdAt.toISOString(),
+      },
     ],
   };
 }

@@ -61,7 +61,7 @@ export function describeBrandReadGuards(
       expect(response.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/missing credentials/) });
     });
     it('an unknown key', async () => {
-      const response = await read('', {}, 'svc_test_' + 'B'.repeat(32));
+      const response = await read('', {}, `svc_test_${'B'.repeat(32)}`);
       expect(response.statusCode).toBe(401);
       expect(response.json()).toMatchObject({ error: 'unauthorized', message: expect.stringMatching(/unknown or revoked/) });
     });

@@ -4,7 +4,10 @@ import type { PartnershipStatus } from '../../src/db/schema.js';
 import { drainScoringQueue } from '../../src/recommendations/scorer.js';
 
 /** Test data for the brand lists, written in bulk: there is no API that creates partnerships yet. */
-export async function insertCompanies(db: Db, companies: Array<{ id: string; businessName?: string | null; domain?: string | null; logoImageUrl?: string | null }>) {
+export async function insertCompanies(
+  db: Db,
+  companies: Array<{ id: string; businessName?: string | null; domain?: string | null; logoImageUrl?: string | null }>,
+) {
   if (companies.length === 0) return;
   await sql`
     insert into companies (id, business_name, domain, logo_image_url)
@@ -58,7 +61,9 @@ export async function insertCampaigns(db: Db, rows: CampaignSeed[]): Promise<voi
                                                   ${rows.map((row) => row.status)}::text[],
                                                   ${rows.map((row) => row.startDate)}::timestamptz[],
                                                   ${rows.map((row) => row.endDate)}::timestamptz[],
-                                                  ${rows.map((row) => row.createdAt)}::timestamptz[]) as x(i, o, p, n, s, sd, ed, t)`.execute(db);
+                                                  ${rows.map((row) => row.createdAt)}::timestamptz[]) as x(i, o, p, n, s, sd, ed, t)`.execute(
+    db,
+  );
 }
 
 /**
@@ -69,7 +74,10 @@ export async function settleScores(db: Db): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     await drainScoringQueue(db);
-    const row = await db.selectFrom('scoring_queue').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('scoring_queue')
+      .select(({ fn }) => fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     if (Number(row.n) === 0) return;
     if (Date.now() > deadline) throw new Error('scoring queue did not empty within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -62,12 +62,20 @@ export class DashboardClient {
    * Answers an ownership confirmation at the sandbox commerce platform as the store's owner:
    * signs in to the store (setting up its owner sign-in when it has none) and confirms or declines.
    */
-  async answerAsStoreOwner(confirmUrl: string, decision: 'confirm' | 'decline', owner = { email: 'owner@store.example', password: STORE_OWNER_PASSWORD }) {
+  async answerAsStoreOwner(
+    confirmUrl: string,
+    decision: 'confirm' | 'decline',
+    owner = { email: 'owner@store.example', password: STORE_OWNER_PASSWORD },
+  ) {
     const page = await this.get(confirmUrl);
     if (page.statusCode === 303) {
       const signInUrl = new URL(page.headers.location as string, 'http://localhost');
       await this.get(`${signInUrl.pathname}${signInUrl.search}`);
-      const signedIn = await this.postForm(signInUrl.pathname, { email: owner.email, password: owner.password, next: signInUrl.searchParams.get('next') ?? '' });
+      const signedIn = await this.postForm(signInUrl.pathname, {
+        email: owner.email,
+        password: owner.password,
+        next: signInUrl.searchParams.get('next') ?? '',
+      });
       if (signedIn.statusCode !== 303) throw new Error(`store owner sign-in failed: ${signedIn.statusCode}`);
     }
     return this.postForm(confirmUrl, { decision });
@@ -76,7 +84,11 @@ export class DashboardClient {
   /** Signs up a brand and has the store's owner confirm the claim; returns the brand's company id. */
   async signUpBrand(businessName: string, domain: string, email: string, categories: string[] = []): Promise<string> {
     await this.start();
-    const response = await this.post('/dashboard/api/sign-up', { email, password: DASHBOARD_PASSWORD, brand: { businessName, domain, categories } });
+    const response = await this.post('/dashboard/api/sign-up', {
+      email,
+      password: DASHBOARD_PASSWORD,
+      brand: { businessName, domain, categories },
+    });
     if (response.statusCode !== 201) throw new Error(`sign-up failed: ${response.body}`);
     const confirmed = await this.answerAsStoreOwner(response.json().claim.confirmUrl, 'confirm');
     if (confirmed.statusCode !== 303) throw new Error(`confirmation failed: ${confirmed.statusCode} ${confirmed.body}`);
@@ -103,7 +115,22 @@ export async function runningCollab(context: TestContext) {
   await partner.post(`/dashboard/api/partners/${showerId}/accept`);
   const campaignId: string = (await shower.post('/dashboard/api/campaigns', { partnerId, name: 'Orders' })).json().id;
   await shower.post(`/dashboard/api/campaigns/${campaignId}/start`);
-  const offers = await context.app.inject({ method: 'GET', url: '/v1/campaigns/offers?type=post-purchase', headers: { 'x-api-key': key, 'x-platform-id': platformId } });
+  const offers = await context.app.inject({
+    method: 'GET',
+    url: '/v1/campaigns/offers?type=post-purchase',
+    headers: { 'x-api-key': key, 'x-platform-id': platformId },
+  });
   const referralUrl: string = offers.json().offers[0].referralUrl;
-  return { shower, partner, showerId, partnerId, partnerDomain, platformId, key, campaignId, referralUrl, token: referralUrl.split('/r/')[1]! };
+  return {
+    shower,
+    partner,
+    showerId,
+    partnerId,
+    partnerDomain,
+    platformId,
+    key,
+    campaignId,
+    referralUrl,
+    token: referralUrl.split('/r/')[1]!,
+  };
 }

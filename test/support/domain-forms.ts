@@ -27,11 +27,16 @@ const mixCase = (text: string, upper: boolean[]) =>
 
 /** Writes some ASCII characters in their full-width forms (U+FF01 to U+FF5E), which UTS-46 maps back. */
 const widen = (text: string, wide: boolean[]) =>
-  [...text].map((char, i) => (wide[i % wide.length] && /^[!-~]$/.test(char) ? String.fromCodePoint(char.codePointAt(0)! + 0xfee0) : char)).join('');
+  [...text]
+    .map((char, i) => (wide[i % wide.length] && /^[!-~]$/.test(char) ? String.fromCodePoint(char.codePointAt(0)! + 0xfee0) : char))
+    .join('');
 
 const webScheme = fc.constantFrom('', 'http://', 'https://', 'HTTP://', 'Https://');
 const www = fc.constantFrom('', 'www.', 'WWW.', 'ｗｗｗ．', 'www。');
-const port = fc.option(fc.integer({ min: 0, max: 65535 }).map((n) => `:${n}`), { nil: '' });
+const port = fc.option(
+  fc.integer({ min: 0, max: 65535 }).map((n) => `:${n}`),
+  { nil: '' },
+);
 const tail = fc.constantFrom('', '/', '/path/to', '/p?q=1', '?q=1&r=2', '#frag', '/a?b=c#d', '/x:80/y', '/user@x', '/ftp://x');
 const flags = fc.array(fc.boolean(), { minLength: 1, maxLength: 8 });
 

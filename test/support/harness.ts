@@ -19,7 +19,14 @@ export interface TestContext {
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ SERVICE_ENV: 'test', LOG_LEVEL: 'silent', ADMIN_TOKEN, BASE_URL: 'http://svc.test', ...PATIENT_DATABASE_ENV, ...overrides });
+  return loadConfig({
+    SERVICE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    ADMIN_TOKEN,
+    BASE_URL: 'http://svc.test',
+    ...PATIENT_DATABASE_ENV,
+    ...overrides,
+  });
 }
 
 export async function startTestApp(
@@ -52,11 +59,7 @@ export async function stopTestApp(context: TestContext): Promise<void> {
  * Runs a suite once on PGlite and once on the PostgreSQL server, each with its own fresh
  * database and app. `use()` returns the context inside tests.
  */
-export function describeEachDatabase(
-  name: string,
-  body: (use: () => TestContext) => void,
-  env: Record<string, string> = {},
-): void {
+export function describeEachDatabase(name: string, body: (use: () => TestContext) => void, env: Record<string, string> = {}): void {
   for (const kind of DATABASE_KINDS) {
     describe(`${name} [${kind}]`, () => {
       let context: TestContext | undefined;

@@ -39,7 +39,12 @@ export async function oauthWorld(context: TestContext) {
 
 /** Cookies as a Cookie header, from a response's Set-Cookie headers merged over earlier ones. */
 export function mergeCookies(previous: string, response: { cookies: Array<{ name: string; value: string }> }): string {
-  const jar = new Map(previous.split('; ').filter(Boolean).map((pair) => pair.split('=') as [string, string]));
+  const jar = new Map(
+    previous
+      .split('; ')
+      .filter(Boolean)
+      .map((pair) => pair.split('=') as [string, string]),
+  );
   for (const cookie of response.cookies) {
     if (cookie.value === '') jar.delete(cookie.name);
     else jar.set(cookie.name, cookie.value);

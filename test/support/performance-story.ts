@@ -37,7 +37,11 @@ export interface PerformanceStory {
  */
 export async function seedPerformanceStory(context: TestContext): Promise<PerformanceStory> {
   const { support, app, db } = context;
-  const [p1, p2, unrelated] = [(await createPlatform(support)).platformId, (await createPlatform(support)).platformId, (await createPlatform(support)).platformId];
+  const [p1, p2, unrelated] = [
+    (await createPlatform(support)).platformId,
+    (await createPlatform(support)).platformId,
+    (await createPlatform(support)).platformId,
+  ];
   const alpha = new DashboardClient(app);
   const alphaEmail = `${uniqueId('alpha')}@alpha.example`;
   const alphaDomain = `${uniqueId('alpha')}.example`;
@@ -48,7 +52,12 @@ export async function seedPerformanceStory(context: TestContext): Promise<Perfor
   await db.updateTable('companies').set({ business_name: 'Zeta Coffee House' }).where('id', '=', zeta.partnerId).execute();
   await db.updateTable('companies').set({ business_name: 'Beta Tea Traders' }).where('id', '=', beta.partnerId).execute();
 
-  const link = (platformId: string, brandId: string, partnerId: string, campaignId: string): LinkKey => ({ platformId, campaignId, brandId, partnerId });
+  const link = (platformId: string, brandId: string, partnerId: string, campaignId: string): LinkKey => ({
+    platformId,
+    campaignId,
+    brandId,
+    partnerId,
+  });
   const alphaShowsZeta = link(p1, alphaId, zeta.partnerId, zeta.campaignId);
   const zetaShowsAlpha = link(p1, zeta.partnerId, alphaId, zeta.campaignId);
   const counters = app.runtime.attribution.counters;
@@ -63,7 +72,15 @@ export async function seedPerformanceStory(context: TestContext): Promise<Perfor
   const [toZeta, toAlpha] = await app.runtime.attribution.referralTokens([alphaShowsZeta, zetaShowsAlpha]);
   const orders = { db, commissionBasisPoints: context.config.orders.commissionBasisPoints };
   const order = (storeDomain: string, customerId: string, totalCents: number, daysAgo: number, referralToken: string | undefined) =>
-    receiveOrder(orders, { storeDomain, orderId: uniqueId('order'), customerId, totalCents, currency: 'USD', placedAt: at(daysAgo), referralToken });
+    receiveOrder(orders, {
+      storeDomain,
+      orderId: uniqueId('order'),
+      customerId,
+      totalCents,
+      currency: 'USD',
+      placedAt: at(daysAgo),
+      referralToken,
+    });
   await order(zeta.domain, 'shopper-1', 10_000, 3, toZeta);
   await order(alphaDomain, 'shopper-2', 2_500, 2, toAlpha);
   await order(zeta.domain, 'shopper-1', 4_000, 2, toZeta);

@@ -23,8 +23,18 @@ export function injectTransport(app: App): SandboxTransport {
     // app.inject sends Host: localhost:80.
     origin: 'http://localhost:80',
     async send(request) {
-      const response = await app.inject({ method: request.method, url: request.url, headers: request.headers, ...(request.body === undefined ? {} : { payload: request.body }) });
-      return { status: response.statusCode, location: response.headers.location as string | undefined, body: response.body, cookies: response.cookies };
+      const response = await app.inject({
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        ...(request.body === undefined ? {} : { payload: request.body }),
+      });
+      return {
+        status: response.statusCode,
+        location: response.headers.location as string | undefined,
+        body: response.body,
+        cookies: response.cookies,
+      };
     },
   };
 }
@@ -33,7 +43,12 @@ export function fetchTransport(baseUrl: string): SandboxTransport {
   return {
     origin: baseUrl,
     async send(request) {
-      const response = await fetch(`${baseUrl}${request.url}`, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' });
+      const response = await fetch(`${baseUrl}${request.url}`, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        redirect: 'manual',
+      });
       const cookies = response.headers.getSetCookie().map((line) => {
         const [pair] = line.split(';');
         const at = pair!.indexOf('=');
@@ -57,7 +72,11 @@ export class StoreOwner {
   ) {}
 
   /** Signs in (setting up the owner sign-in of a store nobody knows); throws when the store refuses. */
-  static async signIn(transport: SandboxTransport, domain: string, owner = { email: `owner@${domain}`, password: STORE_OWNER_PASSWORD }): Promise<StoreOwner> {
+  static async signIn(
+    transport: SandboxTransport,
+    domain: string,
+    owner = { email: `owner@${domain}`, password: STORE_OWNER_PASSWORD },
+  ): Promise<StoreOwner> {
     const session = new StoreOwner(transport, domain);
     const answer = await session.signInAnswer(owner);
     if (answer.status !== 303) throw new Error(`store owner sign-in for ${domain} failed: ${answer.status} ${answer.body.slice(0, 300)}`);
@@ -97,7 +116,12 @@ export class StoreOwner {
       await this.transport.send({
         method: 'POST',
         url,
-        headers: { cookie: this.cookieHeader, origin: this.transport.origin, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        headers: {
+          cookie: this.cookieHeader,
+          origin: this.transport.origin,
+          'content-type': 'application/x-www-form-urlencoded',
+          ...headers,
+        },
         body: new URLSearchParams({ csrf_token: this.csrfToken, ...fields }).toString(),
       }),
     );

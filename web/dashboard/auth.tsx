@@ -20,11 +20,21 @@ export function AuthScreens({ onSignedIn, devMailbox }: { onSignedIn: () => Prom
     <main class="narrow">
       <h1>Brand dashboard</h1>
       <nav class="tabs" aria-label="Account">
-        <button type="button" aria-pressed={screen === 'sign-in'} onClick={() => switchTo('sign-in')}>Sign in</button>
-        <button type="button" aria-pressed={screen === 'sign-up'} onClick={() => switchTo('sign-up')}>Sign up</button>
-        <button type="button" aria-pressed={screen === 'reset'} onClick={() => switchTo('reset')}>Reset password</button>
+        <button type="button" aria-pressed={screen === 'sign-in'} onClick={() => switchTo('sign-in')}>
+          Sign in
+        </button>
+        <button type="button" aria-pressed={screen === 'sign-up'} onClick={() => switchTo('sign-up')}>
+          Sign up
+        </button>
+        <button type="button" aria-pressed={screen === 'reset'} onClick={() => switchTo('reset')}>
+          Reset password
+        </button>
       </nav>
-      {notice && <p class="notice" role="status">{notice}</p>}
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
 
       {screen === 'sign-in' && (
         <form
@@ -38,10 +48,16 @@ export function AuthScreens({ onSignedIn, devMailbox }: { onSignedIn: () => Prom
             });
           }}
         >
-          <Field label="Email"><input name="email" type="email" autocomplete="username" required maxLength={254} /></Field>
-          <Field label="Password"><input name="password" type="password" autocomplete="current-password" required maxLength={256} /></Field>
+          <Field label="Email">
+            <input name="email" type="email" autocomplete="username" required maxLength={254} />
+          </Field>
+          <Field label="Password">
+            <input name="password" type="password" autocomplete="current-password" required maxLength={256} />
+          </Field>
           <ErrorText error={error} />
-          <button type="submit" disabled={busy}>Sign in</button>
+          <button type="submit" disabled={busy}>
+            Sign in
+          </button>
         </form>
       )}
 
@@ -52,7 +68,9 @@ export function AuthScreens({ onSignedIn, devMailbox }: { onSignedIn: () => Prom
             event.preventDefault();
             const form = event.currentTarget;
             const account = { email: formValue(form, 'email'), password: formValue(form, 'password') };
-            const body = joining ? { ...account, invitationCode: formValue(form, 'invitationCode') } : { ...account, brand: brandFromForm(form) };
+            const body = joining
+              ? { ...account, invitationCode: formValue(form, 'invitationCode') }
+              : { ...account, brand: brandFromForm(form) };
             void run(async () => {
               await post('sign-up', body);
               await onSignedIn();
@@ -61,18 +79,30 @@ export function AuthScreens({ onSignedIn, devMailbox }: { onSignedIn: () => Prom
         >
           <fieldset>
             <legend>Your brand</legend>
-            <label class="choice"><input type="radio" name="mode" checked={!joining} onChange={() => setJoining(false)} /> My store's brand</label>
-            <label class="choice"><input type="radio" name="mode" checked={joining} onChange={() => setJoining(true)} /> Join my team's brand</label>
+            <label class="choice">
+              <input type="radio" name="mode" checked={!joining} onChange={() => setJoining(false)} /> My store's brand
+            </label>
+            <label class="choice">
+              <input type="radio" name="mode" checked={joining} onChange={() => setJoining(true)} /> Join my team's brand
+            </label>
           </fieldset>
           {joining ? (
-            <Field label="Invitation code" hint="A member of your brand creates it under Integrations."><input name="invitationCode" required maxLength={100} /></Field>
+            <Field label="Invitation code" hint="A member of your brand creates it under Integrations.">
+              <input name="invitationCode" required maxLength={100} />
+            </Field>
           ) : (
             <BrandFields />
           )}
-          <Field label="Email"><input name="email" type="email" autocomplete="username" required maxLength={254} /></Field>
-          <Field label="Password" hint="At least 12 characters"><input name="password" type="password" autocomplete="new-password" required minLength={12} maxLength={256} /></Field>
+          <Field label="Email">
+            <input name="email" type="email" autocomplete="username" required maxLength={254} />
+          </Field>
+          <Field label="Password" hint="At least 12 characters">
+            <input name="password" type="password" autocomplete="new-password" required minLength={12} maxLength={256} />
+          </Field>
           <ErrorText error={error} />
-          <button type="submit" disabled={busy}>Create account</button>
+          <button type="submit" disabled={busy}>
+            Create account
+          </button>
         </form>
       )}
 
@@ -89,12 +119,20 @@ export function AuthScreens({ onSignedIn, devMailbox }: { onSignedIn: () => Prom
               });
             }}
           >
-            <Field label="Email"><input name="email" type="email" autocomplete="username" required maxLength={254} /></Field>
-            <button type="submit" disabled={busy}>Send reset token</button>
+            <Field label="Email">
+              <input name="email" type="email" autocomplete="username" required maxLength={254} />
+            </Field>
+            <button type="submit" disabled={busy}>
+              Send reset token
+            </button>
           </form>
           {devMailbox && (
             <p class="muted">
-              This test host sends no real mail: read it in the <a href="/account/dev-mailbox" target="_blank" rel="noopener">development mailbox</a>.
+              This test host sends no real mail: read it in the{' '}
+              <a href="/account/dev-mailbox" target="_blank" rel="noopener">
+                development mailbox
+              </a>
+              .
             </p>
           )}
           <form
@@ -109,10 +147,16 @@ export function AuthScreens({ onSignedIn, devMailbox }: { onSignedIn: () => Prom
               });
             }}
           >
-            <Field label="Reset token" hint="From the mail we sent you"><input name="token" required maxLength={100} autocomplete="one-time-code" /></Field>
-            <Field label="New password" hint="At least 12 characters"><input name="password" type="password" autocomplete="new-password" required minLength={12} maxLength={256} /></Field>
+            <Field label="Reset token" hint="From the mail we sent you">
+              <input name="token" required maxLength={100} autocomplete="one-time-code" />
+            </Field>
+            <Field label="New password" hint="At least 12 characters">
+              <input name="password" type="password" autocomplete="new-password" required minLength={12} maxLength={256} />
+            </Field>
             <ErrorText error={error} />
-            <button type="submit" disabled={busy}>Set new password</button>
+            <button type="submit" disabled={busy}>
+              Set new password
+            </button>
           </form>
         </>
       )}

@@ -33,12 +33,19 @@ function CollabOfferFields({ own, initial }: { own: Offer | null; initial?: Offe
   const start = initial ?? own;
   return (
     <>
-      <Field label="Offer title"><input name="offerTitle" required maxLength={80} value={start?.title ?? ''} /></Field>
-      <Field label="Offer subtitle (optional)"><input name="offerSubtitle" maxLength={120} value={start?.subtitle ?? ''} /></Field>
-      <Field label="Offer image URL"><input name="offerImageUrl" type="url" required maxLength={2000} value={start?.imageUrl ?? ''} /></Field>
+      <Field label="Offer title">
+        <input name="offerTitle" required maxLength={80} value={start?.title ?? ''} />
+      </Field>
+      <Field label="Offer subtitle (optional)">
+        <input name="offerSubtitle" maxLength={120} value={start?.subtitle ?? ''} />
+      </Field>
+      <Field label="Offer image URL">
+        <input name="offerImageUrl" type="url" required maxLength={2000} value={start?.imageUrl ?? ''} />
+      </Field>
       {own?.discountPercent ? (
         <label class="choice">
-          <input type="checkbox" name="offerDiscount" checked={start ? start.discountPercent !== null : true} /> Include your {own.discountPercent}% new-customer discount
+          <input type="checkbox" name="offerDiscount" checked={start ? start.discountPercent !== null : true} /> Include your{' '}
+          {own.discountPercent}% new-customer discount
         </label>
       ) : (
         <p class="muted">Your offer has no discount; set one under Your offer.</p>
@@ -84,7 +91,9 @@ function CollabOfferEditor({ campaign, own, onSaved }: { campaign: Campaign; own
       <CollabOfferFields own={own} initial={campaign.offers.mine} />
       <ErrorText error={error} />
       <div class="actions">
-        <button type="submit" disabled={busy}>Save offer for this collab</button>
+        <button type="submit" disabled={busy}>
+          Save offer for this collab
+        </button>
         {campaign.offers.mine?.custom && (
           <button
             type="button"
@@ -100,7 +109,9 @@ function CollabOfferEditor({ campaign, own, onSaved }: { campaign: Campaign; own
             Use my own offer
           </button>
         )}
-        <button type="button" class="secondary" onClick={() => setOpen(false)}>Cancel</button>
+        <button type="button" class="secondary" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
       </div>
     </form>
   );
@@ -122,10 +133,11 @@ export function Campaigns() {
     void run(refresh);
   }, []);
 
-  const act = (id: string, action: string, body: unknown = {}) => run(async () => {
-    await post(`campaigns/${id}/${action}`, body);
-    await refresh();
-  });
+  const act = (id: string, action: string, body: unknown = {}) =>
+    run(async () => {
+      await post(`campaigns/${id}/${action}`, body);
+      await refresh();
+    });
 
   return (
     <>
@@ -155,20 +167,36 @@ export function Campaigns() {
           >
             <Field label="Partner">
               <select name="partnerId" required>
-                {partners.map((partner) => <option value={partner.companyId}>{partner.businessName ?? partner.companyId}</option>)}
+                {partners.map((partner) => (
+                  <option value={partner.companyId}>{partner.businessName ?? partner.companyId}</option>
+                ))}
               </select>
             </Field>
-            <Field label="Name"><input name="name" required maxLength={100} /></Field>
-            <Field label="Start (optional)"><input name="startDate" type="datetime-local" /></Field>
-            <Field label="End (optional)"><input name="endDate" type="datetime-local" /></Field>
+            <Field label="Name">
+              <input name="name" required maxLength={100} />
+            </Field>
+            <Field label="Start (optional)">
+              <input name="startDate" type="datetime-local" />
+            </Field>
+            <Field label="End (optional)">
+              <input name="endDate" type="datetime-local" />
+            </Field>
             <fieldset>
               <legend>The offer you show in this collab</legend>
-              <label class="choice"><input type="radio" name="offerMode" checked={!customOffer} onChange={() => setCustomOffer(false)} /> My offer{own ? `: ${own.title}` : ' (not set up yet)'}</label>
-              <label class="choice"><input type="radio" name="offerMode" checked={customOffer} onChange={() => setCustomOffer(true)} /> An offer for this collab only</label>
+              <label class="choice">
+                <input type="radio" name="offerMode" checked={!customOffer} onChange={() => setCustomOffer(false)} /> My offer
+                {own ? `: ${own.title}` : ' (not set up yet)'}
+              </label>
+              <label class="choice">
+                <input type="radio" name="offerMode" checked={customOffer} onChange={() => setCustomOffer(true)} /> An offer for this collab
+                only
+              </label>
               {customOffer && <CollabOfferFields own={own} />}
             </fieldset>
             <p class="muted">Your partner chooses the offer it shows on its side.</p>
-            <button type="submit" disabled={busy}>Create draft</button>
+            <button type="submit" disabled={busy}>
+              Create draft
+            </button>
           </form>
         )}
         <ErrorText error={error} />
@@ -183,13 +211,17 @@ export function Campaigns() {
             <li data-campaign={campaign.id}>
               <strong>{campaign.name ?? 'Untitled'}</strong> with {campaign.partner.businessName ?? campaign.partner.companyId}{' '}
               <span class={`badge status-${campaign.status}`}>{campaign.scheduled ? 'scheduled' : campaign.status}</span>
-              <p class="muted">Start {day(campaign.startDate)} · End {day(campaign.endDate)}</p>
+              <p class="muted">
+                Start {day(campaign.startDate)} · End {day(campaign.endDate)}
+              </p>
               <OfferSummary label="Your offer" offer={campaign.offers.mine} />
               <OfferSummary label="Partner's offer" offer={campaign.offers.partner} />
               <div class="actions">
                 {campaign.mine && campaign.status === 'draft' && (
                   <>
-                    <button type="button" onClick={() => act(campaign.id, 'start')}>Start now</button>
+                    <button type="button" onClick={() => act(campaign.id, 'start')}>
+                      Start now
+                    </button>
                     <form
                       class="inline"
                       aria-label={`Schedule ${campaign.name ?? 'collab'}`}
@@ -198,13 +230,19 @@ export function Campaigns() {
                         void act(campaign.id, 'schedule', { startDate: toIso(formValue(event.currentTarget, 'startDate')) });
                       }}
                     >
-                      <Field label="Start at"><input name="startDate" type="datetime-local" required /></Field>
-                      <button type="submit" class="secondary">Schedule</button>
+                      <Field label="Start at">
+                        <input name="startDate" type="datetime-local" required />
+                      </Field>
+                      <button type="submit" class="secondary">
+                        Schedule
+                      </button>
                     </form>
                   </>
                 )}
                 {campaign.status !== 'closed' && (
-                  <button type="button" class="secondary" onClick={() => act(campaign.id, 'close')}>Close</button>
+                  <button type="button" class="secondary" onClick={() => act(campaign.id, 'close')}>
+                    Close
+                  </button>
                 )}
               </div>
               <div class="actions">

@@ -28,12 +28,20 @@ export function ClaimScreen({ session, onChanged }: { session: Session; onChange
       <p class="muted">Signed in as {session.user?.email}. Your account acts for a brand once the owner of its store confirms it.</p>
       {claim && (
         <section aria-labelledby="claim-title" class="notice">
-          <h2 id="claim-title">{claim.businessName} · {claim.domain}</h2>
+          <h2 id="claim-title">
+            {claim.businessName} · {claim.domain}
+          </h2>
           <p role="status">{claim.message}</p>
           {claim.status === 'pending' && (
             <div class="actions">
-              {claim.confirmUrl && <a class="button" href={claim.confirmUrl}>Confirm at your store</a>}
-              <button type="button" class="secondary" disabled={busy} onClick={() => void check()}>I confirmed it, continue</button>
+              {claim.confirmUrl && (
+                <a class="button" href={claim.confirmUrl}>
+                  Confirm at your store
+                </a>
+              )}
+              <button type="button" class="secondary" disabled={busy} onClick={() => void check()}>
+                I confirmed it, continue
+              </button>
             </div>
           )}
         </section>
@@ -51,7 +59,9 @@ export function ClaimScreen({ session, onChanged }: { session: Session; onChange
           }}
         >
           <BrandFields />
-          <button type="submit" disabled={busy}>Claim store</button>
+          <button type="submit" disabled={busy}>
+            Claim store
+          </button>
         </form>
       </section>
 
@@ -68,8 +78,12 @@ export function ClaimScreen({ session, onChanged }: { session: Session; onChange
             });
           }}
         >
-          <Field label="Invitation code" hint="A member of your brand creates it under Integrations."><input name="invitationCode" required maxLength={100} /></Field>
-          <button type="submit" class="secondary" disabled={busy}>Join</button>
+          <Field label="Invitation code" hint="A member of your brand creates it under Integrations.">
+            <input name="invitationCode" required maxLength={100} />
+          </Field>
+          <button type="submit" class="secondary" disabled={busy}>
+            Join
+          </button>
         </form>
       </section>
       <button

@@ -37,8 +37,12 @@ function IssuedKey({ plaintext }: { plaintext: string }) {
   return (
     <div class="notice">
       <p>Copy your key now: it is shown only once.</p>
-      <code data-testid="new-key" ref={keyText}>{plaintext}</code>{' '}
-      <button type="button" onClick={() => void copyKey()}>{copy === 'copied' ? 'Copied' : 'Copy'}</button>
+      <code data-testid="new-key" ref={keyText}>
+        {plaintext}
+      </code>{' '}
+      <button type="button" onClick={() => void copyKey()}>
+        {copy === 'copied' ? 'Copied' : 'Copy'}
+      </button>
       <p role="status">
         {copy === 'copied' && 'The key is on your clipboard.'}
         {copy === 'selected' && 'This page cannot use the clipboard here, so the key is selected: press Ctrl+C (⌘C on a Mac) to copy it.'}
@@ -67,7 +71,9 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
       <ErrorText error={error} />
       <section aria-labelledby="keys-title">
         <h2 id="keys-title">API keys</h2>
-        <p class="muted">Keys on this host start with <code>{keyPrefix}</code>. Send them in the X-Api-Key header.</p>
+        <p class="muted">
+          Keys on this host start with <code>{keyPrefix}</code>. Send them in the X-Api-Key header.
+        </p>
         <form
           class="inline"
           aria-label="Generate an API key"
@@ -82,25 +88,50 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
             });
           }}
         >
-          <Field label="Key name"><input name="name" required maxLength={100} /></Field>
-          <button type="submit" disabled={busy}>Generate key</button>
+          <Field label="Key name">
+            <input name="name" required maxLength={100} />
+          </Field>
+          <button type="submit" disabled={busy}>
+            Generate key
+          </button>
         </form>
         {issued && <IssuedKey key={issued} plaintext={issued} />}
         <table>
           <caption class="visually-hidden">API keys</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {keys.map((key) => (
               <tr>
                 <td>{key.name}</td>
-                <td><code>…{key.lastFour}</code></td>
+                <td>
+                  <code>…{key.lastFour}</code>
+                </td>
                 <td>{when(key.createdAt)}</td>
                 <td>{when(key.lastUsedAt)}</td>
                 <td>
-                  <button type="button" class="secondary" aria-label={`Revoke key ${key.name}`} onClick={() => run(async () => {
-                    await post(`keys/${key.keyId}/revoke`);
-                    await refresh();
-                  })}>Revoke</button>
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-label={`Revoke key ${key.name}`}
+                    onClick={() =>
+                      run(async () => {
+                        await post(`keys/${key.keyId}/revoke`);
+                        await refresh();
+                      })
+                    }
+                  >
+                    Revoke
+                  </button>
                 </td>
               </tr>
             ))}
@@ -110,10 +141,21 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
 
       <section aria-labelledby="apps-title">
         <h2 id="apps-title">Authorized apps</h2>
-        {apps.length === 0 ? <p class="muted">No app is authorized for your brand.</p> : (
+        {apps.length === 0 ? (
+          <p class="muted">No app is authorized for your brand.</p>
+        ) : (
           <table>
             <caption class="visually-hidden">Authorized apps</caption>
-            <thead><tr><th scope="col">App</th><th scope="col">Platform</th><th scope="col">Authorized</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">App</th>
+                <th scope="col">Platform</th>
+                <th scope="col">Authorized</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {apps.map((app) => (
                 <tr>
@@ -121,10 +163,19 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
                   <td>{app.platform ?? '—'}</td>
                   <td>{when(app.authorizedAt)}</td>
                   <td>
-                    <button type="button" class="secondary" aria-label={`Revoke ${app.name}`} onClick={() => run(async () => {
-                      await post(`apps/${app.grantId}/revoke`);
-                      await refresh();
-                    })}>Revoke</button>
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-label={`Revoke ${app.name}`}
+                      onClick={() =>
+                        run(async () => {
+                          await post(`apps/${app.grantId}/revoke`);
+                          await refresh();
+                        })
+                      }
+                    >
+                      Revoke
+                    </button>
                   </td>
                 </tr>
               ))}
@@ -135,10 +186,18 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
 
       <section aria-labelledby="team-title">
         <h2 id="team-title">Team</h2>
-        <button type="button" class="secondary" onClick={() => run(async () => setInvitation((await post<Invitation>('invitations')).code))}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => run(async () => setInvitation((await post<Invitation>('invitations')).code))}
+        >
           Create an invitation code
         </button>
-        {invitation && <p class="notice" role="status">Give this code to a colleague to sign up (valid 7 days, once): <code>{invitation}</code></p>}
+        {invitation && (
+          <p class="notice" role="status">
+            Give this code to a colleague to sign up (valid 7 days, once): <code>{invitation}</code>
+          </p>
+        )}
       </section>
 
       {sandbox && domain && (

@@ -39,7 +39,12 @@ function App() {
     return () => removeEventListener('hashchange', onHash);
   }, []);
 
-  if (!session) return <main class="narrow"><p>Loading…</p></main>;
+  if (!session)
+    return (
+      <main class="narrow">
+        <p>Loading…</p>
+      </main>
+    );
   if (!session.user) return <AuthScreens onSignedIn={load} devMailbox={session.devMailbox} />;
   if (!session.user.companyId) return <ClaimScreen session={session} onChanged={load} />;
 
@@ -71,7 +76,9 @@ function App() {
         {section === 'partnerships' && <Partnerships />}
         {section === 'campaigns' && <Campaigns />}
         {section === 'offer' && <OfferPage />}
-        {section === 'integrations' && <Integrations keyPrefix={session.keyPrefix} sandbox={session.sandbox} domain={session.user.domain} />}
+        {section === 'integrations' && (
+          <Integrations keyPrefix={session.keyPrefix} sandbox={session.sandbox} domain={session.user.domain} />
+        )}
         {section === 'performance' && <PerformancePage />}
       </main>
     </>

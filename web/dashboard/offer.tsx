@@ -31,18 +31,32 @@ export function OfferPage() {
         });
       }}
     >
-      <Field label="Title"><input name="title" required maxLength={80} value={offer?.title} /></Field>
-      <Field label="Subtitle (optional)"><input name="subtitle" maxLength={120} value={offer?.subtitle ?? ''} /></Field>
-      <Field label="Image URL"><input name="imageUrl" type="url" required maxLength={2000} value={offer?.imageUrl} /></Field>
+      <Field label="Title">
+        <input name="title" required maxLength={80} value={offer?.title} />
+      </Field>
+      <Field label="Subtitle (optional)">
+        <input name="subtitle" maxLength={120} value={offer?.subtitle ?? ''} />
+      </Field>
+      <Field label="Image URL">
+        <input name="imageUrl" type="url" required maxLength={2000} value={offer?.imageUrl} />
+      </Field>
       <Field label="Discount for new customers">
         <select name="discountPercent" value={offer?.discountPercent ? String(offer.discountPercent) : ''}>
           <option value="">No discount</option>
-          {[10, 15, 20, 25].map((percent) => <option value={String(percent)}>{percent}%</option>)}
+          {[10, 15, 20, 25].map((percent) => (
+            <option value={String(percent)}>{percent}%</option>
+          ))}
         </select>
       </Field>
       <ErrorText error={error} />
-      {saved && <p class="notice" role="status">Saved. Partners' shoppers see it right away.</p>}
-      <button type="submit" disabled={busy}>Save offer</button>
+      {saved && (
+        <p class="notice" role="status">
+          Saved. Partners' shoppers see it right away.
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        Save offer
+      </button>
     </form>
   );
 }

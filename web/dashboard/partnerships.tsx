@@ -18,9 +18,15 @@ function Pager({ list, page, totalRows, onPage }: { list: string; page: number; 
   if (pages === 1) return null;
   return (
     <nav class="pager" aria-label={`${list} pages`}>
-      <button type="button" class="secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>Previous</button>
-      <span>Page {page} of {pages} · {totalRows} in all</span>
-      <button type="button" class="secondary" disabled={page >= pages} onClick={() => onPage(page + 1)}>Next</button>
+      <button type="button" class="secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {page} of {pages} · {totalRows} in all
+      </span>
+      <button type="button" class="secondary" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+        Next
+      </button>
     </nav>
   );
 }
@@ -29,7 +35,12 @@ function Pager({ list, page, totalRows, onPage }: { list: string; page: number; 
 function RequestForm({ companyId, name, onSent }: { companyId: string; name: string; onSent: () => Promise<void> }) {
   const [open, setOpen] = useState(false);
   const [error, run, busy] = useAction();
-  if (!open) return <button type="button" onClick={() => setOpen(true)}>Send connection request</button>;
+  if (!open)
+    return (
+      <button type="button" onClick={() => setOpen(true)}>
+        Send connection request
+      </button>
+    );
   return (
     <form
       aria-label={`Connection request to ${name}`}
@@ -43,9 +54,13 @@ function RequestForm({ companyId, name, onSent }: { companyId: string; name: str
         });
       }}
     >
-      <Field label={`Message to ${name}`}><textarea name="message" maxLength={1000} rows={2} /></Field>
+      <Field label={`Message to ${name}`}>
+        <textarea name="message" maxLength={1000} rows={2} />
+      </Field>
       <ErrorText error={error} />
-      <button type="submit" disabled={busy}>Send</button>
+      <button type="submit" disabled={busy}>
+        Send
+      </button>
     </form>
   );
 }
@@ -69,10 +84,11 @@ export function Partnerships() {
     void run(refresh);
   }, []);
 
-  const act = (companyId: string, action: string) => run(async () => {
-    await post(`partners/${encodeURIComponent(companyId)}/${action}`);
-    await refresh();
-  });
+  const act = (companyId: string, action: string) =>
+    run(async () => {
+      await post(`partners/${encodeURIComponent(companyId)}/${action}`);
+      await refresh();
+    });
 
   const turnPage = (status: List, page: number) =>
     run(async () => {
@@ -91,14 +107,36 @@ export function Partnerships() {
       case 'inviteReceived':
         return (
           <>
-            <button type="button" onClick={() => act(partner.companyId, 'accept')} aria-label={`Accept request from ${name}`}>Accept</button>
-            <button type="button" class="secondary" onClick={() => act(partner.companyId, 'decline')} aria-label={`Decline request from ${name}`}>Decline</button>
+            <button type="button" onClick={() => act(partner.companyId, 'accept')} aria-label={`Accept request from ${name}`}>
+              Accept
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => act(partner.companyId, 'decline')}
+              aria-label={`Decline request from ${name}`}
+            >
+              Decline
+            </button>
           </>
         );
       case 'inviteSent':
-        return <button type="button" class="secondary" onClick={() => act(partner.companyId, 'withdraw')} aria-label={`Withdraw request to ${name}`}>Withdraw</button>;
+        return (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => act(partner.companyId, 'withdraw')}
+            aria-label={`Withdraw request to ${name}`}
+          >
+            Withdraw
+          </button>
+        );
       case 'active':
-        return <button type="button" class="secondary" onClick={() => act(partner.companyId, 'remove')} aria-label={`Remove partner ${name}`}>Remove partner</button>;
+        return (
+          <button type="button" class="secondary" onClick={() => act(partner.companyId, 'remove')} aria-label={`Remove partner ${name}`}>
+            Remove partner
+          </button>
+        );
       default:
         return <RequestForm companyId={partner.companyId} name={name} onSent={refresh} />;
     }
@@ -109,6 +147,7 @@ export function Partnerships() {
       <ErrorText error={error} />
       <section aria-labelledby="find-title">
         <h2 id="find-title">Find brands</h2>
+        {/* biome-ignore lint/a11y/useSemanticElements: a form landmark with the search role; <search> is not yet in Preact's JSX types */}
         <form
           role="search"
           class="inline"
@@ -119,7 +158,9 @@ export function Partnerships() {
             if (text) void run(async () => setResults((await get<{ data: Brand[] }>(`brands?q=${encodeURIComponent(text)}`)).data));
           }}
         >
-          <Field label="Name, domain or category"><input name="q" type="search" required maxLength={100} /></Field>
+          <Field label="Name, domain or category">
+            <input name="q" type="search" required maxLength={100} />
+          </Field>
           <button type="submit">Search</button>
         </form>
         {results && (
@@ -151,7 +192,11 @@ export function Partnerships() {
             <li>
               <strong>{item.businessName ?? item.domain}</strong> <span class="muted">{item.domain}</span>
               {item.matchRate !== undefined && <span class="badge">{item.matchRate}% match</span>}
-              {item.companyId && <div><RequestForm companyId={item.companyId} name={item.businessName ?? item.domain ?? ''} onSent={refresh} /></div>}
+              {item.companyId && (
+                <div>
+                  <RequestForm companyId={item.companyId} name={item.businessName ?? item.domain ?? ''} onSent={refresh} />
+                </div>
+              )}
             </li>
           ))}
         </ul>
@@ -173,7 +218,14 @@ export function Partnerships() {
                 </li>
               ))}
             </ul>
-            {list && <Pager list={LIST_TITLES[status]} page={pages[status]} totalRows={list.totalRows} onPage={(page) => void turnPage(status, page)} />}
+            {list && (
+              <Pager
+                list={LIST_TITLES[status]}
+                page={pages[status]}
+                totalRows={list.totalRows}
+                onPage={(page) => void turnPage(status, page)}
+              />
+            )}
           </section>
         );
       })}

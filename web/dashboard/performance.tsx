@@ -46,13 +46,25 @@ function Chart({ days }: { days: Performance['byDay'] }) {
         {ticks.map((tick) => (
           <g>
             <line x1={CHART.left} x2={CHART.width - CHART.right} y1={y(tick)} y2={y(tick)} class="grid" />
-            <text x={CHART.left - 6} y={y(tick) + 4} text-anchor="end" class="axis-label">{tick}</text>
+            <text x={CHART.left - 6} y={y(tick) + 4} text-anchor="end" class="axis-label">
+              {tick}
+            </text>
           </g>
         ))}
         {days.map((d, i) => (
           <g>
-            {d.views > 0 && <rect x={CHART.left + i * band + band * 0.1} y={y(d.views)} width={band * 0.4} height={y(0) - y(d.views)} class="bar-views" />}
-            {d.clicks > 0 && <rect x={CHART.left + i * band + band * 0.5} y={y(d.clicks)} width={band * 0.4} height={y(0) - y(d.clicks)} class="bar-clicks" />}
+            {d.views > 0 && (
+              <rect x={CHART.left + i * band + band * 0.1} y={y(d.views)} width={band * 0.4} height={y(0) - y(d.views)} class="bar-views" />
+            )}
+            {d.clicks > 0 && (
+              <rect
+                x={CHART.left + i * band + band * 0.5}
+                y={y(d.clicks)}
+                width={band * 0.4}
+                height={y(0) - y(d.clicks)}
+                class="bar-clicks"
+              />
+            )}
           </g>
         ))}
         {days.map((d, i) => {
@@ -64,13 +76,22 @@ function Chart({ days }: { days: Performance['byDay'] }) {
           return (
             <g>
               <line x1={x} x2={x} y1={y(0)} y2={y(0) + 4} class="grid" />
-              <text x={x} y={CHART.height - CHART.bottom + 18} text-anchor={days.length === 1 ? 'middle' : anchor} class="axis-label" data-day={d.date}>{d.date}</text>
+              <text
+                x={x}
+                y={CHART.height - CHART.bottom + 18}
+                text-anchor={days.length === 1 ? 'middle' : anchor}
+                class="axis-label"
+                data-day={d.date}
+              >
+                {d.date}
+              </text>
             </g>
           );
         })}
       </svg>
       <figcaption>
-        <span class="legend legend-views" aria-hidden="true" /> Views and <span class="legend legend-clicks" aria-hidden="true" /> clicks per day, {first} to {last}
+        <span class="legend legend-views" aria-hidden="true" /> Views and <span class="legend legend-clicks" aria-hidden="true" /> clicks
+        per day, {first} to {last}
       </figcaption>
     </figure>
   );
@@ -80,13 +101,26 @@ function Table({ title, rows }: { title: string; rows: Array<Figures & { key: st
   return (
     <table>
       <caption>{title}</caption>
-      <thead><tr><th scope="col">Name</th>{COLUMNS.map(([, label]) => <th scope="col">{label}</th>)}</tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          {COLUMNS.map(([, label]) => (
+            <th scope="col">{label}</th>
+          ))}
+        </tr>
+      </thead>
       <tbody>
-        {rows.length === 0 && <tr><td colSpan={COLUMNS.length + 1}>No activity.</td></tr>}
+        {rows.length === 0 && (
+          <tr>
+            <td colSpan={COLUMNS.length + 1}>No activity.</td>
+          </tr>
+        )}
         {rows.map((row) => (
           <tr data-row={row.key}>
             <th scope="row">{row.name}</th>
-            {COLUMNS.map(([field, , format]) => <td>{format(row[field])}</td>)}
+            {COLUMNS.map(([field, , format]) => (
+              <td>{format(row[field])}</td>
+            ))}
           </tr>
         ))}
       </tbody>
@@ -99,9 +133,15 @@ function Pager({ page, onPage, busy }: { page: Performance['byPartner']; onPage:
   if (pages === 1) return null;
   return (
     <nav class="actions" aria-label="Partner pages">
-      <button type="button" class="secondary" disabled={busy || page.pageIndex <= 1} onClick={() => onPage(page.pageIndex - 1)}>Previous partners</button>
-      <span aria-live="polite">Page {page.pageIndex} of {pages} ({page.totalRows} partners)</span>
-      <button type="button" class="secondary" disabled={busy || page.pageIndex >= pages} onClick={() => onPage(page.pageIndex + 1)}>Next partners</button>
+      <button type="button" class="secondary" disabled={busy || page.pageIndex <= 1} onClick={() => onPage(page.pageIndex - 1)}>
+        Previous partners
+      </button>
+      <span aria-live="polite">
+        Page {page.pageIndex} of {pages} ({page.totalRows} partners)
+      </span>
+      <button type="button" class="secondary" disabled={busy || page.pageIndex >= pages} onClick={() => onPage(page.pageIndex + 1)}>
+        Next partners
+      </button>
     </nav>
   );
 }
@@ -129,22 +169,39 @@ export function PerformancePage() {
           setPageIndex(1);
         }}
       >
-        <Field label="From"><input name="from" type="date" required value={range.from} /></Field>
-        <Field label="To"><input name="to" type="date" required value={range.to} /></Field>
-        <button type="submit" disabled={busy}>Show</button>
-        <a class="button secondary" href={`/dashboard/api/performance.csv?from=${range.from}&to=${range.to}`} download>Export CSV</a>
+        <Field label="From">
+          <input name="from" type="date" required value={range.from} />
+        </Field>
+        <Field label="To">
+          <input name="to" type="date" required value={range.to} />
+        </Field>
+        <button type="submit" disabled={busy}>
+          Show
+        </button>
+        <a class="button secondary" href={`/dashboard/api/performance.csv?from=${range.from}&to=${range.to}`} download>
+          Export CSV
+        </a>
       </form>
       <ErrorText error={error} />
       {report && (
         <>
           <dl class="totals">
             {COLUMNS.map(([field, label, format]) => (
-              <div><dt>{label}</dt><dd data-total={field}>{format(report.totals[field])}</dd></div>
+              <div>
+                <dt>{label}</dt>
+                <dd data-total={field}>{format(report.totals[field])}</dd>
+              </div>
             ))}
           </dl>
           <Chart days={report.byDay} />
-          <Table title="Per platform" rows={report.byPlatform.map((row) => ({ ...row, key: row.platformId, name: row.name ?? row.platformId }))} />
-          <Table title="Per partner" rows={report.byPartner.data.map((row) => ({ ...row, key: row.companyId, name: row.name ?? row.companyId }))} />
+          <Table
+            title="Per platform"
+            rows={report.byPlatform.map((row) => ({ ...row, key: row.platformId, name: row.name ?? row.platformId }))}
+          />
+          <Table
+            title="Per partner"
+            rows={report.byPartner.data.map((row) => ({ ...row, key: row.companyId, name: row.name ?? row.companyId }))}
+          />
           <Pager page={report.byPartner} onPage={setPageIndex} busy={busy} />
         </>
       )}

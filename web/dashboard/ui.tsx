@@ -21,11 +21,16 @@ export function useAction(): [string | null, (work: () => Promise<void>) => Prom
 }
 
 export function ErrorText({ error }: { error: string | null }) {
-  return error ? <p class="error" role="alert">{error}</p> : null;
+  return error ? (
+    <p class="error" role="alert">
+      {error}
+    </p>
+  ) : null;
 }
 
 export function Field(props: { label: string; children: ComponentChildren; hint?: string }) {
   return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: the control is the field's child, which the label wraps
     <label class="field">
       <span>{props.label}</span>
       {props.children}

@@ -2,7 +2,11 @@
 import type { EmbedPluginHandle } from '../loader/embed-plugin';
 
 // The demo platform's own script: what an integrator writes around EmbedPlugin.init.
-const config = JSON.parse(document.getElementById('demo-config')!.textContent!) as { platformId: string; domain: string; mode: 'page' | 'drawer' };
+const config = JSON.parse(document.getElementById('demo-config')!.textContent!) as {
+  platformId: string;
+  domain: string;
+  mode: 'page' | 'drawer';
+};
 const LOG_KEY = 'demo-event-log';
 const logList = document.getElementById('event-log')!;
 

@@ -48,7 +48,12 @@ export async function exchangeSecret(platformId: string, domain: string, secret:
   }
 }
 
-export function turnOnCrossPromotion(platformId: string, domain: string, discountPercent: number | undefined, token: string): Promise<EmbedState> {
+export function turnOnCrossPromotion(
+  platformId: string,
+  domain: string,
+  discountPercent: number | undefined,
+  token: string,
+): Promise<EmbedState> {
   return post('/plugin/v2/consent', { platformId, domain, discountPercent, acceptTerms: true }, token);
 }
 

@@ -63,7 +63,16 @@ export function App({ boot }: { boot: EmbedBoot }) {
         </Screen>
       ) : (
         // Nothing about the store is on this page; trying again reloads it, so the service checks the host again.
-        <Body view={{ kind: 'notice', notice: boot.notice }} busy={false} error={null} canAct={false} onRetry={() => location.reload()} onOpenedElsewhere={() => {}} onConsent={() => {}} onTurnBackOn={() => {}} />
+        <Body
+          view={{ kind: 'notice', notice: boot.notice }}
+          busy={false}
+          error={null}
+          canAct={false}
+          onRetry={() => location.reload()}
+          onOpenedElsewhere={() => {}}
+          onConsent={() => {}}
+          onTurnBackOn={() => {}}
+        />
       )}
     </div>
   );
@@ -114,7 +123,8 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
   useEffect(() => {
     if (!waitingElsewhere) return;
     const needsConfirmation = !canAct && (view.kind === 'stage' ? view.stage === 'consent' : view.notice === 'turned_off');
-    const awaiting = needsConfirmation || (view.kind === 'stage' ? view.stage === 'install' || view.stage === 'plan' : view.notice === 'not_installed');
+    const awaiting =
+      needsConfirmation || (view.kind === 'stage' ? view.stage === 'install' || view.stage === 'plan' : view.notice === 'not_installed');
     if (!awaiting) {
       setWaitingElsewhere(false);
       return;
@@ -229,15 +239,19 @@ function Body({ view, busy, error, canAct, onRetry, onOpenedElsewhere, onConsent
             ) : (
               <ConfirmFirst link={view.confirm} onOpened={onOpenedElsewhere} />
             )}
-            {error && <p class="error" role="alert">{error}</p>}
+            {error && (
+              <p class="error" role="alert">
+                {error}
+              </p>
+            )}
           </Screen>
         );
       case 'no_commerce_platform':
         return (
           <Screen id="no_commerce_platform" title="No commerce platform is connected yet">
             <p>
-              Cross-promotion starts with installing the app in your store's commerce platform, and this service has no commerce platform connected
-              yet. Nothing to do for now: check back soon.
+              Cross-promotion starts with installing the app in your store's commerce platform, and this service has no commerce platform
+              connected yet. Nothing to do for now: check back soon.
             </p>
           </Screen>
         );
@@ -257,8 +271,8 @@ function Body({ view, busy, error, canAct, onRetry, onOpenedElsewhere, onConsent
       return (
         <Screen id="install" title="Grow with brands your customers will love">
           <p>
-            Cross-promotion shows your offer to shoppers of partner brands right after they check out, and their offers to yours.
-            New customers come to you with a discount you choose.
+            Cross-promotion shows your offer to shoppers of partner brands right after they check out, and their offers to yours. New
+            customers come to you with a discount you choose.
           </p>
           <ul class="points">
             <li>No monthly fees: a small share of the first order from each new customer a partner refers.</li>
@@ -337,7 +351,9 @@ function Progress({ steps }: { steps: ProgressStep[] }) {
         <li key={step.key} class={step.status} aria-current={step.status === 'active' ? 'step' : undefined}>
           <span class="dot" aria-hidden="true" />
           <span>{step.label}</span>
-          <span class="visually-hidden">{step.status === 'done' ? ' (done)' : step.status === 'active' ? ' (in progress)' : ' (to do)'}</span>
+          <span class="visually-hidden">
+            {step.status === 'done' ? ' (done)' : step.status === 'active' ? ' (in progress)' : ' (to do)'}
+          </span>
         </li>
       ))}
     </ol>
@@ -470,7 +486,9 @@ function OfferCard({ preview, percent }: { preview: OfferPreview; percent: numbe
   return (
     <div class="preview">
       <div class="brand">
-        {preview.logoImageUrl && <img class="logo" src={preview.logoImageUrl} alt={`${preview.businessName} logo`} width={48} height={48} />}
+        {preview.logoImageUrl && (
+          <img class="logo" src={preview.logoImageUrl} alt={`${preview.businessName} logo`} width={48} height={48} />
+        )}
         <div>
           <p class="brand-name">{preview.businessName}</p>
           {preview.tagline && <p class="muted">{preview.tagline}</p>}

@@ -1,6 +1,11 @@
 import { MESSAGE_CHANNEL, type EmbedToLoader, type LoaderToEmbed, type Stage } from '../../src/plugin/embed-state';
 
-type Outgoing = { type: 'ready' } | { type: 'stage'; stage: Stage } | { type: 'height'; height: number } | { type: 'refused' } | { type: 'escape' };
+type Outgoing =
+  | { type: 'ready' }
+  | { type: 'stage'; stage: Stage }
+  | { type: 'height'; height: number }
+  | { type: 'refused' }
+  | { type: 'escape' };
 
 /** Messages to the loader go to the host page's exact origin, never '*'; with no known origin, nowhere. */
 export function createBridge(parentOrigin: string | null) {

@@ -362,8 +362,10 @@ function init(options: EmbedPluginOptions): EmbedPluginHandle {
   const container = resolveContainer(options.container);
   const mode = options.mode === undefined ? 'page' : options.mode;
   if (mode !== 'page' && mode !== 'drawer') throw new TypeError('EmbedPlugin.init: mode must be "page" or "drawer"');
-  if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new TypeError('EmbedPlugin.init: onEvent must be a function');
-  if (options.onClose !== undefined && typeof options.onClose !== 'function') throw new TypeError('EmbedPlugin.init: onClose must be a function');
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function')
+    throw new TypeError('EmbedPlugin.init: onEvent must be a function');
+  if (options.onClose !== undefined && typeof options.onClose !== 'function')
+    throw new TypeError('EmbedPlugin.init: onClose must be a function');
 
   // A second init on the same container replaces the first: exactly one plugin, whatever the framework does.
   mounted.get(container)?.destroy();

@@ -45,7 +45,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       primary key (store_domain, order_id)
     )`.execute(db);
   await sql`create index attributed_orders_brand_idx on attributed_orders (brand_id, placed_at) where platform_id is not null`.execute(db);
-  await sql`create index attributed_orders_partner_idx on attributed_orders (partner_id, placed_at) where platform_id is not null`.execute(db);
+  await sql`create index attributed_orders_partner_idx on attributed_orders (partner_id, placed_at) where platform_id is not null`.execute(
+    db,
+  );
   await sql`
     create table store_customers (
       store_domain text not null,
@@ -55,7 +57,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
 
   // The performance page reads a showing brand's counters by day; the partner side has its index already.
-  await sql`create index attribution_counters_brand_idx on attribution_counters (brand_id, day) include (platform_id, partner_id, views, clicks, orders)`.execute(db);
+  await sql`create index attribution_counters_brand_idx on attribution_counters (brand_id, day) include (platform_id, partner_id, views, clicks, orders)`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -87,7 +87,14 @@ export async function down(db: Kysely<unknown>): Promise<void> {
       drop column if exists discount_code,
       drop column if exists customer_email`.execute(db);
   await sql`alter table sandbox_stores drop column if exists orders_webhook_since`.execute(db);
-  for (const table of ['sandbox_ownership_requests', 'sandbox_owner_sessions', 'sandbox_store_owners', 'campaign_offers', 'mail_outbox', 'brand_claims']) {
+  for (const table of [
+    'sandbox_ownership_requests',
+    'sandbox_owner_sessions',
+    'sandbox_store_owners',
+    'campaign_offers',
+    'mail_outbox',
+    'brand_claims',
+  ]) {
     await sql`drop table if exists ${sql.table(table)} cascade`.execute(db);
   }
   await sql`delete from brand_users where company_id is null`.execute(db);

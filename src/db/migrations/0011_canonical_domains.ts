@@ -49,9 +49,16 @@ async function mappingOf(db: Kysely<unknown>, table: string, column: string): Pr
   return mapping;
 }
 
-const mappingRows = (mapping: Mapping) => sql`select * from unnest(${mapping.stored}::text[], ${mapping.canonical}::text[]) as pair(stored, canonical)`;
+const mappingRows = (mapping: Mapping) =>
+  sql`select * from unnest(${mapping.stored}::text[], ${mapping.canonical}::text[]) as pair(stored, canonical)`;
 
-async function reportUnmappable(db: Kysely<unknown>, table: string, column: string, rowKey: RawBuilder<unknown>, mapping: Mapping): Promise<void> {
+async function reportUnmappable(
+  db: Kysely<unknown>,
+  table: string,
+  column: string,
+  rowKey: RawBuilder<unknown>,
+  mapping: Mapping,
+): Promise<void> {
   if (mapping.unmappable.length === 0) return;
   await sql`
     insert into domain_canonicalization_report (table_name, row_key, stored_domain, canonical_domain, outcome)
@@ -157,7 +164,13 @@ async function canonicalizeKeepingFirst(db: Kysely<unknown>, spec: KeepFirst): P
   const mapping = await mappingOf(db, table, column);
   await reportUnmappable(db, table, column, sql`t.${sql.ref(spec.rowKey)}::text`, mapping);
   if (mapping.stored.length === 0) return;
-  const same = (left: string, right: string) => (scope.length === 0 ? sql`true` : sql.join(scope.map((name) => sql`${sql.ref(`${left}.${name}`)} = ${sql.ref(`${right}.${name}`)}`), sql` and `));
+  const same = (left: string, right: string) =>
+    scope.length === 0
+      ? sql`true`
+      : sql.join(
+          scope.map((name) => sql`${sql.ref(`${left}.${name}`)} = ${sql.ref(`${right}.${name}`)}`),
+          sql` and `,
+        );
   const partition = sql.join([...scope.map((name) => sql.ref(`t.${name}`)), sql`pair.canonical`]);
   const oldestFirst = spec.age === null ? sql`t.${sql.ref(column)}` : sql`t.${sql.ref(spec.age)}, t.${sql.ref(column)}`;
   await sql`
