@@ -40,9 +40,8 @@ async function seed(db: Kysely<Database>): Promise<void> {
            array[(array['Coffee', 'Tea', 'Snacks', 'Home'])[1 + i % 4]], 10 + i % 500
     from generate_series(0, ${ROWS - 1}) as i`.execute(db);
   for (const [index, id] of PLATFORMS.entries()) {
-    await sql`insert into platforms (id, name, offer_types) values (${id}::uuid, ${`Bench platform ${index + 1}`}, ${['post-purchase']}::text[])`.execute(
-      db,
-    );
+    await sql`insert into platforms (id, name, offer_types)
+              values (${id}::uuid, ${`Bench platform ${index + 1}`}, ${['post-purchase']}::text[])`.execute(db);
   }
   await sql`
     insert into partnerships (requester_id, recipient_id, status, created_at, updated_at)
@@ -67,12 +66,22 @@ async function seed(db: Kysely<Database>): Promise<void> {
       from generate_series(0, ${COUNTER_ROWS_PER_SIDE - 1}) as i`.execute(db);
   }
   await sql`
-    insert into attributed_orders (store_domain, order_id, customer_ref, total_cents, currency, placed_at, platform_id, campaign_id, brand_id, partner_id, matched_by, new_customer, commission_cents)
-    select 'partner-' || (i % ${ROWS}) || '.example', 'o' || i, 'customer-' || i, 1000 + i % 9000, 'USD', now() - make_interval(days => i % 365),
+    insert into attributed_orders (store_domain, order_id, customer_ref, total_cents, currency, placed_at, platform_id, campaign_id,
+                                   brand_id, partner_id, matched_by, new_customer, commission_cents)
+    select 'partner-' || (i % ${ROWS}) || '.example', 'o' || i, 'customer-' || i, 1000 + i % 9000, 'USD',
+           now() - make_interval(days => i % 365),
            (${PLATFORMS}::uuid[])[1 + i % 3], 'c' || (i % ${ROWS}),
            case when i % 2 = 0 then ${ME} else 'p' || (i % ${ROWS}) end, case when i % 2 = 0 then 'p' || (i % ${ROWS}) else ${ME} end,
            'referral_link', i % 3 = 0, case when i % 3 = 0 then (1000 + i % 9000) / 20 else 0 end
     from generate_series(0, ${ORDERS - 1}) as i`.execute(db);
+  // Each order's commission entry in the ledger (migration 0015), as order intake writes it.
+  await sql`
+    insert into commission_ledger (kind, receiving_brand_id, showing_brand_id, platform_id, campaign_id, store_domain, order_id,
+                                   amount_minor, currency, rate_basis_points, basis_minor, customer, customer_basis, touch, created_at)
+    select 'commission', partner_id, brand_id, platform_id, campaign_id, store_domain, order_id, commission_cents, currency,
+           case when new_customer then 500 else 0 end, total_cents, case when new_customer then 'new' else 'returning' end,
+           'store_history', 'click', placed_at
+    from attributed_orders`.execute(db);
 }
 
 async function main(): Promise<void> {
@@ -133,6 +142,18 @@ async function main(): Promise<void> {
       ],
       ['performance CSV, last 30 days (10,000 partners)', `/dashboard/api/performance.csv?from=${daysAgo(29)}&to=${today}`, 'session'],
       ['performance CSV, last 365 days (10,000 partners)', `/dashboard/api/performance.csv?from=${daysAgo(364)}&to=${today}`, 'session'],
+      ...(['shown', 'received'] as const).flatMap(
+        (side): Array<[string, string, 'session']> => [
+          [`performance, ${side} side, last 30 days`, `/dashboard/api/performance/${side}?from=${daysAgo(29)}&to=${today}`, 'session'],
+          [`performance, ${side} side, last 365 days`, `/dashboard/api/performance/${side}?from=${daysAgo(364)}&to=${today}`, 'session'],
+          [
+            `performance CSV, ${side} side, last 365 days (10,000 partners)`,
+            `/dashboard/api/performance/${side}.csv?from=${daysAgo(364)}&to=${today}`,
+            'session',
+          ],
+        ],
+      ),
+      ['statement, this month', `/dashboard/api/statement?month=${today.slice(0, 7)}`, 'session'],
     ];
     const request = (url: string, auth: 'key' | 'session') =>
       app.inject({ method: 'GET', url, headers: auth === 'key' ? { 'x-api-key': key } : { cookie: cookies } });
@@ -160,15 +181,20 @@ async function main(): Promise<void> {
     out();
     out(
       `Data: one brand with ${ROWS.toLocaleString('en')} partnerships (7,000 active, 1,500 requests, 800 declined, 700 removed) and ` +
-        `${ROWS.toLocaleString('en')} campaigns with ${ROWS.toLocaleString('en')} partner brands; ${Number(views.rows[0]!.n).toLocaleString('en')} views in ` +
-        `${(2 * COUNTER_ROWS_PER_SIDE).toLocaleString('en')} daily counter rows over 365 days and 3 platforms (both sides: offers the brand showed, and its own offer shown by partners); ` +
-        `${ORDERS.toLocaleString('en')} attributed orders. Bulk inserted in ${seedMs} ms (counters spread over 4 counter shards, as several instances write them), ` +
+        `${ROWS.toLocaleString('en')} campaigns with ${ROWS.toLocaleString('en')} partner brands; ` +
+        `${Number(views.rows[0]!.n).toLocaleString('en')} views in ` +
+        `${(2 * COUNTER_ROWS_PER_SIDE).toLocaleString('en')} daily counter rows over 365 days and 3 platforms ` +
+        '(both sides: offers the brand showed, and its own offer shown by partners); ' +
+        `${ORDERS.toLocaleString('en')} attributed orders. Bulk inserted in ${seedMs} ms ` +
+        '(counters spread over 4 counter shards, as several instances write them), ' +
         `rollups rebuilt from them (below), then VACUUM ANALYZE.`,
     );
     out();
     out(
-      `Timing: app.inject (no network), ${WARMUP} warm-up then ${ITERATIONS} sequential requests per case, the cases taking turns in ${ROUNDS} rounds. ` +
-        `The baseline is GET /v1/partners (API key, default page of 50) on the same data in the same run. Node ${process.version}, ${os.cpus().length} CPUs, ` +
+      `Timing: app.inject (no network), ${WARMUP} warm-up then ${ITERATIONS} sequential requests per case, ` +
+        `the cases taking turns in ${ROUNDS} rounds. ` +
+        'The baseline is GET /v1/partners (API key, default page of 50) on the same data in the same run. ' +
+        `Node ${process.version}, ${os.cpus().length} CPUs, ` +
         `load average ${os
           .loadavg()
           .map((load) => load.toFixed(1))
@@ -184,9 +210,8 @@ async function main(): Promise<void> {
       const ratio = median(values) / baseline;
       const ok = ratio <= 3;
       if (!ok) failures++;
-      out(
-        `| ${name} | ${median(values).toFixed(2)} | ${percentile(values, 95).toFixed(2)} | ${ratio.toFixed(2)}× | ${ok ? 'yes' : '**no**'} |`,
-      );
+      const cells = [name, median(values).toFixed(2), percentile(values, 95).toFixed(2), `${ratio.toFixed(2)}×`, ok ? 'yes' : '**no**'];
+      out(`| ${cells.join(' | ')} |`);
     }
     out();
     out(
@@ -198,8 +223,10 @@ async function main(): Promise<void> {
     out();
     out(
       `Rollups (migration 0009) for this brand: ${rollupRows.rows[0]!.days.toLocaleString('en')} rows per day × platform, ` +
-        `${rollupRows.rows[0]!.partnerDays.toLocaleString('en')} per showing brand × partner × day, ${rollupRows.rows[0]!.partners.toLocaleString('en')} partners; ` +
-        `rebuilt from all raw counters and orders (every brand's) in ${rollupMs} ms, views and clicks sealed through ${rollupRows.rows[0]!.sealed}: ` +
+        `${rollupRows.rows[0]!.partnerDays.toLocaleString('en')} per showing brand × partner × day, ` +
+        `${rollupRows.rows[0]!.partners.toLocaleString('en')} partners; ` +
+        `rebuilt from all raw counters and orders (every brand's) in ${rollupMs} ms, ` +
+        `views and clicks sealed through ${rollupRows.rows[0]!.sealed}: ` +
         'every range also reads the counters of the days after that (the live week).',
     );
     out();

@@ -85,10 +85,15 @@ async function metered(totals: CpuTotals, serverPid: number, postgresPids: numbe
 
 const ms = (value: number) => value.toFixed(2);
 
+function tableRow(label: string, result: Run): string {
+  return `| ${label} | ${result.requestsPerSecond.toFixed(0)} | ${ms(result.p50)} | ${ms(result.p99)} | ${result.other} |`;
+}
+
 function cpuRow(label: string, totals: CpuTotals): string {
   const perRequest = (micros: number) => (micros / totals.requests).toFixed(1);
   const busy = totals.server / (totals.seconds * 1_000_000);
-  return `| ${label} | ${perRequest(totals.server)} | ${perRequest(totals.postgres)} | ${perRequest(totals.client)} | ${(busy * 100).toFixed(0)}% |`;
+  const cells = [label, perRequest(totals.server), perRequest(totals.postgres), perRequest(totals.client), `${(busy * 100).toFixed(0)}%`];
+  return `| ${cells.join(' | ')} |`;
 }
 
 async function main() {
@@ -181,25 +186,33 @@ async function main() {
   const lines = [
     '# Offers endpoint performance',
     '',
-    `Measured by \`npm run bench:offers\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ` +
-      `Node ${process.version}, ${version.split(',')[0]}. autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${amount} requests per route ` +
-      `after 5,000 warm-up requests each; medians over the rounds. Client and both servers share the machine (load average ${os.loadavg()[0]!.toFixed(1)} at the end).`,
+    `Measured by \`npm run bench:offers\` on ${new Date().toISOString().slice(0, 10)}: ` +
+      `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ` +
+      `Node ${process.version}, ${version.split(',')[0]}. autocannon, ${CONNECTIONS} connections, ` +
+      `${ROUNDS} alternating rounds of ${amount} requests per route after 5,000 warm-up requests each; medians over the rounds. ` +
+      `Client and both servers share the machine (load average ${os.loadavg()[0]!.toFixed(1)} at the end).`,
     '',
     '| route | requests/s | p50 ms | p99 ms | non-2xx |',
     '|---|---:|---:|---:|---:|',
-    `| bare Fastify route, same JSON body, no auth, no database | ${baseline.requestsPerSecond.toFixed(0)} | ${ms(baseline.p50)} | ${ms(baseline.p99)} | ${baseline.other} |`,
-    `| GET /v1/campaigns/offers (API key, X-Platform-Id, 6 offers, views group-committed to PostgreSQL) | ${endpoint.requestsPerSecond.toFixed(0)} | ${ms(endpoint.p50)} | ${ms(endpoint.p99)} | ${endpoint.other} |`,
-    `| GET /v1/campaigns/offers (OAuth bearer token, X-Platform-Id, same brand) | ${bearer.requestsPerSecond.toFixed(0)} | ${ms(bearer.p50)} | ${ms(bearer.p99)} | ${bearer.other} |`,
+    tableRow('bare Fastify route, same JSON body, no auth, no database', baseline),
+    tableRow('GET /v1/campaigns/offers (API key, X-Platform-Id, 6 offers, views group-committed to PostgreSQL)', endpoint),
+    tableRow('GET /v1/campaigns/offers (OAuth bearer token, X-Platform-Id, same brand)', bearer),
     '',
-    `Per round (bare → API key → bearer req/s): ${bareRuns.map((run, i) => `${run.requestsPerSecond.toFixed(0)} → ${endpointRuns[i]!.requestsPerSecond.toFixed(0)} → ${bearerRuns[i]!.requestsPerSecond.toFixed(0)}`).join('; ')}.`,
+    `Per round (bare → API key → bearer req/s): ${bareRuns
+      .map((run, i) => [run, endpointRuns[i]!, bearerRuns[i]!].map((each) => each.requestsPerSecond.toFixed(0)).join(' → '))
+      .join('; ')}.`,
     '',
-    `- Throughput ratio (endpoint / bare): **${(throughputRatio * 100).toFixed(0)}%** of the medians; **${(pairedRatio * 100).toFixed(0)}%** as the median of each round's own ratio (target at least 50%).`,
+    `- Throughput ratio (endpoint / bare): **${(throughputRatio * 100).toFixed(0)}%** of the medians; ` +
+      `**${(pairedRatio * 100).toFixed(0)}%** as the median of each round's own ratio (target at least 50%).`,
     `- p99 ratio (endpoint / bare): **${p99Ratio.toFixed(2)}×** (target at most 3×; latencies timed per response, to the microsecond).`,
-    `- Bearer token: **${(bearerThroughputRatio * 100).toFixed(0)}%** of the bare route, **${(bearerVsKey * 100).toFixed(0)}%** of the API-key throughput ` +
+    `- Bearer token: **${(bearerThroughputRatio * 100).toFixed(0)}%** of the bare route, ` +
+      `**${(bearerVsKey * 100).toFixed(0)}%** of the API-key throughput ` +
       `(target: bearer verification costs no more than API-key verification), p99 ${ms(bearer.p99)} ms vs ${ms(endpoint.p99)} ms.`,
-    `- One durable single-row upsert (a commit waiting for the disk flush) took ${commitMs.toFixed(1)} ms (median of 200) before the runs; ` +
+    `- One durable single-row upsert (a commit waiting for the disk flush) took ${commitMs.toFixed(1)} ms (median of 200) ` +
+      'before the runs; ' +
       'every endpoint response waits for at least one such commit.',
-    `- Views: ${endpointOk} responses with 2xx (all runs, warm-up included) × ${offersPerResponse} offers = ${expectedViews} owed, ${stats.views} recorded: ` +
+    `- Views: ${endpointOk} responses with 2xx (all runs, warm-up included) × ${offersPerResponse} offers = ${expectedViews} owed, ` +
+      `${stats.views} recorded: ` +
       `${stats.views === expectedViews ? '**none lost**' : '**MISMATCH**'}.`,
     '',
     'CPU time per request over the measured rounds (/proc/<pid>/stat, so Linux only; the kernel counts in',

@@ -85,7 +85,8 @@ async function main() {
   const lines = [
     `loader.js:               ${kb(loader.length)} raw, ${kb(gzip(loader))} gzipped (budget 6 KB)`,
     `embed app first load:    ${kb(embedRaw)} raw, ${kb(embedGzip)} gzipped (page + ${assets.length} assets; budget 60 KB)`,
-    `init → first embed.stage over ${times.length} cold loads: median ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, min ${Math.min(...times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`,
+    `init → first embed.stage over ${times.length} cold loads: median ${percentile(times, 50).toFixed(1)} ms, ` +
+      `p95 ${percentile(times, 95).toFixed(1)} ms, min ${Math.min(...times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -172,7 +172,8 @@ async function main(): Promise<void> {
     };
     minutes.push(row);
     process.stdout.write(
-      `minute ${minute}: ${row.requests} requests, ${row.ok} × 200, ${row.limited} × 429, ${row.fiveXx} × 5xx, ${row.errors} errors, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, resident ${row.rssMb.toFixed(1)} MB\n`,
+      `minute ${minute}: ${row.requests} requests, ${row.ok} × 200, ${row.limited} × 429, ${row.fiveXx} × 5xx, ${row.errors} errors, ` +
+        `p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, resident ${row.rssMb.toFixed(1)} MB\n`,
     );
   }
   clearInterval(timer);
@@ -197,13 +198,15 @@ async function main(): Promise<void> {
   const lines = [
     '',
     `Soak on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}: ${BRANDS} brands on ${PLATFORMS} platforms, ` +
-      `${offered.toFixed(0)} requests/s offered (2 × ${LIMIT_PER_MINUTE}/min per brand), ${WARMUP_SECONDS} s warm-up + ${SOAK_SECONDS} s measured (${elapsed.toFixed(0)} s in all).`,
+      `${offered.toFixed(0)} requests/s offered (2 × ${LIMIT_PER_MINUTE}/min per brand), ` +
+      `${WARMUP_SECONDS} s warm-up + ${SOAK_SECONDS} s measured (${elapsed.toFixed(0)} s in all).`,
     '',
     '| minute | requests | 200 | 429 | 5xx | errors | p50 ms | p99 ms | resident MB |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...minutes.map(
       (m) =>
-        `| ${m.minute} | ${m.requests} | ${m.ok} | ${m.limited} | ${m.fiveXx} | ${m.errors} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.rssMb.toFixed(1)} |`,
+        `| ${[m.minute, m.requests, m.ok, m.limited, m.fiveXx, m.errors].join(' | ')} | ` +
+        `${[m.p50.toFixed(1), m.p99.toFixed(1), m.rssMb.toFixed(1)].join(' | ')} |`,
     ),
     '',
     `- 5xx: ${fiveXx}; transport errors or timeouts: ${errors}; requests not sent because ${MAX_IN_FLIGHT} were in flight: ${unsent}.`,
@@ -212,7 +215,8 @@ async function main(): Promise<void> {
       .loadavg()
       .map((n) => n.toFixed(1))
       .join(', ')}.`,
-    `- Resident memory: ${(rssAfterWarmup / 1024).toFixed(1)} MB after warm-up, ${(rssAtEnd / 1024).toFixed(1)} MB at the end (${(growth * 100).toFixed(1)}%; limit ±20%).`,
+    `- Resident memory: ${(rssAfterWarmup / 1024).toFixed(1)} MB after warm-up, ${(rssAtEnd / 1024).toFixed(1)} MB at the end ` +
+      `(${(growth * 100).toFixed(1)}%; limit ±20%).`,
     `- Views: ${viewsOwed} owed by the 200 responses, ${recorded} recorded.`,
     '',
   ];

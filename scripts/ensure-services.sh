@@ -4,7 +4,10 @@ set -uo pipefail
 
 pg_url="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 
-postgres_up() { node -e "const pg=require('pg');const c=new pg.Client({connectionString:process.argv[1]});c.connect().then(()=>c.end()).then(()=>process.exit(0),()=>process.exit(1))" "$pg_url" 2>/dev/null; }
+postgres_up() {
+  node -e "const pg=require('pg');const c=new pg.Client({connectionString:process.argv[1]});
+    c.connect().then(()=>c.end()).then(()=>process.exit(0),()=>process.exit(1))" "$pg_url" 2>/dev/null
+}
 
 if ! postgres_up; then
   if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
@@ -22,7 +25,8 @@ if command -v redis-cli >/dev/null 2>&1 && ! redis-cli -h 127.0.0.1 -p 6379 ping
   if command -v redis-server >/dev/null 2>&1; then
     echo "Redis is not answering; starting it" >&2
     mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
-    redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log || true
+    redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+      --dir /var/lib/redis --logfile /var/log/redis/ci.log || true
   fi
 fi
 exit 0

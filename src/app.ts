@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import swagger from '@fastify/swagger';
 import type { Config, TrustProxy } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { pingDatabase, requestBounds } from './db/database.js';
@@ -13,10 +12,11 @@ import { addCorsHeaders, installCors } from './http/cors.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { installMetrics } from './http/metrics.js';
 import { installRateLimits, UNLIMITED } from './http/rate-limit.js';
+import { registerOpenApi } from './http/openapi.js';
 import { registerApiReference } from './http/reference-page.js';
 import { installValidators } from './http/validation.js';
 import { routePathPattern } from './http/route-hooks.js';
-import { loggerOptions, requestLogger } from './http/logging.js';
+import { logFormatFor, loggerOptions, requestLogger } from './http/logging.js';
 import { domainRoutes } from './routes.js';
 
 declare module 'fastify' {
@@ -53,7 +53,8 @@ function fastifyTrustProxy(setting: TrustProxy): boolean | string[] | ((address:
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
   const { config, database } = options;
-  const logger = loggerOptions(config.logLevel);
+  // A test's own log stream is read as JSON; the service's stdout is JSON unless a person watches it in a terminal.
+  const logger = loggerOptions(config.logLevel, options.logStream ? 'json' : logFormatFor(process.stdout));
   const app = Fastify({
     logger: options.logStream && typeof logger === 'object' ? { ...logger, stream: options.logStream } : logger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -106,34 +107,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
 
   app.addSchema(ErrorResponse);
   installCors(app);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Partner Collaboration Service API',
-        version: '1.0.0',
-        description:
-          "Brands promote each other's offers; tech platforms display them and are credited with views and orders. " +
-          'Errors are JSON objects with `error` and `message`.',
-      },
-      servers: [{ url: config.baseUrl }],
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Brand API key (svc_test_… / svc_live_…)' },
-          platformKey: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'X-Api-Key',
-            description: 'Platform key (svc_platform_test_… / svc_platform_live_…)',
-          },
-          bearer: { type: 'http', scheme: 'bearer', description: 'OAuth 2 access token' },
-        },
-      },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  });
+  await registerOpenApi(app, config);
   await registerApiReference(app, config.baseUrl);
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   installMetrics(app);
   installAuthHooks(app, runtime.auth);

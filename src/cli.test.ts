@@ -14,7 +14,7 @@ import { InvalidationBus } from './cache/invalidation.js';
 import { issuePlatformKey } from './auth/credentials.js';
 import { registerOAuthClient } from './oauth/clients.js';
 import { createBrand, savePlatform } from '../test/support/factories.js';
-import { hashSecret } from './auth/keys.js';
+import { hashSecret } from './shared/keys.js';
 import { LOCK_FILE_NAME } from './admin/data-dir-lock.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -372,6 +372,55 @@ describe('CLI on PostgreSQL', () => {
       expect(badEmail.code).toBe(1);
       expect(badEmail.stderr).toMatch(/Error \(invalid_request\): email must be an email address/);
       expect(await count('sandbox_store_owners')).toBe(before);
+    },
+    SPAWNING_TIMEOUT,
+  );
+
+  it(
+    "prints a brand's monthly statement as JSON or CSV, and refuses a malformed month or an unknown brand",
+    async () => {
+      const { companyId } = await createBrand(supportContext());
+      const entry = {
+        receiving_brand_id: companyId,
+        showing_brand_id: 'shower',
+        platform_id: crypto.randomUUID(),
+        campaign_id: 'campaign',
+        store_domain: `${companyId}.example`,
+        order_id: '#1001',
+        currency: 'USD',
+        rate_basis_points: 500,
+        customer: 'new' as const,
+        customer_basis: 'store_history' as const,
+        touch: 'click' as const,
+        created_at: new Date('2026-11-05T10:00:00Z'),
+      };
+      await database.db
+        .insertInto('commission_ledger')
+        .values([
+          { ...entry, kind: 'commission', amount_minor: 500, basis_minor: 10_000 },
+          { ...entry, kind: 'reversal', event_id: 'refund-1', amount_minor: -100, basis_minor: 2_000 },
+        ])
+        .execute();
+
+      const json = await cli(['statement', companyId, '2026-11'], env);
+      expect(json.stderr).toBe('');
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        companyId,
+        month: '2026-11',
+        currencies: [{ currency: 'USD', commissionMinor: 500, reversalsMinor: -100, netMinor: 400, entries: 2 }],
+      });
+      const csv = await cli(['statement', companyId, '2026-11', '--csv'], env);
+      expect(csv.code).toBe(0);
+      expect(csv.stdout.split('\r\n').filter((line) => line.startsWith('entry,'))).toHaveLength(2);
+      expect(csv.stdout).toContain('net,,,,,,,,,,,,,,,400,USD');
+
+      const badMonth = await cli(['statement', companyId, '2026-13'], env);
+      expect(badMonth.code).toBe(1);
+      expect(badMonth.stderr).toMatch(/Error \(invalid_request\): month must be a calendar month, YYYY-MM/);
+      const unknown = await cli(['statement', 'no-such-brand', '2026-11'], env);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/Error \(not_found\): no company no-such-brand/);
+      expect((await cli(['statement', companyId], env)).code).toBe(2);
     },
     SPAWNING_TIMEOUT,
   );

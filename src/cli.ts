@@ -21,6 +21,7 @@ import { listOAuthClients } from './oauth/clients.js';
 import { RegisterClientBody } from './oauth/schemas.js';
 import { commercePlatformsFor } from './commerce/registry.js';
 import { setSandboxOwner } from './commerce/sandbox-owners.js';
+import { monthlyStatement, statementCsv } from './orders/statements.js';
 
 /**
  * Support's command line: the same service functions as the admin API, run directly on the
@@ -56,15 +57,23 @@ const USAGE = `Usage: npm run cli -- <command> [arguments] [--flags]
                         [--confidential [--company-id <companyId>]] [--client-id <id>]
   oauth-client list
 
+  statement <companyId> <YYYY-MM> [--csv]   a brand's monthly statement: commission owed, reversals and net
+                                            per currency with every ledger entry (--csv: as the dashboard's CSV)
+
   sandbox-owner set <domain> --email <email>
                                             set up (or replace) a sandbox store's owner sign-in, test and
                                             dev hosts only; prints the generated password once
 
 Database: DATABASE_URL=postgres://... or PGlite in DATA_DIR (default ./data), which must not be
 in use by a running service (use the admin API then). Keys are issued for SERVICE_ENV.
-Output is JSON on stdout; errors go to stderr with exit code 1 (2 for usage errors).`;
+Output is JSON on stdout (CSV where asked); errors go to stderr with exit code 1 (2 for usage errors).`;
 
 class UsageError extends Error {}
+
+/** Output printed as it is, not as JSON (a CSV). */
+class TextOutput {
+  constructor(readonly text: string) {}
+}
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ allErrors: false, strict: false, coerceTypes: false }));
@@ -152,7 +161,7 @@ async function run(argv: string[], ctx: ServiceContext, database: DatabaseHandle
       return { applied: await migrateToLatest(database.db) };
     case 'seed': {
       const { args } = parse(tail, {}, ['file']);
-      return { file: args[0], ...(await loadFixtureFile(ctx, args[0]!)) };
+      return { file: args[0], ...(await loadFixtureFile(ctx, args[0]!, { baseUrl: config.baseUrl })) };
     }
     case 'platform list':
       parse(tail, {}, []);
@@ -223,6 +232,11 @@ async function run(argv: string[], ctx: ServiceContext, database: DatabaseHandle
     case 'oauth-client list':
       parse(tail, {}, []);
       return { data: await listOAuthClients(ctx) };
+    case 'statement': {
+      const { flags, args } = parse(tail, { csv: { type: 'boolean' } }, ['companyId', 'month']);
+      const statement = await monthlyStatement(ctx, args[0]!, args[1]!);
+      return flags.csv ? new TextOutput(statementCsv(statement)) : statement;
+    }
     case 'sandbox-owner set': {
       const { flags, args } = parse(tail, text(['email']), ['domain']);
       if (typeof flags.email !== 'string') throw new UsageError('--email is required');
@@ -271,7 +285,7 @@ async function main(argv: string[]): Promise<number> {
     if (argv[0] !== 'migrate') await migrateToLatest(database.db);
     bus = await connectBus(config, database.db);
     const result = await run(argv, { db: database.db, bus, serviceEnv: config.serviceEnv }, database, config);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(result instanceof TextOutput ? result.text : `${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {
     await bus?.close();

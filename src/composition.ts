@@ -5,7 +5,7 @@ import { longestWaitMs, type DatabaseBounds, type DatabaseHandle, type Db } from
 import { InvalidationBus } from './cache/invalidation.js';
 import { connectRedis } from './cache/redis.js';
 import { Authenticator } from './auth/authenticator.js';
-import { keyEnvironmentFor } from './auth/keys.js';
+import { keyEnvironmentFor } from './shared/keys.js';
 import { UsageRecorder } from './auth/usage-recorder.js';
 import { Attribution } from './attribution/service.js';
 import { commercePlatformsFor, type CommerceRegistry } from './commerce/registry.js';
@@ -16,6 +16,8 @@ import type { PeriodicJob } from './jobs/periodic.js';
 import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
 import { SetupWorker } from './plugin/setup-worker.js';
+import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
+import { WebhookWorker } from './commerce/shopify/webhooks.js';
 
 /** Configuration and the connections a process holds: databases, the invalidation bus, Redis. */
 export interface Infrastructure {
@@ -69,7 +71,9 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
   const { config, database, log } = options;
   const jobDb = (options.jobDatabase ?? database).db;
   const bus = new InvalidationBus();
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, bus, log, options.redisFallback) : undefined;
+  const redis = config.redisUrl
+    ? await connectRedis(config.redisUrl, bus, log, options.redisFallback, config.redisCommandTimeoutMs)
+    : undefined;
   if (database.kind === 'postgres' && config.databaseUrl) {
     await bus.connectRemote({ postgres: { url: config.databaseUrl, db: database.db, bounds: options.bounds } }, log);
   }
@@ -82,9 +86,18 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
   });
   const auth = new Authenticator(database.db, keyEnvironmentFor(config.serviceEnv), bus, usage, new OAuthBearerVerifier(oauth, bus));
   const attribution = new Attribution(database.db, config.baseUrl, longestWaitMs(options.bounds), log);
-  const commerce = commercePlatformsFor(config, database.db);
+  const commerce = commercePlatformsFor(config, database.db, log);
   // Store setup runs short steps, with the request bounds like the plugin calls that queue it.
-  const jobs = new BackgroundJobs({ db: jobDb, setupDb: database.db, bus, log, adapter: commerce.primary, plugin: config.plugin });
+  const jobs = new BackgroundJobs({
+    db: jobDb,
+    setupDb: database.db,
+    bus,
+    log,
+    adapter: commerce.primary,
+    plugin: config.plugin,
+    shopify: commerce.shopify,
+    orders: config.orders,
+  });
   if (options.jobs.run) jobs.start({ keepProcessAlive: options.jobs.keepProcessAlive });
 
   return {
@@ -120,6 +133,8 @@ export class BackgroundJobs {
   private readonly sealer: PeriodicJob;
   /** Store setup reads stores from a commerce platform: a host with none has no setup to run. */
   private readonly setup: SetupWorker | undefined;
+  /** Shopify's webhook deliveries (orders, refunds, compliance), when Shopify is configured. */
+  private readonly shopifyWebhooks: WebhookWorker | undefined;
 
   constructor(options: {
     db: Db;
@@ -128,6 +143,8 @@ export class BackgroundJobs {
     log: FastifyBaseLogger;
     adapter: CommerceAdapter | null;
     plugin: Config['plugin'];
+    shopify?: ShopifyCommerce | undefined;
+    orders: Pick<Config['orders'], 'commissionBasisPoints' | 'attributionWindowDays'>;
   }) {
     const { db, bus, log, adapter, plugin } = options;
     this.scoring = scoringLoop(db, log);
@@ -143,6 +160,17 @@ export class BackgroundJobs {
           leaseMs: plugin.setupLeaseMs,
         })
       : undefined;
+    this.shopifyWebhooks = options.shopify
+      ? new WebhookWorker({
+          shopify: options.shopify,
+          db: options.setupDb,
+          log,
+          orders: options.orders,
+          pollMs: plugin.setupPollMs,
+          retryMs: plugin.setupRetryMs,
+          leaseMs: plugin.setupLeaseMs,
+        })
+      : undefined;
   }
 
   /** Each job runs at once, then on its timer. */
@@ -150,10 +178,16 @@ export class BackgroundJobs {
     this.scoring.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
     this.sealer.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
     this.setup?.start();
+    this.shopifyWebhooks?.start();
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.scoring.stop(), this.sealer.stop(), this.setup?.stop()]);
+    await Promise.all([this.scoring.stop(), this.sealer.stop(), this.setup?.stop(), this.shopifyWebhooks?.stop()]);
+  }
+
+  /** A Shopify webhook was recorded: its worker looks for work now. Nothing where the jobs do not run. */
+  nudgeShopifyWebhooks(): void {
+    this.shopifyWebhooks?.nudge();
   }
 
   /** A store's setup was queued: the setup worker looks for work now. Nothing where the jobs do not run. */
@@ -162,6 +196,7 @@ export class BackgroundJobs {
   }
 
   describe(): string {
-    return `recommendation scoring, performance sealing, ${this.setup ? 'store setup' : 'no store setup (no commerce platform connected)'}`;
+    const setup = this.setup ? 'store setup' : 'no store setup (no commerce platform connected)';
+    return `recommendation scoring, performance sealing, ${setup}${this.shopifyWebhooks ? ', Shopify webhooks' : ''}`;
   }
 }

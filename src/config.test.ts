@@ -152,9 +152,17 @@ describe('loadConfig', () => {
       ['10.0.0.1 10.0.0.2', '10.0.0.1 10.0.0.2'],
     ]) {
       expect(problemsOf({ TRUST_PROXY: value! }), value).toEqual([
-        `TRUST_PROXY must be a number of proxies (1 to 10) or a comma-separated list of proxy addresses and CIDR ranges such as 10.0.0.0/8, or loopback, linklocal, uniquelocal (got "${bad}")`,
+        'TRUST_PROXY must be a number of proxies (1 to 10) or a comma-separated list of proxy addresses and CIDR ranges such as ' +
+          `10.0.0.0/8, or loopback, linklocal, uniquelocal (got "${bad}")`,
       ]);
     }
+  });
+
+  it('bounds each Redis command: 250 ms by default, 10 ms to 10 s when set', () => {
+    expect(loadConfig({}).redisCommandTimeoutMs).toBe(250);
+    expect(loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '400' }).redisCommandTimeoutMs).toBe(400);
+    expect(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '5' })).toThrow(/REDIS_COMMAND_TIMEOUT_MS/);
+    expect(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: 'soon' })).toThrow(/REDIS_COMMAND_TIMEOUT_MS/);
   });
 
   it("reads the database bounds, and refuses a client-side limit that would not outlast the server's", () => {
@@ -224,7 +232,8 @@ describe('loadConfig', () => {
         `DATA_DIR is a file, not a directory (got "${file}"; it holds the embedded database when DATABASE_URL is not set)`,
       ]);
       expect(problemsOf({ DATA_DIR: path.join(file, 'data') })).toEqual([
-        `DATA_DIR cannot be created: ${file} is a file, not a directory (got "${path.join(file, 'data')}"; it holds the embedded database when DATABASE_URL is not set)`,
+        `DATA_DIR cannot be created: ${file} is a file, not a directory (got "${path.join(file, 'data')}"; ` +
+          'it holds the embedded database when DATABASE_URL is not set)',
       ]);
     });
 

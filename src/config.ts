@@ -13,6 +13,8 @@ export interface Config {
   /** How long anything may wait on the database (docs/operations.md, failure behaviour). */
   database: DatabaseLimits;
   redisUrl: string | undefined;
+  /** How long a Redis command may take before it counts as failed (rate limits then count in process). */
+  redisCommandTimeoutMs: number;
   /**
    * Which peers may name the client in X-Forwarded-For: nobody (false), the nearest N proxies (a
    * hop count), or the proxies at these addresses and CIDR ranges. Every per-address limit and
@@ -59,6 +61,8 @@ export interface Config {
     webhookToleranceSeconds: number;
     /** The service's share of a new customer's first order, in basis points (500 = 5%). */
     commissionBasisPoints: number;
+    /** How many UTC days after a click (or, where the store allows it, a view) an order is still attributed to it. */
+    attributionWindowDays: number;
   };
   /** The OAuth 2 server (docs/oauth.md). */
   oauth: {
@@ -80,7 +84,26 @@ export interface Config {
    * instead of its own domain, where a sandbox store has no site. Test and dev hosts only.
    */
   sandboxStorefronts: boolean;
+  /** Shopify, the first real commerce platform (docs/shopify.md); undefined (off, its routes 404) unless configured. */
+  shopify: ShopifyConfig | undefined;
 }
+
+export interface ShopifyConfig {
+  /** The app's client id and secret from the Partner dashboard; the secret signs OAuth callbacks and webhooks. */
+  apiKey: string;
+  apiSecret: string;
+  /** The access scopes the app asks for: the least the features need. */
+  scopes: string[];
+  /** The Admin API version every call names. */
+  apiVersion: string;
+  /** AES-256-GCM key (32 bytes) that encrypts the stores' offline access tokens at rest; never logged. */
+  tokenEncryptionKey: Buffer;
+}
+
+/** What the features need: the catalog, orders (eligibility, best sellers, order webhooks) and the discount code. */
+export const DEFAULT_SHOPIFY_SCOPES = ['read_products', 'read_orders', 'write_discounts'];
+export const DEFAULT_SHOPIFY_API_VERSION = '2026-10';
+const SHOPIFY_SCOPE = /^(read|write|unauthenticated_read|unauthenticated_write)_[a-z_]+$/;
 
 /** Every wait on the database is bounded by these; see DatabaseBounds in src/db/database.ts for where each applies. */
 export interface DatabaseLimits {
@@ -187,7 +210,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // connection, while a client that gives up cannot know whether the statement took effect.
   if (database.queryTimeoutMs <= database.statementTimeoutMs) {
     problems.push(
-      `DATABASE_QUERY_TIMEOUT_MS must be longer than DATABASE_STATEMENT_TIMEOUT_MS (got ${database.queryTimeoutMs} and ${database.statementTimeoutMs})`,
+      'DATABASE_QUERY_TIMEOUT_MS must be longer than DATABASE_STATEMENT_TIMEOUT_MS ' +
+        `(got ${database.queryTimeoutMs} and ${database.statementTimeoutMs})`,
     );
   }
 
@@ -195,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     problems.push('REDIS_URL must start with redis:// or rediss://');
   }
+  const redisCommandTimeoutMs = integerIn('REDIS_COMMAND_TIMEOUT_MS', 250, 10, 10_000);
 
   const trustProxy = readTrustProxy(blankToUndefined('TRUST_PROXY'), (problem) => problems.push(`TRUST_PROXY ${problem}`));
 
@@ -242,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSecret,
     webhookToleranceSeconds: integerIn('ORDERS_WEBHOOK_TOLERANCE_SECONDS', 300, 1, 86_400),
     commissionBasisPoints: integerIn('COMMISSION_BASIS_POINTS', 500, 0, 10_000),
+    attributionWindowDays: integerIn('ATTRIBUTION_WINDOW_DAYS', 14, 1, 365),
   };
 
   const oauth = { refreshGraceSeconds: integerIn('OAUTH_REFRESH_GRACE_SECONDS', 30, 0, 300) };
@@ -266,6 +292,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('SANDBOX_STOREFRONTS=true is for test and dev hosts: in prod, referral links lead to the stores themselves');
   }
 
+  const shopify = readShopify(blankToUndefined, (problem) => problems.push(problem));
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -276,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     database,
     redisUrl,
+    redisCommandTimeoutMs,
     trustProxy,
     serviceEnv,
     servicePlatformId: servicePlatformId.toLowerCase(),
@@ -290,7 +319,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauth,
     mail: { smtpUrl, from: mailFrom },
     sandboxStorefronts: sandboxStorefrontsRaw === 'true',
+    shopify,
   };
+}
+
+/**
+ * The Shopify settings: all of SHOPIFY_API_KEY, SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY, or
+ * none (Shopify off). Some without the others is a mistake, reported rather than taken as off.
+ */
+function readShopify(read: (name: string) => string | undefined, report: (problem: string) => void): ShopifyConfig | undefined {
+  const apiKey = read('SHOPIFY_API_KEY');
+  const apiSecret = read('SHOPIFY_API_SECRET');
+  const encryptionKey = read('TOKEN_ENCRYPTION_KEY');
+  const required = { SHOPIFY_API_KEY: apiKey, SHOPIFY_API_SECRET: apiSecret, TOKEN_ENCRYPTION_KEY: encryptionKey };
+  const missing = Object.entries(required)
+    .filter(([, value]) => value === undefined)
+    .map(([name]) => name);
+  if (missing.length === 3) return undefined;
+  if (missing.length > 0) {
+    report(`${missing.join(' and ')} must be set too: Shopify needs SHOPIFY_API_KEY, SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY together`);
+    return undefined;
+  }
+  const key = /^[0-9a-f]{64}$/i.test(encryptionKey!) ? Buffer.from(encryptionKey!, 'hex') : Buffer.from(encryptionKey!, 'base64');
+  if (key.length !== 32 || !/^([0-9a-f]{64}|[A-Za-z0-9+/]{43}=)$/i.test(encryptionKey!)) {
+    report('TOKEN_ENCRYPTION_KEY must be 32 random bytes, as 64 hex digits or base64 (openssl rand -base64 32)');
+    return undefined;
+  }
+  if (apiSecret!.length < 16) report("SHOPIFY_API_SECRET must be at least 16 characters long (the app's client secret)");
+  const scopesRaw = read('SHOPIFY_SCOPES');
+  const scopes = scopesRaw ? scopesRaw.split(',').map((scope) => scope.trim()) : DEFAULT_SHOPIFY_SCOPES;
+  const badScope = scopes.find((scope) => !SHOPIFY_SCOPE.test(scope));
+  if (badScope !== undefined) report(`SHOPIFY_SCOPES must be comma-separated access scopes such as read_products (got "${badScope}")`);
+  const apiVersion = read('SHOPIFY_API_VERSION') ?? DEFAULT_SHOPIFY_API_VERSION;
+  if (!/^\d{4}-(01|04|07|10)$/.test(apiVersion)) {
+    report(`SHOPIFY_API_VERSION must be a Shopify API version such as ${DEFAULT_SHOPIFY_API_VERSION} (got "${apiVersion}")`);
+  }
+  return { apiKey: apiKey!, apiSecret: apiSecret!, scopes, apiVersion, tokenEncryptionKey: key };
 }
 
 const MAX_TRUSTED_PROXY_HOPS = 10;

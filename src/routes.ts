@@ -12,9 +12,12 @@ import { accountRoutes } from './accounts/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { oauthAdminRoutes } from './oauth/admin-routes.js';
 import { sandboxRoutes } from './commerce/sandbox-routes.js';
+import { shopifyRoutes } from './commerce/shopify/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { orderRoutes } from './orders/routes.js';
 import { assetRoutes } from './http/assets.js';
+import { demoImageRoutes } from './fixtures/routes.js';
+import { landingRoutes } from './http/landing.js';
 
 /**
  * Every domain's HTTP routes. Each is given the runtime (src/composition.ts) and builds no shared
@@ -32,8 +35,11 @@ export const domainRoutes: Array<FastifyPluginAsync<Runtime>> = [
   oauthRoutes,
   oauthAdminRoutes,
   sandboxRoutes,
+  shopifyRoutes,
   pluginRoutes,
   dashboardRoutes,
   orderRoutes,
   assetRoutes,
+  demoImageRoutes,
+  landingRoutes,
 ];

@@ -52,7 +52,9 @@ async function main(): Promise<void> {
     `  Dashboard:       ${config.baseUrl}/dashboard   (brand staff: sign up, partnerships, collabs, keys, performance)`,
     `  API reference:   ${config.baseUrl}/docs   (OpenAPI: ${config.baseUrl}/v1/openapi.json)`,
     `  Health:          ${config.baseUrl}/healthz  ${config.baseUrl}/readyz  ${config.baseUrl}/metrics`,
-    `  Admin API:       ${config.adminToken ? `${config.baseUrl}/admin (Authorization: Bearer $ADMIN_TOKEN)` : 'disabled (set ADMIN_TOKEN to enable)'}`,
+    `  Admin API:       ${
+      config.adminToken ? `${config.baseUrl}/admin (Authorization: Bearer $ADMIN_TOKEN)` : 'disabled (set ADMIN_TOKEN to enable)'
+    }`,
     ...startup.banner,
     ...demo.banner,
     '',

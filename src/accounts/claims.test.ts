@@ -171,7 +171,8 @@ describeEachDatabase('store ownership claims', (use) => {
     expect(await companiesWith(domain)).toEqual([{ id: importedId, business_name: 'Imported Store' }]);
   });
 
-  it('keeps a squatter out: a pending claim creates nothing, the plugin import makes its own brand, and only the owner gets in', async () => {
+  it(`keeps a squatter out: a pending claim creates nothing, the plugin import \
+makes its own brand, and only the owner gets in`, async () => {
     const domain = `${uniqueId('squat')}.example`;
     const owner = client();
     // The real owner already has the store's sign-in at the platform.

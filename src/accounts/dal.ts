@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { countWritten, jsonRows } from '../db/bulk.js';
 import type { AttemptHistory } from './throttle.js';
 
 export interface UserRecord {
@@ -40,6 +41,38 @@ export async function insertUser(
     .returning('id')
     .executeTakeFirst();
   return row?.id;
+}
+
+/** A staff account as the fixture loader gives it, password already hashed. */
+export interface FixtureUserRow {
+  company_id: string;
+  email: string;
+  display_name: string | null;
+  password_hash: string;
+}
+
+/**
+ * The fixture loader's staff accounts, in one statement: an email that already has an account
+ * keeps it as it is (its password may have been changed since), so a reload writes nothing.
+ */
+export function insertFixtureUsers(db: Db, rows: FixtureUserRow[]): Promise<number> {
+  if (rows.length === 0) return Promise.resolve(0);
+  return countWritten(
+    db,
+    sql`
+      insert into brand_users (company_id, email, display_name, password_hash)
+      select company_id, email, display_name, password_hash
+      from jsonb_to_recordset(${jsonRows(rows)}) as r(company_id text, email text, display_name text, password_hash text)
+      on conflict (email) do nothing
+      returning 1`,
+  );
+}
+
+/** Which brand each of these emails' accounts acts for (null: a sign-up still waiting for its store). */
+export async function findUserCompanies(db: Db, emails: string[]): Promise<Map<string, string | null>> {
+  if (emails.length === 0) return new Map();
+  const rows = await db.selectFrom('brand_users').select(['email', 'company_id']).where('email', 'in', emails).execute();
+  return new Map(rows.map((row) => [row.email, row.company_id]));
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<UserRecord | undefined> {

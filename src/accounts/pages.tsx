@@ -60,7 +60,10 @@ export function signInPage(options: { csrfToken: string; returnTo: string; email
             Sign in
           </button>
         </form>
-        <p class="muted">Accounts are created by your brand's administrator through our support team.</p>
+        <p class="muted">
+          No account yet? <a href="/dashboard#/sign-up">Sign up on the brand dashboard</a> with your store, or join your brand there with an
+          invitation code from a colleague.
+        </p>
       </>
     ),
   };

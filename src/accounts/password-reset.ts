@@ -1,12 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
 import { ApiError, badRequest } from '../http/errors.js';
-import { hashSecret, randomToken } from '../auth/keys.js';
+import { hashSecret, randomToken } from '../shared/keys.js';
 import * as dal from './dal.js';
 import type { Mailer } from './mail.js';
-import { hashPassword } from './passwords.js';
+import { hashPassword } from '../shared/passwords.js';
 import { addressWait, RESET_REQUEST_BUDGET, resetWaitMessage } from './throttle.js';
-import { checkPassword, normalizeEmail } from './users.js';
+import { normalizeEmail } from '../shared/email.js';
+import { checkPassword } from './users.js';
 
 export const RESET_LIFETIME_MS = 30 * 60_000;
 
@@ -25,7 +26,8 @@ function resetMail(to: string, token: string, baseUrl: string) {
     text:
       `Someone asked to reset the password of your brand dashboard account (${to}).\n\n` +
       `Open ${baseUrl}/dashboard, choose "Reset password" and enter this reset token:\n\n${token}\n\n` +
-      `The token works once, for ${RESET_LIFETIME_MS / 60_000} minutes. If you did not ask for it, ignore this message: your password stays as it is.\n`,
+      `The token works once, for ${RESET_LIFETIME_MS / 60_000} minutes. ` +
+      'If you did not ask for it, ignore this message: your password stays as it is.\n',
   };
 }
 

@@ -207,7 +207,8 @@ describeEachDatabase('brand staff accounts', (use) => {
     const sessionCookie = (response: { cookies: Array<{ name: string }> }) =>
       response.cookies.find((cookie) => cookie.name === 'svc_session');
 
-    it('makes an account wait 1 s, 2 s, 4 s … at most 30 s after three failures (429 with Retry-After), then lets the right password in and starts over', async () => {
+    it(`makes an account wait 1 s, 2 s, 4 s … at most 30 s after three failures (429 with Retry-After), \
+then lets the right password in and starts over`, async () => {
       const victim = await staffMember();
       const from = '192.0.2.10';
       for (let i = 0; i < 3; i += 1) expect((await attempt(victim, `wrong guess ${i}`, from)).statusCode).toBe(401);

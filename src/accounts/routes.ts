@@ -5,8 +5,10 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import { devMailbox } from './mail.js';
 import { confirmStoreFirstPage, mailboxPage, messagePage, sendAccountPage, signedInPage, signInPage } from './pages.js';
-import { CompanyParams, CreatedUser, CreateUserBody, formField, UserList } from './schemas.js';
-import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser, endSession, startSession } from './sessions.js';
+import { formField } from '../http/forms.js';
+import { CompanyParams, CreatedUser, CreateUserBody, UserList } from './schemas.js';
+import { cookiePolicyFor, csrfTokenFor, csrfValid } from '../shared/cookies.js';
+import { currentUser, endSession, startSession } from './sessions.js';
 import { checkSignIn, createBrandUser, listBrandUsers } from './users.js';
 import { signInWaitMessage } from './throttle.js';
 import { isFromThisMachine } from '../http/client-address.js';
@@ -96,7 +98,8 @@ export const accountRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
           403,
           messagePage(
             "Open the mailbox on the service's machine",
-            'The development mailbox shows every mail this host sent, password reset tokens included, so it opens only in a browser on the machine running the service, at localhost or 127.0.0.1. To receive mail elsewhere, the host needs SMTP_URL.',
+            'The development mailbox shows every mail this host sent, password reset tokens included, so it opens only in a ' +
+              'browser on the machine running the service, at localhost or 127.0.0.1. To receive mail elsewhere, the host needs SMTP_URL.',
           ),
         );
       }

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../shared/passwords.js';
 
 export const CreateUserBody = Type.Object(
   {
@@ -30,10 +30,3 @@ export const UserList = Type.Object({
     }),
   ),
 });
-
-/** A form field's value when it was sent exactly once as text; anything else counts as missing. */
-export function formField(body: unknown, name: string): string | undefined {
-  if (!body || typeof body !== 'object') return undefined;
-  const value = (body as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : undefined;
-}

@@ -4,14 +4,15 @@ import type { Db } from '../db/database.js';
 import type { CommerceAdapter } from '../commerce/adapter.js';
 import { noCommercePlatform } from '../commerce/registry.js';
 import { ApiError, badRequest } from '../http/errors.js';
-import { hashSecret, randomToken } from '../auth/keys.js';
-import { storeDomain } from '../plugin/store-domain.js';
+import { hashSecret, randomToken } from '../shared/keys.js';
+import { storeDomain } from '../shared/domain.js';
 import { importCustomerHistory } from '../orders/service.js';
 import { companyForClaim } from '../companies/service.js';
 import { inTransaction, type Publisher } from '../service-context.js';
 import * as dal from './dal.js';
-import { hashPassword } from './passwords.js';
-import { checkedEmail, checkPassword } from './users.js';
+import { hashPassword } from '../shared/passwords.js';
+import { checkedEmail } from '../shared/email.js';
+import { checkPassword } from './users.js';
 
 type ClaimAdapter = Pick<
   CommerceAdapter,

@@ -1,32 +1,15 @@
 import type { Db } from '../db/database.js';
 import { companyExists } from '../companies/service.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
+import { checkedEmail, normalizeEmail } from '../shared/email.js';
 import * as dal from './dal.js';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../shared/passwords.js';
 import { SIGN_IN_THROTTLE, signInWait, type Wait } from './throttle.js';
 
 export interface NewBrandUser {
   email: string;
   password: string;
   displayName?: string | null;
-}
-
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
-/** Whether an email (already normalized) has an address's shape and fits in `maxLength`. */
-export function looksLikeEmail(email: string, maxLength = 254): boolean {
-  return email.length <= maxLength && EMAIL_PATTERN.test(email);
-}
-
-/** The normalized email, or 400 for one that is not an address. */
-export function checkedEmail(input: string): string {
-  const email = normalizeEmail(input);
-  if (!looksLikeEmail(email)) throw badRequest('email must be an email address of at most 254 characters');
-  return email;
 }
 
 /** 400 for a password outside the allowed lengths. */
@@ -59,6 +42,15 @@ export async function createBrandUser(
 export async function listBrandUsers(ctx: { db: Db }, companyId: string) {
   if (!(await companyExists(ctx, companyId))) throw notFound(`no company ${companyId}`);
   return dal.listUsers(ctx.db, companyId);
+}
+
+/**
+ * The brand an email and password sign in to, checked without the sign-in's throttle and
+ * without recording anything: the start banner prints the demo staff sign-in only while it works.
+ */
+export async function brandOfSignIn(db: Db, emailInput: string, password: string): Promise<string | null | undefined> {
+  const user = await dal.findUserByEmail(db, normalizeEmail(emailInput));
+  return user && (await verifyPassword(user.passwordHash, password)) ? user.companyId : undefined;
 }
 
 export type SignInResult =

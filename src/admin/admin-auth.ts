@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preParsingHookHandler } from 'fastify';
-import { constantTimeEqual, hashSecret } from '../auth/keys.js';
+import { constantTimeEqual, hashSecret } from '../shared/keys.js';
 import { ApiError, unauthorized } from '../http/errors.js';
 import { addOnRequestHooks } from '../http/route-hooks.js';
 

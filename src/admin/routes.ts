@@ -7,6 +7,8 @@ import { createCompany, updateCompany } from '../companies/service.js';
 import { createPlatform, listPlatformBrands, listPlatforms, setPlatformActive, updatePlatform } from '../platforms/service.js';
 import type { ServiceContext } from '../service-context.js';
 import { companyWithKeys, platformWithKeys } from './service.js';
+import { monthlyStatement, statementCsv } from '../orders/statements.js';
+import { Statement, StatementQuery } from '../orders/schemas.js';
 import {
   Company,
   CompanyDetail,
@@ -141,6 +143,32 @@ export const adminRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
       schema: { ...meta, params: CompanyIdParams, body: IssueBrandKeyBody, response: { 201: IssuedBrandKey, ...errors } },
     },
     async (request, reply) => reply.status(201).send(await issueBrandKey(ctx, request.params.companyId, { name: request.body.name })),
+  );
+
+  app.get(
+    '/admin/companies/:companyId/statement',
+    {
+      schema: {
+        ...meta,
+        summary: "A brand's monthly statement: commission owed, reversals and net per currency, with every ledger entry",
+        params: CompanyIdParams,
+        querystring: StatementQuery,
+        response: { 200: Statement, ...errors },
+      },
+    },
+    async (request) => monthlyStatement(ctx, request.params.companyId, request.query.month),
+  );
+
+  app.get(
+    '/admin/companies/:companyId/statement.csv',
+    { schema: { ...meta, summary: 'The monthly statement as CSV', params: CompanyIdParams, querystring: StatementQuery } },
+    async (request, reply) => {
+      const csv = statementCsv(await monthlyStatement(ctx, request.params.companyId, request.query.month));
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="statement-${request.params.companyId}-${request.query.month}.csv"`)
+        .send(csv);
+    },
   );
 
   app.post(

@@ -118,12 +118,12 @@ for (const kind of DATABASE_KINDS) {
       await writer.close();
     });
 
-    it("a database that lost the writer's row (restored from a backup): that batch fails and adds nothing, the next goes through a new writer", async () => {
+    it(`a database that lost the writer's row (restored from a backup): that batch fails and \
+adds nothing, the next goes through a new writer`, async () => {
       const writer = new CounterWriter(database.db, settledOutcomes().log);
       await writer.write(freshRows(1), patient());
-      await sql`delete from attribution_writers where writer_id = (select writer_id from attribution_writers order by written_at desc limit 1)`.execute(
-        database.db,
-      );
+      await sql`delete from attribution_writers
+                where writer_id = (select writer_id from attribution_writers order by written_at desc limit 1)`.execute(database.db);
       const [refused, next] = [freshRows(1), freshRows(1)];
       await expect(writer.write(refused, patient())).rejects.toThrow(
         'the counter writer was out of step with the database; nothing was written',

@@ -113,7 +113,8 @@ export async function writeCounterBatch(db: Db, writerId: string, afterBatch: nu
                 ${rows.map((row) => row.partnerId)}::text[],
                 ${rows.map((row) => row.shard)}::smallint[],
                 ${rows.map((row) => row.views)}::bigint[],
-                ${rows.map((row) => row.clicks)}::bigint[]) as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+                ${rows.map((row) => row.clicks)}::bigint[])
+           as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
     where exists (select from advanced)
     order by 1, 2, 3, 4, 5, 6
     on conflict (platform_id, day, campaign_id, brand_id, partner_id, shard) do update set
@@ -153,7 +154,8 @@ export async function takeBackCounterBatch(
                     ${rows.map((row) => row.partnerId)}::text[],
                     ${rows.map((row) => row.shard)}::smallint[],
                     ${rows.map((row) => row.views)}::bigint[],
-                    ${rows.map((row) => row.clicks)}::bigint[]) as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+                    ${rows.map((row) => row.clicks)}::bigint[])
+           as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
         where (c.platform_id, c.day, c.campaign_id, c.brand_id, c.partner_id, c.shard)
             = (item.platform_id, item.day, item.campaign_id, item.brand_id, item.partner_id, item.shard)`.execute(trx);
     }
@@ -198,7 +200,8 @@ export async function platformTotals(db: Db, platformId: string, range: DayRange
         and (${from}::date is null or day >= ${from}::date) and (${to}::date is null or day <= ${to}::date)
     ) counted
     cross join (
-      select count(*)::int8 as orders, count(*) filter (where new_customer)::int8 as new_customers, coalesce(sum(total_cents), 0)::int8 as revenue_cents,
+      select count(*)::int8 as orders, count(*) filter (where new_customer)::int8 as new_customers,
+             coalesce(sum(total_cents), 0)::int8 as revenue_cents,
              coalesce(sum(commission_cents), 0)::int8 as commission_cents
       from attributed_orders
       where platform_id = ${platformId}::uuid

@@ -35,8 +35,10 @@ describeEachDatabase('referral links and platform stats', (use) => {
       expect(response.statusCode).toBe(302);
       const location = new URL(response.headers.location as string);
       expect(location.origin).toBe(`https://${partner.domain}`);
-      expect(location.pathname).toBe('/');
-      expect(location.searchParams.get('discount')).toBe('WELCOME 15&more');
+      // The store's shareable discount link, the code percent-encoded as one path segment.
+      expect(location.pathname).toBe(`/discount/${encodeURIComponent('WELCOME 15&more')}`);
+      expect(decodeURIComponent(location.pathname.split('/')[2]!)).toBe('WELCOME 15&more');
+      expect(location.search).toBe('');
       expect((await stats()).json()).toEqual({ ...before, clicks: before.clicks + 1 });
 
       await follow(referralUrl);

@@ -8,6 +8,7 @@ import { securePages } from '../http/security-headers.js';
 import { linkNotFoundPage } from './pages.js';
 import { PlatformStats, PlatformStatsParams, PlatformStatsQuery, ReferralParams } from './schemas.js';
 import { storeUrl } from './store-url.js';
+import { emptyResponse, errorResponse, PUBLIC, RATE_LIMITED } from '../http/schemas.js';
 import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');
@@ -29,8 +30,28 @@ export const attributionRoutes: FastifyPluginAsync<Runtime> = async (plain, runt
           description:
             "Records one click credited to the platform that showed the offer and redirects (302) to the partner's store " +
             'with its discount code. An unknown or damaged token gets an HTML page with status 404.',
+          operationId: 'followReferralLink',
           tags: ['offers'],
+          security: PUBLIC,
           params: ReferralParams,
+          response: {
+            302: emptyResponse("The click was counted: on to the partner's store, its discount applied", {
+              Location: { type: 'string', description: "The partner's store with its discount code" },
+            }),
+            404: {
+              description: 'The token is unknown or damaged: a page telling the shopper so',
+              content: { 'text/html': { schema: Type.String({ examples: ['<!doctype html><html lang="en">…</html>'] }) } },
+            },
+            429: RATE_LIMITED,
+            503: errorResponse('The click could not be recorded; retry after Retry-After seconds', {
+              error: 'service_unavailable',
+              message: 'the click could not be recorded; retry shortly',
+            }),
+            default: errorResponse('Any other failure', {
+              error: 'internal_error',
+              message: 'the request could not be completed because of an error on our side',
+            }),
+          },
         },
       },
       async (request, reply) => {

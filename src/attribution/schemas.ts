@@ -22,5 +22,8 @@ export const PlatformStats = Type.Object(
 );
 
 export const ReferralParams = Type.Object({
-  token: Type.String({ description: 'Opaque referral token, exactly as returned in referralUrl' }),
+  token: Type.String({
+    description: 'Opaque referral token, exactly as returned in referralUrl',
+    examples: ['SGFyYm9yIGFuZCBWaW5lLmNoZWNrb3V0LWNv'],
+  }),
 });

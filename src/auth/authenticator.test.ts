@@ -5,7 +5,7 @@ import { createBrand, createPlatform, savePlatform } from '../../test/support/fa
 import { ApiError } from '../http/errors.js';
 import { issueBrandKey, revokeKey } from './credentials.js';
 import { setPlatformActive } from '../platforms/service.js';
-import { hashSecret } from './keys.js';
+import { hashSecret } from '../shared/keys.js';
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {
   try {

@@ -20,7 +20,7 @@ import {
   platformKeyPrefix,
   PLATFORM_KEY_MARKER,
   type KeyEnvironment,
-} from './keys.js';
+} from '../shared/keys.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
 /** Who is calling a brand route. `tokenPlatformId` is set when an OAuth token carries a platform. */

@@ -13,7 +13,7 @@ import {
   keyEnvironmentFor,
   lastFour,
   platformKeyPrefix,
-} from './keys.js';
+} from '../shared/keys.js';
 
 /** Issuing and revoking brand and platform keys: the admin API, the CLI, the dashboard and the fixture loader all come here. */
 

@@ -22,7 +22,18 @@ export const Campaign = Type.Object(
     startDate: dateTimeOrNull('ISO 8601 date-time; null when unset'),
     endDate: dateTimeOrNull('ISO 8601 date-time; null when unset'),
   },
-  { title: 'Campaign' },
+  {
+    title: 'Campaign',
+    examples: [
+      {
+        id: 'cmp-summer-trail-bundle',
+        name: 'Summer Trail Bundle',
+        status: 'active',
+        startDate: '2025-06-01T00:00:00.000Z',
+        endDate: null,
+      },
+    ],
+  },
 );
 export type Campaign = Static<typeof Campaign>;
 
@@ -31,5 +42,28 @@ export const CampaignsResponse = Type.Object(
     data: Type.Array(Campaign),
     totalRows: Type.Integer({ description: 'Campaigns matching the filter across all pages' }),
   },
-  { title: 'CampaignsResponse' },
+  {
+    title: 'CampaignsResponse',
+    examples: [
+      {
+        data: [
+          {
+            id: 'cmp-summer-trail-bundle',
+            name: 'Summer Trail Bundle',
+            status: 'active',
+            startDate: '2025-06-01T00:00:00.000Z',
+            endDate: null,
+          },
+          {
+            id: 'cmp-morning-ritual',
+            name: 'Morning Ritual Cross-Promo',
+            status: 'closed',
+            startDate: '2025-09-15T00:00:00.000Z',
+            endDate: '2025-10-31T23:59:59.000Z',
+          },
+        ],
+        totalRows: 2,
+      },
+    ],
+  },
 );

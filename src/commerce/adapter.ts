@@ -10,18 +10,9 @@ export interface StoreStatus {
   planApproved: boolean;
 }
 
-export interface StoreProfile {
-  domain: string;
-  businessName: string;
-  tagline: string | null;
-  logoImageUrl: string | null;
-  categories: string[];
-  country: string | null;
-  productCount: number;
-  /** A percentage the store already gives new customers, when it has one (SPEC 6.2 consent). */
-  welcomeDiscountPercent: number | null;
-  platformName: string;
-}
+import type { StoreProfile } from '../companies/store-profile.js';
+
+export type { StoreProfile };
 
 export interface CatalogProduct {
   id: string;
@@ -33,6 +24,15 @@ export interface CatalogProduct {
 
 export interface BestSeller extends CatalogProduct {
   unitsSold: number;
+}
+
+/**
+ * What eligibility (SPEC 6.3) looks at. `activeProductsWithImages` is at least the number given:
+ * a platform may stop counting once it has found some, since the rule needs one.
+ */
+export interface StoreEligibility {
+  orders: number;
+  activeProductsWithImages: number;
 }
 
 export interface DiscountCodeRequest {
@@ -93,6 +93,8 @@ export interface CommerceAdapter {
   merchantConfirmationUrl(domain: string, state: string): string;
   profile(domain: string): Promise<StoreProfile>;
   catalog(domain: string): Promise<CatalogProduct[]>;
+  /** Read at every plugin load until the merchant consents, so a platform answers it cheaply. */
+  eligibility(domain: string): Promise<StoreEligibility>;
   bestSellers(domain: string, limit: number): Promise<BestSeller[]>;
   ordersCount(domain: string): Promise<number>;
   /** Idempotent on the code: asking twice for the same code creates one. */

@@ -20,14 +20,20 @@ export interface SandboxStoreRow {
   ordersWebhookSince: Date | null;
 }
 
-/** Creates the store with its catalog and orders unless it exists; concurrent callers create it once. */
+/**
+ * Creates the store with its catalog, orders and discount code (the one its brand's offer names,
+ * if any) unless it exists; concurrent callers create it once. A store `connectedSince` a date has
+ * the app installed, its plan approved and its orders going to the service from then.
+ */
 export async function insertStoreIfAbsent(
   db: Db,
   domain: string,
   store: GeneratedStore,
   logoImageUrl: string,
   imageUrl: (productId: string) => string,
+  brand: { discountCode: { code: string; percent: number } | null; connectedSince: Date | null },
 ): Promise<void> {
+  const { discountCode, connectedSince } = brand;
   await db.transaction().execute(async (trx) => {
     const inserted = await trx
       .insertInto('sandbox_stores')
@@ -40,6 +46,9 @@ export async function insertStoreIfAbsent(
         country: store.country,
         welcome_discount_percent: store.welcomeDiscountPercent,
         import_failures_left: store.importFailures,
+        ...(connectedSince
+          ? { app_status: 'installed' as const, plan_approved_at: connectedSince, orders_webhook_since: connectedSince }
+          : {}),
       })
       .onConflict((oc) => oc.column('domain').doNothing())
       .returning('domain')
@@ -74,7 +83,26 @@ export async function insertStoreIfAbsent(
         )
         .execute();
     }
+    if (discountCode) {
+      await trx
+        .insertInto('sandbox_discount_codes')
+        .values({ store_domain: domain, code: discountCode.code, percent: discountCode.percent, once_per_customer: true })
+        .execute();
+    }
   });
+}
+
+/**
+ * The brand in the network whose store this is (a company record), with the discount code its
+ * offer names: what a sandbox store made up for a known brand is made to match.
+ */
+export async function networkBrandOfDomain(db: Db, domain: string) {
+  return db
+    .selectFrom('companies as c')
+    .leftJoin('offers as o', 'o.company_id', 'c.id')
+    .select(['c.business_name', 'c.categories', 'c.country', 'o.discount_code', 'o.discount_percent', 'o.live'])
+    .where('c.domain', '=', domain)
+    .executeTakeFirst();
 }
 
 export async function findStore(db: Db, domain: string): Promise<SandboxStoreRow | undefined> {
@@ -172,7 +200,17 @@ export async function recentOrders(db: Db, domain: string, limit: number) {
   return db
     .selectFrom('sandbox_orders as o')
     .innerJoin('sandbox_products as p', (join) => join.onRef('p.store_domain', '=', 'o.store_domain').onRef('p.id', '=', 'o.product_id'))
-    .select(['o.id', 'p.title', 'o.quantity', 'o.total_cents', 'o.placed_at', 'o.discount_code', 'o.webhook_status'])
+    .select([
+      'o.id',
+      'p.title',
+      'o.quantity',
+      'o.total_cents',
+      'o.placed_at',
+      'o.discount_code',
+      'o.webhook_status',
+      'o.refunded_cents',
+      'o.cancelled_at',
+    ])
     .where('o.store_domain', '=', domain)
     .orderBy('o.placed_at', 'desc')
     .limit(limit)
@@ -234,10 +272,15 @@ export async function findDiscountCode(db: Db, domain: string, typed: string) {
     .executeTakeFirst();
 }
 
+/**
+ * The service subscribes to the store's orders. On a commerce platform that takes the app's
+ * install (Shopify's order webhooks need the app's grant), so the store has the app installed
+ * from then on, as its admin shows.
+ */
 export async function subscribeToOrders(db: Db, domain: string, now: Date): Promise<void> {
   await db
     .updateTable('sandbox_stores')
-    .set({ orders_webhook_since: sql`coalesce(orders_webhook_since, ${now})` })
+    .set({ orders_webhook_since: sql`coalesce(orders_webhook_since, ${now})`, app_status: 'installed' })
     .where('domain', '=', domain)
     .execute();
 }
@@ -259,12 +302,14 @@ export interface StorefrontOrder {
  */
 export async function insertStorefrontOrder(db: Db, domain: string, order: StorefrontOrder, oncePerCustomer: boolean): Promise<boolean> {
   const result = await sql<{ id: string }>`
-    insert into sandbox_orders (store_domain, id, product_id, quantity, total_cents, placed_at, customer_email, discount_code, referral_token)
+    insert into sandbox_orders
+      (store_domain, id, product_id, quantity, total_cents, placed_at, customer_email, discount_code, referral_token)
     select ${domain}::text, ${order.id}::text, ${order.productId}::text, ${order.quantity}::int, ${order.totalCents}::int,
            ${order.placedAt}::timestamptz, ${order.customerEmail}::text, ${order.discountCode}::text, ${order.referralToken}::text
     where not (${oncePerCustomer}::boolean and exists (
       select 1 from sandbox_orders
-      where store_domain = ${domain} and customer_email = ${order.customerEmail} and upper(discount_code) = upper(${order.discountCode}::text)
+      where store_domain = ${domain} and customer_email = ${order.customerEmail}
+        and upper(discount_code) = upper(${order.discountCode}::text)
     ))
     returning id`.execute(db);
   return result.rows.length > 0;
@@ -386,4 +431,30 @@ export async function ordersBefore(db: Db, domain: string, before: Date) {
     .orderBy('placed_at')
     .orderBy('id')
     .execute();
+}
+
+/**
+ * Takes money back from an order: a refund of `amountCents` (at most what is left) or, with
+ * `cancel`, all that is left, the order marked cancelled. One statement; returns what it took,
+ * or undefined when the order does not exist or was cancelled already.
+ */
+export async function takeFromOrder(
+  db: Db,
+  domain: string,
+  orderId: string,
+  change: { cancel: true; now: Date } | { cancel: false; amountCents: number },
+): Promise<number | undefined> {
+  const amount = change.cancel ? sql`total_cents - refunded_cents` : sql`least(${change.amountCents}::int, total_cents - refunded_cents)`;
+  const result = await sql<{ taken: number }>`
+    update sandbox_orders o set
+      refunded_cents = o.refunded_cents + taken.amount,
+      cancelled_at = ${change.cancel ? change.now : null}::timestamptz
+    from (
+      select id, ${amount} as amount
+      from sandbox_orders where store_domain = ${domain} and id = ${orderId} and cancelled_at is null
+      for update
+    ) taken
+    where o.store_domain = ${domain} and o.id = taken.id
+    returning taken.amount as taken`.execute(db);
+  return result.rows[0]?.taken;
 }

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.js';
-import { formField } from '../accounts/schemas.js';
-import { csrfTokenFor, csrfTokenMatches, type CookiePolicy } from '../accounts/sessions.js';
-import { requireOwnOrigin } from '../plugin/origin.js';
+import { formField } from '../http/forms.js';
+import { csrfTokenFor, csrfTokenMatches, type CookiePolicy } from '../shared/cookies.js';
+import { requireOwnOrigin } from '../http/origin.js';
 import { CSRF_FIELD, formExpiredPage, ownerOnlyPage, type SandboxPage } from './pages.js';
 import { ownerSignedIn, storePath } from './sandbox-owners.js';
 

@@ -5,8 +5,11 @@ import { ANY_IMAGE, pagePolicy } from '../http/csp.js';
 import { PageShell, sendPage } from '../http/page.js';
 import type { CatalogProduct } from './adapter.js';
 import type * as dal from './dal.js';
-import { SANDBOX_PLATFORM_NAME } from './sandbox.js';
+import { discountedCents, SANDBOX_PLATFORM_NAME } from './sandbox.js';
 import { storePath } from './sandbox-owners.js';
+
+/** A refund the sandbox store admin takes: major units with at most two decimals (the browser checks it too). */
+export const REFUND_AMOUNT = /^\d{1,7}(\.\d{1,2})?$/;
 
 /** The service's app as the sandbox commerce platform names it to merchants. */
 export const APP_NAME = 'Partner Collab';
@@ -115,7 +118,8 @@ export function storesPage(stores: Awaited<ReturnType<typeof dal.listStores>>): 
           <button type="submit">Open store admin</button>
         </form>
         <p class="muted">
-          Prefixes pick a case: <code>new-</code> too few orders, <code>noimages-</code> no product images, <code>slow-</code> slow setup,{' '}
+          Prefixes pick a case: <code>new-</code> too few orders, <code>noimages-</code> no product images, <code>slow-</code>
+          {' slow setup, '}
           <code>promo-</code> an existing 15% welcome discount.
         </p>
         {stores.length > 0 && (
@@ -176,6 +180,11 @@ export function storeAdminPage({ store, domain, csrfToken, products, orders, ord
             </>
           )}
         </p>
+        {store.appStatus === 'installed' && store.ordersWebhookSince && (
+          <p>
+            Orders go to {APP_NAME}'s order webhook since {store.ordersWebhookSince.toISOString().slice(0, 10)}.
+          </p>
+        )}
         <div class="row">
           {store.appStatus === 'installed' && (
             <form method="post" action={`${path}/uninstall`}>
@@ -242,6 +251,7 @@ export function storeAdminPage({ store, domain, csrfToken, products, orders, ord
                 <th>Date</th>
                 <th>Discount code</th>
                 <th>Sent to {APP_NAME}</th>
+                <th>Refund or cancel</th>
               </tr>
             </thead>
             <tbody>
@@ -255,6 +265,43 @@ export function storeAdminPage({ store, domain, csrfToken, products, orders, ord
                   <td>{order.placed_at.toISOString().slice(0, 10)}</td>
                   <td>{order.discount_code ? <code>{order.discount_code}</code> : ''}</td>
                   <td>{order.webhook_status === null ? '' : `HTTP ${order.webhook_status}`}</td>
+                  <td>
+                    {order.cancelled_at ? (
+                      'Cancelled'
+                    ) : (
+                      <>
+                        {order.refunded_cents > 0 ? <p>Refunded {money(order.refunded_cents)}</p> : null}
+                        {order.refunded_cents < order.total_cents ? (
+                          <>
+                            <form method="post" action={`/sandbox/stores/${encodeURIComponent(domain)}/refund`} class="inline-form">
+                              {csrf}
+                              <Hidden name="order" value={order.id} />
+                              <label>
+                                Amount ($)
+                                <input
+                                  name="amount"
+                                  inputMode="decimal"
+                                  size={7}
+                                  required
+                                  pattern={REFUND_AMOUNT.source.slice(1, -1)}
+                                  title="An amount such as 12.50"
+                                  aria-label={`Refund amount for ${order.id}`}
+                                />
+                              </label>
+                              <button type="submit">Refund</button>
+                            </form>
+                            <form method="post" action={`/sandbox/stores/${encodeURIComponent(domain)}/cancel`}>
+                              {csrf}
+                              <Hidden name="order" value={order.id} />
+                              <button type="submit" aria-label={`Cancel order ${order.id}`}>
+                                Cancel
+                              </button>
+                            </form>
+                          </>
+                        ) : null}
+                      </>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -577,8 +624,8 @@ export function storefrontPage({ store, domain, products, code, typed, ref, prob
         <h1>{store.businessName}</h1>
         <p class="muted">{store.tagline ?? ''}</p>
         {code && (
-          <p role="status">
-            Your code <code>{code.code}</code> takes {code.percent}% off this order.
+          <p role="status" class="applied">
+            Discount <code>{code.code}</code> applied: {code.percent}% off your order.
           </p>
         )}
         {problem && (
@@ -593,6 +640,7 @@ export function storefrontPage({ store, domain, products, code, typed, ref, prob
               <th>Image</th>
               <th>Product</th>
               <th>Price</th>
+              {code && <th>With your discount</th>}
             </tr>
           </thead>
           <tbody>
@@ -601,6 +649,7 @@ export function storefrontPage({ store, domain, products, code, typed, ref, prob
                 <td>{product.imageUrl ? <img src={product.imageUrl} alt="" width={48} height={48} /> : ''}</td>
                 <td>{product.title}</td>
                 <td>{money(product.priceCents)}</td>
+                {code && <td>{money(discountedCents(product.priceCents, code.percent))}</td>}
               </tr>
             ))}
           </tbody>

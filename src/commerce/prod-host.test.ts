@@ -20,12 +20,30 @@ describe('the commerce platforms a host has', () => {
     const db = {} as Parameters<typeof commercePlatformsFor>[1];
     for (const env of ['test', 'dev']) {
       const platforms = commercePlatformsFor(testConfig({ SERVICE_ENV: env }), db);
-      expect(platforms.primary).toBeInstanceOf(SandboxCommerce);
+      expect(platforms.forStore('shop.example')).toBeInstanceOf(SandboxCommerce);
+      expect(platforms.primary).not.toBeNull();
       expect(platforms.get('sandbox')).toBe(platforms.sandbox);
+      expect(platforms.shopify).toBeUndefined();
     }
     const prod = commercePlatformsFor(testConfig({ SERVICE_ENV: 'prod' }), db);
     expect(prod.primary).toBeNull();
     expect(prod.all()).toEqual([]);
+  });
+
+  it('have Shopify once it is configured: its stores go to it, and on prod it is the only one', () => {
+    const db = {} as Parameters<typeof commercePlatformsFor>[1];
+    const shopify = {
+      SHOPIFY_API_KEY: 'key-0123456789',
+      SHOPIFY_API_SECRET: 'secret-0123456789abcdef',
+      TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    };
+    const test = commercePlatformsFor(testConfig(shopify), db);
+    expect(test.forStore('acme.myshopify.com')).toBe(test.shopify);
+    expect(test.forStore('shop.example')).toBe(test.sandbox);
+    const prod = commercePlatformsFor(testConfig({ SERVICE_ENV: 'prod', ...shopify }), db);
+    expect(prod.sandbox).toBeUndefined();
+    expect(prod.forStore('acme.myshopify.com')).toBe(prod.shopify);
+    expect(prod.primary?.platformName).toBe('Shopify');
   });
 });
 
@@ -76,7 +94,8 @@ describeEachDatabase(
       expect(await tableContents(use().db)).toEqual(before);
     });
 
-    it("refuses a sign-up that claims a store, saying no store platform is connected, writing nothing; joining with a member's invitation still works", async () => {
+    it(`refuses a sign-up that claims a store, saying no store platform is connected, writing nothing; \
+joining with a member's invitation still works`, async () => {
       const { companyId, key } = await createBrand(use().support);
       expect(key).toMatch(/^svc_live_/);
       const before = await tableContents(use().db);
@@ -114,7 +133,8 @@ describeEachDatabase(
       expect((await member.post('/dashboard/api/offer', offer)).statusCode).toBe(200);
     });
 
-    it('tells the merchant in the plugin that no commerce platform is connected, where the install step would be, and takes no action', async () => {
+    it(`tells the merchant in the plugin that no commerce platform is connected, where \
+the install step would be, and takes no action`, async () => {
       const { platformId } = await createPlatform(use().support, { approvedOrigins: [HOST_PAGE] });
       const domain = `${uniqueId('merchant')}.example`;
       const post = (url: string, body: unknown) =>

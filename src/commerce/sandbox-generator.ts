@@ -3,6 +3,8 @@ import crypto from 'node:crypto';
 /**
  * Makes up a believable store for any domain, the same one every time for the same domain, so
  * the sandbox needs no set-up: a merchant types a domain and has a catalog and order history.
+ * The store of a brand already in the network (the demo brands) takes its name, country and kind
+ * of catalog from the brand.
  * A few prefixes of the domain pick the cases a tester wants to see (documented in docs/plugin.md):
  *   new-…      3 orders (not eligible yet)
  *   noimages-… products without images (not eligible yet)
@@ -20,8 +22,62 @@ export interface GeneratedStore {
   orders: Array<{ id: string; productId: string; quantity: number; totalCents: number; placedAt: Date; customerEmail: string }>;
 }
 
-const CATALOGS: Record<string, { tagline: string; items: string[] }> = {
+/**
+ * What a store sells, by kind of business. A store gets the catalog whose words its name and its
+ * brand's categories use most (an outfitter sells outdoor gear, a candle maker candles); a name
+ * that says nothing gets one picked from the domain.
+ */
+const CATALOGS: Record<string, { words: string[]; tagline: string; items: string[] }> = {
+  Outdoor: {
+    words: ['outdoor', 'outdoors', 'outfitter', 'outfitters', 'trail', 'camp', 'camping', 'gear', 'hiking', 'trek', 'adventure'],
+    tagline: 'Gear for days outside',
+    items: [
+      'Rain Shell',
+      'Day Pack',
+      'Headlamp',
+      'Trekking Poles',
+      'Camp Blanket',
+      'Trail Bottle',
+      'Fleece Jacket',
+      'Hammock',
+      'Wool Gloves',
+      'Map Case',
+    ],
+  },
+  Apparel: {
+    words: ['apparel', 'clothing', 'clothes', 'fashion', 'wear', 'tees', 'denim', 'knits'],
+    tagline: 'Everyday clothes made to last',
+    items: [
+      'Organic Tee',
+      'Merino Crew',
+      'Canvas Jacket',
+      'Everyday Chino',
+      'Wool Socks',
+      'Linen Shirt',
+      'Knit Beanie',
+      'Tote Bag',
+      'Denim Overshirt',
+      'Hoodie',
+    ],
+  },
+  Swimwear: {
+    words: ['swim', 'swimwear', 'beach', 'surf'],
+    tagline: 'Swimwear made from recovered ocean plastics',
+    items: [
+      'One-Piece Swimsuit',
+      'Bikini Top',
+      'Bikini Bottom',
+      'Board Shorts',
+      'Rash Guard',
+      'Beach Towel',
+      'Swim Trunks',
+      'Cover-Up',
+      'Sun Hat',
+      'Dry Bag',
+    ],
+  },
   Coffee: {
+    words: ['coffee', 'roaster', 'roasters', 'roastery', 'espresso', 'beans', 'cafe'],
     tagline: 'Small-batch coffee, roasted the day it ships',
     items: [
       'House Espresso',
@@ -36,7 +92,40 @@ const CATALOGS: Record<string, { tagline: string; items: string[] }> = {
       'Gift Card',
     ],
   },
+  Tea: {
+    words: ['tea', 'teas', 'matcha', 'chai'],
+    tagline: 'Single-estate teas from family gardens',
+    items: [
+      'Darjeeling First Flush',
+      'Sencha',
+      'Earl Grey',
+      'Jasmine Pearls',
+      'Chamomile',
+      'Matcha Tin',
+      'Oolong',
+      'Glass Teapot',
+      'Tea Sampler',
+      'Gift Card',
+    ],
+  },
+  Bakery: {
+    words: ['bakery', 'bakes', 'bread', 'cake', 'cakes', 'pastry', 'food', 'pantry', 'snacks'],
+    tagline: 'Baked this morning, delivered tomorrow',
+    items: [
+      'Sourdough Loaf',
+      'Butter Croissants',
+      'Cinnamon Buns',
+      'Rye Bread',
+      'Granola Jar',
+      'Shortbread Tin',
+      'Baguette',
+      'Focaccia',
+      'Brownie Box',
+      'Gift Card',
+    ],
+  },
   Skincare: {
+    words: ['skincare', 'skin', 'beauty', 'cosmetics', 'botanicals', 'apothecary', 'bodycare'],
     tagline: 'Clean skincare with ingredients you can read',
     items: [
       'Daily Cleanser',
@@ -46,32 +135,34 @@ const CATALOGS: Record<string, { tagline: string; items: string[] }> = {
       'Lip Balm',
       'Exfoliating Toner',
       'Eye Cream',
-      'Travel Set',
+      'Body Oil',
       'Face Oil',
       'Clay Mask',
     ],
   },
-  Apparel: {
-    tagline: 'Everyday clothes made to last',
+  Candles: {
+    words: ['candle', 'candles', 'wax', 'wick', 'scents', 'gifts'],
+    tagline: 'Hand-poured soy candles with wooden wicks',
     items: [
-      'Organic Tee',
-      'Merino Crew',
-      'Canvas Jacket',
-      'Everyday Chino',
-      'Wool Socks',
-      'Linen Shirt',
-      'Rain Shell',
-      'Knit Beanie',
-      'Tote Bag',
-      'Denim Overshirt',
+      'Cedar & Smoke Candle',
+      'Fig Leaf Candle',
+      'Sea Salt Candle',
+      'Amber Candle',
+      'Travel Tin Trio',
+      'Reed Diffuser',
+      'Wick Trimmer',
+      'Candle Snuffer',
+      'Matches',
+      'Gift Set',
     ],
   },
   Home: {
+    words: ['home', 'garden', 'furniture', 'decor', 'kitchen', 'living', 'goods'],
     tagline: 'Calm, useful things for the home',
     items: [
       'Linen Throw',
       'Stoneware Mug',
-      'Soy Candle',
+      'Oak Side Table',
       'Cotton Towel Set',
       'Glass Carafe',
       'Oak Tray',
@@ -81,22 +172,8 @@ const CATALOGS: Record<string, { tagline: string; items: string[] }> = {
       'Napkin Set',
     ],
   },
-  Outdoor: {
-    tagline: 'Gear for days outside',
-    items: [
-      'Trail Bottle',
-      'Camp Blanket',
-      'Headlamp',
-      'Day Pack',
-      'Enamel Cup',
-      'Trekking Poles',
-      'Hammock',
-      'Fire Starter',
-      'Map Case',
-      'Wool Gloves',
-    ],
-  },
   Pets: {
+    words: ['pet', 'pets', 'dog', 'dogs', 'cat', 'cats', 'paw', 'paws', 'pawsome', 'puppy'],
     tagline: 'Treats and toys pets actually love',
     items: [
       'Salmon Treats',
@@ -109,6 +186,70 @@ const CATALOGS: Record<string, { tagline: string; items: string[] }> = {
       'Puzzle Feeder',
       'Raincoat',
       'Dental Chews',
+    ],
+  },
+  Kids: {
+    words: ['kids', 'kid', 'toys', 'toy', 'baby', 'children'],
+    tagline: 'Wooden toys and organic cotton for little ones',
+    items: [
+      'Wooden Blocks',
+      'Stacking Rings',
+      'Organic Romper',
+      'Puzzle Map',
+      'Pull-Along Duck',
+      'Crayon Set',
+      'Play Tent',
+      'Soft Rabbit',
+      'Balance Bike',
+      'Story Book',
+    ],
+  },
+  Travel: {
+    words: ['travel', 'bags', 'bag', 'luggage', 'accessories', 'carry'],
+    tagline: 'Bags with a lifetime warranty',
+    items: [
+      'Carry-On Roller',
+      'Weekender Bag',
+      'Packing Cubes',
+      'Travel Backpack',
+      'Toiletry Kit',
+      'Passport Wallet',
+      'Neck Pillow',
+      'Luggage Tag',
+      'Garment Bag',
+      'Daypack',
+    ],
+  },
+  Fitness: {
+    words: ['fitness', 'gym', 'sports', 'sport', 'training', 'equipment'],
+    tagline: 'Commercial-grade gear for your garage',
+    items: [
+      'Adjustable Dumbbells',
+      'Kettlebell',
+      'Power Rack',
+      'Olympic Barbell',
+      'Bumper Plates',
+      'Jump Rope',
+      'Resistance Bands',
+      'Flat Bench',
+      'Yoga Mat',
+      'Foam Roller',
+    ],
+  },
+  Nutrition: {
+    words: ['nutrition', 'protein', 'supplements', 'health', 'electrolytes', 'vitamins'],
+    tagline: 'Third-party tested nutrition for athletes',
+    items: [
+      'Whey Protein',
+      'Plant Protein',
+      'Electrolyte Mix',
+      'Creatine',
+      'Protein Bars',
+      'Shaker Bottle',
+      'Pre-Workout',
+      'Multivitamin',
+      'Recovery Blend',
+      'Sampler Pack',
     ],
   },
 };
@@ -133,14 +274,46 @@ function titleCase(words: string): string {
     .join(' ');
 }
 
-export function generateStore(domain: string, now: Date): GeneratedStore {
+/** What the network knows of the brand whose store this is, when it is one (a demo brand, say). */
+export interface KnownBrand {
+  businessName: string | null;
+  categories: readonly string[];
+  country: string | null;
+}
+
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter(Boolean);
+
+/**
+ * The catalog whose words the store's name (twice as telling) and its brand's categories use
+ * most; ties go to the catalog listed first. Undefined when nothing matches.
+ */
+export function catalogFor(name: string, categories: readonly string[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const word of wordsOf(name)) counts.set(word, (counts.get(word) ?? 0) + 2);
+  for (const word of categories.flatMap(wordsOf)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  let best: { name: string; score: number } | undefined;
+  for (const [catalog, { words }] of Object.entries(CATALOGS)) {
+    const score = words.reduce((sum, word) => sum + (counts.get(word) ?? 0), 0);
+    if (score > 0 && (!best || score > best.score)) best = { name: catalog, score };
+  }
+  return best?.name;
+}
+
+export function generateStore(domain: string, now: Date, brand?: KnownBrand): GeneratedStore {
   const random = seededRandom(domain);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const firstLabel = domain.split('.')[0] ?? domain;
   const prefix = /^(new|noimages|slow|promo)-/.exec(firstLabel)?.[1];
-  const category = pick(Object.keys(CATALOGS));
-  const catalog = CATALOGS[category]!;
   const nameWords = prefix ? firstLabel.slice(prefix.length + 1) : firstLabel;
+  const businessName = brand?.businessName ?? (titleCase(nameWords) || domain);
+  // Drawn either way, so the catalog's random numbers stay where they were for every store.
+  const drawn = pick(Object.keys(CATALOGS));
+  const category = catalogFor(`${businessName} ${nameWords}`, brand?.categories ?? []) ?? drawn;
+  const catalog = CATALOGS[category]!;
 
   const productCount = 6 + Math.floor(random() * 5);
   const products = catalog.items.slice(0, productCount).map((title, index) => ({
@@ -173,10 +346,10 @@ export function generateStore(domain: string, now: Date): GeneratedStore {
   });
 
   return {
-    businessName: titleCase(nameWords) || domain,
+    businessName,
     tagline: catalog.tagline,
     category,
-    country: pick(COUNTRIES),
+    country: brand?.country ?? pick(COUNTRIES),
     welcomeDiscountPercent: prefix === 'promo' ? 15 : null,
     importFailures: prefix === 'slow' ? 3 : 0,
     products,
@@ -201,7 +374,8 @@ export function placeholderSvg(seed: string, label: string): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="320" viewBox="0 0 320 320">` +
     `<rect width="320" height="320" rx="24" fill="${color}"/>` +
     `<circle cx="250" cy="70" r="90" fill="#ffffff" fill-opacity="0.12"/>` +
-    `<text x="160" y="190" font-family="Helvetica, Arial, sans-serif" font-size="110" font-weight="700" fill="#ffffff" text-anchor="middle">${initials}</text>` +
+    '<text x="160" y="190" font-family="Helvetica, Arial, sans-serif" font-size="110" font-weight="700" fill="#ffffff" ' +
+    `text-anchor="middle">${initials}</text>` +
     `</svg>`
   );
 }

@@ -3,11 +3,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import { formField } from '../accounts/schemas.js';
-import { cookiePolicyFor } from '../accounts/sessions.js';
-import { looksLikeEmail } from '../accounts/users.js';
-import { requireOwnOrigin } from '../plugin/origin.js';
-import { storeDomain } from '../plugin/store-domain.js';
+import { formField } from '../http/forms.js';
+import { cookiePolicyFor } from '../shared/cookies.js';
+import { looksLikeEmail } from '../shared/email.js';
+import { requireOwnOrigin } from '../http/origin.js';
+import { storeDomain } from '../shared/domain.js';
 import type { Runtime } from '../composition.js';
 import { OwnerGate, safeNext } from './owner-gate.js';
 import {
@@ -192,13 +192,21 @@ function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): Fas
 
     // --- the storefront ---
 
-    const storefront = async (domain: string, query: { discount?: string; ref?: string }, problem?: string) => {
+    /** The storefront; a problem with the code itself (`codeRefused`) shows the code as typed, not as applied. */
+    const storefront = async (
+      domain: string,
+      query: { discount?: string | undefined; ref?: string | undefined },
+      problem?: { text: string; codeRefused?: boolean },
+    ) => {
       const store = await adapter.store(domain);
       const products = (await adapter.catalog(domain)).filter((product) => product.active);
       const typed = typeof query.discount === 'string' ? query.discount.slice(0, 100) : '';
-      const code = typed ? await adapter.findDiscountCode(domain, typed) : undefined;
+      const code = typed && !problem?.codeRefused ? await adapter.findDiscountCode(domain, typed) : undefined;
       const ref = typeof query.ref === 'string' && REFERRAL_TOKEN.test(query.ref) ? query.ref : '';
-      return storefrontPage({ store, domain, products, code, typed, ref, ...(problem ? { problem } : {}) }, MAX_ORDER_QUANTITY);
+      return storefrontPage(
+        { store, domain, products, code, typed, ref, ...(problem ? { problem: problem.text } : {}) },
+        MAX_ORDER_QUANTITY,
+      );
     };
 
     app.get<{ Params: { domain: string }; Querystring: { discount?: string; ref?: string } }>(
@@ -211,6 +219,17 @@ function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): Fas
       },
     );
 
+    // The store's shareable discount link, as Shopify stores have: the storefront with the code applied.
+    app.get<{ Params: { domain: string; code: string }; Querystring: { ref?: string } }>(
+      '/sandbox/shop/:domain/discount/:code',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const domain = storeDomain(request.params.domain);
+        if (!domain) return noSuchStore(reply, request.params.domain);
+        return send(reply, await storefront(domain, { discount: request.params.code, ref: request.query.ref }));
+      },
+    );
+
     app.post<{ Params: { domain: string } }>('/sandbox/shop/:domain/checkout', { schema: { hide: true } }, async (request, reply) => {
       requireOwnOrigin(request);
       const domain = storeDomain(request.params.domain);
@@ -220,7 +239,8 @@ function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): Fas
       const field = (name: string) => (formField(request.body, name) ?? '').trim();
       const email = field('email').toLowerCase();
       const ref = field('ref');
-      const again = async (problem: string) => send(reply, await storefront(domain, { discount: field('discount'), ref }, problem));
+      const again = async (text: string, codeRefused = false) =>
+        send(reply, await storefront(domain, { discount: field('discount'), ref }, { text, codeRefused }));
       if (!looksLikeEmail(email, 200)) return again('Enter your email address.');
       if (!/^\d{1,3}$/.test(field('quantity'))) return again(`Order 1 to ${MAX_ORDER_QUANTITY} of a product.`);
       if (ref !== '' && !REFERRAL_TOKEN.test(ref)) return again('The link you came through is damaged; open it again.');
@@ -231,7 +251,7 @@ function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): Fas
         discountCode: field('discount').slice(0, 100) || null,
         referralToken: ref || null,
       });
-      if (result.outcome === 'refused') return again(result.reason);
+      if (result.outcome === 'refused') return again(result.reason, result.codeRefused);
       return send(reply, thankYouPage(domain, { ...result, delivery: deliveryText(result.delivery) }));
     });
   };

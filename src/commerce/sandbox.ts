@@ -10,6 +10,7 @@ import type {
   OwnershipRequest,
   PastOrder,
   PlatformLink,
+  StoreEligibility,
   StoreProfile,
   StoreStatus,
 } from './adapter.js';
@@ -19,8 +20,14 @@ import { SIGNATURE_HEADER, signOrderBody, TIMESTAMP_HEADER } from '../orders/sig
 
 export const SANDBOX_PLATFORM_NAME = 'Sandbox Commerce';
 const ORDER_WEBHOOK_PATH = '/webhooks/commerce/orders';
+const ORDER_EVENT_WEBHOOK_PATH = '/webhooks/commerce/order-events';
 const WEBHOOK_TIMEOUT_MS = 10_000;
 export const MAX_ORDER_QUANTITY = 10;
+
+/** What a price comes to with a percent off, rounded to the cent as the checkout charges it. */
+export function discountedCents(cents: number, percent: number): number {
+  return Math.round((cents * (100 - percent)) / 100);
+}
 
 interface CheckoutInput {
   productId: string;
@@ -39,7 +46,7 @@ export type OrderDelivery =
 
 export type CheckoutResult =
   | { outcome: 'placed'; orderId: string; totalCents: number; discountPercent: number | null; delivery: OrderDelivery }
-  | { outcome: 'refused'; reason: string };
+  | { outcome: 'refused'; reason: string; codeRefused?: true };
 
 /** A transient failure of the commerce platform; the setup job retries it. */
 export class CommerceUnavailableError extends Error {
@@ -72,7 +79,23 @@ export class SandboxCommerce implements CommerceAdapter {
     const existing = await dal.findStore(this.db, domain);
     if (existing) return existing;
     const base = `${this.baseUrl}/sandbox/images/${encodeURIComponent(domain)}`;
-    await dal.insertStoreIfAbsent(this.db, domain, generateStore(domain, new Date()), `${base}/logo.svg`, (id) => `${base}/${id}.svg`);
+    // A brand already in the network gets a store that matches it: its name, its kind of
+    // catalog, and the discount code its offer names, so a referral link's code works there.
+    // One whose offer is live runs the app already (through another way in than this plugin):
+    // installed, plan approved, its orders going to the service.
+    const brand = await dal.networkBrandOfDomain(this.db, domain);
+    const now = new Date();
+    const generated = generateStore(
+      domain,
+      now,
+      brand && { businessName: brand.business_name, categories: brand.categories, country: brand.country },
+    );
+    const discountCode =
+      brand?.discount_code && brand.discount_percent ? { code: brand.discount_code, percent: brand.discount_percent } : null;
+    await dal.insertStoreIfAbsent(this.db, domain, generated, `${base}/logo.svg`, (id) => `${base}/${id}.svg`, {
+      discountCode,
+      connectedSince: brand?.live ? now : null,
+    });
     return (await dal.findStore(this.db, domain))!;
   }
 
@@ -131,6 +154,11 @@ export class SandboxCommerce implements CommerceAdapter {
       priceCents: product.price_cents,
       active: product.status === 'active',
     }));
+  }
+
+  async eligibility(domain: string): Promise<StoreEligibility> {
+    const [orders, catalog] = await Promise.all([this.ordersCount(domain), this.catalog(domain)]);
+    return { orders, activeProductsWithImages: catalog.filter((product) => product.active && product.imageUrl).length };
   }
 
   async bestSellers(domain: string, limit: number): Promise<BestSeller[]> {
@@ -243,10 +271,12 @@ export class SandboxCommerce implements CommerceAdapter {
     let discount: { code: string; percent: number; once_per_customer: boolean } | undefined;
     if (input.discountCode) {
       discount = await dal.findDiscountCode(this.db, domain, input.discountCode);
-      if (!discount) return { outcome: 'refused', reason: `The discount code ${input.discountCode} does not exist at this store.` };
+      if (!discount) {
+        return { outcome: 'refused', reason: `The discount code ${input.discountCode} does not exist at this store.`, codeRefused: true };
+      }
     }
     const fullCents = product.price_cents * input.quantity;
-    const totalCents = discount ? Math.round((fullCents * (100 - discount.percent)) / 100) : fullCents;
+    const totalCents = discount ? discountedCents(fullCents, discount.percent) : fullCents;
     const order: dal.StorefrontOrder = {
       id: `#S${crypto.randomBytes(4).toString('hex').toUpperCase()}`,
       productId: product.id,
@@ -261,6 +291,7 @@ export class SandboxCommerce implements CommerceAdapter {
       return {
         outcome: 'refused',
         reason: `The discount code ${discount!.code} can be used once per customer, and ${input.customerEmail} already used it.`,
+        codeRefused: true,
       };
     }
     // The app's own configuration subscribes every store that installs it, as platforms' app-level webhooks do.
@@ -270,8 +301,7 @@ export class SandboxCommerce implements CommerceAdapter {
   }
 
   private async deliverOrder(domain: string, order: dal.StorefrontOrder): Promise<OrderDelivery> {
-    if (!this.orderWebhookSecret) return { kind: 'no_secret' };
-    const body = JSON.stringify({
+    const delivery = await this.postSigned(ORDER_WEBHOOK_PATH, {
       orderId: order.id,
       storeDomain: domain,
       customerId: order.customerEmail,
@@ -281,10 +311,51 @@ export class SandboxCommerce implements CommerceAdapter {
       ...(order.referralToken ? { referralToken: order.referralToken } : {}),
       ...(order.discountCode ? { discountCode: order.discountCode } : {}),
     });
+    await dal.setOrderWebhookStatus(this.db, domain, order.id, delivery.kind === 'delivered' ? delivery.status : null);
+    return delivery;
+  }
+
+  /**
+   * The store admin's refund (of `amountCents`, at most what is left) or cancel (all that is
+   * left) of an order, then the event delivered to the service's signed order-events webhook,
+   * when the service receives the store's orders. Undefined for an order that does not exist or
+   * is cancelled already.
+   */
+  async takeBack(
+    domain: string,
+    orderId: string,
+    change: { kind: 'refund'; amountCents: number } | { kind: 'cancel' },
+    now = new Date(),
+  ): Promise<{ takenCents: number; delivery: OrderDelivery } | undefined> {
+    const store = await this.store(domain);
+    const takenCents = await dal.takeFromOrder(
+      this.db,
+      domain,
+      orderId,
+      change.kind === 'cancel' ? { cancel: true, now } : { cancel: false, amountCents: change.amountCents },
+    );
+    if (takenCents === undefined) return undefined;
+    const subscribed = store.ordersWebhookSince !== null || store.appStatus === 'installed';
+    if (!subscribed) return { takenCents, delivery: { kind: 'not_subscribed' } };
+    const delivery = await this.postSigned(ORDER_EVENT_WEBHOOK_PATH, {
+      eventId: `${change.kind}-${crypto.randomBytes(6).toString('hex')}`,
+      type: change.kind,
+      orderId,
+      storeDomain: domain,
+      ...(change.kind === 'refund' ? { amountCents: takenCents } : {}),
+      currency: 'USD',
+      occurredAt: now.toISOString(),
+    });
+    return { takenCents, delivery };
+  }
+
+  /** Posts a body to a webhook of the service, signed with the shared secret. */
+  private async postSigned(path: string, payload: Record<string, unknown>): Promise<OrderDelivery> {
+    if (!this.orderWebhookSecret) return { kind: 'no_secret' };
+    const body = JSON.stringify(payload);
     const timestamp = Math.floor(Date.now() / 1000);
-    let delivery: OrderDelivery;
     try {
-      const response = await fetch(`${this.baseUrl}${ORDER_WEBHOOK_PATH}`, {
+      const response = await fetch(`${this.baseUrl}${path}`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -294,12 +365,10 @@ export class SandboxCommerce implements CommerceAdapter {
         body,
         signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
       });
-      delivery = { kind: 'delivered', status: response.status, body: await response.text() };
+      return { kind: 'delivered', status: response.status, body: await response.text() };
     } catch (error) {
-      delivery = { kind: 'failed', reason: error instanceof Error ? error.message : String(error) };
+      return { kind: 'failed', reason: error instanceof Error ? error.message : String(error) };
     }
-    await dal.setOrderWebhookStatus(this.db, domain, order.id, delivery.kind === 'delivered' ? delivery.status : null);
-    return delivery;
   }
 
   async install(domain: string): Promise<void> {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { formField } from '../accounts/schemas.js';
+import { formField } from '../http/forms.js';
 import { notFound as apiNotFound } from '../http/errors.js';
 import { helmetPolicy, LOADABLE_ANYWHERE } from '../http/security-headers.js';
-import { storeDomain } from '../plugin/store-domain.js';
+import { storeDomain } from '../shared/domain.js';
 import type { OwnerGate } from './owner-gate.js';
 import type { SandboxCommerce } from './sandbox.js';
 import { placeholderSvg } from './sandbox-generator.js';
@@ -21,6 +21,7 @@ import {
   storesPage,
   type Carried,
   type SandboxPage,
+  REFUND_AMOUNT,
 } from './pages.js';
 
 export interface StoreAdminRoutesOptions {
@@ -180,6 +181,23 @@ export function storeAdminRoutes(options: StoreAdminRoutesOptions): FastifyPlugi
     app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/close-campaign', { schema: { hide: true } }, async (request, reply) =>
       ownerAction(request, reply, async (domain) => {
         await adapter.closeCampaign(domain);
+        return reply.redirect(`/sandbox/stores/${encodeURIComponent(domain)}`, 303);
+      }),
+    );
+
+    // Refunds and cancellations: the platform tells the service with an order event (src/orders/service.ts, recordOrderEvent).
+    app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/refund', { schema: { hide: true } }, async (request, reply) =>
+      ownerAction(request, reply, async (domain) => {
+        const amount = REFUND_AMOUNT.exec(formField(request.body, 'amount') ?? '');
+        const amountCents = amount ? Math.round(Number(amount[0]) * 100) : 0;
+        if (amountCents > 0) await adapter.takeBack(domain, formField(request.body, 'order') ?? '', { kind: 'refund', amountCents });
+        return reply.redirect(`/sandbox/stores/${encodeURIComponent(domain)}`, 303);
+      }),
+    );
+
+    app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/cancel', { schema: { hide: true } }, async (request, reply) =>
+      ownerAction(request, reply, async (domain) => {
+        await adapter.takeBack(domain, formField(request.body, 'order') ?? '', { kind: 'cancel' });
         return reply.redirect(`/sandbox/stores/${encodeURIComponent(domain)}`, 303);
       }),
     );

@@ -55,24 +55,35 @@ for (const kind of DATABASE_KINDS) {
         ...fields,
       });
 
-    it("leads the referral link to the partner's storefront, with its discount code and the referral", async () => {
+    /** The partner's discount code, from the store's discount link the referral link leads to. */
+    const referralCode = async () => {
+      const location = (await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string;
+      return decodeURIComponent(/\/discount\/([^/?]+)/.exec(location)![1]!);
+    };
+
+    it("leads the referral link to the partner's storefront through its discount link: the code applied, the referral kept", async () => {
       const click = await context.app.inject({ method: 'GET', url: `/r/${world.token}` });
       expect(click.statusCode).toBe(302);
       const location = new URL(click.headers.location as string);
-      expect(location.pathname).toBe(`/sandbox/shop/${world.partnerDomain}`);
+      const [, code] = /^\/sandbox\/shop\/[^/]+\/discount\/(PARTNER15-[0-9A-F]{6})$/.exec(location.pathname) ?? [];
+      expect(location.pathname).toBe(`/sandbox/shop/${world.partnerDomain}/discount/${code}`);
       expect(location.searchParams.get('ref')).toBe(world.token);
-      const code = location.searchParams.get('discount')!;
-      expect(code).toMatch(/^PARTNER15-/);
       const page = await shopper.get(`${location.pathname}${location.search}`);
       expect(page.statusCode).toBe(200);
-      expect(page.body).toContain(`Your code <code>${code}</code> takes 15% off this order.`);
+      expect(page.body).toContain(`Discount <code>${code}</code> applied: 15% off your order.`);
+      expect(page.body).toContain('<th>With your discount</th>');
+      expect(page.body).toContain(`name="discount" value="${code}"`);
       expect(page.body).toContain(`name="ref" value="${world.token}"`);
+
+      // A discount link with a code the store does not have shows the store, the code not applied.
+      const unknown = await shopper.get(`/sandbox/shop/${world.partnerDomain}/discount/NOT-A-CODE`);
+      expect(unknown.statusCode).toBe(200);
+      expect(unknown.body).not.toContain('applied');
+      expect(unknown.body).toContain('name="discount" value="NOT-A-CODE"');
     });
 
     it('posts the order, signed, to the webhook: credited to the platform through the referral, 15% off, 5% commission', async () => {
-      const code = new URL(
-        (await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string,
-      ).searchParams.get('discount')!;
+      const code = await referralCode();
       const response = await checkout(world.partnerDomain, {
         email: 'first@buyer.example',
         discount: code.toLowerCase(),
@@ -98,10 +109,18 @@ for (const kind of DATABASE_KINDS) {
       expect(Number(order!.commission_cents)).toBe(Math.round(storeOrder.total_cents * 0.05));
     });
 
+    it("shows the app installed in the store's admin, delivering its orders (the sign-up's confirmation installed it)", async () => {
+      // The partner's staff confirmed the sign-up as the store's owner, in this same client.
+      const admin = await world.partner.get(`/sandbox/stores/${world.partnerDomain}`);
+      expect(admin.statusCode).toBe(200);
+      expect(admin.body).toContain('Installed, plan not approved');
+      expect(admin.body).not.toContain('Not installed');
+      expect(admin.body).toContain("Orders go to Partner Collab's order webhook since");
+      expect(admin.body).toContain('<td>HTTP 200</td>');
+    });
+
     it('credits an order with only the discount code to the showing clicked last', async () => {
-      const code = new URL(
-        (await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string,
-      ).searchParams.get('discount')!;
+      const code = await referralCode();
       const response = await checkout(world.partnerDomain, { email: 'second@buyer.example', discount: code });
       expect(response.statusCode).toBe(201);
       expect((await creditedOrders()).map((order) => order.matched_by).sort()).toEqual(['discount_code', 'referral_link']);
@@ -142,12 +161,7 @@ for (const kind of DATABASE_KINDS) {
       ],
       [
         'a once-per-customer code used again',
-        async () => {
-          const code = new URL(
-            (await context.app.inject({ method: 'HEAD', url: `/r/${world.token}` })).headers.location as string,
-          ).searchParams.get('discount')!;
-          return checkout(world.partnerDomain, { email: 'first@buyer.example', discount: code });
-        },
+        async () => checkout(world.partnerDomain, { email: 'first@buyer.example', discount: await referralCode() }),
         400,
         /once per customer/,
       ],
@@ -187,5 +201,16 @@ for (const kind of DATABASE_KINDS) {
         expect(await stored()).toEqual(before);
       });
     }
+
+    it('never shows a code as applied once the checkout refused it as already used', async () => {
+      const code = await referralCode();
+      const email = `${uniqueId('twice')}@buyer.example`;
+      expect((await checkout(world.partnerDomain, { email, discount: code })).statusCode).toBe(201);
+      const again = await checkout(world.partnerDomain, { email, discount: code });
+      expect(again.statusCode).toBe(400);
+      expect(again.body).toContain(`The discount code ${code} can be used once per customer, and ${email} already used it.`);
+      expect(again.body).not.toContain('applied');
+      expect(again.body).not.toContain('With your discount');
+    });
   });
 }

@@ -3,7 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import { countWritten, jsonRows } from '../db/bulk.js';
 import type { CompaniesTable } from '../db/schema.js';
-import type { StoreProfile } from '../commerce/adapter.js';
+import type { StoreProfile } from './store-profile.js';
 
 export interface CompanyInput {
   id: string;

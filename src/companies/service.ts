@@ -1,7 +1,7 @@
-import type { StoreProfile } from '../commerce/adapter.js';
+import type { StoreProfile } from './store-profile.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import { checkHttpUrl } from '../http/urls.js';
-import { parseDomain } from '../platforms/domain.js';
+import { parseDomain } from '../shared/domain.js';
 import type { DataContext } from '../service-context.js';
 import * as dal from './dal.js';
 

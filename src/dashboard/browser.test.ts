@@ -1,23 +1,15 @@
 import { freePort } from '../../test/support/service-process.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../../test/support/browser.js';
 import { ADMIN_TOKEN, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
 import { settleScores } from '../../test/support/bulk-seeds.js';
-import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from '../../test/support/dashboard-client.js';
+import { DashboardClient } from '../../test/support/dashboard-client.js';
+import { expectAccessible, signedInContext, signUpInBrowser } from '../../test/support/dashboard-browser.js';
 
 // Screenshots go to test-artifacts/; docs/ is refreshed only on request, so a test run leaves the tracked tree unchanged.
 const SCREENSHOTS = new URL(process.env.UPDATE_DOCS_SCREENSHOTS ? '../../docs/' : '../../test-artifacts/dashboard/', import.meta.url);
-
-async function expectAccessible(page: Page, where: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-  expect(
-    serious.map((violation) => `${where}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
-  ).toEqual([]);
-}
 
 const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
@@ -53,33 +45,12 @@ describe('brand dashboard in Chromium', () => {
 
   const screenshot = (page: Page, name: string) => page.screenshot({ path: new URL(name, SCREENSHOTS).pathname, fullPage: true });
 
-  /** Signs up, then proves the store as its owner at the sandbox commerce platform. */
-  const signUp = async (page: Page, brand: { name: string; domain: string; email: string }, shoot = false) => {
-    await page.goto(`${baseUrl}/dashboard`);
-    await expectAccessible(page, 'sign in');
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.getByLabel('Brand name').fill(brand.name);
-    await page.getByLabel('Store domain').fill(brand.domain);
-    await page.getByLabel('Categories').fill('home, candles');
-    await page.getByLabel('Email').fill(brand.email);
-    await page.getByLabel('Password').fill(DASHBOARD_PASSWORD);
-    await expectAccessible(page, 'sign up');
-    await page.getByRole('button', { name: 'Create account' }).click();
-
-    await page.getByRole('heading', { name: 'Confirm your store', level: 1 }).waitFor();
-    await expectAccessible(page, 'claim');
-    if (shoot) await screenshot(page, 'dashboard-claim.png');
-    await page.getByRole('link', { name: 'Confirm at your store' }).click();
-    await page.getByRole('heading', { name: /Set up the owner sign-in of/ }).waitFor();
-    await expectAccessible(page, 'store owner sign-in');
-    await page.getByLabel('Email').fill(`owner@${brand.domain}`);
-    await page.getByLabel('Password').fill(STORE_OWNER_PASSWORD);
-    await page.getByRole('button', { name: 'Create owner sign-in' }).click();
-    await page.getByRole('heading', { name: `Does ${brand.email} act for` }).waitFor();
-    await expectAccessible(page, 'ownership confirmation');
-    await page.getByRole('button', { name: 'Confirm' }).click();
-    await page.getByRole('heading', { name: 'Partnerships', level: 1 }).waitFor();
-  };
+  /** Signs up, then proves the store as its owner at the sandbox commerce platform; axe checks every screen on the way. */
+  const signUp = async (page: Page, brand: { name: string; domain: string; email: string }, shoot = false) =>
+    signUpInBrowser(page, baseUrl, brand, async (screen, where) => {
+      await expectAccessible(screen, where);
+      if (shoot && where === 'claim') await screenshot(screen, 'dashboard-claim.png');
+    });
 
   const go = async (page: Page, section: string, heading: string) => {
     await page.getByRole('link', { name: section }).click();
@@ -153,7 +124,8 @@ describe('brand dashboard in Chromium', () => {
     await expectAccessible(alpha, 'campaigns');
     await screenshot(alpha, 'dashboard-campaigns.png');
 
-    // Alpha generates an API key and copies it; then, as on a plain-http LAN address with no clipboard, a second one is selected for copying.
+    // Alpha generates an API key and copies it; then, as on a plain-http LAN address with no clipboard, a second one is
+    // selected for copying.
     await go(alpha, 'Integrations', 'Integrations');
     await alpha.getByLabel('Key name').fill('Checkout');
     await alpha.getByRole('button', { name: 'Generate key' }).click();
@@ -187,8 +159,8 @@ describe('brand dashboard in Chromium', () => {
     // A shopper follows the link to Beta's sandbox storefront and orders there with the 20% code.
     const shopper = await (await browser.newContext()).newPage();
     await shopper.goto(offers.json().offers[0].referralUrl);
-    expect(new URL(shopper.url()).pathname).toBe(`/sandbox/shop/${betaDomain}`);
-    await shopper.getByText(/Your code PARTNER20-[0-9A-F]{6} takes 20% off this order\./).waitFor();
+    expect(new URL(shopper.url()).pathname).toMatch(new RegExp(`^/sandbox/shop/${betaDomain}/discount/PARTNER20-[0-9A-F]{6}$`));
+    await shopper.getByText(/Discount PARTNER20-[0-9A-F]{6} applied: 20% off your order\./).waitFor();
     await expectAccessible(shopper, 'storefront');
     await shopper.getByLabel('Your email').fill('shopper@buyer.example');
     await screenshot(shopper, 'sandbox-storefront.png');
@@ -216,18 +188,20 @@ describe('brand dashboard in Chromium', () => {
       revenueCents: Number(order.total_cents),
       commissionCents: Number(order.commission_cents),
     });
-    for (const page of [alpha, beta]) {
+    // Each on its side (issue 16): Alpha showed Beta's offer and sent the order; Beta received it and owes the commission.
+    const sides: Array<[typeof alpha, string, string[]]> = [
+      [alpha, "Partners' offers on your pages", ['1', '1', '1']],
+      [
+        beta,
+        "Your offer on partners' pages",
+        ['1', '1', '1', '1', money(Number(order.total_cents)), money(Number(order.commission_cents))],
+      ],
+    ];
+    for (const [page, side, cells] of sides) {
       await go(page, 'Performance', 'Performance');
-      const row = page.getByRole('table', { name: 'Per platform' }).locator(`tr[data-row="${platformId}"]`);
+      const row = page.getByRole('table', { name: `${side}, per platform` }).locator(`tr[data-row="${platformId}"]`);
       await row.waitFor();
-      await expect(row.locator('td').allTextContents()).resolves.toEqual([
-        '1',
-        '1',
-        '1',
-        '1',
-        money(Number(order.total_cents)),
-        money(Number(order.commission_cents)),
-      ]);
+      await expect(row.locator('td').allTextContents()).resolves.toEqual(cells);
       await expectAccessible(page, 'performance');
     }
     expect(Number(order.commission_cents)).toBe(Math.round(Number(order.total_cents) * 0.05));
@@ -273,13 +247,10 @@ describe('brand dashboard in Chromium', () => {
     await brand.post(`/dashboard/api/partners/${otherId}/request`, {});
     await other.post(`/dashboard/api/partners/${brandId}/accept`);
 
-    const browserContext = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    await browserContext.addCookies(
-      brand.cookies
-        .split('; ')
-        .map((pair) => pair.split('=') as [string, string])
-        .filter(([name]) => name.startsWith('svc_'))
-        .map(([name, value]) => ({ name, value, url: baseUrl })),
+    const browserContext = await signedInContext(
+      await browser.newContext({ viewport: { width: 1200, height: 900 } }),
+      brand.cookies,
+      baseUrl,
     );
     const page = await browserContext.newPage();
     let releaseLists!: () => void;

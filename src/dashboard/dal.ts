@@ -47,6 +47,40 @@ export async function searchBrands(db: Db, companyId: string, text: string, limi
   return result.rows;
 }
 
+// --- the referral links that lead to the brand's store ---
+
+export interface ReferralLinkRow {
+  token: string;
+  platform_name: string | null;
+  campaign_name: string | null;
+  shower_name: string | null;
+  domain: string | null;
+  discount_code: string | null;
+  created_at: Date;
+}
+
+/**
+ * The referral links partners' pages use for the brand's offer (the brand is the link's partner),
+ * newest first, from referral_links_partner_idx (migration 0017), with where each leads: the
+ * brand's store and its discount code, unless the brand left the discount out of that campaign.
+ */
+export async function referralLinksToBrand(db: Db, companyId: string, limit: number): Promise<ReferralLinkRow[]> {
+  const result = await sql<ReferralLinkRow>`
+    select rl.token, p.name as platform_name, c.name as campaign_name, shower.business_name as shower_name, me.domain,
+           case when co.include_discount = false then null else o.discount_code end as discount_code, rl.created_at
+    from referral_links rl
+    join companies me on me.id = rl.partner_id
+    join companies shower on shower.id = rl.brand_id
+    join campaigns c on c.id = rl.campaign_id
+    join platforms p on p.id = rl.platform_id
+    left join offers o on o.company_id = rl.partner_id and o.live
+    left join campaign_offers co on co.campaign_id = rl.campaign_id and co.company_id = rl.partner_id
+    where rl.partner_id = ${companyId}
+    order by rl.created_at desc, rl.token
+    limit ${limit}`.execute(db);
+  return result.rows;
+}
+
 // --- performance (the rollups of migration 0009 for sealed days, the counters for the live week) ---
 
 export interface PerformanceFigureRow {
@@ -196,4 +230,142 @@ export async function sealPerformance(db: Db): Promise<string | null> {
     sealed: string | null;
   }>`select to_char(seal_performance(performance_seal_day()), 'YYYY-MM-DD') as sealed`.execute(db);
   return result.rows[0]?.sealed ?? null;
+}
+
+// --- performance per role: `shown` (offers the brand showed on its own pages) or `received` (its offer on a partner's) ---
+
+export type Side = 'shown' | 'received';
+
+/**
+ * Views and clicks of the live days (not sealed yet) for one role, from the raw counters: as the
+ * showing brand (attribution_counters_brand_idx), or as the partner whose offer another brand
+ * showed (attribution_counters_partner_idx). `other` names the other brand of each row.
+ */
+function liveSideRows(companyId: string, side: Side, from: string, to: string, others?: RawBuilder<unknown>) {
+  const days = sql`c.day between ${from}::date and ${to}::date and c.day > ${sealedThrough}`;
+  return side === 'shown'
+    ? sql`
+      select c.day, c.platform_id, c.partner_id as other_id, c.views, c.clicks from attribution_counters c
+      where c.brand_id = ${companyId} and ${days} ${others ? sql`and c.partner_id = ${others}` : sql``}`
+    : sql`
+      select c.day, c.platform_id, c.brand_id as other_id, c.views, c.clicks from attribution_counters c
+      where c.partner_id = ${companyId} and c.brand_id <> ${companyId} and ${days} ${others ? sql`and c.brand_id = ${others}` : sql``}`;
+}
+
+export interface ViewsClicksRow {
+  views: number;
+  clicks: number;
+}
+
+/** One role's views and clicks per day and per platform: the role's rollup rows of sealed days, the counters of live ones. */
+export async function sideViewsByDayAndPlatform(db: Db, companyId: string, side: Side, from: string, to: string) {
+  const result = await sql<ViewsClicksRow & { day: string | null; platform_id: string | null; platform_name: string | null }>`
+    select to_char(f.day, 'YYYY-MM-DD') as day, f.platform_id::text as platform_id, max(p.name) as platform_name,
+           coalesce(sum(f.views), 0)::int8 as views, coalesce(sum(f.clicks), 0)::int8 as clicks
+    from (
+      select d.day, d.platform_id, d.views, d.clicks from performance_days d
+      where d.company_id = ${companyId} and d.side = ${side} and d.day between ${from}::date and ${to}::date
+      union all
+      select live.day, live.platform_id, live.views, live.clicks from (${liveSideRows(companyId, side, from, to)}) live
+    ) f
+    left join platforms p on p.id = f.platform_id
+    group by grouping sets ((f.day), (f.platform_id))
+    order by 1, 2`.execute(db);
+  return result.rows;
+}
+
+/** One role's rows with other brands: the pair rollups in that direction, and the live counters. */
+function sidePairRows(companyId: string, side: Side, from: string, to: string, others?: RawBuilder<unknown>) {
+  const days = sql`d.day between ${from}::date and ${to}::date`;
+  const rollups =
+    side === 'shown'
+      ? sql`select d.partner_id as other_id, d.views, d.clicks from performance_pair_days d
+            where d.brand_id = ${companyId} and ${days} ${others ? sql`and d.partner_id = ${others}` : sql``}`
+      : sql`select d.brand_id as other_id, d.views, d.clicks from performance_pair_days d
+            where d.partner_id = ${companyId} and d.brand_id <> ${companyId} and ${days}
+            ${others ? sql`and d.brand_id = ${others}` : sql``}`;
+  const live = liveSideRows(companyId, side, from, to, others);
+  return sql`${rollups} union all select live.other_id, live.views, live.clicks from (${live}) live`;
+}
+
+/** One page of the brands the company has run campaigns with, by name, with one role's views and clicks with each. */
+export async function sidePartnerPage(
+  db: Db,
+  companyId: string,
+  side: Side,
+  from: string,
+  to: string,
+  window: { fromEnd: boolean; offset: number; limit: number },
+) {
+  const direction = window.fromEnd ? sql`desc` : sql`asc`;
+  const result = await sql<ViewsClicksRow & { other_id: string; other_name: string | null }>`
+    select page.other_id, page.other_name, figures.views, figures.clicks
+    from (
+      select other_id, other_name from performance_partners
+      where company_id = ${companyId}
+      order by other_name ${direction}, other_id ${direction}
+      offset ${window.offset} limit ${window.limit}
+    ) page
+    cross join lateral (
+      select coalesce(sum(pair.views), 0)::int8 as views, coalesce(sum(pair.clicks), 0)::int8 as clicks
+      from (${sidePairRows(companyId, side, from, to, sql`page.other_id`)}) pair
+    ) figures
+    order by page.other_name ${direction}, page.other_id ${direction}`.execute(db);
+  return window.fromEnd ? result.rows.reverse() : result.rows;
+}
+
+/** Every brand the company has run campaigns with, by name, with one role's views and clicks (the CSV). */
+export async function sideAllPartners(db: Db, companyId: string, side: Side, from: string, to: string) {
+  const result = await sql<ViewsClicksRow & { other_id: string; other_name: string | null }>`
+    select p.other_id, p.other_name, coalesce(f.views, 0)::int8 as views, coalesce(f.clicks, 0)::int8 as clicks
+    from performance_partners p
+    left join (
+      select pair.other_id, sum(pair.views) as views, sum(pair.clicks) as clicks
+      from (${sidePairRows(companyId, side, from, to)}) pair group by pair.other_id
+    ) f on f.other_id = p.other_id
+    where p.company_id = ${companyId}
+    order by p.other_name, p.other_id`.execute(db);
+  return result.rows;
+}
+
+export interface SideOrderRow {
+  day: string | null;
+  platform_id: string | null;
+  other_id: string | null;
+  currency: string;
+  orders: number;
+  new_customers: number;
+  revenue_minor: number;
+  commission_minor: number;
+}
+
+/**
+ * One role's attributed orders placed in the range, per currency: per day, per platform, per other
+ * brand and in all. Revenue is the orders' totals less what cancels and refunds took; commission
+ * is the sum of the orders' ledger entries (reversals included), so it equals the ledger.
+ */
+export async function sideOrders(db: Db, companyId: string, side: Side, from: string, to: string): Promise<SideOrderRow[]> {
+  const mine = side === 'shown' ? sql`o.brand_id = ${companyId}` : sql`o.partner_id = ${companyId} and o.brand_id <> ${companyId}`;
+  const other = side === 'shown' ? sql.ref('o.partner_id') : sql.ref('o.brand_id');
+  const result = await sql<SideOrderRow>`
+    select t.day, t.platform_id, t.other_id, t.currency, count(*)::int8 as orders,
+           count(*) filter (where t.new_customer)::int8 as new_customers,
+           coalesce(sum(t.revenue_minor), 0)::int8 as revenue_minor, coalesce(sum(t.commission_minor), 0)::int8 as commission_minor
+    from (
+      select to_char((o.placed_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, o.platform_id::text as platform_id,
+             ${other} as other_id, o.currency, o.new_customer, o.total_cents - coalesce(taken.amount, 0) as revenue_minor,
+             coalesce(entries.net, 0) as commission_minor
+      from attributed_orders o
+      left join lateral (
+        select sum(e.amount_cents) as amount from order_events e where e.store_domain = o.store_domain and e.order_id = o.order_id
+      ) taken on true
+      left join lateral (
+        select sum(l.amount_minor) as net from commission_ledger l where l.store_domain = o.store_domain and l.order_id = o.order_id
+      ) entries on true
+      where ${mine} and o.platform_id is not null
+        and o.placed_at >= ${from}::date::timestamp at time zone 'UTC' and o.placed_at < (${to}::date + 1)::timestamp at time zone 'UTC'
+    ) t
+    group by grouping sets ((t.day, t.currency), (t.platform_id, t.currency), (t.other_id, t.currency), (t.currency))
+    order by t.currency, t.day, t.platform_id, t.other_id`.execute(db);
+  return result.rows;
 }

@@ -15,7 +15,10 @@ async function seriousViolations(page: Page): Promise<string[]> {
     .map((violation) => `${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
 }
 
-/** The performance page in Chromium: the chart covers every day of the range, with axes, and the partner table pages. */
+/**
+ * The performance page in Chromium: each of the brand's two roles (issue 16) has its chart, which covers
+ * every day of the range, with axes, and its partner table pages.
+ */
 describe('performance page in Chromium', () => {
   let context: TestContext;
   let browser: Browser;
@@ -45,7 +48,10 @@ describe('performance page in Chromium', () => {
     if (context) await stopTestApp(context);
   });
 
-  const chart = () => page.getByRole('img', { name: /Views and clicks per day/ });
+  const SHOWN = "Partners' offers on your pages";
+  const RECEIVED = "Your offer on partners' pages";
+  const region = (name: string) => page.getByRole('region', { name });
+  const chart = (side = SHOWN) => region(side).getByRole('img', { name: /views and clicks per day/ });
   const dayLabels = () =>
     chart()
       .locator('text[data-day]')
@@ -55,17 +61,22 @@ describe('performance page in Chromium', () => {
   it('charts the last 30 days by default, empty days included, with labelled axes', async () => {
     await chart().waitFor();
     await expect(chart().getAttribute('aria-label')).resolves.toBe(
-      `Views and clicks per day from ${utcDay(29)} to ${utcDay(0)}, 30 days. Most views: 7 on ${utcDay(2)}.`,
+      `${SHOWN}: views and clicks per day from ${utcDay(29)} to ${utcDay(0)}, 30 days. Most views: 5 on ${utcDay(3)}.`,
+    );
+    await expect(chart(RECEIVED).getAttribute('aria-label')).resolves.toBe(
+      `${RECEIVED}: views and clicks per day from ${utcDay(29)} to ${utcDay(0)}, 30 days. Most views: 4 on ${utcDay(2)}.`,
     );
     const labels = await dayLabels();
     expect(labels[0]).toBe(utcDay(29));
     expect(labels.at(-1)).toBe(utcDay(0));
     expect(labels.length).toBeGreaterThanOrEqual(5);
-    await expect(axisValues()).resolves.toEqual(['0', '5', '10']);
-    // Bars only where something happened: three days with views, two with clicks.
+    await expect(axisValues()).resolves.toEqual(['0', '2.5', '5']);
+    // Bars only where something happened: three days with views, two with clicks; Zeta showed Alpha's offer on one day.
     await expect(chart().locator('rect.bar-views').count()).resolves.toBe(3);
     await expect(chart().locator('rect.bar-clicks').count()).resolves.toBe(2);
-    await expect(page.locator('[data-total="views"]').textContent()).resolves.toBe('14');
+    await expect(chart(RECEIVED).locator('rect').count()).resolves.toBe(2);
+    await expect(region(SHOWN).locator('[data-total="views"]').textContent()).resolves.toBe('10');
+    await expect(region(RECEIVED).locator('[data-total="views"]').textContent()).resolves.toBe('4');
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({
       path: new URL('../../test-artifacts/dashboard/performance-30-days.png', import.meta.url).pathname,
@@ -79,7 +90,7 @@ describe('performance page in Chromium', () => {
     await range.getByLabel('To').fill(utcDay(0));
     await range.getByRole('button', { name: 'Show' }).click();
     await expect.poll(dayLabels).toEqual([utcDay(3), utcDay(2), utcDay(1), utcDay(0)]);
-    const partners = page.getByRole('table', { name: 'Per partner' }).locator('tbody th');
+    const partners = page.getByRole('table', { name: `${SHOWN}, per partner` }).locator('tbody th');
     await expect(partners.allTextContents()).resolves.toEqual(['Beta Tea Traders', 'Zeta Coffee House']);
     expect(await seriousViolations(page)).toEqual([]);
   });
@@ -93,19 +104,19 @@ describe('performance page in Chromium', () => {
     );
     await sql`
       insert into campaigns (id, owner_id, partner_id, name, status, created_at, updated_at)
-      select 'many-campaign-' || i, ${story.alphaId}, 'many-' || i, 'Many', 'active', now(), now() from generate_series(1, 60) as i`.execute(
-      context.db,
-    );
+      select 'many-campaign-' || i, ${story.alphaId}, 'many-' || i, 'Many', 'active', now(), now()
+      from generate_series(1, 60) as i`.execute(context.db);
     await sql`
       insert into attribution_counters (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
       select ${story.platforms.p1}::uuid, (now() at time zone 'UTC')::date, 'many-campaign-' || i, ${story.alphaId}, 'many-' || i, 0, 1, 0
       from generate_series(1, 60) as i`.execute(context.db);
     await page.getByRole('button', { name: 'Show' }).click();
-    const partners = page.getByRole('table', { name: 'Per partner' }).locator('tbody th');
-    await page.getByText('Page 1 of 2 (62 partners)').waitFor();
+    const shown = region(SHOWN);
+    const partners = shown.getByRole('table', { name: `${SHOWN}, per partner` }).locator('tbody th');
+    await shown.getByText('Page 1 of 2 (62 partners)').waitFor();
     await expect(partners.count()).resolves.toBe(50);
-    await page.getByRole('button', { name: 'Next partners' }).click();
-    await page.getByText('Page 2 of 2 (62 partners)').waitFor();
+    await shown.getByRole('button', { name: 'Next partners' }).click();
+    await shown.getByText('Page 2 of 2 (62 partners)').waitFor();
     await expect(partners.allTextContents()).resolves.toEqual([
       ...Array.from({ length: 11 }, (_, i) => `Many ${i + 50}`),
       'Zeta Coffee House',

@@ -56,7 +56,8 @@ describeEachDatabase('performance page and admin stats', (use) => {
     });
   });
 
-  it('equals the admin stats of each platform for the same days, for both brands, and the admin stats keep their totals without a range', async () => {
+  it(`equals the admin stats of each platform for the same days, for both brands, and the \
+admin stats keep their totals without a range`, async () => {
     for (const [start, end] of [
       [from, to],
       [utcDay(2), utcDay(2)],

@@ -4,18 +4,21 @@ import cookie from '@fastify/cookie';
 import { ApiError, unauthorized } from '../http/errors.js';
 import { isFromThisMachine } from '../http/client-address.js';
 import { DEFAULT_PAGE_SIZE } from '../http/paging.js';
-import { actsForBrand, cookiePolicyFor, csrfTokenFor, csrfValid, currentAccount, endSession, startSession } from '../accounts/sessions.js';
+import { actsForBrand, currentAccount, endSession, startSession } from '../accounts/sessions.js';
+import { cookiePolicyFor, csrfTokenFor, csrfValid } from '../shared/cookies.js';
 import { checkSignIn } from '../accounts/users.js';
 import { signInWaitMessage } from '../accounts/throttle.js';
 import type { SessionAccount, SessionUser } from '../accounts/dal.js';
 import { mailerFor } from '../accounts/mail.js';
 import { completePasswordReset, requestPasswordReset } from '../accounts/password-reset.js';
 import { checkClaim, createInvitation, currentClaim, joinWithInvitation, signUp, startClaim } from '../accounts/sign-up.js';
-import { brandKeyPrefix, keyEnvironmentFor } from '../auth/keys.js';
+import { brandKeyPrefix, keyEnvironmentFor } from '../shared/keys.js';
 import { issueBrandKey, listBrandKeys, revokeBrandKeyOf } from '../auth/credentials.js';
 import { changeCampaign } from '../campaigns/service.js';
 import { getCompany } from '../companies/service.js';
+import { attributionSettings, saveAttributionSettings } from '../orders/service.js';
 import { listAuthorizedApps, revokeAuthorizedApp } from '../oauth/authorized-apps.js';
+import { deleteBrandApp, listBrandApps, registerBrandApp } from '../oauth/clients.js';
 import { getOffer, saveOffer, setCampaignOffer } from '../offers/service.js';
 import { changePartnership, partnersWithCurrentState, sendRequest } from '../partnerships/service.js';
 import { browserAssets } from '../http/assets.js';
@@ -24,6 +27,8 @@ import { sendPage } from '../http/page.js';
 import { securePages } from '../http/security-headers.js';
 import { dashboardPage } from './page.js';
 import * as schemas from './schemas.js';
+import { monthlyStatement, statementCsv } from '../orders/statements.js';
+import { Statement, StatementQuery } from '../orders/schemas.js';
 import * as service from './service.js';
 import type { Runtime } from '../composition.js';
 
@@ -300,6 +305,13 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
     },
   );
 
+  app.get('/dashboard/api/offer/links', { ...read, schema: { ...hide, response: { 200: schemas.ReferralLinks } } }, async (request) => ({
+    data: await service.referralLinks(ctx, userOf(request).companyId, {
+      referralUrl: (token) => runtime.attribution.referralUrl(token),
+      sandboxBase: config.sandboxStorefronts ? config.baseUrl : null,
+    }),
+  }));
+
   // --- integrations ---
 
   app.get('/dashboard/api/keys', { ...read, schema: { ...hide, response: { 200: schemas.BrandKeys } } }, async (request) => ({
@@ -336,6 +348,25 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
     },
   );
 
+  app.get('/dashboard/api/oauth-apps', { ...read, schema: { ...hide, response: { 200: schemas.RegisteredApps } } }, async (request) => ({
+    data: await listBrandApps(ctx, userOf(request).companyId),
+  }));
+
+  app.post(
+    '/dashboard/api/oauth-apps',
+    { ...write, schema: { ...hide, body: schemas.RegisterAppBody, response: { 201: schemas.AppRegistered } } },
+    async (request, reply) => reply.status(201).send(await registerBrandApp(ctx, userOf(request).companyId, request.body)),
+  );
+
+  app.post(
+    '/dashboard/api/oauth-apps/:clientId/delete',
+    { ...write, schema: { ...hide, params: schemas.ClientIdParams, response: { 200: schemas.AppDeleted } } },
+    async (request) => {
+      await deleteBrandApp(ctx, userOf(request).companyId, request.params.clientId);
+      return { deleted: true };
+    },
+  );
+
   // --- performance ---
 
   app.get(
@@ -349,6 +380,54 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
     return reply
       .type('text/csv; charset=utf-8')
       .header('Content-Disposition', `attachment; filename="performance-${request.query.from}-${request.query.to}.csv"`)
+      .send(csv);
+  });
+
+  // The two roles apart: partners' offers on the brand's pages (shown), its offer on partners' pages (received).
+  for (const side of ['shown', 'received'] as const) {
+    app.get(
+      `/dashboard/api/performance/${side}`,
+      { ...read, schema: { ...hide, querystring: schemas.PerformanceQuery, response: { 200: schemas.SidePerformance } } },
+      async (request) => service.sidePerformance(ctx, userOf(request).companyId, side, request.query),
+    );
+    app.get(
+      `/dashboard/api/performance/${side}.csv`,
+      { ...read, schema: { ...hide, querystring: schemas.RangeQuery } },
+      async (request, reply) => {
+        const csv = await service.sidePerformanceCsv(ctx, userOf(request).companyId, side, request.query);
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('Content-Disposition', `attachment; filename="performance-${side}-${request.query.from}-${request.query.to}.csv"`)
+          .send(csv);
+      },
+    );
+  }
+
+  app.get(
+    '/dashboard/api/attribution-settings',
+    { ...read, schema: { ...hide, response: { 200: schemas.AttributionSettings } } },
+    async (request) => attributionSettings(ctx, userOf(request).companyId),
+  );
+
+  app.post(
+    '/dashboard/api/attribution-settings',
+    { ...write, schema: { ...hide, body: schemas.AttributionSettings, response: { 200: schemas.AttributionSettings } } },
+    async (request) => saveAttributionSettings(ctx, userOf(request).companyId, request.body),
+  );
+
+  // --- statements (the brand's own: what it owes for the orders it received) ---
+
+  app.get(
+    '/dashboard/api/statement',
+    { ...read, schema: { ...hide, querystring: StatementQuery, response: { 200: Statement } } },
+    async (request) => monthlyStatement(ctx, userOf(request).companyId, request.query.month),
+  );
+
+  app.get('/dashboard/api/statement.csv', { ...read, schema: { ...hide, querystring: StatementQuery } }, async (request, reply) => {
+    const csv = statementCsv(await monthlyStatement(ctx, userOf(request).companyId, request.query.month));
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('Content-Disposition', `attachment; filename="statement-${request.query.month}.csv"`)
       .send(csv);
   });
 };

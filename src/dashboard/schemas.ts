@@ -162,14 +162,20 @@ export const BrandSearchResults = Type.Object({ data: Type.Array(BrandSearchResu
 /** A recommendation of GET /v1/discover/partner/recommendations with the company id a request needs. */
 export const RecommendationWithId = Type.Object({ ...Recommendation.properties, companyId: Nullable(Type.String()) });
 export type RecommendationWithId = Static<typeof RecommendationWithId>;
-export const Recommendations = Type.Object({ data: Type.Array(RecommendationWithId) });
+/** `scoring`: the brand is not scored yet, so the list is unranked and the app asks again. */
+export const Recommendations = Type.Object({ scoring: Type.Boolean(), data: Type.Array(RecommendationWithId) });
+export type Recommendations = Static<typeof Recommendations>;
 
 /** A partnership as GET /v1/partners lists it. */
 export type Partner = Static<typeof PartnerSchema>;
-/** One page of a partnership list; for declined and removed rows, where each pair stands now. */
+/**
+ * One page of a partnership list; for open requests, the message written with each (by company
+ * id, when there is one); for declined and removed rows, where each pair stands now.
+ */
 export const PartnerPage = Type.Object({
   data: Type.Array(PartnerSchema),
   totalRows: Type.Integer(),
+  messages: Type.Optional(Type.Record(Type.String(), Type.String())),
   current: Type.Optional(Type.Record(Type.String(), PartnerStatus)),
 });
 export type PartnerPage = Static<typeof PartnerPage>;
@@ -188,6 +194,18 @@ export const Offer = Type.Object({
 });
 export type Offer = Static<typeof Offer>;
 export const OwnOffer = Type.Object({ offer: Nullable(Offer) });
+
+/** A referral link a partner's page uses for the brand's offer, and where it leads. */
+export const ReferralLink = Type.Object({
+  url: Type.String(),
+  leadsTo: Nullable(Type.String()),
+  platform: Nullable(Type.String()),
+  campaign: Nullable(Type.String()),
+  shownBy: Nullable(Type.String()),
+  createdAt: Type.String(),
+});
+export type ReferralLink = Static<typeof ReferralLink>;
+export const ReferralLinks = Type.Object({ data: Type.Array(ReferralLink) });
 
 /** A collab: a campaign of the brand's, as owner or partner, with the offer each side shows in it. */
 export const Collab = Type.Object({
@@ -236,6 +254,36 @@ export type AuthorizedApp = Static<typeof AuthorizedApp>;
 export const AuthorizedApps = Type.Object({ data: Type.Array(AuthorizedApp) });
 export const AppRevoked = Done('revoked', Type.Boolean());
 
+/** An OAuth app the brand registers itself: one redirect URI a line in the form, sent as a list. */
+export const RegisterAppBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    redirectUris: Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: 20 }),
+    confidential: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+export const ClientIdParams = Type.Object({ clientId: Type.String({ minLength: 3, maxLength: 100, pattern: '^[A-Za-z0-9._-]+$' }) });
+export const RegisteredApp = Type.Object({
+  clientId: Type.String(),
+  name: Type.String(),
+  confidential: Type.Boolean(),
+  redirectUris: Type.Array(Type.String()),
+  createdAt: Type.String(),
+});
+export type RegisteredApp = Static<typeof RegisteredApp>;
+export const RegisteredApps = Type.Object({ data: Type.Array(RegisteredApp) });
+/** A new app: its client id, and its secret once (confidential apps only). */
+export const AppRegistered = Type.Object({
+  clientId: Type.String(),
+  name: Type.String(),
+  confidential: Type.Boolean(),
+  redirectUris: Type.Array(Type.String()),
+  clientSecret: Type.Optional(Type.String()),
+});
+export type AppRegistered = Static<typeof AppRegistered>;
+export const AppDeleted = Done('deleted', Type.Boolean());
+
 export const Figures = Type.Object({
   views: Type.Integer(),
   clicks: Type.Integer(),
@@ -262,3 +310,54 @@ export const Performance = Type.Object({
   }),
 });
 export type Performance = Static<typeof Performance>;
+
+/** Orders and their money in one currency; currencies are never added together. */
+export const CurrencyFigures = Type.Object({
+  currency: Type.String({ description: 'ISO 4217 code' }),
+  orders: Type.Integer(),
+  newCustomers: Type.Integer(),
+  revenueMinor: Type.Integer({ description: 'Order totals less what cancels and refunds took, in minor units' }),
+  commissionMinor: Type.Integer({ description: 'The ledger entries of the orders, reversals included, in minor units' }),
+});
+export type CurrencyFigures = Static<typeof CurrencyFigures>;
+
+const SideFigures = {
+  views: Type.Integer(),
+  clicks: Type.Integer(),
+  orders: Type.Integer({ description: 'Attributed orders, in every currency' }),
+  newCustomers: Type.Integer(),
+  money: Type.Array(CurrencyFigures),
+};
+export const SideTotals = Type.Object(SideFigures);
+export type SideTotals = Static<typeof SideTotals>;
+
+/**
+ * One of the brand's two roles over a range: `shown`, the partners' offers it showed on its own
+ * pages and platforms; `received`, its own offer shown by partners. Totals, every day, each
+ * platform and one page of the partners by name.
+ */
+export const SidePerformance = Type.Object({
+  side: StringEnum(['shown', 'received'] as const),
+  from: Type.String(),
+  to: Type.String(),
+  totals: SideTotals,
+  byDay: Type.Array(Type.Object({ date: Type.String(), views: Type.Integer(), clicks: Type.Integer(), orders: Type.Integer() })),
+  byPlatform: Type.Array(Type.Object({ platformId: Type.String(), name: Nullable(Type.String()), ...SideFigures })),
+  byPartner: Type.Object({
+    pageIndex: Type.Integer(),
+    pageSize: Type.Integer(),
+    totalRows: Type.Integer(),
+    data: Type.Array(Type.Object({ companyId: Type.String(), name: Nullable(Type.String()), ...SideFigures })),
+  }),
+});
+export type SidePerformance = Static<typeof SidePerformance>;
+
+export const AttributionSettings = Type.Object(
+  {
+    viewThrough: Type.Boolean({
+      description: 'Orders after a view of the offer of the brand count too (view-through); click-through always counts',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type AttributionSettings = Static<typeof AttributionSettings>;

@@ -1,14 +1,16 @@
 import { stringify } from 'csv-stringify/sync';
+import { storeUrl } from '../attribution/store-url.js';
 import { checkNewCampaign, createCampaign, listCampaignDetails } from '../campaigns/service.js';
 import { companyIdsByDomain } from '../companies/service.js';
 import { badRequest } from '../http/errors.js';
 import { checkCampaignOffer, offersInCampaigns, saveCampaignOffer, type OfferInput, type OffersContext } from '../offers/service.js';
 import { partnerStatusFor } from '../partnerships/status.js';
-import { listRecommendations } from '../recommendations/service.js';
+import { findingFirstMatches, listRecommendations } from '../recommendations/service.js';
 import { DEFAULT_PAGE_SIZE, pageWindow } from '../http/paging.js';
 import { inTransaction, type ServiceContext } from '../service-context.js';
 import * as dal from './dal.js';
 import type { PerformanceFigures as Figures } from '../attribution/dal.js';
+import type { CurrencyFigures, SidePerformance, SideTotals } from './schemas.js';
 
 /**
  * What the dashboard's handlers work with: the service context and the commerce platform that
@@ -31,14 +33,46 @@ export async function searchBrands(ctx: Pick<DashboardContext, 'db'>, companyId:
   }));
 }
 
-/** The recommendations of GET /v1/discover/partner/recommendations, each with the company id a request needs. */
+/**
+ * The recommendations of GET /v1/discover/partner/recommendations, each with the company id a
+ * request needs, and whether matches are still being found (the brand is not scored yet).
+ */
 export async function recommendationsWithIds(ctx: Pick<DashboardContext, 'db'>, companyId: string) {
+  // Asked first: once it says the scores exist, the list read after it is ranked.
+  const scoring = await findingFirstMatches(ctx.db, companyId);
   const { data } = await listRecommendations(ctx.db, companyId);
   const ids = await companyIdsByDomain(
     ctx,
     data.flatMap((item) => (item.domain ? [item.domain] : [])),
   );
-  return { data: data.map((item) => ({ ...item, companyId: item.domain ? (ids.get(item.domain) ?? null) : null })) };
+  return { scoring, data: data.map((item) => ({ ...item, companyId: item.domain ? (ids.get(item.domain) ?? null) : null })) };
+}
+
+// --- the brand's offer: where partners' links lead ---
+
+/** How many referral links "Your offer" lists, newest first. */
+export const REFERRAL_LINKS_SHOWN = 50;
+
+/**
+ * The referral links partners' pages use for the brand's offer, each with the platform, the
+ * campaign and the partner that shows it, and where it leads (the redirect `/r/{token}` answers).
+ * A link exists once a platform has shown the offer.
+ */
+export async function referralLinks(
+  ctx: Pick<DashboardContext, 'db'>,
+  companyId: string,
+  links: { referralUrl: (token: string) => string; sandboxBase: string | null },
+) {
+  const rows = await dal.referralLinksToBrand(ctx.db, companyId, REFERRAL_LINKS_SHOWN);
+  return rows.map((row) => ({
+    url: links.referralUrl(row.token),
+    leadsTo:
+      storeUrl(row.domain, row.discount_code, links.sandboxBase ? { base: links.sandboxBase, referralToken: row.token } : null) ?? null,
+    platform: row.platform_name,
+    campaign: row.campaign_name,
+    shownBy: row.shower_name,
+    createdAt: row.created_at.toISOString(),
+  }));
 }
 
 // --- collabs (campaigns) ---
@@ -178,6 +212,148 @@ export async function performanceCsv(ctx: Pick<DashboardContext, 'db'>, companyI
   return stringify(rows, {
     header: true,
     columns: ['group', 'id', 'name', ...FIGURES],
+    record_delimiter: 'windows',
+    escape_formulas: true,
+  });
+}
+
+// --- performance per role ---
+
+/** Each currency's orders and money among the rows that `belongs` picks, by currency. */
+function moneyOf(rows: dal.SideOrderRow[], belongs: (row: dal.SideOrderRow) => boolean): CurrencyFigures[] {
+  return rows.filter(belongs).map(currencyFiguresOf);
+}
+
+function currencyFiguresOf(row: dal.SideOrderRow): CurrencyFigures {
+  return {
+    currency: row.currency,
+    orders: row.orders,
+    newCustomers: row.new_customers,
+    revenueMinor: row.revenue_minor,
+    commissionMinor: row.commission_minor,
+  };
+}
+
+/** Views and clicks with the orders and money of each currency; the order counts are added up, the money never is. */
+function sideFigures(counted: dal.ViewsClicksRow | undefined, money: CurrencyFigures[]): SideTotals {
+  return {
+    views: counted?.views ?? 0,
+    clicks: counted?.clicks ?? 0,
+    orders: money.reduce((sum, row) => sum + row.orders, 0),
+    newCustomers: money.reduce((sum, row) => sum + row.newCustomers, 0),
+    money,
+  };
+}
+
+const isTotal = (row: dal.SideOrderRow) => row.day === null && row.platform_id === null && row.other_id === null;
+
+/**
+ * One of the brand's roles over a range (`shown`: partners' offers on its pages; `received`: its
+ * offer on partners' pages): views and clicks from the role's rollups and the live counters,
+ * orders with their revenue and ledger commission per currency, per day, platform and partner.
+ */
+export async function sidePerformance(
+  ctx: Pick<DashboardContext, 'db'>,
+  companyId: string,
+  side: dal.Side,
+  query: PerformanceRange & { pageIndex?: number; pageSize?: number },
+): Promise<SidePerformance> {
+  const { pageIndex = 1, pageSize = DEFAULT_PAGE_SIZE } = query;
+  const days = daysOf(query);
+  const [counted, orders, totalRows] = await Promise.all([
+    dal.sideViewsByDayAndPlatform(ctx.db, companyId, side, query.from, query.to),
+    dal.sideOrders(ctx.db, companyId, side, query.from, query.to),
+    dal.countPerformancePartners(ctx.db, companyId),
+  ]);
+  const window = pageWindow(pageIndex, pageSize, totalRows);
+  const partners = window.empty ? [] : await dal.sidePartnerPage(ctx.db, companyId, side, query.from, query.to, window);
+  const byDate = new Map(counted.flatMap((row) => (row.day === null ? [] : [[row.day, row] as const])));
+  const platforms = counted.filter((row) => row.platform_id !== null);
+  const orderPlatforms = orders.flatMap((row) => (row.platform_id === null ? [] : [row.platform_id]));
+  const platformIds = [...new Set([...platforms.map((row) => row.platform_id!), ...orderPlatforms])].sort();
+  const ordersOn = (date: string) => orders.filter((row) => row.day === date).reduce((sum, row) => sum + row.orders, 0);
+  const totalCounts = platforms.reduce((sum, row) => ({ views: sum.views + row.views, clicks: sum.clicks + row.clicks }), {
+    views: 0,
+    clicks: 0,
+  });
+  return {
+    side,
+    from: query.from,
+    to: query.to,
+    totals: sideFigures(totalCounts, moneyOf(orders, isTotal)),
+    byDay: days.map((date) => ({
+      date,
+      views: byDate.get(date)?.views ?? 0,
+      clicks: byDate.get(date)?.clicks ?? 0,
+      orders: ordersOn(date),
+    })),
+    byPlatform: platformIds.map((platformId) => {
+      const row = platforms.find((candidate) => candidate.platform_id === platformId);
+      return {
+        platformId,
+        name: row?.platform_name ?? null,
+        ...sideFigures(
+          row,
+          moneyOf(orders, (order) => order.platform_id === platformId),
+        ),
+      };
+    }),
+    byPartner: {
+      pageIndex,
+      pageSize,
+      totalRows,
+      data: partners.map((row) => ({
+        companyId: row.other_id,
+        name: row.other_name,
+        ...sideFigures(
+          row,
+          moneyOf(orders, (order) => order.other_id === row.other_id),
+        ),
+      })),
+    },
+  };
+}
+
+/**
+ * One role as CSV: every day, platform and partner (not one page) and the totals. Money has one
+ * line per currency: the first line of a platform, partner or the totals carries its counts and
+ * its first currency, each further currency a line of its own with the counts left empty.
+ */
+export async function sidePerformanceCsv(ctx: Pick<DashboardContext, 'db'>, companyId: string, side: dal.Side, range: PerformanceRange) {
+  const report = await sidePerformance(ctx, companyId, side, { ...range, pageSize: 1 });
+  const [orders, partners] = await Promise.all([
+    dal.sideOrders(ctx.db, companyId, side, range.from, range.to),
+    dal.sideAllPartners(ctx.db, companyId, side, range.from, range.to),
+  ]);
+  // Each partner's money, grouped once: every partner of the brand is a line.
+  const moneyByPartner = new Map<string, CurrencyFigures[]>();
+  for (const row of orders) {
+    if (row.other_id !== null) moneyByPartner.set(row.other_id, [...(moneyByPartner.get(row.other_id) ?? []), currencyFiguresOf(row)]);
+  }
+  const lines = (group: string, id: string, name: string | null, figures: SideTotals) => {
+    const counts = [figures.views, figures.clicks, figures.orders, figures.newCustomers];
+    if (figures.money.length === 0) return [[group, id, name, ...counts, '', '', '']];
+    return figures.money.map((money, index) => [
+      group,
+      id,
+      name,
+      ...(index === 0 ? counts : counts.map(() => '')),
+      money.currency,
+      money.revenueMinor,
+      money.commissionMinor,
+    ]);
+  };
+  const rows = [
+    ...report.byDay.map((day) => ['day', day.date, null, day.views, day.clicks, day.orders, '', '', '', '']),
+    ...report.byPlatform.flatMap((platform) => lines('platform', platform.platformId, platform.name, platform)),
+    ...partners.flatMap((partner) =>
+      lines('partner', partner.other_id, partner.other_name, sideFigures(partner, moneyByPartner.get(partner.other_id) ?? [])),
+    ),
+    ...lines('total', '', null, report.totals),
+  ];
+  return stringify(rows, {
+    header: true,
+    columns: ['group', 'id', 'name', 'views', 'clicks', 'orders', 'newCustomers', 'currency', 'revenueMinor', 'commissionMinor'],
     record_delimiter: 'windows',
     escape_formulas: true,
   });

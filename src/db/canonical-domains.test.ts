@@ -171,7 +171,8 @@ for (const kind of DATABASE_KINDS) {
       ]);
     });
 
-    it('canonicalizes claims, merchant stores, setup jobs, orders and customers, keeping the first where the domain is unique', async () => {
+    it(`canonicalizes claims, merchant stores, setup jobs, orders and \
+customers, keeping the first where the domain is unique`, async () => {
       const { db } = database;
       expect(await db.selectFrom('brand_claims').select('domain').execute()).toEqual([{ domain: 'xn--caf-dma.example' }]);
       const merchantStores = await db.selectFrom('merchant_stores').select('domain').execute();

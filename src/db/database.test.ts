@@ -114,7 +114,8 @@ describe('every wait on PostgreSQL is bounded [postgres]', () => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
 
-  it('a silent path: the statement fails at the query timeout, the connection is dropped, and a new one serves the next statement', async () => {
+  it(`a silent path: the statement fails at the query timeout, the connection is \
+dropped, and a new one serves the next statement`, async () => {
     await sql`select 1`.execute(proxied.db);
     proxy.freeze({ newConnections: 'forwarded' });
     try {

@@ -73,7 +73,11 @@ export function clientSettings(bounds: DatabaseBounds): pg.ClientConfig {
     keepAlive: true,
     keepAliveInitialDelayMillis: bounds.keepAliveMs,
     // The server probes its end too, so a backend whose client vanished ends and frees its locks.
-    options: `-c tcp_keepalives_idle=${seconds(bounds.keepAliveMs)} -c tcp_keepalives_interval=${seconds(bounds.keepAliveMs)} -c tcp_keepalives_count=3`,
+    options: [
+      `-c tcp_keepalives_idle=${seconds(bounds.keepAliveMs)}`,
+      `-c tcp_keepalives_interval=${seconds(bounds.keepAliveMs)}`,
+      '-c tcp_keepalives_count=3',
+    ].join(' '),
   };
 }
 

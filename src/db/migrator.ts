@@ -14,6 +14,9 @@ import * as canonicalDomains from './migrations/0011_canonical_domains.js';
 import * as passwordResetRequests from './migrations/0012_password_reset_requests.js';
 import * as attributionWriters from './migrations/0013_attribution_writers.js';
 import * as merchantTokens from './migrations/0014_merchant_tokens.js';
+import * as commissionLedger from './migrations/0015_commission_ledger.js';
+import * as shopify from './migrations/0016_shopify.js';
+import * as brandOAuthApps from './migrations/0017_brand_oauth_apps.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -31,6 +34,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012_password_reset_requests': passwordResetRequests,
   '0013_attribution_writers': attributionWriters,
   '0014_merchant_tokens': merchantTokens,
+  '0015_commission_ledger': commissionLedger,
+  '0016_shopify': shopify,
+  '0017_brand_oauth_apps': brandOAuthApps,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -118,6 +118,8 @@ export interface OAuthClientsTable {
   created_at: CreatedAt;
   /** Added by migration 0005: the brand a confidential client's client_credentials tokens act for. */
   company_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Added by migration 0017: the brand that registered the app on its dashboard; null for support's clients. */
+  owner_company_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Tables of migration 0001. Each later domain declares its own tables and Database extends them. */
@@ -306,6 +308,8 @@ export interface SandboxOrdersTable {
   referral_token: ColumnType<string | null, string | null | undefined, string | null>;
   /** HTTP status of the delivery to the service's order webhook; null when not delivered. */
   webhook_status: ColumnType<number | null, number | null | undefined, number | null>;
+  refunded_cents: ColumnType<number, number | undefined, number>;
+  cancelled_at: NullableTimestamp;
 }
 
 export interface SandboxDiscountCodesTable {
@@ -385,7 +389,17 @@ export interface AttributedOrdersTable {
   new_customer: boolean;
   commission_cents: ColumnType<number, number | undefined, number>;
   received_at: CreatedAt;
+  /** Which showing won the order (migration 0015): a click, or a view where the store allows view-through. */
+  touch: ColumnType<'click' | 'view' | null, 'click' | 'view' | null | undefined, 'click' | 'view' | null>;
+  /** The UTC day of that showing. */
+  touched_on: ColumnType<string | null, string | null | undefined, string | null>;
+  /** True when the order named a showing but none was within the attribution window: recorded, not attributed. */
+  outside_window: ColumnType<boolean, boolean | undefined, boolean>;
+  customer_basis: ColumnType<CustomerBasis | null, CustomerBasis | null | undefined, CustomerBasis | null>;
 }
+
+/** Why an order's customer counts as new or returning: the store's history the service keeps, or the commerce platform's count. */
+export type CustomerBasis = 'store_history' | 'platform_order_count';
 
 export interface StoreCustomersTable {
   store_domain: string;
@@ -477,6 +491,8 @@ interface PerformanceFigures {
 
 export interface PerformanceDaysTable extends PerformanceFigures {
   company_id: string;
+  /** The company's role (migration 0015): `shown` on its own pages, `received` for its offer on a partner's. */
+  side: 'shown' | 'received';
   day: ColumnType<Date, string, string>;
   platform_id: string;
 }
@@ -541,6 +557,122 @@ export interface MerchantTokenTables {
   merchant_tokens: MerchantTokensTable;
 }
 
+/** A store that installed the Shopify app (migration 0016); the offline token is AES-256-GCM encrypted. */
+export interface ShopifyShopsTable {
+  shop: string;
+  access_token_encrypted: string | null;
+  scopes: string | null;
+  installed_at: NullableTimestamp;
+  uninstalled_at: NullableTimestamp;
+  disconnected_at: NullableTimestamp;
+  subscription_id: string | null;
+  subscription_status: string | null;
+  plan_approved_at: NullableTimestamp;
+  usage_line_item_id: string | null;
+  usage_currency: string | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+/** An OAuth install in flight, by the hash of its state; the callback takes it once. */
+export interface ShopifyOAuthRequestsTable {
+  state_hash: string;
+  shop: string;
+  challenge: string | null;
+  return_to: string | null;
+  claim_id: string | null;
+  created_at: ColumnType<Date, Date, Date>;
+}
+
+export interface ShopifyOwnershipConfirmationsTable {
+  claim_id: string;
+  shop: string;
+  confirmed_at: ColumnType<Date, Date, Date>;
+}
+
+/** A webhook delivery, by Shopify's webhook id: the dedupe key and a durable job with a lease. */
+export interface ShopifyWebhookDeliveriesTable {
+  webhook_id: string;
+  shop: string;
+  topic: string;
+  payload: ColumnType<unknown, string | null, string | null>;
+  status: ColumnType<'pending' | 'done', 'pending' | 'done' | undefined, 'pending' | 'done'>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: ColumnType<Date, Date, Date>;
+  locked_until: NullableTimestamp;
+  lease_id: string | null;
+  last_error: string | null;
+  received_at: ColumnType<Date, Date, Date>;
+  completed_at: NullableTimestamp;
+}
+
+/** A usage charge on a store's subscription, by its idempotency key. */
+export interface ShopifyUsageRecordsTable {
+  idempotency_key: string;
+  shop: string;
+  order_id: string;
+  amount_cents: ColumnType<string, number, number>;
+  currency: string;
+  usage_record_id: string | null;
+  created_at: CreatedAt;
+}
+
+/** Tables of migration 0016: Shopify. */
+export interface ShopifyTables {
+  shopify_shops: ShopifyShopsTable;
+  shopify_oauth_requests: ShopifyOAuthRequestsTable;
+  shopify_ownership_confirmations: ShopifyOwnershipConfirmationsTable;
+  shopify_webhook_deliveries: ShopifyWebhookDeliveriesTable;
+  shopify_usage_records: ShopifyUsageRecordsTable;
+}
+
+/** Whether a store counts orders after a view of its offer (view-through); click-through always counts. */
+export interface StoreAttributionSettingsTable {
+  company_id: string;
+  view_through: boolean;
+  updated_at: CreatedAt;
+}
+
+/** A cancel or refund the commerce platform sent, once per event id and store. */
+export interface OrderEventsTable {
+  store_domain: string;
+  event_id: string;
+  order_id: string;
+  kind: 'refund' | 'cancel';
+  amount_cents: number;
+  occurred_at: ColumnType<Date, Date, Date>;
+  received_at: CreatedAt;
+}
+
+/** One money movement, append-only: a commission on an attributed order, or its reversal (negative). */
+export interface CommissionLedgerTable {
+  id: Generated<number>;
+  kind: 'commission' | 'reversal';
+  receiving_brand_id: string;
+  showing_brand_id: string;
+  platform_id: string;
+  campaign_id: string;
+  store_domain: string;
+  order_id: string;
+  event_id: ColumnType<string, string | undefined, never>;
+  amount_minor: number;
+  currency: string;
+  rate_basis_points: number;
+  basis_minor: number;
+  customer: 'new' | 'returning';
+  customer_basis: CustomerBasis;
+  touch: 'click' | 'view';
+  commerce_charge_id: ColumnType<string | null, string | null | undefined, string>;
+  created_at: CreatedAt;
+}
+
+/** Tables of migration 0015: the commission ledger and what feeds it. */
+export interface LedgerTables {
+  store_attribution_settings: StoreAttributionSettingsTable;
+  order_events: OrderEventsTable;
+  commission_ledger: CommissionLedgerTable;
+}
+
 export interface Database
   extends FoundationTables,
     RecommendationTables,
@@ -551,4 +683,6 @@ export interface Database
     ClaimsMailCampaignOfferTables,
     PerformanceTables,
     ResetThrottleTables,
-    MerchantTokenTables {}
+    MerchantTokenTables,
+    ShopifyTables,
+    LedgerTables {}

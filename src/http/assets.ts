@@ -30,6 +30,8 @@ const ENTRIES = {
   pagesStyle: { entry: 'pages/pages.css', stem: 'pages' },
   /** The staff sign-in, account and OAuth consent pages. */
   accountStyle: { entry: 'pages/account.css', stem: 'account' },
+  /** The API reference's adjustments to its renderer's theme (src/http/reference-page.tsx). */
+  referenceStyle: { entry: 'pages/reference.css', stem: 'reference' },
   demoScript: { entry: 'demo/demo.ts', stem: 'demo', options: { format: 'iife' } },
   demoStyle: { entry: 'demo/demo.css', stem: 'demo' },
 } satisfies Record<string, Entry>;

@@ -72,7 +72,8 @@ describeEachDatabase('TRUST_PROXY unset: sign-in and reset budgets count the pee
     ({ companyId } = await createBrand(use().support));
   });
 
-  it('refuses a peer its 51st failed sign-in across accounts however the header rotates, even with the right password; another peer signs in', async () => {
+  it(`refuses a peer its 51st failed sign-in across accounts however the header rotates, even \
+with the right password; another peer signs in`, async () => {
     const email = `${uniqueId('staff')}@spray.example`;
     await createBrandUser({ db: use().db }, companyId, { email, password: PASSWORD });
     const sprayer = '203.0.113.10';
@@ -87,7 +88,8 @@ describeEachDatabase('TRUST_PROXY unset: sign-in and reset budgets count the pee
     expect((await signInAttempt(use(), email, PASSWORD, '203.0.113.11')).statusCode).toBe(303);
   });
 
-  it('refuses a peer its 11th password reset request however the header rotates: 429 with Retry-After, nothing written, no mail', async () => {
+  it(`refuses a peer its 11th password reset request however the header rotates: \
+429 with Retry-After, nothing written, no mail`, async () => {
     const email = `${uniqueId('staff')}@reset.example`;
     await createBrandUser({ db: use().db }, companyId, { email, password: PASSWORD });
     const requester = '203.0.113.12';
@@ -117,7 +119,8 @@ describeEachDatabase('TRUST_PROXY unset: sign-in and reset budgets count the pee
 describeEachDatabase(
   'TRUST_PROXY naming the load balancer',
   (use) => {
-    it('counts each client the load balancer names on its own, from the right end of the chain, and ignores the header from any other peer', async () => {
+    it(`counts each client the load balancer names on its own, from the right end of the \
+chain, and ignores the header from any other peer`, async () => {
       expect(await answeredBeforeRefusal((i) => click(use(), LOAD_BALANCER, forwardedFor(`192.0.2.${i}, 198.51.100.20`)))).toBe(5);
       expect((await click(use(), LOAD_BALANCER, forwardedFor('198.51.100.21'))).statusCode).toBe(404);
       // Straight to the instance, past the load balancer: the header names nobody.

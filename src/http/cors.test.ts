@@ -17,7 +17,8 @@ function openToOtherSites(path: string): boolean {
 const concrete = (pattern: string) => pattern.replace(/:[A-Za-z0-9_]+/g, 'example').replace(/\*$/, 'anything');
 
 describeEachDatabase('CORS', (use) => {
-  it('lets other sites read the public API and the loader files only: every other route answers a cross-origin request without CORS headers', async () => {
+  it(`lets other sites read the public API and the loader files only: every other route \
+answers a cross-origin request without CORS headers`, async () => {
     const routes = registeredRoutes(use().app).filter((route) => !route.startsWith('OPTIONS '));
     expect(routes.length).toBeGreaterThan(80);
     const readable: string[] = [];

@@ -1,6 +1,6 @@
 /**
  * The one Content-Security-Policy builder. Every page of the service gets the base policy (nothing
- * from elsewhere, nothing inline, its own stylesheets, forms to itself, unframeable) plus what the
+ * from elsewhere, nothing inline, its own stylesheets and icon, forms to itself, unframeable) plus what the
  * page adds; helmet sends it (src/http/security-headers.ts). A pretend platform (the demo host) and
  * the API reference state their own directives and use the same serializer.
  */
@@ -18,6 +18,8 @@ export const ANY_IMAGE = ["'self'", 'data:', 'https:', 'http:'];
 const BASE: PolicyDirectives = {
   'default-src': ["'none'"],
   'style-src': SELF,
+  // The service's icon (every page links it).
+  'img-src': SELF,
   'form-action': SELF,
   'base-uri': ["'none'"],
   'frame-ancestors': ["'none'"],
@@ -28,6 +30,7 @@ const ORDER = [
   'default-src',
   'script-src',
   'style-src',
+  'style-src-attr',
   'img-src',
   'font-src',
   'connect-src',

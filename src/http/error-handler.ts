@@ -28,6 +28,17 @@ const CONNECTION_ERROR_CODES = new Set([
   '57014',
   '25P03',
 ]);
+/** What node-postgres and PGlite say when a connection failed or a bound ran out without a code. */
+const CONNECTION_ERROR_MESSAGE = new RegExp(
+  [
+    'Connection terminated',
+    'timeout exceeded when trying to connect',
+    'timeout expired',
+    'Query read timeout',
+    'Client has encountered a connection error',
+  ].join('|'),
+  'i',
+);
 
 /** Also used by the OAuth endpoints, which answer 503 in their own error shape. */
 export { DATABASE_RETRY_AFTER_SECONDS };
@@ -49,9 +60,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const candidate = error as { code?: string; message?: string } | undefined;
   if (!candidate) return false;
   if (candidate.code && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|timeout expired|Query read timeout|Client has encountered a connection error/i.test(
-    candidate.message ?? '',
-  );
+  return CONNECTION_ERROR_MESSAGE.test(candidate.message ?? '');
 }
 
 /** Names where a check failed: `brands[3].status`, `query parameter pageSize`, `header X-Platform-Id`. */

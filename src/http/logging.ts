@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
+import pinoPretty, { type PrettyOptions } from 'pino-pretty';
 
 /** Query parameters whose values are secrets or one-time codes; their values never reach a log line. */
 const SECRET_QUERY_PARAM = /key|token|secret|code|password|verifier/i;
@@ -19,9 +20,43 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, questionMark)}?${params.toString()}`;
 }
 
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+/**
+ * How log lines are written: JSON, one object a line, wherever a program reads them (tests, CI,
+ * production: stdout is a pipe or a file); short readable lines when a person watches a terminal.
+ */
+export type LogFormat = 'json' | 'pretty';
+
+export function logFormatFor(output: { isTTY?: boolean }): LogFormat {
+  return output.isTTY ? 'pretty' : 'json';
+}
+
+interface RequestLine {
+  msg?: string;
+  req?: { method?: string; url?: string };
+  res?: { statusCode?: number };
+  responseTime?: number;
+}
+
+/**
+ * The terminal's lines: time, level and message; a request in and its answer as
+ * `→ GET /v1/partners` and `← 200 4 ms`; the process, host and request ids left out.
+ */
+export const PRETTY_OPTIONS: PrettyOptions = {
+  translateTime: 'SYS:HH:MM:ss',
+  ignore: 'pid,hostname,reqId,req,res,responseTime',
+  singleLine: true,
+  messageFormat: (log) => {
+    const line = log as RequestLine;
+    if (line.msg === 'incoming request' && line.req) return `→ ${line.req.method} ${line.req.url}`;
+    if (line.msg === 'request completed' && line.res) return `← ${line.res.statusCode} ${Math.round(line.responseTime ?? 0)} ms`;
+    return line.msg ?? '';
+  },
+};
+
+export function loggerOptions(level: string, format: LogFormat = 'json'): FastifyServerOptions['logger'] {
   return {
     level,
+    ...(format === 'pretty' ? { stream: pinoPretty({ ...PRETTY_OPTIONS, colorize: true, sync: true }) } : {}),
     redact: {
       paths: [
         'req.headers["x-api-key"]',

@@ -11,11 +11,16 @@ export interface PageShellProps {
   bodyClass?: string;
   /** Pages a search engine should not keep (a shopper's broken link). */
   noIndex?: boolean;
+  /** More of the head, after the stylesheet (the API reference's style nonce). */
+  head?: ComponentChildren;
   children: ComponentChildren;
 }
 
+/** The service's icon, which every page links (src/http/landing.tsx serves it, also as /favicon.ico). */
+export const ICON_PATH = '/favicon.svg';
+
 /** The one page shell: every server-rendered page of the service, and the demo host's, is one of these. */
-export function PageShell({ title, stylesheet, bodyClass, noIndex, children }: PageShellProps): VNode {
+export function PageShell({ title, stylesheet, bodyClass, noIndex, head, children }: PageShellProps): VNode {
   return (
     <html lang="en">
       <head>
@@ -23,7 +28,9 @@ export function PageShell({ title, stylesheet, bodyClass, noIndex, children }: P
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         {noIndex && <meta name="robots" content="noindex" />}
         <title>{title}</title>
+        <link rel="icon" href={ICON_PATH} type="image/svg+xml" />
         <link rel="stylesheet" href={stylesheet} />
+        {head}
       </head>
       <body class={bodyClass}>{children}</body>
     </html>

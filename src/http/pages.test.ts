@@ -87,7 +87,8 @@ describe('the CSP builder', () => {
       'frame-ancestors': ['https://a.example', 'https://b.example'],
     });
     expect(policyHeader(policy)).toBe(
-      "default-src 'none'; script-src 'self'; style-src 'self'; form-action 'self' https://app.example; base-uri 'none'; frame-ancestors https://a.example https://b.example",
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self' https://app.example; base-uri 'none'; " +
+        'frame-ancestors https://a.example https://b.example',
     );
     expect(pagePolicy({ 'frame-ancestors': [] })['frame-ancestors']).toEqual(["'none'"]);
     expect(pagePolicy({ 'form-action': null })).not.toHaveProperty('form-action');
@@ -98,7 +99,8 @@ describe('JsonScript', () => {
   it('writes data that can never close its element or end a line of script', () => {
     const html = renderPage(JsonScript({ id: 'boot', value: { text: '</script><script>alert(1)</script>\u2028\u2029' } }));
     expect(html).toBe(
-      '<!doctype html><script type="application/json" id="boot">{"text":"\\u003c/script>\\u003cscript>alert(1)\\u003c/script>\\u2028\\u2029"}</script>',
+      '<!doctype html><script type="application/json" id="boot">' +
+        '{"text":"\\u003c/script>\\u003cscript>alert(1)\\u003c/script>\\u2028\\u2029"}</script>',
     );
   });
 });

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { EXAMPLE_PLATFORM_ID } from './schemas.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
@@ -20,7 +21,12 @@ export const pagingQuery = {
 
 /** The optional attribution header of the brand lists; its rules (SPEC 5.2) are applied by the auth layer. */
 export const platformHeader = Type.Object({
-  'x-platform-id': Type.Optional(Type.String({ description: 'Platform.Id (UUID) of an active platform, sent only when one was assigned' })),
+  'x-platform-id': Type.Optional(
+    Type.String({
+      description: 'Platform.Id (UUID) of an active platform, sent only when one was assigned',
+      examples: [EXAMPLE_PLATFORM_ID],
+    }),
+  ),
 });
 
 /**

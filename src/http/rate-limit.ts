@@ -75,22 +75,31 @@ interface Counter {
   hit(key: string): WindowCount | Promise<WindowCount>;
 }
 
+/** How long counting stays in process after Redis failed to answer, before Redis is asked again. */
+export const REDIS_RETRY_AFTER_MS = 5000;
+
 /**
  * Counters in Redis, shared by every instance; when Redis cannot answer, the same request is
  * counted in process instead, so an outage loosens the limit to per instance rather than
- * failing requests or letting them through uncounted.
+ * failing requests or letting them through uncounted. After a failure (an error, or no answer
+ * within the command timeout) Redis is left alone for REDIS_RETRY_AFTER_MS: a silent Redis
+ * then costs one command timeout every few seconds, not one per request.
  */
 function redisCounter(redis: RedisWithHit, scope: string, onFallback: (error: Error) => void): Counter {
   const local = new LocalCounters();
+  let skipRedisUntil = 0;
   return {
-    hit: (key) =>
-      redis.svcRateLimitHit(`${REDIS_NAMESPACE}${scope}${key}`, WINDOW_MS).then(
+    hit: (key) => {
+      if (Date.now() < skipRedisUntil) return local.hit(key);
+      return redis.svcRateLimitHit(`${REDIS_NAMESPACE}${scope}${key}`, WINDOW_MS).then(
         ([count, ttl]) => ({ count, resetInMs: ttl > 0 ? ttl : WINDOW_MS }),
         (error: Error) => {
+          skipRedisUntil = Date.now() + REDIS_RETRY_AFTER_MS;
           onFallback(error);
           return local.hit(key);
         },
-      ),
+      );
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { BearerTokenVerifier, BrandPrincipal } from '../auth/authenticator.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
-import { hashSecret } from '../auth/keys.js';
+import { hashSecret } from '../shared/keys.js';
 import type { Grantee, OAuthModel } from './model.js';
 import { ACCESS_TOKEN_PATTERN } from './tokens.js';
 

@@ -1,8 +1,9 @@
 import type { Db } from '../db/database.js';
 import type { ServiceEnv } from '../config.js';
-import { hashSecret, randomToken } from '../auth/keys.js';
+import { hashSecret, randomToken } from '../shared/keys.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { companyExists } from '../companies/service.js';
+import type { DataContext } from '../service-context.js';
 import * as dal from './dal.js';
 
 export interface NewOAuthClient {
@@ -79,16 +80,9 @@ export function redirectUriMatches(registered: readonly string[], requested: str
  * Throws ApiError: 400 for a bad field, 404 for an unknown company, 409 `client_exists`.
  */
 export async function registerOAuthClient(ctx: { db: Db; serviceEnv: ServiceEnv }, input: NewOAuthClient): Promise<RegisteredClient> {
-  const clientId = input.clientId ?? `oc_${randomToken(24)}`;
+  const clientId = input.clientId ?? newClientId();
   if (!CLIENT_ID_PATTERN.test(clientId)) throw badRequest('clientId must be 3 to 100 letters, digits, dots, dashes or underscores');
-  if (input.name.trim() === '' || input.name.length > 100) throw badRequest('name must be 1 to 100 characters');
-  if (input.redirectUris.length === 0 || input.redirectUris.length > MAX_REDIRECT_URIS) {
-    throw badRequest(`redirectUris must list 1 to ${MAX_REDIRECT_URIS} URIs`);
-  }
-  for (const uri of input.redirectUris) {
-    const problem = redirectUriProblem(uri);
-    if (problem) throw badRequest(problem);
-  }
+  checkNameAndRedirectUris(input);
   const companyId = input.companyId ?? null;
   if (companyId !== null && !input.confidential) {
     throw badRequest('companyId is only for confidential clients (client_credentials needs a secret)');
@@ -100,7 +94,7 @@ export async function registerOAuthClient(ctx: { db: Db; serviceEnv: ServiceEnv 
   }
   if (companyId !== null && !(await companyExists(ctx, companyId))) throw notFound(`no company ${companyId}`);
 
-  const clientSecret = input.confidential ? (input.clientSecret ?? `svc_cs_${randomToken(43)}`) : undefined;
+  const clientSecret = input.confidential ? (input.clientSecret ?? newClientSecret()) : undefined;
   const inserted = await dal.insertClient(ctx.db, {
     clientId,
     name: input.name.trim(),
@@ -117,6 +111,76 @@ export async function registerOAuthClient(ctx: { db: Db; serviceEnv: ServiceEnv 
     companyId,
     ...(clientSecret === undefined ? {} : { clientSecret }),
   };
+}
+
+const newClientId = () => `oc_${randomToken(24)}`;
+const newClientSecret = () => `svc_cs_${randomToken(43)}`;
+
+function checkNameAndRedirectUris(input: { name: string; redirectUris: string[] }): void {
+  if (input.name.trim() === '' || input.name.length > 100) throw badRequest('name must be 1 to 100 characters');
+  if (input.redirectUris.length === 0 || input.redirectUris.length > MAX_REDIRECT_URIS) {
+    throw badRequest(`redirectUris must list 1 to ${MAX_REDIRECT_URIS} URIs`);
+  }
+  for (const uri of input.redirectUris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw badRequest(problem);
+  }
+}
+
+/** How many OAuth apps one brand may register itself; support registers more. */
+export const MAX_APPS_PER_BRAND = 20;
+
+/**
+ * An OAuth app a brand registers on its dashboard (Integrations), with the same checks as
+ * support's registrations. The brand owns the registration: it lists and deletes it. A
+ * confidential app gets a secret, shown once, and may use client_credentials for this brand
+ * (its own backend); a public one uses PKCE alone. Any brand's staff may authorize either.
+ * Throws ApiError: 400 for a bad field, 409 `too_many_apps` past MAX_APPS_PER_BRAND.
+ */
+export async function registerBrandApp(
+  ctx: { db: Db },
+  companyId: string,
+  input: { name: string; redirectUris: string[]; confidential: boolean },
+): Promise<RegisteredClient> {
+  checkNameAndRedirectUris(input);
+  const clientId = newClientId();
+  const clientSecret = input.confidential ? newClientSecret() : undefined;
+  const client = {
+    clientId,
+    name: input.name.trim(),
+    redirectUris: [...new Set(input.redirectUris)],
+    companyId: input.confidential ? companyId : null,
+  };
+  const outcome = await dal.insertBrandClient(
+    ctx.db,
+    { ...client, secretHash: clientSecret === undefined ? null : hashSecret(clientSecret), ownerCompanyId: companyId },
+    MAX_APPS_PER_BRAND,
+  );
+  if (outcome === 'limit') {
+    throw new ApiError(409, 'too_many_apps', `a brand registers at most ${MAX_APPS_PER_BRAND} OAuth apps: delete one you no longer use`);
+  }
+  if (outcome === 'taken') throw new ApiError(409, 'client_exists', `an OAuth client ${clientId} already exists`);
+  return { ...client, confidential: input.confidential, ...(clientSecret === undefined ? {} : { clientSecret }) };
+}
+
+/** The OAuth apps a brand registered, oldest first, never their secrets. */
+export async function listBrandApps(ctx: { db: Db }, companyId: string) {
+  return (await dal.listBrandClients(ctx.db, companyId)).map((row) => ({
+    clientId: row.client_id,
+    name: row.name,
+    confidential: row.secret_hash !== null,
+    redirectUris: row.redirect_uris,
+    createdAt: row.created_at.toISOString(),
+  }));
+}
+
+/**
+ * A brand deletes an app it registered: every brand's authorization of it and every token it
+ * holds end with it (the tables cascade). Another brand's app, or support's, is not found.
+ */
+export async function deleteBrandApp(ctx: DataContext, companyId: string, clientId: string): Promise<void> {
+  if (!(await dal.deleteBrandClient(ctx.db, companyId, clientId))) throw notFound(`no OAuth app ${clientId} registered by your brand`);
+  await ctx.bus.publish('credentials');
 }
 
 /** Support's list of registered clients, never their secrets. */

@@ -28,6 +28,62 @@ export async function insertClient(db: Db, client: ClientRecord): Promise<boolea
   return row !== undefined;
 }
 
+/**
+ * Inserts a client a brand registers on its dashboard unless the brand has `limit` apps already.
+ * The brand's row is locked first, so concurrent registrations count one after the other:
+ * 'inserted', 'limit', or 'taken' (the client id exists).
+ */
+export async function insertBrandClient(
+  db: Db,
+  client: ClientRecord & { ownerCompanyId: string },
+  limit: number,
+): Promise<'inserted' | 'limit' | 'taken'> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select id from companies where id = ${client.ownerCompanyId} for update`.execute(trx);
+    const counted = await trx
+      .selectFrom('oauth_clients')
+      .select(({ fn }) => fn.countAll<string>().as('apps'))
+      .where('owner_company_id', '=', client.ownerCompanyId)
+      .executeTakeFirstOrThrow();
+    if (Number(counted.apps) >= limit) return 'limit';
+    const row = await trx
+      .insertInto('oauth_clients')
+      .values({
+        client_id: client.clientId,
+        name: client.name,
+        secret_hash: client.secretHash,
+        redirect_uris: client.redirectUris,
+        company_id: client.companyId,
+        owner_company_id: client.ownerCompanyId,
+      })
+      .onConflict((oc) => oc.column('client_id').doNothing())
+      .returning('client_id')
+      .executeTakeFirst();
+    return row === undefined ? 'taken' : 'inserted';
+  });
+}
+
+/** The apps a brand registered, oldest first, never their secrets. */
+export async function listBrandClients(db: Db, ownerCompanyId: string) {
+  return db
+    .selectFrom('oauth_clients')
+    .select(['client_id', 'name', 'secret_hash', 'redirect_uris', 'created_at'])
+    .where('owner_company_id', '=', ownerCompanyId)
+    .orderBy('created_at')
+    .orderBy('client_id')
+    .execute();
+}
+
+/** Deletes a client the brand registered, and with it (cascading) every grant, code and token of it; false when it is not the brand's. */
+export async function deleteBrandClient(db: Db, ownerCompanyId: string, clientId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('oauth_clients')
+    .where('client_id', '=', clientId)
+    .where('owner_company_id', '=', ownerCompanyId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
 export async function findClient(db: Db, clientId: string): Promise<ClientRecord | undefined> {
   const row = await db
     .selectFrom('oauth_clients')

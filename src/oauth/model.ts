@@ -1,6 +1,6 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { Db } from '../db/database.js';
-import { constantTimeEqual, hashSecret } from '../auth/keys.js';
+import { constantTimeEqual, hashSecret } from '../shared/keys.js';
 import * as dal from './dal.js';
 import { resolveScope } from './scopes.js';
 import { newAccessToken, newAuthorizationCode, newPair, newRefreshToken, openPair, sealPair, type IssuedPair } from './tokens.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { hashSecret } from '../auth/keys.js';
+import { hashSecret } from '../shared/keys.js';
 import * as dal from './dal.js';
 
 /** What revoking a presented token did: `other_client` when it was issued to another client. */

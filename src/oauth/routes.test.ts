@@ -3,7 +3,7 @@ import { buildApp, type App } from '../app.js';
 import { openDatabase } from '../db/database.js';
 import { registerOAuthClient, type RegisteredClient } from './clients.js';
 import { createOAuthModel } from './model.js';
-import { hashSecret } from '../auth/keys.js';
+import { hashSecret } from '../shared/keys.js';
 import { createTestDatabase, TEST_DATABASE_BOUNDS, TEST_POSTGRES_URL, type TestDatabase } from '../../test/support/databases.js';
 import { createBrand } from '../../test/support/factories.js';
 import { describeEachDatabase, startTestApp, stopTestApp, testConfig, type TestContext } from '../../test/support/harness.js';

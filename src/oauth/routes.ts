@@ -1,11 +1,14 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { SwaggerTransform } from '@fastify/swagger';
+import type { TSchema } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import { sendAccountPage, signInPage } from '../accounts/pages.js';
-import { formField } from '../accounts/schemas.js';
-import { cookiePolicyFor, csrfTokenFor, csrfValid, currentUser } from '../accounts/sessions.js';
+import { formField } from '../http/forms.js';
+import { currentUser } from '../accounts/sessions.js';
+import { cookiePolicyFor, csrfTokenFor, csrfValid } from '../shared/cookies.js';
 import { authorizeLookups, checkAuthorizeRequest, redirectTo } from './authorize-request.js';
 import { authenticateClient, type Grantee, type ServiceClient } from './model.js';
 import { redirectUriMatches } from './clients.js';
@@ -16,12 +19,30 @@ import { CROSS_ORIGIN, NO_CORS } from '../http/cors.js';
 import { securePages } from '../http/security-headers.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../http/error-handler.js';
 import { SUPPORTED_SCOPES } from './scopes.js';
+import { AuthorizationServerMetadata, oauthError, RevocationRequestForm, TokenRequestForm, TokenResponse } from './schemas.js';
+import { described, emptyResponse, PUBLIC, RATE_LIMITED } from '../http/schemas.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, AUTHORIZATION_CODE_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS } from './tokens.js';
 import type { Runtime } from '../composition.js';
 
 const { OAuthError, ServerError, Request: OAuthRequest, Response: OAuthResponse } = OAuth2Server;
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
+
+const OAUTH_RATE_LIMITED = oauthError(
+  'Too many requests this minute; Retry-After says when to retry',
+  'rate_limited',
+  'rate limit of 600 requests per minute exceeded; retry in 12 s',
+);
+const OAUTH_UNAVAILABLE = oauthError(
+  'The database could not be reached; retry after Retry-After seconds',
+  'temporarily_unavailable',
+  'the service is temporarily unavailable; retry shortly',
+);
+
+/** A route's OpenAPI entry with the form body it reads (application/x-www-form-urlencoded), for a route that parses the form itself. */
+function documentForm(form: TSchema): SwaggerTransform {
+  return ({ schema, url }) => ({ schema: { ...schema, body: form, consumes: ['application/x-www-form-urlencoded'] }, url });
+}
 
 /** RFC 6749 5.2 error body. */
 function sendOAuthError(reply: FastifyReply, status: number, error: string, description: string): FastifyReply {
@@ -68,7 +89,16 @@ export const oauthRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
   // Public metadata, as the public API: a browser app discovers the endpoints before it calls them.
   app.get(
     '/.well-known/oauth-authorization-server',
-    { config: CROSS_ORIGIN, schema: { summary: 'OAuth 2 authorization server metadata (RFC 8414)', tags: ['oauth'] } },
+    {
+      config: CROSS_ORIGIN,
+      schema: {
+        summary: 'OAuth 2 authorization server metadata (RFC 8414)',
+        operationId: 'getAuthorizationServerMetadata',
+        tags: ['oauth'],
+        security: PUBLIC,
+        response: { 200: described('Where the OAuth endpoints are and what they support', AuthorizationServerMetadata), 429: RATE_LIMITED },
+      },
+    },
     async (_request, reply) => {
       reply.header('Cache-Control', 'public, max-age=3600');
       return {
@@ -191,13 +221,33 @@ export const oauthRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
     scope.post(
       '/v1/oauth/token',
       {
+        // The form is described, not validated by Fastify: the handler checks it as RFC 6749 says and answers its errors.
+        config: { swaggerTransform: documentForm(TokenRequestForm) },
         schema: {
+          operationId: 'createToken',
           summary: 'Obtain tokens',
           description:
             'Form-encoded (RFC 6749). Grants: authorization_code (PKCE S256 required), refresh_token (rotates; reuse of a ' +
             'rotated token revokes the grant), client_credentials (confidential clients bound to a brand). Clients authenticate ' +
             'with HTTP Basic or client_id/client_secret in the body; public clients send client_id only.',
           tags: ['oauth'],
+          security: [{ oauthClient: [] }, {}],
+          response: {
+            200: described('The tokens (RFC 6749 5.1); never cached', TokenResponse),
+            400: oauthError(
+              'invalid_request, invalid_grant (a code or refresh token unknown, expired, used or of another client), ' +
+                'unsupported_grant_type or invalid_scope',
+              'invalid_grant',
+              'Invalid grant: authorization code is invalid',
+            ),
+            401: oauthError(
+              'invalid_client: the client is unknown or its secret is wrong',
+              'invalid_client',
+              'client authentication failed',
+            ),
+            429: OAUTH_RATE_LIMITED,
+            503: OAUTH_UNAVAILABLE,
+          },
         },
       },
       async (request, reply) => {
@@ -253,12 +303,30 @@ export const oauthRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
     scope.post(
       '/v1/oauth/revoke',
       {
+        config: { swaggerTransform: documentForm(RevocationRequestForm) },
         schema: {
+          operationId: 'revokeToken',
           summary: 'Revoke a token (RFC 7009)',
           description:
             'Form-encoded `token` (and optional `token_type_hint`). A refresh token revokes its whole grant. Answers 200 for unknown ' +
             'tokens too; a token issued to another client is refused with 400 invalid_grant.',
           tags: ['oauth'],
+          security: [{ oauthClient: [] }],
+          response: {
+            200: emptyResponse('The token is revoked, or was unknown (RFC 7009 2.2)'),
+            400: oauthError(
+              'invalid_request (no token), or invalid_grant: the token was issued to another client',
+              'invalid_grant',
+              'the token was issued to another client',
+            ),
+            401: oauthError(
+              'invalid_client: no client, an unknown client or a wrong secret',
+              'invalid_client',
+              'client authentication failed',
+            ),
+            429: OAUTH_RATE_LIMITED,
+            503: OAUTH_UNAVAILABLE,
+          },
         },
       },
       async (request, reply) => {

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { randomToken } from '../auth/keys.js';
+import { randomToken } from '../shared/keys.js';
 
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
 /** About five years (SPEC 2.8). */

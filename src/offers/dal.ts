@@ -17,7 +17,8 @@ export interface PartnerOfferRow {
 
 /**
  * The live offers of the brand's partners in its active campaigns (as owner or partner), one per
- * partner, each as the partner set it for that campaign or else its own offer, best first: the partner's match score for the brand, then the offer's click-through
+ * partner, each as the partner set it for that campaign or else its own offer, best first: the
+ * partner's match score for the brand, then the offer's click-through
  * over the last days (smoothed so a handful of views does not outrank an established offer),
  * then the partner id so the order is stable. A partner without a store domain is left out:
  * its referral link would have nowhere to go.
@@ -189,6 +190,8 @@ export interface OfferUpsertRow {
   subtitle: string | null;
   image_url: string;
   discount_percent: number | null;
+  /** The store's one code for that percent (DESIGN 4); null without a discount. */
+  discount_code: string | null;
 }
 
 /** Content only: whether an offer is live belongs to the merchant (the plugin), not to a fixture reload. */
@@ -197,15 +200,15 @@ export function upsertOffers(db: Db, rows: OfferUpsertRow[]): Promise<number> {
   return countWritten(
     db,
     sql`
-      insert into offers as o (company_id, title, subtitle, image_url, discount_percent)
-      select company_id, title, subtitle, image_url, discount_percent
+      insert into offers as o (company_id, title, subtitle, image_url, discount_percent, discount_code)
+      select company_id, title, subtitle, image_url, discount_percent, discount_code
       from jsonb_to_recordset(${jsonRows(rows)})
-        as r(company_id text, title text, subtitle text, image_url text, discount_percent integer)
+        as r(company_id text, title text, subtitle text, image_url text, discount_percent integer, discount_code text)
       on conflict (company_id) do update set
         title = excluded.title, subtitle = excluded.subtitle, image_url = excluded.image_url,
-        discount_percent = excluded.discount_percent, updated_at = now()
-      where (o.title, o.subtitle, o.image_url, o.discount_percent)
-        is distinct from (excluded.title, excluded.subtitle, excluded.image_url, excluded.discount_percent)
+        discount_percent = excluded.discount_percent, discount_code = excluded.discount_code, updated_at = now()
+      where (o.title, o.subtitle, o.image_url, o.discount_percent, o.discount_code)
+        is distinct from (excluded.title, excluded.subtitle, excluded.image_url, excluded.discount_percent, excluded.discount_code)
       returning 1`,
   );
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { CommissionLedgerTable, CustomerBasis } from '../db/schema.js';
 import type { LinkKey } from '../attribution/dal.js';
 
 export interface OrderRecord {
@@ -22,27 +23,78 @@ export async function findStoreOwner(db: Db, storeDomain: string): Promise<{ com
   return row && { companyId: row.id, discountCode: row.discount_code };
 }
 
+/** The UTC days a showing must fall in to win an order: from `from` to `to`, inclusive. */
+export interface WindowDays {
+  from: string;
+  to: string;
+}
+
+export type Touch = 'click' | 'view';
+
+/** A showing that qualifies for an order: the link, how the shopper met it, and the UTC day it last did. */
+export interface QualifyingShowing extends LinkKey {
+  touch: Touch;
+  day: string;
+}
+
 /**
- * The link whose click most recently sent shoppers to the partner (by day, then most clicks):
- * an order that only carries the partner's discount code is credited to that showing.
+ * The showing of the partner's offer that wins an order by `touch` within the window: the latest
+ * day with a click (or a view), then the most of them that day. `link` limits it to one link (the
+ * referral link the shopper came through).
  */
-export async function latestClickedLink(db: Db, partnerId: string, notAfter: Date): Promise<LinkKey | undefined> {
-  const result = await sql<{ platform_id: string; campaign_id: string; brand_id: string; partner_id: string }>`
-    select platform_id, campaign_id, brand_id, partner_id
+export async function lastShowing(
+  db: Db,
+  partnerId: string,
+  touch: Touch,
+  days: WindowDays,
+  link?: LinkKey,
+): Promise<QualifyingShowing | undefined> {
+  const counted = touch === 'click' ? sql.ref('clicks') : sql.ref('views');
+  const result = await sql<{ platform_id: string; campaign_id: string; brand_id: string; partner_id: string; day: string }>`
+    select platform_id, campaign_id, brand_id, partner_id, to_char(day, 'YYYY-MM-DD') as day
     from attribution_counters
-    where partner_id = ${partnerId} and clicks > 0 and day <= ${notAfter.toISOString().slice(0, 10)}::date
+    where partner_id = ${partnerId} and ${counted} > 0 and day between ${days.from}::date and ${days.to}::date
+      ${link ? sql`and platform_id = ${link.platformId}::uuid and campaign_id = ${link.campaignId} and brand_id = ${link.brandId}` : sql``}
     group by platform_id, day, campaign_id, brand_id, partner_id
-    order by day desc, sum(clicks) desc, platform_id, campaign_id, brand_id
+    order by day desc, sum(${counted}) desc, platform_id, campaign_id, brand_id
     limit 1`.execute(db);
   const row = result.rows[0];
-  return row && { platformId: row.platform_id, campaignId: row.campaign_id, brandId: row.brand_id, partnerId: row.partner_id };
+  return (
+    row && {
+      platformId: row.platform_id,
+      campaignId: row.campaign_id,
+      brandId: row.brand_id,
+      partnerId: row.partner_id,
+      touch,
+      day: row.day,
+    }
+  );
+}
+
+/** Whether the store counts orders after a view of its offer; off unless the brand turned it on. */
+export async function viewThroughAllowed(db: Db, companyId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('store_attribution_settings')
+    .select('view_through')
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
+  return row?.view_through ?? false;
+}
+
+export async function setViewThrough(db: Db, companyId: string, viewThrough: boolean, now: Date): Promise<void> {
+  await db
+    .insertInto('store_attribution_settings')
+    .values({ company_id: companyId, view_through: viewThrough, updated_at: now })
+    .onConflict((oc) => oc.column('company_id').doUpdateSet({ view_through: viewThrough, updated_at: now }))
+    .execute();
 }
 
 /** Inserts the order unless the store already delivered it; true when it is new. */
 export async function insertOrder(
   db: Db,
   order: OrderRecord,
-  link: (LinkKey & { matchedBy: 'referral_link' | 'discount_code' }) | undefined,
+  showing: (QualifyingShowing & { matchedBy: 'referral_link' | 'discount_code' }) | undefined,
+  outsideWindow: boolean,
 ): Promise<boolean> {
   const row = await db
     .insertInto('attributed_orders')
@@ -53,11 +105,14 @@ export async function insertOrder(
       total_cents: order.totalCents,
       currency: order.currency,
       placed_at: order.placedAt,
-      platform_id: link?.platformId ?? null,
-      campaign_id: link?.campaignId ?? null,
-      brand_id: link?.brandId ?? null,
-      partner_id: link?.partnerId ?? null,
-      matched_by: link?.matchedBy ?? null,
+      platform_id: showing?.platformId ?? null,
+      campaign_id: showing?.campaignId ?? null,
+      brand_id: showing?.brandId ?? null,
+      partner_id: showing?.partnerId ?? null,
+      matched_by: showing?.matchedBy ?? null,
+      touch: showing?.touch ?? null,
+      touched_on: showing?.day ?? null,
+      outside_window: outsideWindow,
       new_customer: false,
     })
     .onConflict((oc) => oc.columns(['store_domain', 'order_id']).doNothing())
@@ -77,10 +132,15 @@ export async function rememberCustomer(db: Db, order: OrderRecord): Promise<bool
   return row !== undefined;
 }
 
-export async function setCustomerOutcome(db: Db, order: OrderRecord, newCustomer: boolean, commissionCents: number): Promise<void> {
+export async function setCustomerOutcome(
+  db: Db,
+  order: OrderRecord,
+  customer: { newCustomer: boolean; basis: CustomerBasis },
+  commissionCents: number,
+): Promise<void> {
   await db
     .updateTable('attributed_orders')
-    .set({ new_customer: newCustomer, commission_cents: commissionCents })
+    .set({ new_customer: customer.newCustomer, customer_basis: customer.basis, commission_cents: commissionCents })
     .where('store_domain', '=', order.storeDomain)
     .where('order_id', '=', order.orderId)
     .execute();
@@ -114,4 +174,126 @@ export async function rememberPastCustomers(
     on conflict (store_domain, customer_ref) do nothing
     returning customer_ref`.execute(db);
   return result.rows.length;
+}
+
+// --- shoppers' data, for the commerce platforms' privacy requests (Shopify's compliance webhooks) ---
+
+/** A redacted shopper's orders keep their amounts (money history) but no longer say whose they were. */
+export const REDACTED_CUSTOMER = 'redacted';
+
+export async function ordersOfCustomer(db: Db, storeDomain: string, customerRef: string) {
+  return db
+    .selectFrom('attributed_orders')
+    .select(['order_id', 'placed_at', 'total_cents', 'currency', 'matched_by', 'new_customer'])
+    .where('store_domain', '=', storeDomain)
+    .where('customer_ref', '=', customerRef)
+    .orderBy('placed_at')
+    .execute();
+}
+
+/** Forgets one shopper at the store (or every shopper, without customerRef): their record and the link from their orders. */
+export async function redactCustomers(db: Db, storeDomain: string, customerRef: string | null): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    let customers = trx.deleteFrom('store_customers').where('store_domain', '=', storeDomain);
+    let orders = trx
+      .updateTable('attributed_orders')
+      .set({ customer_ref: REDACTED_CUSTOMER })
+      .where('store_domain', '=', storeDomain)
+      .where('customer_ref', '<>', REDACTED_CUSTOMER);
+    if (customerRef !== null) {
+      customers = customers.where('customer_ref', '=', customerRef);
+      orders = orders.where('customer_ref', '=', customerRef);
+    }
+    await customers.execute();
+    const updated = await orders.executeTakeFirst();
+    return Number(updated.numUpdatedRows);
+  });
+}
+
+/** The order, locked until the transaction ends, so that its events are taken in one at a time. */
+export async function lockOrder(db: Db, storeDomain: string, orderId: string) {
+  return db
+    .selectFrom('attributed_orders')
+    .selectAll()
+    .where('store_domain', '=', storeDomain)
+    .where('order_id', '=', orderId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** How much of the order its cancel and refund events took so far, in minor units. */
+export async function takenFromOrder(db: Db, storeDomain: string, orderId: string): Promise<number> {
+  const row = await db
+    .selectFrom('order_events')
+    .select(sql<number>`coalesce(sum(amount_cents), 0)::int8`.as('taken'))
+    .where('store_domain', '=', storeDomain)
+    .where('order_id', '=', orderId)
+    .executeTakeFirstOrThrow();
+  return Number(row.taken);
+}
+
+/** Records a cancel or refund event unless the store sent it before; true when it is new. */
+export async function insertOrderEvent(
+  db: Db,
+  event: { storeDomain: string; eventId: string; orderId: string; kind: 'refund' | 'cancel'; amountCents: number; occurredAt: Date },
+): Promise<boolean> {
+  const row = await db
+    .insertInto('order_events')
+    .values({
+      store_domain: event.storeDomain,
+      event_id: event.eventId,
+      order_id: event.orderId,
+      kind: event.kind,
+      amount_cents: event.amountCents,
+      occurred_at: event.occurredAt,
+    })
+    .onConflict((oc) => oc.columns(['store_domain', 'event_id']).doNothing())
+    .returning('event_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function findOrderEvent(db: Db, storeDomain: string, eventId: string) {
+  return db
+    .selectFrom('order_events')
+    .selectAll()
+    .where('store_domain', '=', storeDomain)
+    .where('event_id', '=', eventId)
+    .executeTakeFirst();
+}
+
+export type LedgerEntryInput = Omit<CommissionLedgerTable, 'id' | 'commerce_charge_id' | 'created_at' | 'event_id'> & {
+  event_id?: string;
+  created_at: Date;
+};
+
+export async function appendLedgerEntry(db: Db, entry: LedgerEntryInput): Promise<void> {
+  await db.insertInto('commission_ledger').values(entry).execute();
+}
+
+/** Every ledger entry of one order, oldest first. */
+export async function orderLedger(db: Db, storeDomain: string, orderId: string) {
+  return db
+    .selectFrom('commission_ledger')
+    .selectAll()
+    .where('store_domain', '=', storeDomain)
+    .where('order_id', '=', orderId)
+    .orderBy('id')
+    .execute();
+}
+
+/** A brand's entries as the receiving brand (the one that owes) created in [start, end), oldest first, with both brands' names. */
+export async function ledgerEntriesOf(db: Db, companyId: string, start: Date, end: Date) {
+  return db
+    .selectFrom('commission_ledger as l')
+    .leftJoin('companies as showing', 'showing.id', 'l.showing_brand_id')
+    .leftJoin('platforms as p', 'p.id', 'l.platform_id')
+    .selectAll('l')
+    .select(['showing.business_name as showing_brand_name', 'p.name as platform_name'])
+    .where('l.receiving_brand_id', '=', companyId)
+    .where('l.created_at', '>=', start)
+    .where('l.created_at', '<', end)
+    .orderBy('l.created_at')
+    .orderBy('l.id')
+    .execute();
 }

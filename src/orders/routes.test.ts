@@ -19,7 +19,7 @@ describeEachDatabase(
       ({ shower, partner, partnerDomain, platformId, token } = await runningCollab(use()));
       const click = await use().app.inject({ method: 'GET', url: `/r/${token}` });
       expect(click.statusCode).toBe(302);
-      expect(click.headers.location).toContain('discount=PARTNER15-');
+      expect(click.headers.location).toContain('/discount/PARTNER15-');
     });
 
     const deliver = (body: unknown, options: { timestamp?: number; signature?: string | null; raw?: string } = {}) => {
@@ -66,7 +66,8 @@ describeEachDatabase(
         .execute(),
     });
 
-    it("credits an order through the referral link to the platform; a new customer's first order carries 5%; a replay counts once", async () => {
+    it(`credits an order through the referral link to the platform; a new \
+customer's first order carries 5%; a replay counts once`, async () => {
       const first = order({ referralToken: token });
       const response = await deliver(first);
       expect(response.statusCode).toBe(200);
@@ -75,7 +76,10 @@ describeEachDatabase(
         duplicate: false,
         platformId,
         matchedBy: 'referral_link',
+        touch: 'click',
+        outsideWindow: false,
         newCustomer: true,
+        customerBasis: 'store_history',
         commissionCents: 500,
       });
       const credited = { views: 1, clicks: 1, orders: 1, newCustomers: 1, revenueCents: 10_000, commissionCents: 500 };
@@ -96,7 +100,7 @@ describeEachDatabase(
       const response = await deliver(order({ customerId: 'customer-2', discountCode: 'NOT-THE-CODE' }));
       expect(response.json()).toMatchObject({ platformId: null, newCustomer: true, commissionCents: 0 });
       const location = (await use().app.inject({ method: 'HEAD', url: `/r/${token}` })).headers.location as string;
-      const code = new URL(location).searchParams.get('discount')!;
+      const code = decodeURIComponent(/\/discount\/([^/?]+)/.exec(location)![1]!);
       const coded = await deliver(order({ customerId: 'customer-3', discountCode: code.toLowerCase(), totalCents: 2_999 }));
       expect(coded.json()).toMatchObject({ platformId, matchedBy: 'discount_code', newCustomer: true, commissionCents: 150 });
     });

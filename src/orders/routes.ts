@@ -1,13 +1,11 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ApiError, badRequest, unauthorized } from '../http/errors.js';
-import { OrderOutcome, OrderWebhookBody } from './schemas.js';
-import { receiveOrder } from './service.js';
+import { OrderEventBody, OrderEventOutcome, OrderOutcome, OrderWebhookBody, OrderWebhookHeaders } from './schemas.js';
+import { receiveOrder, recordOrderEvent } from './service.js';
 import { checkOrderSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signature.js';
+import { described, errorResponse, RATE_LIMITED } from '../http/schemas.js';
 import type { Runtime } from '../composition.js';
-
-const errorRef = Type.Ref('ErrorResponse');
 
 const rawBodies = new WeakMap<FastifyRequest, string>();
 
@@ -34,41 +32,111 @@ export const orderRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
     }
   });
 
+  const checkSignature = async (request: FastifyRequest) => {
+    const secret = config.orders.webhookSecret;
+    if (!secret) throw new ApiError(503, 'service_unavailable', 'the order webhook is not configured on this host');
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return typeof value === 'string' ? value : undefined;
+    };
+    const problem = checkOrderSignature(
+      secret,
+      config.orders.webhookToleranceSeconds,
+      { timestamp: header(TIMESTAMP_HEADER), signature: header(SIGNATURE_HEADER) },
+      rawBodies.get(request) ?? '',
+      new Date(),
+    );
+    if (problem) throw unauthorized(SIGNATURE_MESSAGES[problem]);
+  };
+  const signing =
+    'Body signed with HMAC-SHA256 over `<timestamp>.<body>` using the shared secret: ' +
+    '`X-Svc-Timestamp: <unix seconds>`, `X-Svc-Signature: sha256=<hex>`.';
+
   app.post(
     '/webhooks/commerce/orders',
     {
-      preValidation: async (request) => {
-        const secret = config.orders.webhookSecret;
-        if (!secret) throw new ApiError(503, 'service_unavailable', 'the order webhook is not configured on this host');
-        const header = (name: string) => {
-          const value = request.headers[name];
-          return typeof value === 'string' ? value : undefined;
-        };
-        const problem = checkOrderSignature(
-          secret,
-          config.orders.webhookToleranceSeconds,
-          { timestamp: header(TIMESTAMP_HEADER), signature: header(SIGNATURE_HEADER) },
-          rawBodies.get(request) ?? '',
-          new Date(),
-        );
-        if (problem) throw unauthorized(SIGNATURE_MESSAGES[problem]);
-      },
+      preValidation: checkSignature,
       schema: {
         summary: 'Deliver an order (commerce platform webhook)',
-        description:
-          'Body signed with HMAC-SHA256 over `<timestamp>.<body>` using the shared secret: ' +
-          '`X-Svc-Timestamp: <unix seconds>`, `X-Svc-Signature: sha256=<hex>`. An order id delivered again is counted once.',
+        description: `${signing} An order id delivered again is counted once. Attribution: docs/attribution.md.`,
+        operationId: 'receiveOrder',
         tags: ['commerce'],
+        security: [{ orderSignature: [] }],
+        headers: OrderWebhookHeaders,
         body: OrderWebhookBody,
-        response: { 200: OrderOutcome, 400: errorRef, 401: errorRef, 503: errorRef },
+        response: {
+          200: described('The order was received (counted once, also when delivered again)', OrderOutcome),
+          400: errorResponse('The body is not valid JSON or not an order', {
+            error: 'invalid_request',
+            message: 'body/currency must match pattern',
+          }),
+          401: errorResponse('The timestamp or signature is missing, outside the accepted window, or does not match the body', {
+            error: 'unauthorized',
+            message: 'x-svc-signature does not match the body',
+          }),
+          429: RATE_LIMITED,
+          503: errorResponse(
+            'The webhook is not configured on this host (no ORDERS_WEBHOOK_SECRET), or the database could not be reached',
+            {
+              error: 'service_unavailable',
+              message: 'the order webhook is not configured on this host',
+            },
+          ),
+        },
       },
     },
     async (request) => {
       const body = request.body;
-      return receiveOrder(
-        { db, commissionBasisPoints: config.orders.commissionBasisPoints },
-        { ...body, placedAt: new Date(body.placedAt) },
-      );
+      return receiveOrder({ db, ...config.orders }, { ...body, placedAt: new Date(body.placedAt) });
+    },
+  );
+
+  app.post(
+    '/webhooks/commerce/order-events',
+    {
+      preValidation: checkSignature,
+      schema: {
+        summary: 'Deliver a cancel or refund of an order (commerce platform webhook)',
+        description:
+          `${signing} The order's commission is reversed by a ledger entry of the opposite sign, for the share the event took; ` +
+          'an event id delivered again counts once. 404 for an order the service never received.',
+        operationId: 'receiveOrderEvent',
+        tags: ['commerce'],
+        security: [{ orderSignature: [] }],
+        headers: OrderWebhookHeaders,
+        body: OrderEventBody,
+        response: {
+          200: described(
+            'The event was taken (once, also when delivered again) and the commission reversed for its share',
+            OrderEventOutcome,
+          ),
+          400: errorResponse("The body is not valid JSON or not an event, or its currency is not the order's", {
+            error: 'invalid_request',
+            message: 'the order is in USD, not EUR',
+          }),
+          401: errorResponse('The timestamp or signature is missing, outside the accepted window, or does not match the body', {
+            error: 'unauthorized',
+            message: 'x-svc-signature does not match the body',
+          }),
+          404: errorResponse('The service never received this order from this store', {
+            error: 'not_found',
+            message: 'no order 1001 was received from shop.example',
+          }),
+          409: errorResponse('The event id was delivered before for another order', {
+            error: 'conflict',
+            message: 'event rf-1 was received for order 1000',
+          }),
+          429: RATE_LIMITED,
+          503: errorResponse(
+            'The webhook is not configured on this host (no ORDERS_WEBHOOK_SECRET), or the database could not be reached',
+            { error: 'service_unavailable', message: 'the order webhook is not configured on this host' },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { type, occurredAt, ...event } = request.body;
+      return recordOrderEvent({ db }, { ...event, kind: type, occurredAt: new Date(occurredAt) });
     },
   );
 };

@@ -1,13 +1,17 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { findReferralLink, type LinkKey } from '../attribution/dal.js';
-import { badRequest } from '../http/errors.js';
-import { storeDomain } from '../platforms/domain.js';
+import type { CustomerBasis } from '../db/schema.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
+import { storeDomain } from '../shared/domain.js';
 import * as dal from './dal.js';
+import type { Touch } from './dal.js';
 
+/** What order intake needs: the database and the terms (Config.orders). */
 export interface OrdersContext {
   db: Db;
   commissionBasisPoints: number;
+  attributionWindowDays: number;
 }
 
 /** An order as the commerce platform delivers it (webhook or sandbox). */
@@ -21,14 +25,22 @@ export interface IncomingOrder {
   /** The referral token the shopper arrived with, when the store kept it. */
   referralToken?: string | undefined;
   discountCode?: string | undefined;
+  /** The commerce platform's own count of the customer's orders, this one included, when it tells it. */
+  customerOrderCount?: number | undefined;
 }
+
+export type MatchedBy = 'referral_link' | 'discount_code';
 
 export interface OrderOutcome {
   orderId: string;
   duplicate: boolean;
   platformId: string | null;
-  matchedBy: 'referral_link' | 'discount_code' | null;
+  matchedBy: MatchedBy | null;
+  touch: Touch | null;
+  /** The order named a showing of the partner's offer, but none within the attribution window. */
+  outsideWindow: boolean;
   newCustomer: boolean;
+  customerBasis: CustomerBasis;
   commissionCents: number;
 }
 
@@ -42,42 +54,68 @@ export function commissionFor(totalCents: number, basisPoints: number): number {
   return Math.round((totalCents * basisPoints) / 10_000);
 }
 
+const DAY_MS = 86_400_000;
+
+/** The UTC days a showing may fall on to win an order placed at `placedAt`: that day and the `windowDays` before it. */
+export function attributionWindow(placedAt: Date, windowDays: number): dal.WindowDays {
+  const day = (time: number) => new Date(time).toISOString().slice(0, 10);
+  return { from: day(placedAt.getTime() - windowDays * DAY_MS), to: day(placedAt.getTime()) };
+}
+
+type Attribution = { showing: (dal.QualifyingShowing & { matchedBy: MatchedBy }) | undefined; outsideWindow: boolean };
+
 /**
- * Which showing an order is credited to: the referral link it came through (when the link leads
- * to this store), else the partner's own discount code, credited to the showing whose link was
- * clicked last. An order that matches neither is still recorded, so its customer is known.
+ * Which showing an order is credited to (docs/attribution.md). The order names the partner's
+ * offer by the referral link it came through (when the link leads to this store) or by the
+ * partner's discount code. Within the window (the order's UTC day and ATTRIBUTION_WINDOW_DAYS
+ * before it), the last click wins: on that referral link, else, for the code, on any link to the
+ * partner; then, where the store allows view-through, the last view the same way. An order that
+ * names no showing, or none within the window, is still recorded, so its customer is known.
  */
-async function attributionFor(
-  db: Db,
-  order: IncomingOrder,
-): Promise<(LinkKey & { matchedBy: 'referral_link' | 'discount_code' }) | undefined> {
+async function attributionFor(ctx: OrdersContext, order: IncomingOrder): Promise<Attribution> {
+  const days = attributionWindow(order.placedAt, ctx.attributionWindowDays);
+  const candidates: Array<{ partnerId: string; link?: LinkKey; matchedBy: MatchedBy }> = [];
   if (order.referralToken) {
-    const link = await findReferralLink(db, order.referralToken);
-    if (link && link.partnerDomain === order.storeDomain) {
-      const { platformId, campaignId, brandId, partnerId } = link;
-      return { platformId, campaignId, brandId, partnerId, matchedBy: 'referral_link' };
-    }
+    const link = await findReferralLink(ctx.db, order.referralToken);
+    if (link && link.partnerDomain === order.storeDomain) candidates.push({ partnerId: link.partnerId, link, matchedBy: 'referral_link' });
   }
   if (order.discountCode) {
-    const owner = await dal.findStoreOwner(db, order.storeDomain);
+    const owner = await dal.findStoreOwner(ctx.db, order.storeDomain);
     if (owner?.discountCode && owner.discountCode.toUpperCase() === order.discountCode.toUpperCase()) {
-      const link = await dal.latestClickedLink(db, owner.companyId, order.placedAt);
-      if (link) return { ...link, matchedBy: 'discount_code' };
+      candidates.push({ partnerId: owner.companyId, matchedBy: 'discount_code' });
     }
   }
-  return undefined;
+  if (candidates.length === 0) return { showing: undefined, outsideWindow: false };
+  const touches: Touch[] = (await dal.viewThroughAllowed(ctx.db, candidates[0]!.partnerId)) ? ['click', 'view'] : ['click'];
+  for (const touch of touches) {
+    for (const candidate of candidates) {
+      const showing = await dal.lastShowing(ctx.db, candidate.partnerId, touch, days, candidate.link);
+      if (showing) return { showing: { ...showing, matchedBy: candidate.matchedBy }, outsideWindow: false };
+    }
+  }
+  return { showing: undefined, outsideWindow: true };
+}
+
+/**
+ * New or returning, and why: the commerce platform's count of the customer's orders when it sends
+ * one (1: this is the first), else the store's history as the service knows it (the customers of
+ * the orders it received, and those of the store's past orders imported when it joined).
+ */
+function customerOf(order: IncomingOrder, unknownToStore: boolean): { newCustomer: boolean; basis: CustomerBasis } {
+  if (order.customerOrderCount !== undefined) return { newCustomer: order.customerOrderCount <= 1, basis: 'platform_order_count' };
+  return { newCustomer: unknownToStore, basis: 'store_history' };
 }
 
 /**
  * Takes in one order, once: a replay of an order id the store already delivered changes
- * nothing. The first order of a customer the store has never seen carries the commission
- * when it is credited to a platform.
+ * nothing. An attributed order gets its commission entry in the ledger, in the same transaction:
+ * the share of a new customer's first order, 0 for a returning customer's.
  */
-export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder): Promise<OrderOutcome> {
+export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder, now = new Date()): Promise<OrderOutcome> {
   const domain = storeDomain(incoming.storeDomain);
   if (!domain) throw badRequest('storeDomain must be a store domain such as shop.example');
   const order: IncomingOrder = { ...incoming, storeDomain: domain };
-  const link = await attributionFor(ctx.db, order);
+  const { showing, outsideWindow } = await attributionFor(ctx, order);
   const record: dal.OrderRecord = {
     storeDomain: order.storeDomain,
     orderId: order.orderId,
@@ -87,11 +125,30 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder):
     placedAt: order.placedAt,
   };
   const outcome = await ctx.db.transaction().execute(async (trx) => {
-    if (!(await dal.insertOrder(trx, record, link))) return undefined;
-    const newCustomer = await dal.rememberCustomer(trx, record);
-    const commissionCents = newCustomer && link ? commissionFor(record.totalCents, ctx.commissionBasisPoints) : 0;
-    await dal.setCustomerOutcome(trx, record, newCustomer, commissionCents);
-    return { newCustomer, commissionCents };
+    if (!(await dal.insertOrder(trx, record, showing, outsideWindow))) return undefined;
+    const customer = customerOf(order, await dal.rememberCustomer(trx, record));
+    const commissionCents = customer.newCustomer && showing ? commissionFor(record.totalCents, ctx.commissionBasisPoints) : 0;
+    await dal.setCustomerOutcome(trx, record, customer, commissionCents);
+    if (showing) {
+      await dal.appendLedgerEntry(trx, {
+        kind: 'commission',
+        receiving_brand_id: showing.partnerId,
+        showing_brand_id: showing.brandId,
+        platform_id: showing.platformId,
+        campaign_id: showing.campaignId,
+        store_domain: record.storeDomain,
+        order_id: record.orderId,
+        amount_minor: commissionCents,
+        currency: record.currency,
+        rate_basis_points: customer.newCustomer ? ctx.commissionBasisPoints : 0,
+        basis_minor: record.totalCents,
+        customer: customer.newCustomer ? 'new' : 'returning',
+        customer_basis: customer.basis,
+        touch: showing.touch,
+        created_at: now,
+      });
+    }
+    return { newCustomer: customer.newCustomer, customerBasis: customer.basis, commissionCents };
   });
   if (!outcome) {
     const stored = await dal.findOrder(ctx.db, record.storeDomain, record.orderId);
@@ -100,17 +157,115 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder):
       duplicate: true,
       platformId: stored?.platform_id ?? null,
       matchedBy: stored?.matched_by ?? null,
+      touch: stored?.touch ?? null,
+      outsideWindow: stored?.outside_window ?? false,
       newCustomer: stored?.new_customer ?? false,
+      customerBasis: stored?.customer_basis ?? 'store_history',
       commissionCents: Number(stored?.commission_cents ?? 0),
     };
   }
   return {
     orderId: record.orderId,
     duplicate: false,
-    platformId: link?.platformId ?? null,
-    matchedBy: link?.matchedBy ?? null,
+    platformId: showing?.platformId ?? null,
+    matchedBy: showing?.matchedBy ?? null,
+    touch: showing?.touch ?? null,
+    outsideWindow,
     ...outcome,
   };
+}
+
+/** A cancel or refund as the commerce platform sends it (webhook or sandbox). */
+export interface IncomingOrderEvent {
+  storeDomain: string;
+  /** The platform's id of the event (a refund's id, or the order's cancellation): a replay of it counts once. */
+  eventId: string;
+  orderId: string;
+  kind: 'refund' | 'cancel';
+  /** A refund's amount in minor units; a cancel takes what is left of the order. */
+  amountCents?: number | undefined;
+  /** The order's currency, when the platform says it: checked against the order's. */
+  currency?: string | undefined;
+  occurredAt: Date;
+}
+
+export interface OrderEventOutcome {
+  orderId: string;
+  eventId: string;
+  duplicate: boolean;
+  /** What the event took off the order, in minor units (a refund beyond what is left takes what is left). */
+  takenCents: number;
+  /** The commission reversed by this event, a positive number of minor units (0 when there was none to reverse). */
+  reversedCents: number;
+  currency: string;
+}
+
+/**
+ * Takes in a cancel or refund of a received order, once per event id (the one entry point the
+ * commerce adapters call). The order's commission is reversed by a ledger entry of the opposite
+ * sign for the share of the order the event took: a cancel takes what is left, a refund its
+ * amount. Shares are rounded on the running total (what all the order's events took so far), so
+ * refunds that add up to the whole order reverse exactly the whole commission.
+ */
+export async function recordOrderEvent(ctx: Pick<OrdersContext, 'db'>, incoming: IncomingOrderEvent, now = new Date()) {
+  const domain = storeDomain(incoming.storeDomain);
+  if (!domain) throw badRequest('storeDomain must be a store domain such as shop.example');
+  if (incoming.kind === 'refund' && incoming.amountCents === undefined) throw badRequest('a refund needs amountCents');
+  return ctx.db.transaction().execute(async (trx): Promise<OrderEventOutcome> => {
+    const order = await dal.lockOrder(trx, domain, incoming.orderId);
+    if (!order) throw notFound(`no order ${incoming.orderId} was received from ${domain}`);
+    if (incoming.currency !== undefined && incoming.currency.toUpperCase() !== order.currency) {
+      throw badRequest(`the order is in ${order.currency}, not ${incoming.currency.toUpperCase()}`);
+    }
+    const known = await dal.findOrderEvent(trx, domain, incoming.eventId);
+    if (known) {
+      if (known.order_id !== order.order_id) throw conflict(`event ${incoming.eventId} was received for order ${known.order_id}`);
+      const reversal = (await dal.orderLedger(trx, domain, order.order_id)).find((entry) => entry.event_id === incoming.eventId);
+      return {
+        orderId: order.order_id,
+        eventId: incoming.eventId,
+        duplicate: true,
+        takenCents: known.amount_cents,
+        reversedCents: -(reversal?.amount_minor ?? 0),
+        currency: order.currency,
+      };
+    }
+    const takenBefore = await dal.takenFromOrder(trx, domain, order.order_id);
+    const left = order.total_cents - takenBefore;
+    const takenCents = incoming.kind === 'cancel' ? left : Math.min(left, incoming.amountCents!);
+    await dal.insertOrderEvent(trx, { ...incoming, storeDomain: domain, amountCents: takenCents });
+    const entries = await dal.orderLedger(trx, domain, order.order_id);
+    const commission = entries.find((entry) => entry.kind === 'commission');
+    const share = (taken: number) =>
+      commission === undefined
+        ? 0
+        : order.total_cents === 0
+          ? commission.amount_minor
+          : Math.round((commission.amount_minor * taken) / order.total_cents);
+    const reversedCents = share(takenBefore + takenCents) - share(takenBefore);
+    if (commission && reversedCents > 0) {
+      const { id: _id, commerce_charge_id: _charge, created_at: _at, event_id: _event, ...terms } = commission;
+      await dal.appendLedgerEntry(trx, {
+        ...terms,
+        kind: 'reversal',
+        event_id: incoming.eventId,
+        amount_minor: -reversedCents,
+        basis_minor: takenCents,
+        created_at: now,
+      });
+    }
+    return { orderId: order.order_id, eventId: incoming.eventId, duplicate: false, takenCents, reversedCents, currency: order.currency };
+  });
+}
+
+/** Whether the brand's store counts orders after a view of its offer (view-through). */
+export async function attributionSettings(ctx: Pick<OrdersContext, 'db'>, companyId: string) {
+  return { viewThrough: await dal.viewThroughAllowed(ctx.db, companyId) };
+}
+
+export async function saveAttributionSettings(ctx: Pick<OrdersContext, 'db'>, companyId: string, settings: { viewThrough: boolean }) {
+  await dal.setViewThrough(ctx.db, companyId, settings.viewThrough, new Date());
+  return attributionSettings(ctx, companyId);
 }
 
 /**
@@ -128,4 +283,27 @@ export async function importCustomerHistory(
     domain,
     orders.map((order) => ({ customerRef: customerRefOf(order.customerId), orderId: order.orderId })),
   );
+}
+
+/** What the service holds about one shopper of a store: their orders, by the hash of their customer id. */
+export async function customerData(db: Db, domain: string, customerId: string) {
+  const orders = await dal.ordersOfCustomer(db, domain, customerRefOf(customerId));
+  return orders.map((order) => ({
+    orderId: order.order_id,
+    placedAt: order.placed_at.toISOString(),
+    totalCents: Number(order.total_cents),
+    currency: order.currency,
+    referredBy: order.matched_by,
+    newCustomer: order.new_customer,
+  }));
+}
+
+/** Forgets one shopper of a store; their orders stay as money history with no customer. Returns the orders unlinked. */
+export function redactCustomer(db: Db, domain: string, customerId: string): Promise<number> {
+  return dal.redactCustomers(db, domain, customerRefOf(customerId));
+}
+
+/** Forgets every shopper of a store (the store asked for its data to be erased). */
+export function redactStoreCustomers(db: Db, domain: string): Promise<number> {
+  return dal.redactCustomers(db, domain, null);
 }

@@ -124,6 +124,18 @@ export async function latestPartnershipStatuses(db: Db, companyId: string, other
   return result.rows;
 }
 
+/** The message of each open connection request between the caller and the brands, whichever side asked, where one was written. */
+export async function openRequestMessages(db: Db, companyId: string, others: string[]) {
+  if (others.length === 0) return [];
+  const result = await sql<{ other_id: string; message: string }>`
+    select case when requester_id = ${companyId} then recipient_id else requester_id end as other_id, message
+    from partnerships
+    where status = 'pending' and message is not null
+      and ((requester_id = ${companyId} and recipient_id = any(${others}::text[]))
+        or (recipient_id = ${companyId} and requester_id = any(${others}::text[])))`.execute(db);
+  return result.rows;
+}
+
 export interface PairRow {
   a: string;
   b: string;

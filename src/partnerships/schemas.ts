@@ -22,7 +22,18 @@ export const Partner = Type.Object(
     logoImageUrl: Type.Optional(Type.String({ description: 'Omitted when the brand has no logo' })),
     status: StringEnum(PARTNER_STATUSES),
   },
-  { title: 'Partner' },
+  {
+    title: 'Partner',
+    examples: [
+      {
+        companyId: 'harbor-vine-coffee',
+        businessName: 'Harbor & Vine Coffee Roasters',
+        domain: 'harborandvine.example',
+        logoImageUrl: 'https://harborandvine.example/logo.png',
+        status: 'active',
+      },
+    ],
+  },
 );
 export type Partner = Static<typeof Partner>;
 
@@ -31,5 +42,22 @@ export const PartnersResponse = Type.Object(
     data: Type.Array(Partner),
     totalRows: Type.Integer({ description: 'Partnerships matching the status filter across all pages' }),
   },
-  { title: 'PartnersResponse' },
+  {
+    title: 'PartnersResponse',
+    examples: [
+      {
+        data: [
+          {
+            companyId: 'harbor-vine-coffee',
+            businessName: 'Harbor & Vine Coffee Roasters',
+            domain: 'harborandvine.example',
+            logoImageUrl: 'https://harborandvine.example/logo.png',
+            status: 'active',
+          },
+          { companyId: 'trailpeak-gear', businessName: 'TrailPeak Gear', domain: 'trailpeak.example', status: 'active' },
+        ],
+        totalRows: 2,
+      },
+    ],
+  },
 );

@@ -10,6 +10,7 @@ import {
   latestPartnershipStatuses,
   listPartnershipPage,
   moveOpenPartnership,
+  openRequestMessages,
   type PartnershipRow,
 } from './dal.js';
 import type { Partner } from './schemas.js';
@@ -39,17 +40,24 @@ function toPartner(row: PartnershipRow, companyId: string): Partner {
 }
 
 /**
- * What a declined or removed row leads to now: the pair's latest partnership, seen by the caller.
- * The pair may be partners again, or have a request open, and then a new request would be refused.
+ * A page of partnerships as the dashboard shows it. For open requests, the message the sender
+ * wrote, so the recipient reads it where it accepts or declines. For a declined or removed row,
+ * what it leads to now: the pair's latest partnership, seen by the caller. The pair may be
+ * partners again, or have a request open, and then a new request would be refused.
  */
 export async function partnersWithCurrentState(
   ctx: Pick<DataContext, 'db'>,
   companyId: string,
   query: { status: PartnerStatus; pageIndex: number; pageSize: number },
-) {
+): Promise<{ data: Partner[]; totalRows: number; current?: Record<string, PartnerStatus>; messages?: Record<string, string> }> {
   const page = await listPartners(ctx.db, companyId, query);
+  const others = [...new Set(page.data.map((partner) => partner.companyId))];
+  if (query.status === 'inviteReceived' || query.status === 'inviteSent') {
+    const rows = await openRequestMessages(ctx.db, companyId, others);
+    return { ...page, messages: Object.fromEntries(rows.map((row) => [row.other_id, row.message])) };
+  }
   if (query.status !== 'declined' && query.status !== 'removed') return page;
-  const latest = await latestPartnershipStatuses(ctx.db, companyId, [...new Set(page.data.map((partner) => partner.companyId))]);
+  const latest = await latestPartnershipStatuses(ctx.db, companyId, others);
   const current: Record<string, PartnerStatus> = {};
   for (const row of latest) current[row.other_id] = partnerStatusFor(row.status, row.requester_id === companyId);
   return { ...page, current };

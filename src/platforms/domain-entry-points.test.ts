@@ -177,7 +177,8 @@ describeEachDatabase(
       }
     });
 
-    it("refuses a sign-up or claim naming a staffed brand's store in another form (full-width, Unicode, punycode) with 409 brand_has_staff, writing nothing", async () => {
+    it(`refuses a sign-up or claim naming a staffed brand's store in another form (full-width, Unicode, \
+punycode) with 409 brand_has_staff, writing nothing`, async () => {
       const id = uniqueId('staffed');
       const ascii = `${id}.example`;
       const unicode = `${id}-café.example`;

@@ -360,9 +360,8 @@ for (const kind of DATABASE_KINDS) {
     it('is one transaction: a row the database refuses at item 1000 leaves the 999 before it unwritten', async () => {
       const { platformId, key } = await createPlatform(context.support);
       await sql`create function refuse_last_item() returns trigger language plpgsql as $$
-                begin if new.domain = 'atomic-999.example' then raise exception 'refused for this test'; end if; return new; end $$`.execute(
-        context.db,
-      );
+                begin if new.domain = 'atomic-999.example' then raise exception 'refused for this test'; end if;
+                return new; end $$`.execute(context.db);
       await sql`create trigger refuse_last_item before insert on platform_brands for each row execute function refuse_last_item()`.execute(
         context.db,
       );

@@ -1,12 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest } from '../http/errors.js';
 import { SyncBrandsBody, SyncBrandsResponse } from './schemas.js';
 import { syncBrands } from './service.js';
+import { DATABASE_UNAVAILABLE, described, errorResponse, RATE_LIMITED } from '../http/schemas.js';
 import type { Runtime } from '../composition.js';
-
-const errorRef = Type.Ref('ErrorResponse');
 
 export const platformRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
@@ -30,10 +28,24 @@ export const platformRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime
         description:
           'Upserts by normalized domain for the platform of the key; brands not in the request are unchanged. ' +
           'Send status closed to stop a brand. At most 1000 brands and 1 MB per request.',
+        operationId: 'syncPlatformBrands',
         tags: ['platform'],
         security: [{ platformKey: [] }],
         body: SyncBrandsBody,
-        response: { 200: SyncBrandsResponse, 400: errorRef, 401: errorRef },
+        response: {
+          200: described('The brands in the request were upserted (counts of this request, not a catalog)', SyncBrandsResponse),
+          400: errorResponse(
+            'More than 1000 brands, a body over 1 MB, malformed JSON, a missing domain, a bad status, a name or normalized domain ' +
+              "over 100 characters, X-Platform-Id sent, or a platformId in the body other than the key's",
+            { error: 'invalid_request', message: 'brands must have at most 1000 items' },
+          ),
+          401: errorResponse('The platform key is missing, unknown, revoked or expired, or a brand key or OAuth token was sent', {
+            error: 'unauthorized',
+            message: 'invalid platform key: unknown or revoked',
+          }),
+          429: RATE_LIMITED,
+          503: DATABASE_UNAVAILABLE,
+        },
       },
     },
     async (request) => {

@@ -17,7 +17,17 @@ export const SyncBrandsBody = Type.Object(
     brands: Type.Array(SyncBrand, { maxItems: MAX_SYNC_BRANDS }),
     platformId: Type.Optional(Type.String({ description: 'If sent, must equal the platform of the key' })),
   },
-  { title: 'SyncBrandsRequest' },
+  {
+    title: 'SyncBrandsRequest',
+    examples: [
+      {
+        brands: [
+          { domain: 'https://www.Northwind-Outfitters.example/shop', businessName: 'Northwind' },
+          { domain: 'old-brand.example', status: 'closed' },
+        ],
+      },
+    ],
+  },
 );
 export type SyncBrandsBody = Static<typeof SyncBrandsBody>;
 
@@ -27,5 +37,5 @@ export const SyncBrandsResponse = Type.Object(
     created: Type.Integer({ description: 'Records created by this request' }),
     updated: Type.Integer({ description: 'Existing records updated by this request' }),
   },
-  { title: 'SyncBrandsResponse' },
+  { title: 'SyncBrandsResponse', examples: [{ received: 2, created: 1, updated: 1 }] },
 );

@@ -4,7 +4,7 @@ import { badRequest, conflict, notFound } from '../http/errors.js';
 import { checkHttpUrl } from '../http/urls.js';
 import type { DataContext } from '../service-context.js';
 import * as dal from './dal.js';
-import { parseDomain } from './domain.js';
+import { parseDomain } from '../shared/domain.js';
 import { prepareSyncRows, type SyncBrandInput } from './sync.js';
 
 /** The offer types a platform can be set up to show (SPEC 4.1). */

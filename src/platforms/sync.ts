@@ -1,5 +1,5 @@
 import { badRequest } from '../http/errors.js';
-import { parseDomain } from './domain.js';
+import { parseDomain } from '../shared/domain.js';
 
 export interface SyncBrandInput {
   domain: string;

@@ -195,17 +195,19 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     iframe: (await page.locator('iframe[title="Brand partnerships"]').boundingBox())!.height,
     content: await frame.locator('.shell').evaluate((element) => Math.ceil(element.getBoundingClientRect().height)),
   });
+  /** Once the box follows its content: as tall as the content, and never below the 480 px it starts at. */
   async function settledHeight(page: Page, frame: FrameLocator): Promise<number> {
     await expect
       .poll(async () => {
         const h = await heights(page, frame);
-        return h.iframe === h.content;
+        return h.iframe === Math.max(480, h.content);
       })
       .toBe(true);
     return (await heights(page, frame)).iframe;
   }
 
-  it('walks every stage in page mode under the host CSP (install → plan → setting_up → consent → live), 480 px at first, then growing and shrinking with its content', async () => {
+  it(`walks every stage in page mode under the host CSP (install → plan → setting_up → consent → live), 480 px at \
+first, growing with its content and never below 480 px`, async () => {
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     const { page, browserContext, frame, problems } = await open(`/?domain=${domainFor()}`, {
@@ -224,7 +226,9 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
 
     await checkScreen(page, frame, 'install');
     const install = await settledHeight(page, frame);
-    expect(install).not.toBe(480);
+    // The install screen's content is shorter than the box: the box stays at 480 px, the host page does not shift.
+    expect((await heights(page, frame)).content).toBeLessThan(480);
+    expect(install).toBe(480);
     await inNewTab(page, frame, 'Install the app', 'Install app');
     await frame.locator('[data-screen="plan"]').waitFor();
     await checkScreen(page, frame, 'plan');
@@ -256,6 +260,7 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await checkScreen(page, frame, 'live');
     const live = await settledHeight(page, frame);
     expect(live).toBeLessThan(consent);
+    expect(live).toBeGreaterThanOrEqual(480);
 
     await expect.poll(() => stages(page)).toEqual(['install', 'plan', 'setting_up', 'consent', 'live']);
     for (const line of await log(page)) expect(Object.keys(JSON.parse(line.slice(line.indexOf('{'))))).toEqual(['type', 'stage']);
@@ -335,7 +340,8 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await live.browserContext.close();
   });
 
-  it('says "Could not reach the service" with Try again when the embed app never answers (page and drawer mode) or the store cannot be read', async () => {
+  it(`says "Could not reach the service" with Try again when the embed app never answers \
+(page and drawer mode) or the store cannot be read`, async () => {
     for (const mode of ['page', 'drawer'] as const) {
       const down = await open(`/?domain=${domainFor()}&mode=${mode}`, {
         prepare: (p) => p.route(`${service}/plugin/v2/embed*`, (route) => route.abort('connectionrefused')),
@@ -372,7 +378,8 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await storeDown.browserContext.close();
   });
 
-  it('opens a drawer from the right (≤ 520 px, full width when narrow) that closes three ways, calling onClose once each and giving focus back', async () => {
+  it(`opens a drawer from the right (≤ 520 px, full width when narrow) that closes three ways, \
+calling onClose once each and giving focus back`, async () => {
     const { page, browserContext, frame } = await open(`/?domain=${domainFor()}&mode=drawer`);
     await frame.locator('[data-screen="install"]').waitFor({ state: 'attached' });
     const panel = page.locator('[role="dialog"]');
@@ -427,11 +434,26 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
       if (onHost !== 'app') return onHost;
       return `app:${await frame.locator('body').evaluate(() => document.activeElement?.textContent?.trim() ?? '')}`;
     };
+    /**
+     * Where focus rests after a key press. While focus crosses the frame's edge Chromium can report
+     * the host's body for a moment (seen in about one run in three, before and after this test's code
+     * changed, with the next Tab going on from the plugin, not the host page); a stop counts once
+     * focus has settled, and focus that stays on the host page still fails the test.
+     */
+    const settled = async () => {
+      const began = Date.now();
+      let stop = await where();
+      while (stop === 'host:BODY#' && Date.now() - began < 1000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        stop = await where();
+      }
+      return stop;
+    };
     for (const direction of ['Tab', 'Shift+Tab']) {
       const seen: string[] = [];
       for (let press = 0; press < 10; press += 1) {
         await page.keyboard.press(direction);
-        seen.push(await where());
+        seen.push(await settled());
       }
       expect(
         seen.filter((stop) => !stop.startsWith('app:') && stop !== 'close'),
@@ -582,7 +604,8 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     const wrong = `sha384-${crypto.createHash('sha384').update('something else').digest('base64')}`;
     const sriHost = await servePage(
       (url) =>
-        `<!doctype html><title>SRI</title><script src="${service}/plugin/v2.0.0/loader.js" integrity="${url.searchParams.get('integrity') ?? ''}" crossorigin="anonymous"></script>`,
+        `<!doctype html><title>SRI</title><script src="${service}/plugin/v2.0.0/loader.js" ` +
+        `integrity="${url.searchParams.get('integrity') ?? ''}" crossorigin="anonymous"></script>`,
       { 'Content-Security-Policy': `default-src 'self'; script-src 'self' ${service}; frame-src ${service}; child-src ${service}` },
     );
     try {
@@ -599,7 +622,8 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await browserContext.close();
   });
 
-  it('refuses an origin that is not approved with a visible message, in page and drawer mode, and when an unapproved site frames an approved page', async () => {
+  it(`refuses an origin that is not approved with a visible message, in page and drawer mode, and \
+when an unapproved site frames an approved page`, async () => {
     for (const mode of ['page', 'drawer'] as const) {
       const { page, browserContext } = await open(`${demoOtherSite}/?domain=${domainFor()}&mode=${mode}`);
       const message = plugin(page).getByText('This site is not approved to show the plugin');
@@ -616,7 +640,8 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     // The approved demo page inside a site that is not approved: the browser would block the app, so the box says why.
     const outer = await servePage(
       () =>
-        `<!doctype html><html lang="en"><title>Elsewhere</title><iframe id="outer" title="Framed platform" src="${demo}/?domain=${domainFor()}" width="1000" height="700"></iframe></html>`,
+        '<!doctype html><html lang="en"><title>Elsewhere</title>' +
+        `<iframe id="outer" title="Framed platform" src="${demo}/?domain=${domainFor()}" width="1000" height="700"></iframe></html>`,
     );
     try {
       const { page, browserContext } = await open(`${outer.origin}/`);
@@ -679,7 +704,8 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     await browserContext.close();
   });
 
-  it('on a prod host, where no commerce platform is connected, says so plainly where the install step would be, and offers no sandbox', async () => {
+  it(`on a prod host, where no commerce platform is connected, says so plainly where \
+the install step would be, and offers no sandbox`, async () => {
     const port = await freePort();
     const prodService = `http://127.0.0.1:${port}`;
     const prod = await startTestApp('pglite', { SERVICE_ENV: 'prod', BASE_URL: prodService });
@@ -706,7 +732,8 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     }
   });
 
-  it('return flow: with the page address held and the brand synced, install happens in the same tab and comes back to the same origin, merchant and drawer', async () => {
+  it(`return flow: with the page address held and the brand synced, install happens in the same tab and \
+comes back to the same origin, merchant and drawer`, async () => {
     const domain = domainFor();
     const withPage = await createPlatform(context.support, { approvedOrigins: [demo, demoOtherSite], pluginPageUrl: `${demo}/` });
     await context.db.insertInto('platform_brands').values({ platform_id: withPage.platformId, domain, status: 'active' }).execute();

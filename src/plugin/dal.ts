@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { BestSellerPreview } from './embed-state.js';
+import type { BestSellerPreview } from '../../web/loader/embed-state.js';
 
 /** SQL of merchant onboarding: the plugin's reads of platforms and brands, setup jobs and consent. */
 
@@ -268,9 +268,8 @@ export async function recordMerchantConfirmation(db: Db, domain: string, challen
       delete from merchant_confirmations where domain = ${domain} and confirmed_at < ${staleBefore} and challenge <> ${challenge}
     )
     insert into merchant_confirmations (challenge, domain, confirmed_at) values (${challenge}, ${domain}, ${now})
-    on conflict (challenge) do update set confirmed_at = excluded.confirmed_at where merchant_confirmations.domain = excluded.domain`.execute(
-    db,
-  );
+    on conflict (challenge) do update set confirmed_at = excluded.confirmed_at
+      where merchant_confirmations.domain = excluded.domain`.execute(db);
 }
 
 /**

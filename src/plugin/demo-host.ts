@@ -2,7 +2,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { browserAssets, ASSETS_PATH } from '../http/assets.js';
 import { policyHeader } from '../http/csp.js';
 import { renderPage } from '../http/page.js';
-import { demoPage } from './demo-page.js';
+import { DEMO_FIXTURE_PATH } from '../fixtures/startup.js';
+import { readFixtureFile } from '../fixtures/loader.js';
+import { parseDomain } from '../shared/domain.js';
+import { demoPage, orderPage, type OfferCard } from './demo-page.js';
 import { LOADER_VERSION } from './loader-files.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
 import { findPlatformIdByName, findPluginPlatform } from './dal.js';
@@ -21,6 +24,13 @@ export interface DemoHostOptions {
   platformId: () => Promise<string | undefined>;
   /** The plugin page address support holds for a platform (the return flow comes back to it). */
   pluginPageUrl?: (platformId: string) => Promise<string | null | undefined>;
+  /**
+   * The brand whose order page the platform shows, with the API key it gave the platform: its
+   * shoppers see its partners' offers there (GET /v1/campaigns/offers). None: the page says so.
+   */
+  showcase?: () => Promise<{ brandName: string; apiKey: string } | undefined>;
+  /** Whether referral links lead to the sandbox's storefronts (SANDBOX_STOREFRONTS), for the order page's note. */
+  sandboxStorefronts?: boolean;
 }
 
 /**
@@ -60,7 +70,8 @@ function demoPolicy(serviceOrigin: string) {
     'frame-src': ["'self'", serviceOrigin],
     'child-src': ["'self'", serviceOrigin],
     'style-src': ["'self'"],
-    'img-src': ["'self'", 'data:'],
+    // The offers' pictures, from wherever the brands host them (the demo data's from the service).
+    'img-src': ["'self'", 'data:', 'https:', serviceOrigin],
     'connect-src': ["'self'"],
     'base-uri': ["'none'"],
     'form-action': ["'self'"],
@@ -100,12 +111,15 @@ export function demoHost(options: DemoHostOptions): FastifyInstance {
       if (canonical.host !== here.host && canonical.port === here.port) return reply.redirect(`${canonical.origin}${request.url}`, 307);
     }
     const remembered = rememberedMerchant(request.headers.cookie);
-    const domain = storeDomain(request.query.domain ?? '') ?? remembered.domain ?? PRESETS[0]!.domain;
+    const typed = request.query.domain;
+    const refusal = typed !== undefined && !storeDomain(typed) ? { typed: typed.slice(0, 200), reason: whyNotAStore(typed) } : undefined;
+    const domain = storeDomain(typed ?? '') ?? remembered.domain ?? PRESETS[0]!.domain;
     const mode = (request.query.mode ?? remembered.mode) === 'drawer' ? 'drawer' : 'page';
     const page = demoPage({
       platformId,
       pickedPlatform: Boolean(request.query.platformId),
       domain,
+      ...(refusal ? { refusal } : {}),
       mode,
       presets: PRESETS,
       serviceUrl: options.serviceUrl,
@@ -113,9 +127,29 @@ export function demoHost(options: DemoHostOptions): FastifyInstance {
       assets: { script: assets.url.demoScript, style: assets.url.demoStyle },
     });
     return reply
+      .status(refusal ? 400 : 200)
       .header('Content-Type', 'text/html; charset=utf-8')
       .header('Cache-Control', 'no-store')
       .header('Set-Cookie', `${MERCHANT_COOKIE}=${encodeURIComponent(JSON.stringify({ domain, mode }))}; Path=/; HttpOnly; SameSite=Lax`)
+      .header('Content-Security-Policy', policyHeader(demoPolicy(serviceOrigin)))
+      .send(renderPage(page));
+  });
+
+  // The platform's order confirmation page, where it shows the brand's partners' offers to its shopper.
+  app.get('/order-confirmation', async (_request, reply) => {
+    const assets = await browserAssets();
+    const platformId = await options.platformId();
+    const showcase = await options.showcase?.();
+    const offers = platformId && showcase ? await partnerOffers(options.serviceUrl, platformId, showcase.apiKey) : undefined;
+    const page = orderPage({
+      brandName: showcase?.brandName,
+      offers,
+      sandboxStorefronts: options.sandboxStorefronts ?? false,
+      assets: { style: assets.url.demoStyle },
+    });
+    return reply
+      .header('Content-Type', 'text/html; charset=utf-8')
+      .header('Cache-Control', 'no-store')
       .header('Content-Security-Policy', policyHeader(demoPolicy(serviceOrigin)))
       .send(renderPage(page));
   });
@@ -132,6 +166,29 @@ export function demoHost(options: DemoHostOptions): FastifyInstance {
   return app;
 }
 
+/** Why a typed store domain was refused, in the words of the domain rule (SPEC 4.2). */
+function whyNotAStore(typed: string): string {
+  if (typed.trim() === '') return 'it is empty';
+  const { problem } = parseDomain(typed);
+  return problem ? `it ${problem}` : 'it has no dot: a store domain looks like shop.example';
+}
+
+const OFFERS_TIMEOUT_MS = 5_000;
+
+/** The offers the service gives the platform for the brand's shopper: what an integrator's server asks for. */
+async function partnerOffers(serviceUrl: string, platformId: string, apiKey: string): Promise<OfferCard[] | string> {
+  try {
+    const response = await fetch(`${serviceUrl}/v1/campaigns/offers?type=post-purchase`, {
+      headers: { 'X-Api-Key': apiKey, 'X-Platform-Id': platformId },
+      signal: AbortSignal.timeout(OFFERS_TIMEOUT_MS),
+    });
+    if (!response.ok) return `the service answered HTTP ${response.status}`;
+    return ((await response.json()) as { offers: OfferCard[] }).offers;
+  } catch (error) {
+    return `the service could not be reached (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
 export const DEMO_PLATFORM_NAME = 'Checkout Co';
 
 /**
@@ -144,10 +201,14 @@ export async function startDemoHost({
   db,
 }: Pick<Infrastructure, 'config' | 'db'>): Promise<{ banner: string[]; close: () => Promise<void> }> {
   if (config.plugin.demoPort === 0 || config.serviceEnv === 'prod') return { banner: [], close: async () => {} };
+  const demoBrand = (await readFixtureFile(DEMO_FIXTURE_PATH)).brands?.[0];
+  const apiKey = demoBrand?.apiKeys?.[0];
   const host = demoHost({
     serviceUrl: config.baseUrl,
     platformId: () => findPlatformIdByName(db, DEMO_PLATFORM_NAME),
     pluginPageUrl: async (platformId) => (await findPluginPlatform(db, platformId))?.pluginPageUrl,
+    showcase: async () => (demoBrand && apiKey ? { brandName: demoBrand.businessName, apiKey } : undefined),
+    sandboxStorefronts: config.sandboxStorefronts,
   });
   await host.listen({ port: config.plugin.demoPort, host: config.host });
   const display = new URL(config.baseUrl);
@@ -155,7 +216,9 @@ export async function startDemoHost({
   const url = display.origin;
   return {
     banner: [
-      `  Plugin demo:     ${url}/  (a pretend tech platform embedding ${config.baseUrl}/plugin/v${LOADER_VERSION}/loader.js; sandbox stores at ${config.baseUrl}/sandbox)`,
+      `  Plugin demo:     ${url}/  (a pretend tech platform embedding ${config.baseUrl}/plugin/v${LOADER_VERSION}/loader.js; ` +
+        `sandbox stores at ${config.baseUrl}/sandbox)`,
+      `  Offers demo:     ${url}/order-confirmation  (the partner offers the demo platform shows a shopper after checkout)`,
     ],
     close: () => host.close(),
   };

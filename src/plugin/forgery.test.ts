@@ -6,7 +6,7 @@ import { buildApp } from '../app.js';
 import { createPlatform } from '../../test/support/factories.js';
 import { injectTransport, merchantToken, StoreOwner } from '../../test/support/sandbox-owner.js';
 import { tableContents } from '../../test/support/snapshot.js';
-import { hashSecret } from '../auth/keys.js';
+import { hashSecret } from '../shared/keys.js';
 import { InvalidationBus } from '../cache/invalidation.js';
 import { SetupWorker } from './setup-worker.js';
 import type { EmbedBoot, EmbedState } from './embed-view.js';
@@ -129,7 +129,8 @@ for (const kind of DATABASE_KINDS) {
       for (const stage of STAGES) expect(label(await state(await storeAt(stage)))).toBe(stage);
     });
 
-    it('refuses consent and turn-on with 401, whatever headers a script sends, against a store in each stage, writing nothing', async () => {
+    it(`refuses consent and turn-on with 401, whatever headers a script sends, \
+against a store in each stage, writing nothing`, async () => {
       // A script can load the embed page with an approved Referer and read its secret: that secret was never confirmed.
       const page = await use().app.inject({
         url: `/plugin/v2/embed?platformId=${platformId}&domain=${uniqueDomain()}`,
@@ -191,7 +192,8 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
-    it("refuses the sandbox's store controls (close campaign, uninstall, install, approve, confirm) without the owner's session and the page's CSRF token, against a store in each stage, writing nothing", async () => {
+    it(`refuses the sandbox's store controls (close campaign, uninstall, install, approve, confirm) without the owner's session and the \
+page's CSRF token, against a store in each stage, writing nothing`, async () => {
       const stranger = await ownerOf(await storeAt('install'));
       for (const stage of STAGES) {
         const domain = await storeAt(stage);
@@ -239,7 +241,8 @@ for (const kind of DATABASE_KINDS) {
       expect(label(await state(live))).toBe('turned_off');
     });
 
-    it("carries the app's challenge as the state of its links; only the owner's click there lets that app act, once, for a while, for that store", async () => {
+    it(`carries the app's challenge as the state of its links; only the owner's click there lets \
+that app act, once, for a while, for that store`, async () => {
       const domain = await storeAt('install');
       const secret = crypto.randomBytes(32).toString('base64url');
       const challenge = hashSecret(secret);

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.js';
-import { hashSecret, randomToken } from '../auth/keys.js';
+import { hashSecret, isSecretHash, randomToken } from '../shared/keys.js';
 import { ApiError } from '../http/errors.js';
 import * as dal from './dal.js';
 
@@ -21,7 +21,6 @@ export const MERCHANT_TOKEN_LIFETIME_MS = 3_600_000;
 /** How long after the owner's confirmation the app may still trade its secret for a token. */
 export const CONFIRMATION_WINDOW_MS = 15 * 60_000;
 
-const CHALLENGE = /^[0-9a-f]{64}$/;
 const BEARER = /^Bearer (svc_store_[A-Za-z0-9]{43})$/;
 
 export interface MerchantProof {
@@ -36,9 +35,8 @@ export function newMerchantProof(): MerchantProof {
   return { secret, challenge: hashSecret(secret) };
 }
 
-export function isChallenge(value: unknown): value is string {
-  return typeof value === 'string' && CHALLENGE.test(value);
-}
+/** A challenge is the hash of the app's secret. */
+export const isChallenge = isSecretHash;
 
 /** The commerce platform's `merchant_confirmed` event; a state that is no challenge of ours is ignored. */
 export async function recordConfirmation(db: Db, domain: string, state: string, now = new Date()): Promise<void> {

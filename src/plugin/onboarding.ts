@@ -5,7 +5,7 @@ import type { CommerceAdapter, CommerceEvent } from '../commerce/adapter.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { discountCodeFor } from '../offers/service.js';
 import * as dal from './dal.js';
-import { DISCOUNT_CHOICES, type ActionLink } from './embed-state.js';
+import { DISCOUNT_CHOICES, type ActionLink } from '../../web/loader/embed-state.js';
 import type { EmbedState } from './embed-view.js';
 import { consentToOffer, showStoreOffer } from './merchant-stores.js';
 import { recordConfirmation } from './merchant-tokens.js';
@@ -78,11 +78,7 @@ export class Onboarding {
     }
     const [status, record] = await Promise.all([adapter.status(domain), dal.loadStoreRecord(db, domain)]);
     const consented = record.merchant?.consentedAt != null;
-    let eligibility: { orders: number; activeProductsWithImages: number } | undefined;
-    if (status.installation === 'installed' && !consented) {
-      const [orders, catalog] = await Promise.all([adapter.ordersCount(domain), adapter.catalog(domain)]);
-      eligibility = { orders, activeProductsWithImages: catalog.filter((product) => product.active && product.imageUrl).length };
-    }
+    const eligibility = status.installation === 'installed' && !consented ? await adapter.eligibility(domain) : undefined;
     let setup = record.setup ?? undefined;
     if (status.installation === 'installed' && status.planApproved && !setup) {
       // The plan-approved webhook normally queued it; this covers a webhook that never arrived.
@@ -209,7 +205,8 @@ export class Onboarding {
       throw new ApiError(
         409,
         'wrong_stage',
-        `cross-promotion can be turned on from the consent stage only; the store is at ${decision.kind === 'stage' ? decision.stage : decision.notice}`,
+        'cross-promotion can be turned on from the consent stage only; ' +
+          `the store is at ${decision.kind === 'stage' ? decision.stage : decision.notice}`,
       );
     }
     const existing = record.merchant?.existingDiscountPercent ?? null;

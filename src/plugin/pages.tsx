@@ -7,16 +7,21 @@ const LEGAL: Record<string, { title: string; paragraphs: string[] }> = {
   terms: {
     title: 'Cross-promotion terms',
     paragraphs: [
-      "There are no monthly fees. When a partner brand refers a new customer to your store, a small share of that customer's first order is charged; later orders from the same customer are free.",
-      'Your offer is shown to shoppers of partner brands after they check out. You choose the discount new customers get; the discount code is created in your store and can be used once per customer.',
-      'You can close your campaign at any time from your commerce platform; your offer stops being shown at once. Uninstalling the app does the same.',
+      'There are no monthly fees. When a partner brand refers a new customer to your store, ' +
+        "a small share of that customer's first order is charged; later orders from the same customer are free.",
+      'Your offer is shown to shoppers of partner brands after they check out. You choose the discount new customers get; ' +
+        'the discount code is created in your store and can be used once per customer.',
+      'You can close your campaign at any time from your commerce platform; your offer stops being shown at once. ' +
+        'Uninstalling the app does the same.',
     ],
   },
   privacy: {
     title: 'Privacy policy',
     paragraphs: [
-      'The plugin needs no account, cookie or storage in your browser. It knows your store only by its domain, which the tech platform you use passes to it.',
-      "To build your offer we read your store's name, logo, catalog and the number of orders per product. We do not read customer names, addresses or emails.",
+      'The plugin needs no account, cookie or storage in your browser. ' +
+        'It knows your store only by its domain, which the tech platform you use passes to it.',
+      "To build your offer we read your store's name, logo, catalog and the number of orders per product. " +
+        'We do not read customer names, addresses or emails.',
       'Views, clicks and orders coming from offers are counted per platform so that the platform that showed an offer is credited.',
     ],
   },

@@ -149,7 +149,8 @@ describeEachDatabase(
       expect(await tableContents(use().db)).toEqual(before);
     });
 
-    it("gives a store's state (and its discount code) only to the embed app: not without Origin, not to another origin, not by GET, not across sites", async () => {
+    it(`gives a store's state (and its discount code) only to the embed app: not without Origin, not \
+to another origin, not by GET, not across sites`, async () => {
       const domain = uniqueDomain();
       await toConsent(platformId, domain);
       const live = await consentAsMerchant(platformId, domain, { discountPercent: 20, acceptTerms: true });
@@ -321,7 +322,8 @@ describeEachDatabase(
       });
     });
 
-    it('refuses consent from another origin, without the store token, without accepting the terms, without a discount, or before the consent stage', async () => {
+    it(`refuses consent from another origin, without the store token, without accepting the terms, \
+without a discount, or before the consent stage`, async () => {
       const domain = uniqueDomain();
       const token = withToken(await tokenFor(platformId, domain));
       const early = await post('/plugin/v2/consent', { platformId, domain, discountPercent: 15, acceptTerms: true }, HOST, token);
@@ -572,7 +574,8 @@ describe('store setup survives a restart', () => {
 });
 
 describe('published loader', () => {
-  it('v2.0.0 is what web/loader builds to today: a change to the loader, a file it imports or esbuild is caught here (publish a new version instead)', async () => {
+  it(`v2.0.0 is what web/loader builds to today: a change to the loader, a file it imports or esbuild \
+is caught here (publish a new version instead)`, async () => {
     const built = await buildLoader();
     const published = {
       loader: fs.readFileSync(`${PUBLISHED_LOADERS}${LOADER_VERSION}/loader.js`),

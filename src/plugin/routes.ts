@@ -8,7 +8,7 @@ import { Onboarding, returnFlowHolds } from './onboarding.js';
 import { exchangeSecret, newMerchantProof, requireMerchantToken } from './merchant-tokens.js';
 import { ConsentBody, EmbedPageQuery, MerchantToken, StateBody, StoreBody, StoreQuery, TokenBody } from './schemas.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
-import { hintedAncestors, refererOrigin, requireOwnOrigin } from './origin.js';
+import { hintedAncestors, refererOrigin, requireOwnOrigin } from '../http/origin.js';
 import { embedPage, legalPage, returnedPage } from './pages.js';
 import { browserAssets } from '../http/assets.js';
 import { ANY_IMAGE, pagePolicy, SELF } from '../http/csp.js';
@@ -21,6 +21,12 @@ import type { Runtime } from '../composition.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const errorRef = Type.Ref('ErrorResponse');
+/**
+ * The embed app's own calls: answered only to the service's own pages (requireOwnOrigin), so no
+ * integrator can make them and the public API reference leaves them out (SPEC 4.7: the plugin
+ * needs no server code).
+ */
+const EMBED_APP_CALL = { tags: ['plugin'], hide: true };
 function checkedStore(platformId: string, domain: string): { platformId: string; domain: string } {
   if (!isPlatformId(platformId)) throw badRequest('platformId must be a UUID');
   const normalized = storeDomain(domain);
@@ -122,7 +128,7 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
       config: NO_CORS,
       schema: {
         summary: "A store's onboarding stage, or the message shown instead (for the embed app only: same origin)",
-        tags: ['plugin'],
+        ...EMBED_APP_CALL,
         body: StateBody,
         response: { 400: errorRef, 403: errorRef },
       },
@@ -141,7 +147,7 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
       config: NO_CORS,
       schema: {
         summary: "Trade the embed app page's secret for a store-bound token, once the store's owner confirmed at the commerce platform",
-        tags: ['plugin'],
+        ...EMBED_APP_CALL,
         body: TokenBody,
         response: { 200: MerchantToken, 400: errorRef, 401: errorRef, 403: errorRef },
       },
@@ -159,7 +165,7 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
     {
       schema: {
         summary: 'Turn on cross-promotions: accept the terms, create the discount code, show the offer (needs the store token)',
-        tags: ['plugin'],
+        ...EMBED_APP_CALL,
         body: ConsentBody,
         response: { 400: errorRef, 401: errorRef, 403: errorRef, 409: errorRef },
       },
@@ -178,7 +184,7 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
     {
       schema: {
         summary: 'Turn cross-promotion back on after the merchant closed it (needs the store token)',
-        tags: ['plugin'],
+        ...EMBED_APP_CALL,
         body: StoreBody,
         response: { 400: errorRef, 401: errorRef, 403: errorRef, 409: errorRef },
       },

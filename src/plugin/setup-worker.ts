@@ -2,10 +2,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import type { CommerceAdapter } from '../commerce/adapter.js';
+import { DrainingWorker } from '../jobs/draining-worker.js';
 import { scoreBrandNow } from '../recommendations/scorer.js';
 import * as dal from './dal.js';
 import { importStore, saveStoreDraftOffer } from './merchant-stores.js';
-import type { BestSellerPreview } from './embed-state.js';
+import type { BestSellerPreview } from '../../web/loader/embed-state.js';
 
 const MAX_RETRY_MS = 60_000;
 
@@ -32,62 +33,9 @@ function formatPrice(cents: number): string {
  * A claim holds the job with a lease renewed while the step runs, and the step's result is
  * written only while the lease is still held: a worker that lost it changes nothing.
  */
-export class SetupWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  private wakeAgain = false;
-
-  constructor(private readonly options: SetupWorkerOptions) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  /** Looks for work now instead of at the next poll. */
-  nudge(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.wakeAgain = true;
-      return;
-    }
-    this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.drain()
-        .then(() => undefined)
-        .finally(() => {
-          this.running = undefined;
-          if (!this.stopped) this.schedule(this.wakeAgain ? 0 : this.options.pollMs);
-          this.wakeAgain = false;
-        });
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  /** Runs due jobs until none is left. Returns how many steps ran. */
-  async drain(): Promise<number> {
-    let steps = 0;
-    for (;;) {
-      const ran = await this.runOnce().catch((error) => {
-        this.options.log.error({ err: error }, 'setup worker could not claim a job');
-        return false;
-      });
-      if (!ran) break;
-      steps += 1;
-      if (this.stopped) break;
-    }
-    return steps;
+export class SetupWorker extends DrainingWorker {
+  constructor(private readonly options: SetupWorkerOptions) {
+    super({ pollMs: options.pollMs, log: options.log, claimFailure: 'setup worker could not claim a job' });
   }
 
   /** Claims one due job and runs its current step; false when nothing was due. */

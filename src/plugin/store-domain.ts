@@ -5,4 +5,4 @@ export function isPlatformId(value: unknown): value is string {
 }
 
 /** The merchant's store domain (SPEC 4.7: the rule of SPEC 4.2), or null when it is none. */
-export { storeDomain } from '../platforms/domain.js';
+export { storeDomain } from '../shared/domain.js';

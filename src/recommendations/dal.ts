@@ -111,3 +111,15 @@ export async function newestUnscoredCandidates(db: Db, companyId: string, limit:
     limit ${limit}`.execute(db);
   return result.rows;
 }
+
+/**
+ * Whether the engine has yet to score this brand for the first time: it waits on the queue and
+ * no score of it exists. The scorer takes a brand off the queue and writes its scores in one
+ * transaction, so this turns false exactly when the ranked list exists.
+ */
+export async function awaitingFirstScores(db: Db, companyId: string): Promise<boolean> {
+  const result = await sql<{ waiting: boolean }>`
+    select exists (select 1 from scoring_queue where company_id = ${companyId})
+       and not exists (select 1 from recommendation_scores where company_id = ${companyId}) as waiting`.execute(db);
+  return result.rows[0]?.waiting === true;
+}

@@ -17,7 +17,23 @@ export const Recommendation = Type.Object(
     productCount: Type.Optional(Type.Integer({ description: 'Catalog size; omitted when unknown' })),
     platform: Type.Optional(Type.String({ description: 'Commerce platform name; omitted when unknown' })),
   },
-  { title: 'Recommendation' },
+  {
+    title: 'Recommendation',
+    examples: [
+      {
+        domain: 'lumenskincare.example',
+        businessName: 'Lumen Skincare',
+        logoImageUrl: 'https://lumenskincare.example/logo.png',
+        description: 'Fragrance-free, dermatologist-formulated daily skincare.',
+        matchRate: 70,
+        businessSize: 'Medium',
+        country: 'Canada',
+        categories: ['Beauty', 'Skincare'],
+        productCount: 85,
+        platform: 'Shopify',
+      },
+    ],
+  },
 );
 export type Recommendation = Static<typeof Recommendation>;
 
@@ -26,5 +42,27 @@ export const RecommendationsResponse = Type.Object(
     data: Type.Array(Recommendation, { maxItems: MAX_RECOMMENDATIONS }),
     totalRows: Type.Integer({ description: 'Number of recommendations in this result' }),
   },
-  { title: 'RecommendationsResponse' },
+  {
+    title: 'RecommendationsResponse',
+    examples: [
+      {
+        data: [
+          {
+            domain: 'lumenskincare.example',
+            businessName: 'Lumen Skincare',
+            logoImageUrl: 'https://lumenskincare.example/logo.png',
+            description: 'Fragrance-free, dermatologist-formulated daily skincare.',
+            matchRate: 70,
+            businessSize: 'Medium',
+            country: 'Canada',
+            categories: ['Beauty', 'Skincare'],
+            productCount: 85,
+            platform: 'Shopify',
+          },
+          { domain: 'greenleaftea.example', businessName: 'Greenleaf Tea Co.', categories: ['Food & Beverage', 'Tea'] },
+        ],
+        totalRows: 2,
+      },
+    ],
+  },
 );

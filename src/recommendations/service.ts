@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { bestScoredCandidates, newestUnscoredCandidates, type RecommendationRow } from './dal.js';
+import { awaitingFirstScores, bestScoredCandidates, newestUnscoredCandidates, type RecommendationRow } from './dal.js';
 import { MAX_RECOMMENDATIONS, type Recommendation } from './schemas.js';
 
 /**
@@ -12,6 +12,14 @@ export async function listRecommendations(db: Db, companyId: string): Promise<{ 
     scored.length < MAX_RECOMMENDATIONS ? await newestUnscoredCandidates(db, companyId, MAX_RECOMMENDATIONS - scored.length) : [];
   const data = [...scored, ...unscored].map(toRecommendation);
   return { data, totalRows: data.length };
+}
+
+/**
+ * Whether matches are still being found for a brand the engine has not scored yet (a store just
+ * confirmed): its recommendations are unranked until then, so the dashboard says so and asks again.
+ */
+export function findingFirstMatches(db: Db, companyId: string): Promise<boolean> {
+  return awaitingFirstScores(db, companyId);
 }
 
 /** Unknown fields are left out rather than sent as null (SPEC 2.4); categories is always an array. */

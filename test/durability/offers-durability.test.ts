@@ -148,7 +148,8 @@ describe.each(STORAGES)('offer views are durable once the response is sent [%s]'
   });
 
   if (kind === 'postgres') {
-    it('SIGTERM with requests provably in flight (their views held by a lock on the counters): each is answered 200 after the signal, its views written, exit 0', async () => {
+    it(`SIGTERM with requests provably in flight (their views held by a lock on the counters): each is answered \
+200 after the signal, its views written, exit 0`, async () => {
       const before = await storage.withDb(totalViews);
       // LOG_LEVEL info: the service logs each request it begins.
       const service = await start({ LOG_LEVEL: 'info' });

@@ -68,7 +68,8 @@ export async function addCampaign(
     .selectFrom('partnerships')
     .select('id')
     .where(
-      sql<boolean>`least(requester_id, recipient_id) = least(${brandId}, ${partnerId}) and greatest(requester_id, recipient_id) = greatest(${brandId}, ${partnerId})`,
+      sql<boolean>`least(requester_id, recipient_id) = least(${brandId}, ${partnerId})
+                   and greatest(requester_id, recipient_id) = greatest(${brandId}, ${partnerId})`,
     )
     .where('status', '=', status)
     .executeTakeFirst();

@@ -44,12 +44,11 @@ const OAUTH_JSON = [/^\/v1\/oauth\/(token|revoke)/];
 
 /** GET routes anyone may call: pages, documents, assets, health. Probed with and without a session. */
 const PUBLIC_GETS = [
+  'GET /',
+  'GET /favicon.svg',
+  'GET /favicon.ico',
   'GET /docs',
-  'GET /docs/static/*',
-  'GET /docs/json',
-  'GET /docs/yaml',
-  'GET /docs/static/index.html',
-  'GET /docs/static/swagger-initializer.js',
+  'GET /docs/js/scalar.js',
   'GET /v1/openapi.json',
   'GET /healthz',
   'GET /readyz',
@@ -76,6 +75,8 @@ const PUBLIC_GETS = [
   'GET /sandbox/stores/:domain/sign-in',
   'GET /sandbox/stores/:domain/ownership/:claimId',
   'GET /sandbox/shop/:domain',
+  'GET /sandbox/shop/:domain/discount/:code',
+  'GET /demo/images/:file',
   'GET /account/dev-mailbox',
   'GET /r/:token',
 ];
@@ -105,6 +106,8 @@ const ADMIN = [
   'GET /admin/companies/:companyId/users',
   'POST /admin/companies/:companyId/users',
   'POST /admin/brand-keys/:keyId/revoke',
+  'GET /admin/companies/:companyId/statement',
+  'GET /admin/companies/:companyId/statement.csv',
   'POST /admin/oauth-clients',
   'GET /admin/oauth-clients',
   'POST /admin/sandbox/stores/:domain/owner',
@@ -136,11 +139,23 @@ const DASHBOARD_API = [
   'POST /dashboard/api/apps/:id/revoke',
   'GET /dashboard/api/performance',
   'GET /dashboard/api/performance.csv',
+  'GET /dashboard/api/performance/shown',
+  'GET /dashboard/api/performance/shown.csv',
+  'GET /dashboard/api/performance/received',
+  'GET /dashboard/api/performance/received.csv',
+  'GET /dashboard/api/attribution-settings',
+  'POST /dashboard/api/attribution-settings',
+  'GET /dashboard/api/statement',
+  'GET /dashboard/api/statement.csv',
   'POST /dashboard/api/claim',
   'POST /dashboard/api/claim/check',
   'POST /dashboard/api/join',
   'POST /dashboard/api/campaigns/:id/offer',
   'POST /dashboard/api/campaigns/:id/offer/reset',
+  'GET /dashboard/api/offer/links',
+  'GET /dashboard/api/oauth-apps',
+  'POST /dashboard/api/oauth-apps',
+  'POST /dashboard/api/oauth-apps/:clientId/delete',
 ];
 
 /** Staff forms: session cookie and the CSRF token in a form field. */
@@ -152,19 +167,24 @@ const STORE_ACTIONS = ['POST /plugin/v2/state', 'POST /plugin/v2/token', 'POST /
 /** Any other method or path under /plugin/v2: answered without CORS, never a grant. */
 const PLUGIN_OTHER = ['POST /plugin/v2/*', 'PUT /plugin/v2/*', 'PATCH /plugin/v2/*', 'DELETE /plugin/v2/*', 'OPTIONS /plugin/v2/*'];
 
-/** The sandbox commerce platform's forms: Origin the service's own host, the page's CSRF token, and (but for sign-in and checkout) the store owner's session. */
+/**
+ * The sandbox commerce platform's forms: Origin the service's own host, the page's CSRF token, and
+ * (but for sign-in and checkout) the store owner's session.
+ */
 const SANDBOX_ACTIONS = [
   'POST /sandbox/stores/:domain/install',
   'POST /sandbox/stores/:domain/plan',
   'POST /sandbox/stores/:domain/confirm',
   'POST /sandbox/stores/:domain/uninstall',
   'POST /sandbox/stores/:domain/close-campaign',
+  'POST /sandbox/stores/:domain/refund',
+  'POST /sandbox/stores/:domain/cancel',
   'POST /sandbox/stores/:domain/sign-in',
   'POST /sandbox/stores/:domain/ownership/:claimId',
   'POST /sandbox/shop/:domain/checkout',
 ];
 
-const WEBHOOK = ['POST /webhooks/commerce/orders'];
+const WEBHOOK = ['POST /webhooks/commerce/orders', 'POST /webhooks/commerce/order-events'];
 
 /** CORS preflight of every path (src/http/cors.ts). */
 const PREFLIGHT = ['OPTIONS *'];
@@ -424,7 +444,10 @@ interface World {
   clientId: string;
   clientSecret: string;
   accessToken: string;
-  /** The dashboard's own brand (never the API key's brand, so its key stays valid), with a partner, a campaign, a key and an authorized app. */
+  /**
+   * The dashboard's own brand (never the API key's brand, so its key stays valid), with a partner,
+   * a campaign, a key and an authorized app.
+   */
   dashboard: {
     companyId: string;
     email: string;
@@ -713,6 +736,14 @@ describe('hostile input against every route', () => {
       },
       { weight: 1, arbitrary: fieldsQuery({ from: mostly(isoDay), to: mostly(isoDay) }) },
     );
+    // Mostly a calendar month, as the statement page asks for one.
+    const month = fieldsQuery({
+      month: mostly(
+        fc
+          .tuple(fc.integer({ min: 2000, max: 2100 }), fc.integer({ min: 1, max: 12 }))
+          .map(([year, m]) => `${year}-${String(m).padStart(2, '0')}`),
+      ),
+    });
     const queries: Record<string, () => fc.Arbitrary<string>> = {
       'GET /plugin/v2/embed': () =>
         fieldsQuery({
@@ -735,6 +766,14 @@ describe('hostile input against every route', () => {
         fieldsQuery({ status: mostly(fc.constantFrom('active', 'inviteSent', 'inviteReceived', 'declined', 'removed')) }),
       'GET /dashboard/api/performance': () => range,
       'GET /dashboard/api/performance.csv': () => range,
+      'GET /dashboard/api/performance/shown': () => range,
+      'GET /dashboard/api/performance/shown.csv': () => range,
+      'GET /dashboard/api/performance/received': () => range,
+      'GET /dashboard/api/performance/received.csv': () => range,
+      'GET /dashboard/api/statement': () => month,
+      'GET /dashboard/api/statement.csv': () => month,
+      'GET /admin/companies/:companyId/statement': () => month,
+      'GET /admin/companies/:companyId/statement.csv': () => month,
     };
     return queries[route]?.() ?? queryString(fc.constantFrom(world.platformId, world.storeDomain, world.clientId));
   }
@@ -1085,6 +1124,16 @@ describe('hostile input against every route', () => {
         }),
       'POST /dashboard/api/join': () => fc.record({ invitationCode: mostly(fc.base64String({ minLength: 4, maxLength: 64 })) }),
       'POST /dashboard/api/campaigns/:id/offer': () => offerBody,
+      'POST /dashboard/api/oauth-apps': () =>
+        fc.record({
+          name: mostly(shortText),
+          redirectUris: mostly(
+            fc.array(fc.constantFrom('https://app.example/cb', 'http://127.0.0.1/cb', 'http://app.example/cb', 'app.example'), {
+              maxLength: 3,
+            }),
+          ),
+          confidential: mostly(fc.boolean()),
+        }),
     };
     return shapes[route]?.() ?? fc.constant({});
   }
@@ -1318,7 +1367,8 @@ describe('hostile input against every route', () => {
     );
   });
 
-  it("sandbox commerce forms: hostile store domains and fields, with and without the owner's session, from their own host and from elsewhere", async () => {
+  it(`sandbox commerce forms: hostile store domains and fields, with and without the owner's \
+session, from their own host and from elsewhere`, async () => {
     await property(
       60,
       fc.record({
@@ -1359,7 +1409,7 @@ describe('hostile input against every route', () => {
     );
   });
 
-  it('order webhook: unsigned, wrongly signed and validly signed hostile orders', async () => {
+  it('order webhooks: unsigned, wrongly signed and validly signed hostile orders, cancels and refunds', async () => {
     const order = fc.record(
       {
         orderId: mostly(shortText),
@@ -1375,18 +1425,36 @@ describe('hostile input against every route', () => {
       },
       { requiredKeys: ['orderId', 'storeDomain', 'customerId', 'totalCents', 'currency', 'placedAt'] },
     );
+    const orderEvent = fc.record(
+      {
+        eventId: mostly(shortText),
+        type: mostly(fc.constantFrom('refund', 'cancel')),
+        orderId: mostly(shortText),
+        storeDomain: mostly(fc.constantFrom(world.storeDomain, `${world.partnerIds[0]}.example`)),
+        amountCents: fc.option(mostly(fc.integer({ min: 1, max: 1_000_000 }), fc.oneof(fc.integer(), fc.double(), hostileString)), {
+          nil: undefined,
+        }),
+        currency: fc.option(mostly(fc.constantFrom('USD', 'eur')), { nil: undefined }),
+        occurredAt: mostly(
+          fc.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString()),
+        ),
+      },
+      { requiredKeys: ['eventId', 'type', 'orderId', 'storeDomain', 'occurredAt'] },
+    );
     await property(
       80,
       fc.record({
+        url: fc.constantFrom(...WEBHOOK.map((route) => route.split(' ')[1]!)),
         body: fc.oneof(
           { weight: 4, arbitrary: order.map((v) => JSON.stringify(v)) },
+          { weight: 4, arbitrary: orderEvent.map((v) => JSON.stringify(v)) },
           { weight: 1, arbitrary: hostileJson.map((v) => JSON.stringify(v)) },
           { weight: 1, arbitrary: fc.constantFrom('{', '', '{"orderId":"\\u0000"}') },
         ),
         signing: fc.constantFrom('valid', 'valid', 'stale', 'wrong', 'none'),
         extra: extraHeaders,
       }),
-      ({ body, signing, extra }) => {
+      ({ url, body, signing, extra }) => {
         const now = Math.floor(Date.now() / 1000);
         const timestamp = signing === 'stale' ? now - 3_600 : now;
         const signature =
@@ -1396,7 +1464,7 @@ describe('hostile input against every route', () => {
         const signed = signing === 'none' ? {} : { 'x-svc-timestamp': String(timestamp), 'x-svc-signature': signature };
         return probe({
           method: 'POST',
-          url: '/webhooks/commerce/orders',
+          url,
           headers: { ...extra, 'content-type': 'application/json', ...signed },
           payload: body,
         });

@@ -202,11 +202,20 @@ describe('tenant isolation', () => {
       ...['active', 'inviteSent', 'inviteReceived', 'declined', 'removed'].map((status) => `/dashboard/api/partners?status=${status}`),
       '/dashboard/api/campaigns',
       '/dashboard/api/offer',
+      '/dashboard/api/offer/links',
       '/dashboard/api/keys',
       '/dashboard/api/apps',
+      '/dashboard/api/oauth-apps',
       '/dashboard/api/recommendations',
       `/dashboard/api/performance?from=${today}&to=${today}`,
       `/dashboard/api/performance.csv?from=${today}&to=${today}`,
+      ...['shown', 'received'].flatMap((side) => [
+        `/dashboard/api/performance/${side}?from=${today}&to=${today}`,
+        `/dashboard/api/performance/${side}.csv?from=${today}&to=${today}`,
+      ]),
+      `/dashboard/api/statement?month=${today.slice(0, 7)}`,
+      `/dashboard/api/statement.csv?month=${today.slice(0, 7)}`,
+      '/dashboard/api/attribution-settings',
       '/dashboard/api/session',
     ];
     for (const url of reads) {
@@ -232,7 +241,8 @@ describe('tenant isolation', () => {
     expect((await theirDashboard.get('/dashboard/api/offer')).body).toContain(theirs2.offerTitle);
   });
 
-  it("a dashboard session cannot change another brand's partnerships, campaigns, keys or authorized apps, and writes nothing trying", async () => {
+  it(`a dashboard session cannot change another brand's partnerships, campaigns, keys \
+or authorized apps, and writes nothing trying`, async () => {
     const attempts: Array<[string, unknown]> = [
       ...theirPartners.flatMap((partner) =>
         ['accept', 'decline', 'withdraw', 'remove'].map(

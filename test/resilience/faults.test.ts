@@ -236,7 +236,8 @@ describe('faults', () => {
     expect(settled.every((o) => o.status === 200)).toBe(true);
     console.info(
       `cut: ${outcomes.length} requests, ${during.filter((o) => o.status === 503).length} answered 503 within the outage; ` +
-        `slowest per route as the service took it (ms) ${JSON.stringify(await slowestByRoute(service, outcomes))}, as the test's client saw it ${Math.round(Math.max(...outcomes.map((o) => o.ms)))}`,
+        `slowest per route as the service took it (ms) ${JSON.stringify(await slowestByRoute(service, outcomes))}, ` +
+        `as the test's client saw it ${Math.round(Math.max(...outcomes.map((o) => o.ms)))}`,
     );
     expect(await service.stop()).toBe(0);
   });
@@ -363,25 +364,30 @@ describe('faults', () => {
     return { outcomes, during, slowest, clientSlowest: Math.round(Math.max(...outcomes.map((o) => o.ms))), owed, settledBatches };
   };
 
-  it('PostgreSQL frozen under load (connections open, nothing forwarded either way): answers within 5 s, 503s in the shape, counts exact after the path is back', async () => {
+  it(`PostgreSQL frozen under load (connections open, nothing forwarded either way): answers within 5 s, 503s in \
+the shape, counts exact after the path is back`, async () => {
     const { outcomes, during, slowest, clientSlowest, owed, settledBatches } = await silentOutageUnderLoad((proxy) => proxy.freeze());
     console.info(
-      `frozen ${SILENCE_MS} ms or more: ${outcomes.length} requests, ${during.length} during, ${during.filter((o) => o.status === 503).length} answered 503, ` +
+      `frozen ${SILENCE_MS} ms or more: ${outcomes.length} requests, ${during.length} during, ` +
+        `${during.filter((o) => o.status === 503).length} answered 503, ` +
         `slowest per route as the service took it (ms) ${JSON.stringify(slowest)}, as the test's client saw it ${clientSlowest}; ` +
         `${owed.views} views and ${owed.clicks} clicks counted; batches settled: ${settledBatches.join(', ')}`,
     );
   });
 
-  it('PostgreSQL black-holed under load (nothing answers, new connections accepted by nothing): answers within 5 s, 503s in the shape, counts exact after it is back', async () => {
+  it(`PostgreSQL black-holed under load (nothing answers, new connections accepted by nothing): answers within 5 s, \
+503s in the shape, counts exact after it is back`, async () => {
     const { outcomes, during, slowest, clientSlowest, owed, settledBatches } = await silentOutageUnderLoad((proxy) => proxy.blackHole());
     console.info(
-      `black-holed ${SILENCE_MS} ms or more: ${outcomes.length} requests, ${during.length} during, ${during.filter((o) => o.status === 503).length} answered 503, ` +
+      `black-holed ${SILENCE_MS} ms or more: ${outcomes.length} requests, ${during.length} during, ` +
+        `${during.filter((o) => o.status === 503).length} answered 503, ` +
         `slowest per route as the service took it (ms) ${JSON.stringify(slowest)}, as the test's client saw it ${clientSlowest}; ` +
         `${owed.views} views and ${owed.clicks} clicks counted; batches settled: ${settledBatches.join(', ')}`,
     );
   });
 
-  it('connections frozen, new ones getting through: the pool and the LISTEN connection replace theirs by themselves, and a change made meanwhile takes effect', async () => {
+  it(`connections frozen, new ones getting through: the pool and the LISTEN connection replace theirs by \
+themselves, and a change made meanwhile takes effect`, async () => {
     const proxy = await TcpProxy.start(POSTGRES);
     proxies.push(proxy);
     const brand = await createBrand(support);
@@ -430,7 +436,8 @@ describe('faults', () => {
       ).toBe(true);
       expect(await tooSlow(frozen, probes)).toEqual([]);
       console.info(
-        `a key revoked while the LISTEN connection was frozen was refused ${Math.round(performance.now() - frozenAt)} ms later (${Math.round(refusedAfter)} ms of probing); statuses ${statuses.join(' ')}`,
+        `a key revoked while the LISTEN connection was frozen was refused ${Math.round(performance.now() - frozenAt)} ms later ` +
+          `(${Math.round(refusedAfter)} ms of probing); statuses ${statuses.join(' ')}`,
       );
     } finally {
       await proxy.restore();
@@ -440,7 +447,8 @@ describe('faults', () => {
     expect(await other.stop()).toBe(0);
   });
 
-  it('Redis unreachable: rate limits fall back to each instance, changes still reach every instance, no 5xx; shared again once Redis is back', async () => {
+  it(`Redis unreachable: rate limits fall back to each instance, changes still reach every \
+instance, no 5xx; shared again once Redis is back`, async () => {
     const proxy = await TcpProxy.start(REDIS);
     proxies.push(proxy);
     const limit = 10;
@@ -502,7 +510,41 @@ describe('faults', () => {
     );
   });
 
-  it('SIGTERM with clicks in flight: each is answered after the signal and written before exit; SIGKILL after a burst loses none', async () => {
+  it('Redis frozen (connection open, nothing answers): offers are answered within the 5 s bound, counted in process, no 5xx', async () => {
+    const proxy = await TcpProxy.start(REDIS);
+    proxies.push(proxy);
+    const limit = 10;
+    const service = await start({
+      ...patientEnv(),
+      DATABASE_URL: database.url!,
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}/12`,
+      REDIS_COMMAND_TIMEOUT_MS: '250',
+      OFFERS_RATE_LIMIT_PER_MINUTE: String(limit),
+      RUN_BACKGROUND_JOBS: 'false',
+    });
+    const brand = await createBrand(support);
+    await seedPartnerOffer(support, brand.companyId);
+    proxy.freeze();
+    const timed = async () => {
+      const began = performance.now();
+      const response = await fetch(`${service.baseUrl}/v1/campaigns/offers?type=post-purchase`, {
+        headers: { 'x-api-key': brand.key, 'x-platform-id': platformId },
+      });
+      return { status: response.status, ms: performance.now() - began };
+    };
+    const answers = await Promise.all(Array.from({ length: limit + 5 }, timed));
+    // Without a command timeout every one of these waited for a Redis that never answers.
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(limit);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(5);
+    const slowest = Math.max(...answers.map((a) => a.ms));
+    console.info(`with Redis frozen, the slowest of ${answers.length} offers answers took ${Math.round(slowest)} ms`);
+    expect(slowest).toBeLessThan(5000);
+    await proxy.restore();
+    expect(await service.stop()).toBe(0);
+  });
+
+  it(`SIGTERM with clicks in flight: each is answered after the signal and written \
+before exit; SIGKILL after a burst loses none`, async () => {
     const brand = await createBrand(support);
     for (let i = 0; i < 3; i += 1) await seedPartnerOffer(support, brand.companyId);
     const env = { ...patientEnv(), DATABASE_URL: database.url! };
@@ -592,9 +634,8 @@ describe('faults', () => {
               (
                 await sql<{
                   n: number;
-                }>`select count(*)::int8 as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
-                  own.db,
-                )
+                }>`select count(*)::int8 as n from pg_stat_activity
+                   where wait_event_type = 'Lock' and datname = current_database()`.execute(own.db)
               ).rows[0]!.n,
             ) > 0,
           60_000,
@@ -613,9 +654,8 @@ describe('faults', () => {
       running.push(second);
       await waitUntil(async () => (await queued()) === 0, 60_000, 100);
       const counted = await sql<{ rows: number; scored: number; last: Date }>`
-        select count(*)::int8 as rows, count(distinct company_id)::int8 as scored, max(scored_at) as last from recommendation_scores`.execute(
-        own.db,
-      );
+        select count(*)::int8 as rows, count(distinct company_id)::int8 as scored, max(scored_at) as last
+        from recommendation_scores`.execute(own.db);
       expect(Number(counted.rows[0]!.scored)).toBe(brands);
       expect(Number(counted.rows[0]!.rows)).toBe(brands * (brands - 1));
       // Nothing is scored again once the queue is empty.

@@ -178,7 +178,8 @@ describe('two API instances and a worker on one PostgreSQL and one Redis', () =>
     expect(await titles()).toEqual([shown.title]);
   });
 
-  it('a campaign its owner closes on the dashboard of one instance stops showing on the other at once, not when its cache expires', async () => {
+  it(`a campaign its owner closes on the dashboard of one instance stops showing on \
+the other at once, not when its cache expires`, async () => {
     const brand = await createBrand(support);
     const email = `${uniqueId('owner')}@scale-out.example`;
     await createBrandUser({ db: database.db }, brand.companyId, { email, password: PASSWORD });

@@ -62,7 +62,8 @@ describe('the service process on PostgreSQL', () => {
     await database?.close();
   });
 
-  it('starts, prints where to look, and on SIGTERM finishes the requests in flight (each answered after the signal) before exiting 0', async () => {
+  it(`starts, prints where to look, and on SIGTERM finishes the requests in flight \
+(each answered after the signal) before exiting 0`, async () => {
     database = await createTestDatabase('postgres');
     const { platformId, key } = await seedPlatform(database);
     // At info level the service logs each request as it routes it, which tells when all are in.

@@ -21,7 +21,10 @@ describe('Shopify stand-in: usage billing, through @shopify/shopify-api', () => 
   };
   const USAGE_RECORD = `#graphql
     mutation Charge($lineItem: ID!, $amount: Decimal!, $key: String) {
-      appUsageRecordCreate(subscriptionLineItemId: $lineItem, price: { amount: $amount, currencyCode: USD }, description: "First order brought by a partner", idempotencyKey: $key) {
+      appUsageRecordCreate(
+        subscriptionLineItemId: $lineItem, price: { amount: $amount, currencyCode: USD },
+        description: "First order brought by a partner", idempotencyKey: $key
+      ) {
         appUsageRecord { id idempotencyKey price { amount } }
         userErrors { field message }
       }
@@ -47,7 +50,8 @@ describe('Shopify stand-in: usage billing, through @shopify/shopify-api', () => 
     });
     expect(confirmationUrl).toMatch(
       new RegExp(
-        `^https://${SHOP}/admin/charges/${standIn.app.id}/\\d+/RecurringApplicationCharge/confirm_recurring_application_charge\\?signature=`,
+        `^https://${SHOP}/admin/charges/${standIn.app.id}/\\d+/RecurringApplicationCharge/` +
+          'confirm_recurring_application_charge\\?signature=',
       ),
     );
     expect(await shopify.billing.check({ session, plans: [USAGE_PLAN], isTest: true })).toBe(false);
@@ -86,7 +90,9 @@ describe('Shopify stand-in: usage billing, through @shopify/shopify-api', () => 
   it('reads the usage line item back from currentAppInstallation', async () => {
     const data = await graphql(
       `#graphql
-      query { currentAppInstallation { activeSubscriptions { id name status lineItems { id plan { pricingDetails { __typename ... on AppUsagePricing { terms cappedAmount { amount currencyCode } balanceUsed { amount } } } } } } } }`,
+      query { currentAppInstallation { activeSubscriptions { id name status lineItems { id plan { pricingDetails {
+        __typename ... on AppUsagePricing { terms cappedAmount { amount currencyCode } balanceUsed { amount } }
+      } } } } } }`,
       {},
     );
     const [subscription] = data.currentAppInstallation.activeSubscriptions;

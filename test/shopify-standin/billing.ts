@@ -143,7 +143,11 @@ function confirmationSignature(core: StandInCore, subscriptionId: number): strin
 }
 
 export function confirmationPath(core: StandInCore, subscriptionId: number): string {
-  return `/admin/charges/${core.app.id}/${subscriptionId}/RecurringApplicationCharge/confirm_recurring_application_charge?signature=${confirmationSignature(core, subscriptionId)}`;
+  const signature = confirmationSignature(core, subscriptionId);
+  return (
+    `/admin/charges/${core.app.id}/${subscriptionId}/RecurringApplicationCharge/confirm_recurring_application_charge` +
+    `?signature=${signature}`
+  );
 }
 
 export function verifyConfirmationSignature(core: StandInCore, subscriptionId: number, signature: string | null): boolean {

@@ -28,7 +28,11 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
     for (let page = 0; page < 10; page++) {
       const body = await graphql(
         `#graphql
-        query Products($after: String) { products(first: 50, after: $after, query: "status:active") { edges { cursor node { id status } } pageInfo { hasNextPage endCursor } } }`,
+        query Products($after: String) {
+          products(first: 50, after: $after, query: "status:active") {
+            edges { cursor node { id status } } pageInfo { hasNextPage endCursor }
+          }
+        }`,
         { after },
       );
       const connection = body.data!.products;
@@ -53,7 +57,9 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
     const expected = standIn.shop(SHOP).orders.filter((order) => order.createdAt >= new Date(since));
     const body = await graphql(
       `#graphql
-      query Recent($query: String) { ordersCount(query: $query) { count precision } orders(first: 250, query: $query) { nodes { id createdAt } } }`,
+      query Recent($query: String) {
+        ordersCount(query: $query) { count precision } orders(first: 250, query: $query) { nodes { id createdAt } }
+      }`,
       { query: `created_at:>='${since}'` },
     );
     expect(body.data!.ordersCount.count).toBe(expected.length);
@@ -72,8 +78,10 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
 
   it('shows an order’s customer, order index, money, discount code and the landing URL its referral parameter came on', async () => {
     const created = await graphql(`#graphql
-      mutation { discountCodeBasicCreate(basicCodeDiscount: { title: "Partner welcome", code: "NORTHWIND-15", startsAt: "2026-01-01T00:00:00Z", appliesOncePerCustomer: true,
-        customerGets: { value: { percentage: 0.15 }, items: { all: true } }, context: { all: ALL } }) { codeDiscountNode { id } userErrors { field message code } } }`);
+      mutation { discountCodeBasicCreate(basicCodeDiscount: {
+        title: "Partner welcome", code: "NORTHWIND-15", startsAt: "2026-01-01T00:00:00Z", appliesOncePerCustomer: true,
+        customerGets: { value: { percentage: 0.15 }, items: { all: true } }, context: { all: ALL }
+      }) { codeDiscountNode { id } userErrors { field message code } } }`);
     expect(created.data!.discountCodeBasicCreate.userErrors).toEqual([]);
     const product = standIn.shop(SHOP).products.find((candidate) => candidate.status === 'ACTIVE')!;
     const order = await standIn.placeOrder(SHOP, {
@@ -83,7 +91,8 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
     });
     const body = await graphql(
       `#graphql
-      query One($id: ID!) { order(id: $id) { name discountCodes customer { id numberOfOrders } customerJourneySummary { customerOrderIndex firstVisit { landingPage utmParameters { source } } }
+      query One($id: ID!) { order(id: $id) { name discountCodes customer { id numberOfOrders }
+        customerJourneySummary { customerOrderIndex firstVisit { landingPage utmParameters { source } } }
         totalPriceSet { shopMoney { amount currencyCode } } lineItems(first: 5) { nodes { quantity product { id } } } } }`,
       { id: `gid://shopify/Order/${order.id}` },
     );
@@ -115,7 +124,13 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
     const create = (code: string) =>
       graphql(
         `#graphql
-        mutation Create($input: DiscountCodeBasicInput!) { discountCodeBasicCreate(basicCodeDiscount: $input) { codeDiscountNode { id codeDiscount { ... on DiscountCodeBasic { title status appliesOncePerCustomer codes(first: 1) { nodes { code } } customerGets { value { ... on DiscountPercentage { percentage } } } } } } userErrors { field message code } } }`,
+        mutation Create($input: DiscountCodeBasicInput!) { discountCodeBasicCreate(basicCodeDiscount: $input) {
+          codeDiscountNode { id codeDiscount { ... on DiscountCodeBasic {
+            title status appliesOncePerCustomer codes(first: 1) { nodes { code } }
+            customerGets { value { ... on DiscountPercentage { percentage } } }
+          } } }
+          userErrors { field message code }
+        } }`,
         {
           input: {
             title: 'Partner offer',
@@ -142,7 +157,13 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
     });
     const renamed = await graphql(
       `#graphql
-      mutation Rename($id: ID!) { discountCodeBasicUpdate(id: $id, basicCodeDiscount: { code: "PARTNER12", customerGets: { value: { percentage: 0.12 }, items: { all: true } } }) { codeDiscountNode { id } userErrors { message } } }`,
+      mutation Rename($id: ID!) {
+        discountCodeBasicUpdate(
+          id: $id, basicCodeDiscount: { code: "PARTNER12", customerGets: { value: { percentage: 0.12 }, items: { all: true } } }
+        ) {
+          codeDiscountNode { id } userErrors { message }
+        }
+      }`,
       { id: node.id },
     );
     expect(renamed.data!.discountCodeBasicUpdate.userErrors).toEqual([]);
@@ -165,7 +186,8 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
   it('stores webhook subscriptions, HTTPS addresses only, one per topic and address', async () => {
     const subscribe = (uri: string) =>
       graphql(
-        'mutation Sub($uri: String!) { webhookSubscriptionCreate(topic: ORDERS_CREATE, webhookSubscription: { uri: $uri, format: JSON }) { webhookSubscription { id topic uri } userErrors { field message } } }',
+        'mutation Sub($uri: String!) { webhookSubscriptionCreate(topic: ORDERS_CREATE, webhookSubscription: { uri: $uri, format: JSON }) ' +
+          '{ webhookSubscription { id topic uri } userErrors { field message } } }',
         { uri },
       );
     const created = await subscribe('https://svc.test/commerce/shopify/webhooks');
@@ -180,7 +202,8 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
       'Address protocol http:// is not supported',
     );
     const listed = await graphql(
-      '{ webhookSubscriptions(first: 10, topics: [ORDERS_CREATE]) { nodes { topic uri endpoint { __typename ... on WebhookHttpEndpoint { callbackUrl } } } } }',
+      '{ webhookSubscriptions(first: 10, topics: [ORDERS_CREATE]) ' +
+        '{ nodes { topic uri endpoint { __typename ... on WebhookHttpEndpoint { callbackUrl } } } } }',
     );
     expect(listed.data!.webhookSubscriptions.nodes).toEqual([
       {

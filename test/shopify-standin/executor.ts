@@ -98,7 +98,9 @@ function shopifyValidationError(error: GraphQLError, sites: Map<ValueNode, Argum
   if (match) {
     const typeName = match[2]!.replace(/[[\]!]/g, '');
     return toJson(error, {
-      message: `Field must have selections (field '${match[1]}' returns ${typeName} but has no selections. Did you mean '${match[1]} { ... }'?)`,
+      message:
+        `Field must have selections (field '${match[1]}' returns ${typeName} but has no selections. ` +
+        `Did you mean '${match[1]} { ... }'?)`,
       extensions: { code: 'selectionMismatch', nodeName: `field '${match[1]}'`, typeName },
     });
   }
@@ -121,7 +123,9 @@ function shopifyValidationError(error: GraphQLError, sites: Map<ValueNode, Argum
   const site = valueNode ? sites.get(valueNode as ValueNode) : undefined;
   if (site && valueNode) {
     return toJson(error, {
-      message: `Argument '${site.argumentName}' on Field '${site.fieldName}' has an invalid value (${print(valueNode)}). Expected type '${site.type}'.`,
+      message:
+        `Argument '${site.argumentName}' on Field '${site.fieldName}' has an invalid value (${print(valueNode)}). ` +
+        `Expected type '${site.type}'.`,
       extensions: { code: 'argumentLiteralsIncompatible', typeName: 'Field', argumentName: site.argumentName },
     });
   }

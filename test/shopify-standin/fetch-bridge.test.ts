@@ -16,7 +16,13 @@ describe('Shopify stand-in: the local port, for another process', () => {
   afterAll(() => standIn.close());
 
   it('serves https://{shop}.myshopify.com/... at http://127.0.0.1:{port}/{shop}.myshopify.com/...', async () => {
-    const authorize = `https://${SHOP}/admin/oauth/authorize?${new URLSearchParams({ client_id: standIn.app.apiKey, scope: 'read_products', redirect_uri: standIn.app.redirectUrls[0]!, state: 's1' })}`;
+    const query = new URLSearchParams({
+      client_id: standIn.app.apiKey,
+      scope: 'read_products',
+      redirect_uri: standIn.app.redirectUrls[0]!,
+      state: 's1',
+    });
+    const authorize = `https://${SHOP}/admin/oauth/authorize?${query}`;
     const local = listener.localUrlFor(authorize);
     expect(local).toBe(`${listener.baseUrl}/${SHOP}/admin/oauth/authorize${new URL(authorize).search}`);
     const page = await fetch(local);

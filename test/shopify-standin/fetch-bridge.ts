@@ -29,43 +29,61 @@ export function standInFetch(handle: Handle): typeof fetch {
   };
 }
 
-export async function routeBrowserToStandIn(target: BrowserContext | Page, handle: Handle): Promise<void> {
-  await target.route('**/*', async (route) => {
-    const request = route.request();
-    const url = new URL(request.url());
-    if (isStandInHost(url.hostname)) {
-      const headers = Object.fromEntries(Object.entries(await request.allHeaders()).filter(([name]) => !name.startsWith(':')));
-      const body = request.postDataBuffer();
-      const response = await handle(new Request(url, { method: request.method(), headers, body: body ? new Uint8Array(body) : undefined }));
+export async function routeBrowserToStandIn(
+  target: BrowserContext | Page,
+  handle: Handle,
+  /** Which other navigations may redirect into the stand-in; every one by default. */
+  mayRedirect: (url: URL) => boolean = () => true,
+): Promise<void> {
+  // Only what may reach the stand-in goes through the route: other pages keep the browser's own fetch (and its headers).
+  await target.route(
+    (url) => isStandInHost(url.hostname) || mayRedirect(url),
+    async (route) => {
+      const request = route.request();
+      const url = new URL(request.url());
+      if (isStandInHost(url.hostname)) {
+        const headers = Object.fromEntries(Object.entries(await request.allHeaders()).filter(([name]) => !name.startsWith(':')));
+        const body = request.postDataBuffer();
+        const response = await handle(
+          new Request(url, { method: request.method(), headers, body: body ? new Uint8Array(body) : undefined }),
+        );
+        await route.fulfill({
+          status: response.status,
+          headers: Object.fromEntries(response.headers),
+          body: Buffer.from(await response.arrayBuffer()),
+        });
+        return;
+      }
+      if (!request.isNavigationRequest()) {
+        await route.continue();
+        return;
+      }
+      // Chromium follows a redirect of a request it was let through without asking the route again,
+      // and a redirect fulfilled here the same way. So a page's navigation is fetched here, and a
+      // redirect into the stand-in goes back to the browser as a page that navigates there, with
+      // the response's other headers (its cookies) kept: that navigation comes through this route.
+      const response = await route.fetch({ maxRedirects: 0 });
+      const location = response.headers().location;
+      const target = location ? new URL(location, url) : null;
+      if (!target || !isStandInHost(target.hostname)) {
+        await route.fulfill({ response });
+        return;
+      }
+      // The redirect's own policy (an app's CSP) is not the handed-over page's, whose one script does the navigation.
+      const {
+        location: _location,
+        'content-length': _length,
+        'content-type': _type,
+        'content-security-policy': _policy,
+        ...headers
+      } = response.headers();
       await route.fulfill({
-        status: response.status,
-        headers: Object.fromEntries(response.headers),
-        body: Buffer.from(await response.arrayBuffer()),
+        status: 200,
+        headers: { ...headers, 'content-type': 'text/html; charset=utf-8' },
+        body: `<!doctype html><title>Redirecting</title><script>location.replace(${JSON.stringify(target.toString())})</script>`,
       });
-      return;
-    }
-    if (!request.isNavigationRequest()) {
-      await route.continue();
-      return;
-    }
-    // Chromium follows a redirect of a request it was let through without asking the route again,
-    // and a redirect fulfilled here the same way. So a page's navigation is fetched here, and a
-    // redirect into the stand-in goes back to the browser as a page that navigates there, with
-    // the response's other headers (its cookies) kept: that navigation comes through this route.
-    const response = await route.fetch({ maxRedirects: 0 });
-    const location = response.headers().location;
-    const target = location ? new URL(location, url) : null;
-    if (!target || !isStandInHost(target.hostname)) {
-      await route.fulfill({ response });
-      return;
-    }
-    const { location: _location, 'content-length': _length, 'content-type': _type, ...headers } = response.headers();
-    await route.fulfill({
-      status: 200,
-      headers: { ...headers, 'content-type': 'text/html; charset=utf-8' },
-      body: `<!doctype html><title>Redirecting</title><script>location.replace(${JSON.stringify(target.toString())})</script>`,
-    });
-  });
+    },
+  );
 }
 
 export interface LocalListener {

@@ -141,7 +141,13 @@ describe('Shopify stand-in: OAuth authorization code grant, checked by @shopify/
   it('redirects straight back when the app holds the scopes already, and refuses a foreign redirect_uri or client_id', async () => {
     const authorize = (params: Record<string, string>) =>
       standIn.fetch(
-        `https://${SHOP}/admin/oauth/authorize?${new URLSearchParams({ client_id: standIn.app.apiKey, scope: 'read_products', redirect_uri: app.callbackUrl, state: 'nonce-1', ...params })}`,
+        `https://${SHOP}/admin/oauth/authorize?${new URLSearchParams({
+          client_id: standIn.app.apiKey,
+          scope: 'read_products',
+          redirect_uri: app.callbackUrl,
+          state: 'nonce-1',
+          ...params,
+        })}`,
       );
     const again = await authorize({});
     expect(again.status).toBe(302);

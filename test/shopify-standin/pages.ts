@@ -20,7 +20,9 @@ function page(title: string, body: string): string {
   h1 { font-size: 1.25rem; margin-top: 0; }
   ul { padding-left: 1.25rem; overflow-wrap: anywhere; }
   .actions { display: flex; gap: 0.75rem; flex-wrap: wrap; margin-top: 1.5rem; }
-  button { font: inherit; padding: 0.5rem 1rem; border-radius: 8px; border: 1px solid #8a8a8a; background: #fff; color: #303030; cursor: pointer; }
+  button {
+    font: inherit; padding: 0.5rem 1rem; border-radius: 8px; border: 1px solid #8a8a8a; background: #fff; color: #303030; cursor: pointer;
+  }
   button.primary { background: #303030; color: #fff; border-color: #303030; }
   p.shop { color: #616161; overflow-wrap: anywhere; }
 </style>

@@ -45,7 +45,8 @@ async function chargeConfirmation(
     const lines = subscription.lineItems.map((item) =>
       item.pricing.kind === 'usage'
         ? `Usage charges: ${item.pricing.terms} (up to ${decimal(item.pricing.cappedAmountCents)} ${item.pricing.currency} every 30 days)`
-        : `${decimal(item.pricing.priceCents)} ${item.pricing.currency} ${item.pricing.interval === 'ANNUAL' ? 'every year' : 'every 30 days'}`,
+        : `${decimal(item.pricing.priceCents)} ${item.pricing.currency} ` +
+          (item.pricing.interval === 'ANNUAL' ? 'every year' : 'every 30 days'),
     );
     return html(
       200,

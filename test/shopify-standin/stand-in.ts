@@ -141,9 +141,13 @@ export class ShopifyStandIn {
   /** Answers one request to https://{shop}.myshopify.com/... or the bulk results host. */
   readonly handle = (request: Request): Promise<Response> => route(this.core, this.oauth, request);
 
-  /** Makes a Playwright context (or page) reach the stand-in's pages at their real https URLs. */
-  routeBrowser(target: BrowserContext | Page): Promise<void> {
-    return routeBrowserToStandIn(target, this.handle);
+  /**
+   * Makes a Playwright context (or page) reach the stand-in's pages at their real https URLs.
+   * `mayRedirect` narrows which other navigations are fetched by the route to catch a redirect
+   * into the stand-in (an app's install path); by default every navigation is.
+   */
+  routeBrowser(target: BrowserContext | Page, mayRedirect?: (url: URL) => boolean): Promise<void> {
+    return routeBrowserToStandIn(target, this.handle, mayRedirect);
   }
 
   /** Serves the stand-in on 127.0.0.1 too, for another process: see fetch-bridge.ts. */

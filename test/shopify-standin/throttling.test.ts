@@ -64,7 +64,8 @@ describe('Shopify stand-in: cost-based throttling', () => {
   it('refunds the difference when less comes back than was asked for', async () => {
     clock += 10_000;
     const body = await graphql(
-      '{ products(first: 50, query: "id:>0", reverse: true, after: null) { nodes { id } } p2: products(first: 40, query: "status:draft") { nodes { id } } }',
+      '{ products(first: 50, query: "id:>0", reverse: true, after: null) { nodes { id } } ' +
+        'p2: products(first: 40, query: "status:draft") { nodes { id } } }',
     );
     // Two connections of 52 and 42 requested; no product is a draft, so the second costs 2.
     expect(body.extensions.cost).toEqual({

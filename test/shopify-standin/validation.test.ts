@@ -72,7 +72,12 @@ describe('Shopify stand-in: documents are checked against the 2026-10 Admin API 
     const response = await graphql(`#graphql
       query Profile {
         shop { name myshopifyDomain currencyCode description primaryDomain { host url } shopAddress { country countryCodeV2 } }
-        products(first: 2, query: "status:active") { nodes { id title status totalInventory featuredMedia { ... on MediaImage { image { url } } } variants(first: 1) { nodes { price } } } pageInfo { hasNextPage } }
+        products(first: 2, query: "status:active") {
+          nodes {
+            id title status totalInventory featuredMedia { ... on MediaImage { image { url } } } variants(first: 1) { nodes { price } }
+          }
+          pageInfo { hasNextPage }
+        }
       }`);
     expect(response.headers.get('x-shopify-api-version')).toBe('2026-10');
     const body = (await response.json()) as Record<string, any>;

@@ -27,7 +27,8 @@ describe('Shopify stand-in: webhooks, verified by @shopify/shopify-api', () => {
     token = standIn.installApp(SHOP, ['read_orders']);
     for (const topic of ['ORDERS_CREATE', 'ORDERS_PAID', 'ORDERS_CANCELLED', 'REFUNDS_CREATE']) {
       const response = await graphql(
-        `mutation { webhookSubscriptionCreate(topic: ${topic}, webhookSubscription: { uri: "https://app.test/webhooks" }) { userErrors { message } } }`,
+        `mutation { webhookSubscriptionCreate(topic: ${topic}, webhookSubscription: { uri: "https://app.test/webhooks" }) ` +
+          '{ userErrors { message } } }',
       );
       expect(((await response.json()) as any).data.webhookSubscriptionCreate.userErrors).toEqual([]);
     }

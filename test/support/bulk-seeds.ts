@@ -61,9 +61,8 @@ export async function insertCampaigns(db: Db, rows: CampaignSeed[]): Promise<voi
                                                   ${rows.map((row) => row.status)}::text[],
                                                   ${rows.map((row) => row.startDate)}::timestamptz[],
                                                   ${rows.map((row) => row.endDate)}::timestamptz[],
-                                                  ${rows.map((row) => row.createdAt)}::timestamptz[]) as x(i, o, p, n, s, sd, ed, t)`.execute(
-    db,
-  );
+                                                  ${rows.map((row) => row.createdAt)}::timestamptz[])
+           as x(i, o, p, n, s, sd, ed, t)`.execute(db);
 }
 
 /**

@@ -105,9 +105,11 @@ export class DashboardClient {
 export async function runningCollab(context: TestContext) {
   const shower = new DashboardClient(context.app);
   const partner = new DashboardClient(context.app);
-  const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
+  const showerEmail = `${uniqueId('s')}@shower.example`;
+  const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, showerEmail);
   const partnerDomain = `${uniqueId('store')}.example`;
-  const partnerId = await partner.signUpBrand('Partner Store', partnerDomain, `${uniqueId('p')}@store.example`);
+  const partnerEmail = `${uniqueId('p')}@store.example`;
+  const partnerId = await partner.signUpBrand('Partner Store', partnerDomain, partnerEmail);
   const { platformId } = await createPlatform(context.support);
   const key: string = (await shower.post('/dashboard/api/keys', { name: 'k' })).json().key;
   await partner.post('/dashboard/api/offer', { title: '15% off', imageUrl: 'https://cdn.example/p.png', discountPercent: 15 });
@@ -126,6 +128,8 @@ export async function runningCollab(context: TestContext) {
     partner,
     showerId,
     partnerId,
+    showerEmail,
+    partnerEmail,
     partnerDomain,
     platformId,
     key,

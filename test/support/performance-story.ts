@@ -70,7 +70,7 @@ export async function seedPerformanceStory(context: TestContext): Promise<Perfor
   ]);
 
   const [toZeta, toAlpha] = await app.runtime.attribution.referralTokens([alphaShowsZeta, zetaShowsAlpha]);
-  const orders = { db, commissionBasisPoints: context.config.orders.commissionBasisPoints };
+  const orders = { db, ...context.config.orders };
   const order = (storeDomain: string, customerId: string, totalCents: number, daysAgo: number, referralToken: string | undefined) =>
     receiveOrder(orders, {
       storeDomain,

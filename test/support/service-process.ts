@@ -65,12 +65,14 @@ export async function spawnEntryPoint(
   // 'close': the process has exited and everything it wrote has been read, so output() is whole.
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   try {
+    // A hang guard, not a bound: on PGlite under a loaded machine (load 19 on two cores, seen in a
+    // full run beside six other test runs) one start took over 60 s.
     await waitUntil(
       async () => {
         if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode} before it was ready: ${output}`);
         return options.isReady(output);
       },
-      60_000,
+      240_000,
       100,
     );
   } catch (error) {

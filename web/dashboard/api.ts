@@ -39,6 +39,7 @@ export async function post<T>(path: string, body: unknown = {}): Promise<T> {
 
 // The API's types come from the server's response schemas (types only: nothing of the server is bundled).
 export type {
+  AppRegistered,
   AuthorizedApp,
   BrandKey,
   BrandSearchResult as Brand,
@@ -46,13 +47,19 @@ export type {
   ClaimCheck,
   ClaimStarted,
   Collab as Campaign,
-  Figures,
   Invitation,
   IssuedKey,
   Offer,
   Partner,
   PartnerPage,
-  Performance,
   RecommendationWithId as Recommendation,
+  Recommendations,
+  ReferralLink,
+  RegisteredApp,
   Session,
+  SidePerformance,
+  SideTotals,
+  CurrencyFigures,
+  AttributionSettings,
 } from '../../src/dashboard/schemas.ts';
+export type { Statement } from '../../src/orders/schemas.ts';

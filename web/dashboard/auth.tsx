@@ -5,8 +5,11 @@ import { BrandFields, brandFromForm } from './brand-fields.tsx';
 
 type Screen = 'sign-in' | 'sign-up' | 'reset';
 
+/** `#/sign-up` and `#/reset` open those screens (the OAuth sign-in page links the first). */
+const screenFromHash = (): Screen => (location.hash === '#/reset' ? 'reset' : location.hash === '#/sign-up' ? 'sign-up' : 'sign-in');
+
 export function AuthScreens({ onSignedIn, devMailbox }: { onSignedIn: () => Promise<void>; devMailbox: boolean }) {
-  const [screen, setScreen] = useState<Screen>(location.hash === '#/reset' ? 'reset' : 'sign-in');
+  const [screen, setScreen] = useState<Screen>(screenFromHash());
   const [error, run, busy] = useAction();
   const [joining, setJoining] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, post, type Campaign, type Offer, type Partner } from './api.ts';
-import { ErrorText, Field, formValue, useAction } from './ui.tsx';
+import { ConfirmAction, ErrorText, Field, formValue, StatusText, useAction } from './ui.tsx';
 
 const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
 const day = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
@@ -122,7 +122,8 @@ export function Campaigns() {
   const [partners, setPartners] = useState<Partner[]>([]);
   const [own, setOwn] = useState<Offer | null>(null);
   const [customOffer, setCustomOffer] = useState(false);
-  const [error, run, busy] = useAction();
+  const [done, setDone] = useState<string | null>(null);
+  const [error, run, busy, setError] = useAction({ name: 'name', 'offer.title': 'offer title' });
 
   const refresh = async () => {
     setCampaigns((await get<{ data: Campaign[] }>('campaigns')).data);
@@ -133,10 +134,12 @@ export function Campaigns() {
     void run(refresh);
   }, []);
 
-  const act = (id: string, action: string, body: unknown = {}) =>
+  const act = (id: string, action: string, body: unknown = {}, text: string | null = null) =>
     run(async () => {
+      setDone(null);
       await post(`campaigns/${id}/${action}`, body);
       await refresh();
+      setDone(text);
     });
 
   return (
@@ -151,17 +154,27 @@ export function Campaigns() {
             onSubmit={(event) => {
               event.preventDefault();
               const form = event.currentTarget;
+              const startDate = toIso(formValue(form, 'startDate'));
+              const endDate = toIso(formValue(form, 'endDate'));
+              // Said before anything is sent, in the words of the form.
+              if (startDate && endDate && endDate <= startDate) {
+                setError('End date must be after the start date.');
+                return;
+              }
               void run(async () => {
+                setDone(null);
+                const name = formValue(form, 'name');
                 await post('campaigns', {
                   partnerId: formValue(form, 'partnerId'),
-                  name: formValue(form, 'name'),
-                  startDate: toIso(formValue(form, 'startDate')),
-                  endDate: toIso(formValue(form, 'endDate')),
+                  name,
+                  startDate,
+                  endDate,
                   offer: customOffer ? collabOfferFromForm(form, own) : undefined,
                 });
                 form.reset();
                 setCustomOffer(false);
                 await refresh();
+                setDone(`Draft ${name} created: start it below when you are ready.`);
               });
             }}
           >
@@ -175,10 +188,10 @@ export function Campaigns() {
             <Field label="Name">
               <input name="name" required maxLength={100} />
             </Field>
-            <Field label="Start (optional)">
+            <Field label="Start date (optional)">
               <input name="startDate" type="datetime-local" />
             </Field>
-            <Field label="End (optional)">
+            <Field label="End date (optional)">
               <input name="endDate" type="datetime-local" />
             </Field>
             <fieldset>
@@ -200,6 +213,7 @@ export function Campaigns() {
           </form>
         )}
         <ErrorText error={error} />
+        <StatusText text={done} />
       </section>
 
       <section aria-labelledby="campaign-list">
@@ -219,7 +233,7 @@ export function Campaigns() {
               <div class="actions">
                 {campaign.mine && campaign.status === 'draft' && (
                   <>
-                    <button type="button" onClick={() => act(campaign.id, 'start')}>
+                    <button type="button" onClick={() => act(campaign.id, 'start', {}, `${campaign.name ?? 'The collab'} is active.`)}>
                       Start now
                     </button>
                     <form
@@ -230,7 +244,7 @@ export function Campaigns() {
                         void act(campaign.id, 'schedule', { startDate: toIso(formValue(event.currentTarget, 'startDate')) });
                       }}
                     >
-                      <Field label="Start at">
+                      <Field label="Start date">
                         <input name="startDate" type="datetime-local" required />
                       </Field>
                       <button type="submit" class="secondary">
@@ -240,9 +254,13 @@ export function Campaigns() {
                   </>
                 )}
                 {campaign.status !== 'closed' && (
-                  <button type="button" class="secondary" onClick={() => act(campaign.id, 'close')}>
-                    Close
-                  </button>
+                  <ConfirmAction
+                    label="Close"
+                    name={`Close ${campaign.name ?? 'collab'}`}
+                    question={`Close ${campaign.name ?? 'this collab'}? Its offers stop being shown; a closed collab cannot start again.`}
+                    confirmLabel="Close collab"
+                    onConfirm={() => act(campaign.id, 'close', {}, `${campaign.name ?? 'The collab'} is closed.`)}
+                  />
                 )}
               </div>
               <div class="actions">

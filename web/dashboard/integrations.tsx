@@ -1,26 +1,36 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { get, post, type AuthorizedApp, type BrandKey, type Invitation, type IssuedKey as NewKey } from './api.ts';
-import { ErrorText, Field, formValue, useAction } from './ui.tsx';
+import {
+  get,
+  post,
+  type AppRegistered,
+  type AuthorizedApp,
+  type BrandKey,
+  type Invitation,
+  type IssuedKey as NewKey,
+  type RegisteredApp,
+} from './api.ts';
+import { ConfirmAction, ErrorText, Field, formValue, StatusText, useAction } from './ui.tsx';
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'Never');
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : 'Never');
 
 /**
- * The new key, shown once, with a copy button. Where the browser gives no clipboard (a plain
- * http address on a LAN, for one), the key is selected instead and the person told to copy it.
+ * A secret shown once (an API key, an app's client secret), with a copy button. Where the browser
+ * gives no clipboard (a plain http address on a LAN, for one), the secret is selected instead and
+ * the person told to copy it.
  */
-function IssuedKey({ plaintext }: { plaintext: string }) {
+function SecretOnce({ plaintext, noun, testId }: { plaintext: string; noun: string; testId: string }) {
   const [copy, setCopy] = useState<'idle' | 'copied' | 'selected'>('idle');
-  const keyText = useRef<HTMLElement>(null);
-  const selectKey = () => {
+  const secretText = useRef<HTMLElement>(null);
+  const selectSecret = () => {
     const selection = getSelection();
-    if (!keyText.current || !selection) return;
+    if (!secretText.current || !selection) return;
     const range = document.createRange();
-    range.selectNodeContents(keyText.current);
+    range.selectNodeContents(secretText.current);
     selection.removeAllRanges();
     selection.addRange(range);
     setCopy('selected');
   };
-  const copyKey = async () => {
+  const copySecret = async () => {
     // Undefined outside secure contexts, whatever the type says.
     const clipboard = navigator.clipboard as Clipboard | undefined;
     if (clipboard) {
@@ -29,41 +39,170 @@ function IssuedKey({ plaintext }: { plaintext: string }) {
         setCopy('copied');
         return;
       } catch {
-        // Refused (no permission): fall back to selecting the key.
+        // Refused (no permission): fall back to selecting the secret.
       }
     }
-    selectKey();
+    selectSecret();
   };
   return (
     <div class="notice">
-      <p>Copy your key now: it is shown only once.</p>
-      <code data-testid="new-key" ref={keyText}>
+      <p>Copy your {noun} now: it is shown only once.</p>
+      <code data-testid={testId} ref={secretText}>
         {plaintext}
       </code>{' '}
-      <button type="button" onClick={() => void copyKey()}>
+      <button type="button" onClick={() => void copySecret()} aria-label={`Copy ${noun}`}>
         {copy === 'copied' ? 'Copied' : 'Copy'}
       </button>
       <p role="status">
-        {copy === 'copied' && 'The key is on your clipboard.'}
-        {copy === 'selected' && 'This page cannot use the clipboard here, so the key is selected: press Ctrl+C (⌘C on a Mac) to copy it.'}
+        {copy === 'copied' && `The ${noun} is on your clipboard.`}
+        {copy === 'selected' &&
+          `This page cannot use the clipboard here, so the ${noun} is selected: press Ctrl+C (⌘C on a Mac) to copy it.`}
       </p>
     </div>
   );
 }
 
-export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string; sandbox: boolean; domain: string | null }) {
-  const [keys, setKeys] = useState<BrandKey[]>([]);
-  const [apps, setApps] = useState<AuthorizedApp[]>([]);
-  const [issued, setIssued] = useState<string | null>(null);
-  const [invitation, setInvitation] = useState<string | null>(null);
-  const [error, run, busy] = useAction();
-
-  const refresh = async () => {
-    setKeys((await get<{ data: BrandKey[] }>('keys')).data);
-    setApps((await get<{ data: AuthorizedApp[] }>('apps')).data);
-  };
+/** OAuth apps the brand registers itself: an app that acts for brands that authorize it (this one included). */
+function RegisteredApps({ onChanged }: { onChanged: () => Promise<void> }) {
+  const [apps, setApps] = useState<RegisteredApp[] | null>(null);
+  const [registered, setRegistered] = useState<AppRegistered | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [error, run, busy] = useAction({ name: 'app name', redirectUris: 'redirect URIs' });
+  const refresh = async () => setApps((await get<{ data: RegisteredApp[] }>('oauth-apps')).data);
   useEffect(() => {
     void run(refresh);
+  }, []);
+
+  return (
+    <section aria-labelledby="own-apps-title">
+      <h2 id="own-apps-title">Your OAuth apps</h2>
+      <p class="muted">
+        Register an app that acts for brands through OAuth (docs: <a href="/docs">API reference</a>). Staff of a brand authorize it on a
+        consent page; a server app also gets a client secret, shown once.
+      </p>
+      <form
+        aria-label="Register an OAuth app"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const form = event.currentTarget;
+          const redirectUris = formValue(form, 'redirectUris')
+            .split('\n')
+            .map((uri) => uri.trim())
+            .filter(Boolean);
+          void run(async () => {
+            setDone(null);
+            const result = await post<AppRegistered>('oauth-apps', {
+              name: formValue(form, 'name'),
+              redirectUris,
+              confidential: formValue(form, 'kind') === 'server',
+            });
+            setRegistered(result);
+            form.reset();
+            await refresh();
+            await onChanged();
+          });
+        }}
+      >
+        <Field label="App name" hint="Shown to brand staff when they authorize it">
+          <input name="name" required maxLength={100} />
+        </Field>
+        <Field label="Redirect URIs" hint="One a line: https, or http on 127.0.0.1, [::1] or localhost">
+          <textarea name="redirectUris" required rows={2} maxLength={20 * 2001} />
+        </Field>
+        <fieldset>
+          <legend>Kind of app</legend>
+          <label class="choice">
+            <input type="radio" name="kind" value="server" checked /> Server app: keeps a client secret
+          </label>
+          <label class="choice">
+            <input type="radio" name="kind" value="public" /> Browser or mobile app: no secret, PKCE only
+          </label>
+        </fieldset>
+        <ErrorText error={error} />
+        <button type="submit" disabled={busy}>
+          Register app
+        </button>
+      </form>
+      {registered && (
+        <div class="notice" data-testid="registered-app">
+          <p>
+            {registered.name} is registered. Its client id is <code>{registered.clientId}</code>.
+          </p>
+          {registered.clientSecret && (
+            <SecretOnce key={registered.clientSecret} plaintext={registered.clientSecret} noun="client secret" testId="client-secret" />
+          )}
+        </div>
+      )}
+      <StatusText text={done} />
+      {apps?.length === 0 && <p class="muted">You have registered no OAuth app.</p>}
+      {apps && apps.length > 0 && (
+        <table class="stack">
+          <caption class="visually-hidden">Your OAuth apps</caption>
+          <thead>
+            <tr>
+              <th scope="col">App</th>
+              <th scope="col">Client id</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Redirect URIs</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {apps.map((app) => (
+              <tr key={app.clientId}>
+                <td data-label="App">{app.name}</td>
+                <td data-label="Client id">
+                  <code>{app.clientId}</code>
+                </td>
+                <td data-label="Kind">{app.confidential ? 'Server' : 'Browser or mobile'}</td>
+                <td data-label="Redirect URIs">
+                  {app.redirectUris.map((uri) => (
+                    <code class="block">{uri}</code>
+                  ))}
+                </td>
+                <td>
+                  <ConfirmAction
+                    label="Delete"
+                    name={`Delete app ${app.name}`}
+                    question={`Delete ${app.name}? Every brand's authorization of it ends, and its tokens stop working at once.`}
+                    confirmLabel="Delete app"
+                    onConfirm={() =>
+                      run(async () => {
+                        await post(`oauth-apps/${encodeURIComponent(app.clientId)}/delete`);
+                        if (registered?.clientId === app.clientId) setRegistered(null);
+                        await refresh();
+                        await onChanged();
+                        setDone(`${app.name} was deleted; its tokens no longer work.`);
+                      })
+                    }
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string; sandbox: boolean; domain: string | null }) {
+  const [keys, setKeys] = useState<BrandKey[] | null>(null);
+  const [apps, setApps] = useState<AuthorizedApp[] | null>(null);
+  const [issued, setIssued] = useState<NewKey | null>(null);
+  const [invitation, setInvitation] = useState<string | null>(null);
+  const [keyDone, setKeyDone] = useState<string | null>(null);
+  const [appDone, setAppDone] = useState<string | null>(null);
+  const [error, run, busy] = useAction({ name: 'key name' });
+
+  const refreshKeys = async () => setKeys((await get<{ data: BrandKey[] }>('keys')).data);
+  const refreshApps = async () => setApps((await get<{ data: AuthorizedApp[] }>('apps')).data);
+  useEffect(() => {
+    void run(async () => {
+      await Promise.all([refreshKeys(), refreshApps()]);
+    });
   }, []);
 
   return (
@@ -81,10 +220,11 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
             event.preventDefault();
             const form = event.currentTarget;
             void run(async () => {
+              setKeyDone(null);
               const result = await post<NewKey>('keys', { name: formValue(form, 'name') });
-              setIssued(result.key);
+              setIssued(result);
               form.reset();
-              await refresh();
+              await refreshKeys();
             });
           }}
         >
@@ -95,56 +235,61 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
             Generate key
           </button>
         </form>
-        {issued && <IssuedKey key={issued} plaintext={issued} />}
-        <table>
-          <caption class="visually-hidden">API keys</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
+        {issued && <SecretOnce key={issued.key} plaintext={issued.key} noun="key" testId="new-key" />}
+        <StatusText text={keyDone} />
+        {keys?.length === 0 && <p class="muted">You have no API keys. Generate one above; it is shown once.</p>}
+        {keys && keys.length > 0 && (
+          <table class="stack">
+            <caption class="visually-hidden">API keys</caption>
+            <thead>
               <tr>
-                <td>{key.name}</td>
-                <td>
-                  <code>…{key.lastFour}</code>
-                </td>
-                <td>{when(key.createdAt)}</td>
-                <td>{when(key.lastUsedAt)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="secondary"
-                    aria-label={`Revoke key ${key.name}`}
-                    onClick={() =>
-                      run(async () => {
-                        await post(`keys/${key.keyId}/revoke`);
-                        await refresh();
-                      })
-                    }
-                  >
-                    Revoke
-                  </button>
-                </td>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr key={key.keyId}>
+                  <td data-label="Name">{key.name}</td>
+                  <td data-label="Key">
+                    <code>…{key.lastFour}</code>
+                  </td>
+                  <td data-label="Created">{when(key.createdAt)}</td>
+                  <td data-label="Last used">{when(key.lastUsedAt)}</td>
+                  <td>
+                    <ConfirmAction
+                      label="Revoke"
+                      name={`Revoke key ${key.name}`}
+                      question={`Revoke key ${key.name}? Requests that send it are refused from now on.`}
+                      confirmLabel="Revoke key"
+                      onConfirm={() =>
+                        run(async () => {
+                          await post(`keys/${key.keyId}/revoke`);
+                          if (issued?.keyId === key.keyId) setIssued(null);
+                          await refreshKeys();
+                          setKeyDone(`Key ${key.name} (…${key.lastFour}) was revoked: requests that send it are refused.`);
+                        })
+                      }
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
       </section>
 
       <section aria-labelledby="apps-title">
         <h2 id="apps-title">Authorized apps</h2>
-        {apps.length === 0 ? (
-          <p class="muted">No app is authorized for your brand.</p>
-        ) : (
-          <table>
+        <StatusText text={appDone} />
+        {apps?.length === 0 && <p class="muted">No app is authorized for your brand.</p>}
+        {apps && apps.length > 0 && (
+          <table class="stack">
             <caption class="visually-hidden">Authorized apps</caption>
             <thead>
               <tr>
@@ -158,24 +303,24 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
             </thead>
             <tbody>
               {apps.map((app) => (
-                <tr>
-                  <td>{app.name}</td>
-                  <td>{app.platform ?? '—'}</td>
-                  <td>{when(app.authorizedAt)}</td>
+                <tr key={app.grantId}>
+                  <td data-label="App">{app.name}</td>
+                  <td data-label="Platform">{app.platform ?? '—'}</td>
+                  <td data-label="Authorized">{when(app.authorizedAt)}</td>
                   <td>
-                    <button
-                      type="button"
-                      class="secondary"
-                      aria-label={`Revoke ${app.name}`}
-                      onClick={() =>
+                    <ConfirmAction
+                      label="Revoke"
+                      name={`Revoke ${app.name}`}
+                      question={`Revoke ${app.name}? It can no longer act for your brand, and its tokens stop working at once.`}
+                      confirmLabel="Revoke app"
+                      onConfirm={() =>
                         run(async () => {
                           await post(`apps/${app.grantId}/revoke`);
-                          await refresh();
+                          await refreshApps();
+                          setAppDone(`${app.name} was revoked: it can no longer act for your brand.`);
                         })
                       }
-                    >
-                      Revoke
-                    </button>
+                    />
                   </td>
                 </tr>
               ))}
@@ -183,6 +328,8 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
           </table>
         )}
       </section>
+
+      <RegisteredApps onChanged={refreshApps} />
 
       <section aria-labelledby="team-title">
         <h2 id="team-title">Team</h2>

@@ -8,6 +8,7 @@ import { Campaigns } from './campaigns.tsx';
 import { OfferPage } from './offer.tsx';
 import { Integrations } from './integrations.tsx';
 import { PerformancePage } from './performance.tsx';
+import { StatementsPage } from './statements.tsx';
 
 const SECTIONS = [
   ['partnerships', 'Partnerships'],
@@ -15,6 +16,7 @@ const SECTIONS = [
   ['offer', 'Your offer'],
   ['integrations', 'Integrations'],
   ['performance', 'Performance'],
+  ['statements', 'Statements'],
 ] as const;
 type Section = (typeof SECTIONS)[number][0];
 
@@ -26,6 +28,8 @@ function sectionFromHash(): Section {
 function App() {
   const [session, setSession] = useState<Session | null>(null);
   const [section, setSection] = useState<Section>(sectionFromHash());
+  /** On a phone the sections fold into a menu, so the header stays one line. */
+  const [menuOpen, setMenuOpen] = useState(false);
 
   const load = async () => {
     const loaded = await get<Session>('session');
@@ -34,7 +38,10 @@ function App() {
   };
   useEffect(() => {
     void load();
-    const onHash = () => setSection(sectionFromHash());
+    const onHash = () => {
+      setSection(sectionFromHash());
+      setMenuOpen(false);
+    };
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
@@ -53,7 +60,16 @@ function App() {
     <>
       <header class="topbar">
         <span class="brand">{session.user.brandName ?? 'Your brand'}</span>
-        <nav aria-label="Dashboard sections">
+        <button
+          type="button"
+          class="secondary menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="dashboard-sections"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </button>
+        <nav id="dashboard-sections" class={menuOpen ? 'open' : undefined} aria-label="Dashboard sections">
           {SECTIONS.map(([id, label]) => (
             <a href={`#/${id}`} aria-current={id === section ? 'page' : undefined}>
               {label}
@@ -75,11 +91,12 @@ function App() {
         <h1>{title}</h1>
         {section === 'partnerships' && <Partnerships />}
         {section === 'campaigns' && <Campaigns />}
-        {section === 'offer' && <OfferPage />}
+        {section === 'offer' && <OfferPage storeDomain={session.user.domain} />}
         {section === 'integrations' && (
           <Integrations keyPrefix={session.keyPrefix} sandbox={session.sandbox} domain={session.user.domain} />
         )}
         {section === 'performance' && <PerformancePage />}
+        {section === 'statements' && <StatementsPage />}
       </main>
     </>
   );

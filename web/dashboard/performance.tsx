@@ -1,17 +1,63 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, type Figures, type Performance } from './api.ts';
-import { ErrorText, Field, formValue, money, useAction } from './ui.tsx';
+import { get, post, type AttributionSettings, type CurrencyFigures, type SidePerformance, type SideTotals } from './api.ts';
+import { ErrorText, Field, formValue, useAction } from './ui.tsx';
 
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
-const COLUMNS: Array<[keyof Figures, string, (value: number) => string]> = [
-  ['views', 'Views', String],
-  ['clicks', 'Clicks', String],
-  ['orders', 'Orders', String],
-  ['newCustomers', 'New customers', String],
-  ['revenueCents', 'Revenue', money],
-  ['commissionCents', 'Commission', money],
-];
+/** An amount in minor units of its currency, as the currency writes it ($12.34, ¥1,234, 12,34 € in the browser's locale). */
+export function currencyAmount(minor: number, currency: string): string {
+  const format = new Intl.NumberFormat(undefined, { style: 'currency', currency });
+  return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+}
+
+/** One line per currency; currencies are never added together. */
+function MoneyLines({ money, field }: { money: CurrencyFigures[]; field: 'revenueMinor' | 'commissionMinor' }) {
+  if (money.length === 0) return <>—</>;
+  return (
+    <>
+      {money.map((line) => (
+        <span class="money-line" data-currency={line.currency}>
+          {currencyAmount(line[field], line.currency)}
+        </span>
+      ))}
+    </>
+  );
+}
+
+type Side = SidePerformance['side'];
+type Column = { label: string; total: string; cell: (figures: SideTotals) => preact.ComponentChildren };
+
+const count = (field: 'views' | 'clicks' | 'orders' | 'newCustomers') => (figures: SideTotals) => String(figures[field]);
+
+/**
+ * What each role shows: the side where the brand showed partners' offers counts the orders it sent;
+ * the other, what it received and owes.
+ */
+const SIDES: Record<Side, { title: string; about: string; columns: Column[] }> = {
+  shown: {
+    title: "Partners' offers on your pages",
+    about: 'What you showed on your own order pages and on platforms: views, clicks and the orders you sent to partners.',
+    columns: [
+      { label: 'Views', total: 'views', cell: count('views') },
+      { label: 'Clicks', total: 'clicks', cell: count('clicks') },
+      { label: 'Orders sent', total: 'orders', cell: count('orders') },
+    ],
+  },
+  received: {
+    title: "Your offer on partners' pages",
+    about:
+      "Views of your offer on partners' pages, clicks, the orders you received, new customers, revenue (less refunds) " +
+      'and the commission you owe, per currency.',
+    columns: [
+      { label: 'Views', total: 'views', cell: count('views') },
+      { label: 'Clicks', total: 'clicks', cell: count('clicks') },
+      { label: 'Orders received', total: 'orders', cell: count('orders') },
+      { label: 'New customers', total: 'newCustomers', cell: count('newCustomers') },
+      { label: 'Revenue', total: 'revenue', cell: (figures) => <MoneyLines money={figures.money} field="revenueMinor" /> },
+      { label: 'Commission owed', total: 'commission', cell: (figures) => <MoneyLines money={figures.money} field="commissionMinor" /> },
+    ],
+  },
+};
 
 /** The smallest of 1, 2 or 5 times a power of ten that is at least `value`: round axis steps. */
 function niceCeiling(value: number): number {
@@ -26,7 +72,7 @@ const X_LABELS = 6;
 const LABEL_GAP = 100;
 
 /** Views and clicks per day for every day of the range (the server fills empty days with zeros). */
-function Chart({ days }: { days: Performance['byDay'] }) {
+function Chart({ title, days }: { title: string; days: SidePerformance['byDay'] }) {
   const plotWidth = CHART.width - CHART.left - CHART.right;
   const plotHeight = CHART.height - CHART.top - CHART.bottom;
   const top = niceCeiling(Math.max(...days.map((d) => Math.max(d.views, d.clicks)), 0));
@@ -34,11 +80,14 @@ function Chart({ days }: { days: Performance['byDay'] }) {
   const band = plotWidth / Math.max(1, days.length);
   const y = (value: number) => CHART.top + plotHeight - (value / top) * plotHeight;
   const labelEvery = Math.max(1, Math.ceil(days.length / X_LABELS));
-  const busiest = days.reduce<Performance['byDay'][number] | undefined>((best, d) => (d.views > (best?.views ?? 0) ? d : best), undefined);
+  const busiest = days.reduce<SidePerformance['byDay'][number] | undefined>(
+    (best, d) => (d.views > (best?.views ?? 0) ? d : best),
+    undefined,
+  );
   const first = days[0]?.date ?? '';
   const last = days[days.length - 1]?.date ?? '';
   const description =
-    `Views and clicks per day from ${first} to ${last}, ${days.length} days. ` +
+    `${title}: views and clicks per day from ${first} to ${last}, ${days.length} days. ` +
     (busiest ? `Most views: ${busiest.views} on ${busiest.date}.` : 'No views in this range.');
   return (
     <figure>
@@ -97,29 +146,30 @@ function Chart({ days }: { days: Performance['byDay'] }) {
   );
 }
 
-function Table({ title, rows }: { title: string; rows: Array<Figures & { key: string; name: string }> }) {
+/** A table of figures; on a narrow screen each row stacks its cells, each labelled with its column. */
+function Table({ title, columns, rows }: { title: string; columns: Column[]; rows: Array<SideTotals & { key: string; name: string }> }) {
   return (
-    <table>
+    <table class="figures">
       <caption>{title}</caption>
       <thead>
         <tr>
           <th scope="col">Name</th>
-          {COLUMNS.map(([, label]) => (
-            <th scope="col">{label}</th>
+          {columns.map((column) => (
+            <th scope="col">{column.label}</th>
           ))}
         </tr>
       </thead>
       <tbody>
         {rows.length === 0 && (
           <tr>
-            <td colSpan={COLUMNS.length + 1}>No activity.</td>
+            <td colSpan={columns.length + 1}>No activity.</td>
           </tr>
         )}
         {rows.map((row) => (
           <tr data-row={row.key}>
             <th scope="row">{row.name}</th>
-            {COLUMNS.map(([field, , format]) => (
-              <td>{format(row[field])}</td>
+            {columns.map((column) => (
+              <td data-label={column.label}>{column.cell(row)}</td>
             ))}
           </tr>
         ))}
@@ -128,7 +178,7 @@ function Table({ title, rows }: { title: string; rows: Array<Figures & { key: st
   );
 }
 
-function Pager({ page, onPage, busy }: { page: Performance['byPartner']; onPage: (pageIndex: number) => void; busy: boolean }) {
+function Pager({ page, onPage, busy }: { page: SidePerformance['byPartner']; onPage: (pageIndex: number) => void; busy: boolean }) {
   const pages = Math.max(1, Math.ceil(page.totalRows / page.pageSize));
   if (pages === 1) return null;
   return (
@@ -146,17 +196,88 @@ function Pager({ page, onPage, busy }: { page: Performance['byPartner']; onPage:
   );
 }
 
-export function PerformancePage() {
-  const today = new Date();
-  const [range, setRange] = useState({ from: isoDay(new Date(today.getTime() - 29 * 86_400_000)), to: isoDay(today) });
-  const [pageIndex, setPageIndex] = useState(1);
-  const [report, setReport] = useState<Performance | null>(null);
+/** Whether the brand's store counts orders after a view of its offer: off by default; clicks always count. */
+function ViewThrough() {
+  const [settings, setSettings] = useState<AttributionSettings | null>(null);
   const [error, run, busy] = useAction();
   useEffect(() => {
-    void run(async () => setReport(await get<Performance>(`performance?from=${range.from}&to=${range.to}&pageIndex=${pageIndex}`)));
-    // A new range object on every submit: Show reloads the figures even for the same dates.
-  }, [range, pageIndex]);
+    void run(async () => setSettings(await get<AttributionSettings>('attribution-settings')));
+  }, []);
+  if (!settings) return <ErrorText error={error} />;
+  return (
+    <>
+      <label class="checkbox">
+        <input
+          type="checkbox"
+          checked={settings.viewThrough}
+          disabled={busy}
+          onChange={(event) => {
+            const viewThrough = event.currentTarget.checked;
+            void run(async () => setSettings(await post<AttributionSettings>('attribution-settings', { viewThrough })));
+          }}
+        />
+        Also count orders after a partner only showed your offer (view-through); orders after a click always count
+      </label>
+      <ErrorText error={error} />
+    </>
+  );
+}
 
+/** One of the brand's two roles over the range: totals, chart, per-platform and per-partner tables, CSV. */
+function SideReport({ side, range }: { side: Side; range: { from: string; to: string } }) {
+  const { title, about, columns } = SIDES[side];
+  const [pageIndex, setPageIndex] = useState(1);
+  const [report, setReport] = useState<SidePerformance | null>(null);
+  const [error, run, busy] = useAction();
+  // A new range mounts a new report (see PerformancePage), starting at the first page.
+  useEffect(() => {
+    void run(async () =>
+      setReport(await get<SidePerformance>(`performance/${side}?from=${range.from}&to=${range.to}&pageIndex=${pageIndex}`)),
+    );
+  }, [pageIndex]);
+  const headingId = `side-${side}`;
+  return (
+    <section aria-labelledby={headingId} class="side">
+      <h2 id={headingId}>{title}</h2>
+      <p class="muted">{about}</p>
+      {side === 'received' && <ViewThrough />}
+      <p>
+        <a class="button secondary" href={`/dashboard/api/performance/${side}.csv?from=${range.from}&to=${range.to}`} download>
+          Export CSV<span class="visually-hidden">: {title}</span>
+        </a>
+      </p>
+      <ErrorText error={error} />
+      {report && (
+        <>
+          <dl class="totals">
+            {columns.map((column) => (
+              <div>
+                <dt>{column.label}</dt>
+                <dd data-total={column.total}>{column.cell(report.totals)}</dd>
+              </div>
+            ))}
+          </dl>
+          <Chart title={title} days={report.byDay} />
+          <Table
+            title={`${title}, per platform`}
+            columns={columns}
+            rows={report.byPlatform.map((row) => ({ ...row, key: row.platformId, name: row.name ?? row.platformId }))}
+          />
+          <Table
+            title={`${title}, per partner`}
+            columns={columns}
+            rows={report.byPartner.data.map((row) => ({ ...row, key: row.companyId, name: row.name ?? row.companyId }))}
+          />
+          <Pager page={report.byPartner} onPage={setPageIndex} busy={busy} />
+        </>
+      )}
+    </section>
+  );
+}
+
+export function PerformancePage() {
+  const today = new Date();
+  const [range, setRange] = useState({ from: isoDay(new Date(today.getTime() - 29 * 86_400_000)), to: isoDay(today), shown: 0 });
   return (
     <>
       <form
@@ -165,8 +286,8 @@ export function PerformancePage() {
         onSubmit={(event) => {
           event.preventDefault();
           const form = event.currentTarget;
-          setRange({ from: formValue(form, 'from'), to: formValue(form, 'to') });
-          setPageIndex(1);
+          // Every submit counts: Show reloads the figures even for the same dates.
+          setRange({ from: formValue(form, 'from'), to: formValue(form, 'to'), shown: range.shown + 1 });
         }}
       >
         <Field label="From">
@@ -175,36 +296,14 @@ export function PerformancePage() {
         <Field label="To">
           <input name="to" type="date" required value={range.to} />
         </Field>
-        <button type="submit" disabled={busy}>
-          Show
-        </button>
-        <a class="button secondary" href={`/dashboard/api/performance.csv?from=${range.from}&to=${range.to}`} download>
-          Export CSV
-        </a>
+        <button type="submit">Show</button>
       </form>
-      <ErrorText error={error} />
-      {report && (
-        <>
-          <dl class="totals">
-            {COLUMNS.map(([field, label, format]) => (
-              <div>
-                <dt>{label}</dt>
-                <dd data-total={field}>{format(report.totals[field])}</dd>
-              </div>
-            ))}
-          </dl>
-          <Chart days={report.byDay} />
-          <Table
-            title="Per platform"
-            rows={report.byPlatform.map((row) => ({ ...row, key: row.platformId, name: row.name ?? row.platformId }))}
-          />
-          <Table
-            title="Per partner"
-            rows={report.byPartner.data.map((row) => ({ ...row, key: row.companyId, name: row.name ?? row.companyId }))}
-          />
-          <Pager page={report.byPartner} onPage={setPageIndex} busy={busy} />
-        </>
-      )}
+      <p>
+        Orders count for the showing the shopper clicked last within the attribution window; what each brand owes is on its{' '}
+        <a href="#/statements">monthly statements</a>.
+      </p>
+      <SideReport key={`shown-${range.shown}`} side="shown" range={range} />
+      <SideReport key={`received-${range.shown}`} side="received" range={range} />
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { ActionLink, OfferPreview, ProgressStep } from '../../src/plugin/embed-state';
+import type { ActionLink, OfferPreview, ProgressStep } from '../loader/embed-state';
 import type { EmbedBoot, EmbedState } from '../../src/plugin/embed-view';
 import { exchangeSecret, fetchState, ServiceError, turnBackOn, turnOnCrossPromotion } from './api';
 import { createBridge } from './bridge';
@@ -9,6 +9,8 @@ type Bridge = ReturnType<typeof createBridge>;
 type AppBoot = Extract<EmbedBoot, { page: 'app' }>;
 
 const UNREACHABLE: View = { kind: 'notice', notice: 'unreachable' };
+/** The page mode's starting height, and its least (SPEC 4.7); the loader draws the box at it before the app answers. */
+const PAGE_START_HEIGHT = 480;
 
 function lastControl(): HTMLElement | undefined {
   const controls = [...document.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled])')];
@@ -37,13 +39,15 @@ export function App({ boot }: { boot: EmbedBoot }) {
     };
   }, []);
 
-  // Page mode: the iframe follows the content's height, up and down.
+  // Page mode: the iframe grows with the content and never goes below the 480 px it starts at
+  // (SPEC 4.7), so a short screen does not shift the host page. The app reports the height it
+  // wants, so every loader already published behaves so.
   useEffect(() => {
     const element = root.current;
     if (!element || typeof ResizeObserver !== 'function') return;
     let last = 0;
     const observer = new ResizeObserver(() => {
-      const height = Math.ceil(element.getBoundingClientRect().height);
+      const height = Math.max(PAGE_START_HEIGHT, Math.ceil(element.getBoundingClientRect().height));
       if (height !== last) {
         last = height;
         bridge.send({ type: 'height', height });

@@ -1,4 +1,4 @@
-import { MESSAGE_CHANNEL, type EmbedToLoader, type LoaderToEmbed, type Stage } from '../../src/plugin/embed-state';
+import { MESSAGE_CHANNEL, type EmbedToLoader, type LoaderToEmbed, type Stage } from '../loader/embed-state';
 
 type Outgoing =
   | { type: 'ready' }

@@ -1,7 +1,7 @@
 // The loader's own first check of a store domain, exactly as published in v2.0.0: a change of
 // its code (here or in store-domain.ts) changes the minified loader and so its pinned integrity hash.
 // It only decides whether the loader mounts; the service canonicalizes the domain again with the
-// one rule of SPEC 4.2 plus UTS-46 (src/platforms/domain.ts), which runs in Node only.
+// one rule of SPEC 4.2 plus UTS-46 (src/shared/domain.ts), which runs in Node only.
 
 /**
  * Lowercases the host and removes the scheme (http:// or https://), a leading www., the port,

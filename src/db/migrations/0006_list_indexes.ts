@@ -10,9 +10,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index campaigns_owner_list_idx on campaigns (owner_id, created_at, id) include (status, start_date, end_date)`.execute(
     db,
   );
-  await sql`create index campaigns_partner_list_idx on campaigns (partner_id, created_at, id) include (status, start_date, end_date)`.execute(
-    db,
-  );
+  await sql`create index campaigns_partner_list_idx on campaigns (partner_id, created_at, id)
+            include (status, start_date, end_date)`.execute(db);
   await sql`drop index campaigns_owner_idx`.execute(db);
   await sql`drop index campaigns_partner_idx`.execute(db);
   await sql`create index companies_newest_idx on companies (created_at, id)`.execute(db);

@@ -57,9 +57,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
 
   // The performance page reads a showing brand's counters by day; the partner side has its index already.
-  await sql`create index attribution_counters_brand_idx on attribution_counters (brand_id, day) include (platform_id, partner_id, views, clicks, orders)`.execute(
-    db,
-  );
+  await sql`create index attribution_counters_brand_idx on attribution_counters (brand_id, day)
+            include (platform_id, partner_id, views, clicks, orders)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

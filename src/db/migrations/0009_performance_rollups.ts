@@ -98,9 +98,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     end $$`.execute(db);
   await sql`
     create trigger companies_rename_performance_partners after update on companies
-    referencing old table as old_companies new table as new_companies for each statement execute function rename_performance_partners()`.execute(
-    db,
-  );
+    referencing old table as old_companies new table as new_companies
+    for each statement execute function rename_performance_partners()`.execute(db);
   await sql`
     insert into performance_partners (company_id, other_id, other_name)
     select pair.company_id, pair.other_id, other.business_name
@@ -112,7 +111,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create function record_performance(
       platform_ids uuid[], days date[], brand_ids text[], partner_ids text[],
-      view_counts bigint[], click_counts bigint[], order_counts bigint[], new_customer_counts bigint[], revenue bigint[], commission bigint[]
+      view_counts bigint[], click_counts bigint[], order_counts bigint[], new_customer_counts bigint[],
+      revenue bigint[], commission bigint[]
     ) returns void language plpgsql as $$
     begin
       -- Rows go in key order, so writers touching overlapping rows lock them in the same order.
@@ -121,7 +121,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
                coalesce(d.views, 0) as views, coalesce(d.clicks, 0) as clicks, coalesce(d.orders, 0) as orders,
                coalesce(d.new_customers, 0) as new_customers, coalesce(d.revenue_cents, 0) as revenue_cents,
                coalesce(d.commission_cents, 0) as commission_cents
-        from unnest(platform_ids, days, brand_ids, partner_ids, view_counts, click_counts, order_counts, new_customer_counts, revenue, commission)
+        from unnest(platform_ids, days, brand_ids, partner_ids, view_counts, click_counts, order_counts, new_customer_counts,
+                    revenue, commission)
                as d(platform_id, day, brand_id, partner_id, views, clicks, orders, new_customers, revenue_cents, commission_cents)
         where d.platform_id is not null
       ),
@@ -196,10 +197,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     begin
       truncate performance_days, performance_pair_days;
       update performance_sealed set sealed_through = null;
-      perform record_performance(array_agg(platform_id), array_agg(day), array_agg(brand_id), array_agg(partner_id), null::bigint[], null::bigint[],
+      perform record_performance(array_agg(platform_id), array_agg(day), array_agg(brand_id), array_agg(partner_id),
+        null::bigint[], null::bigint[],
         array_agg(orders), array_agg(new_customers), array_agg(revenue_cents), array_agg(commission_cents))
       from (select platform_id, (placed_at at time zone 'UTC')::date as day, brand_id, partner_id, count(*)::bigint as orders,
-                   count(*) filter (where new_customer) as new_customers, sum(total_cents)::bigint as revenue_cents, sum(commission_cents)::bigint as commission_cents
+                   count(*) filter (where new_customer) as new_customers, sum(total_cents)::bigint as revenue_cents,
+                   sum(commission_cents)::bigint as commission_cents
             from attributed_orders where platform_id is not null group by 1, 2, 3, 4) orders;
       perform seal_performance(performance_seal_day());
     end $$`.execute(db);
@@ -211,17 +214,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table attribution_counters drop column orders`.execute(db);
   // The live days are read from the counters by brand and by partner: these indexes carry what
   // that read needs, so it never visits the table.
-  await sql`create index attribution_counters_brand_idx on attribution_counters (brand_id, day) include (platform_id, partner_id, views, clicks)`.execute(
-    db,
-  );
+  await sql`create index attribution_counters_brand_idx on attribution_counters (brand_id, day)
+            include (platform_id, partner_id, views, clicks)`.execute(db);
   await sql`drop index attribution_counters_partner_idx`.execute(db);
-  await sql`create index attribution_counters_partner_idx on attribution_counters (partner_id, day) include (platform_id, brand_id, views, clicks)`.execute(
-    db,
-  );
+  await sql`create index attribution_counters_partner_idx on attribution_counters (partner_id, day)
+            include (platform_id, brand_id, views, clicks)`.execute(db);
   // The admin stats sum a platform's orders over a range.
-  await sql`create index attributed_orders_platform_idx on attributed_orders (platform_id, placed_at) where platform_id is not null`.execute(
-    db,
-  );
+  await sql`create index attributed_orders_platform_idx on attributed_orders (platform_id, placed_at)
+            where platform_id is not null`.execute(db);
 
   // Brand search: a trigram index over name, domain and categories, one field per line.
   // array_to_string is only stable in general; on text[] it is immutable, which the index needs.
@@ -229,9 +229,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create function company_search_text(name text, domain text, categories text[]) returns text
     language sql immutable parallel safe
-    as $$ select lower(E'\\n' || coalesce(name, '') || E'\\n' || coalesce(domain, '') || E'\\n' || coalesce(array_to_string(categories, E'\\n'), '')) $$`.execute(
-    db,
-  );
+    as $$ select lower(E'\\n' || coalesce(name, '') || E'\\n' || coalesce(domain, '') || E'\\n'
+                       || coalesce(array_to_string(categories, E'\\n'), '')) $$`.execute(db);
   await sql`
     create index companies_search_idx on companies
     using gin (company_search_text(business_name, domain, categories) gin_trgm_ops)`.execute(db);
@@ -248,18 +247,16 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`create index attribution_counters_partner_idx on attribution_counters (partner_id, day) include (views, clicks)`.execute(db);
   await sql`drop index if exists attribution_counters_brand_idx`.execute(db);
   await sql`alter table attribution_counters add column orders bigint not null default 0`.execute(db);
-  await sql`create index attribution_counters_brand_idx on attribution_counters (brand_id, day) include (platform_id, partner_id, views, clicks, orders)`.execute(
-    db,
-  );
+  await sql`create index attribution_counters_brand_idx on attribution_counters (brand_id, day)
+            include (platform_id, partner_id, views, clicks, orders)`.execute(db);
   await sql`drop trigger if exists attributed_orders_performance_delete on attributed_orders`.execute(db);
   await sql`drop trigger if exists attributed_orders_performance_update on attributed_orders`.execute(db);
   await sql`drop trigger if exists attributed_orders_performance_insert on attributed_orders`.execute(db);
   await sql`drop function if exists rebuild_performance()`.execute(db);
   await sql`drop function if exists record_order_performance()`.execute(db);
   await sql`drop function if exists seal_performance(date)`.execute(db);
-  await sql`drop function if exists record_performance(uuid[], date[], text[], text[], bigint[], bigint[], bigint[], bigint[], bigint[], bigint[])`.execute(
-    db,
-  );
+  await sql`drop function if exists
+            record_performance(uuid[], date[], text[], text[], bigint[], bigint[], bigint[], bigint[], bigint[], bigint[])`.execute(db);
   await sql`drop trigger if exists companies_rename_performance_partners on companies`.execute(db);
   await sql`drop function if exists rename_performance_partners()`.execute(db);
   await sql`drop trigger if exists campaigns_performance_partners on campaigns`.execute(db);

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { parseDomain } from '../../platforms/domain.js';
+import { parseDomain } from '../../shared/domain.js';
 
 /**
- * Stored domains in their canonical form (issue 14): the rule of src/platforms/domain.ts (SPEC 4.2
+ * Stored domains in their canonical form (issue 14): the rule of src/shared/domain.ts (SPEC 4.2
  * plus UTS-46), which every entry point now applies, so café.example stored before is found as
  * xn--caf-dma.example. Canonicalizing needs UTS-46, which SQL does not have: the distinct stored
  * values that may not be canonical are read, mapped here, and written back by one statement per
@@ -24,7 +24,8 @@ import { parseDomain } from '../../platforms/domain.js';
 // Values that can differ from their canonical form: anything but lowercase ASCII labels, a leading
 // www., a last label UTS-46 reads as a number (an IPv4 host), and punycode labels (checked).
 const mayNotBeCanonical = (column: RawBuilder<unknown>) =>
-  sql`(${column} !~ '^[a-z0-9_-]+(\\.[a-z0-9_-]+)*$' or ${column} like 'www.%' or ${column} ~ '(^|\\.)([0-9]+|0x[0-9a-f]*)$' or ${column} like '%xn--%')`;
+  sql`(${column} !~ '^[a-z0-9_-]+(\\.[a-z0-9_-]+)*$' or ${column} like 'www.%'
+       or ${column} ~ '(^|\\.)([0-9]+|0x[0-9a-f]*)$' or ${column} like '%xn--%')`;
 
 interface Mapping {
   stored: string[];
@@ -177,7 +178,8 @@ async function canonicalizeKeepingFirst(db: Kysely<unknown>, spec: KeepFirst): P
     with pair as (${mappingRows(mapping)}),
     candidate as (
       select t.*, t.${sql.ref(column)} as stored, pair.canonical,
-             exists (select 1 from ${sql.table(table)} holder where ${same('holder', 't')} and holder.${sql.ref(column)} = pair.canonical) as taken,
+             exists (select 1 from ${sql.table(table)} holder
+                     where ${same('holder', 't')} and holder.${sql.ref(column)} = pair.canonical) as taken,
              row_number() over (partition by ${partition} order by ${oldestFirst}) as place
       from ${sql.table(table)} t join pair on pair.stored = t.${sql.ref(column)}
     ),

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { forbidden } from '../http/errors.js';
+import { forbidden } from './errors.js';
 
 /**
  * The plugin's calls (state, consent, turn on) are only answered for the service's own pages,

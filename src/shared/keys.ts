@@ -56,6 +56,13 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return crypto.timingSafeEqual(left, right);
 }
 
+const SECRET_HASH = /^[0-9a-f]{64}$/;
+
+/** Whether a value has the shape of hashSecret's output (a challenge handed to a commerce platform as state, say). */
+export function isSecretHash(value: unknown): value is string {
+  return typeof value === 'string' && SECRET_HASH.test(value);
+}
+
 export const lastFour = (plaintext: string) => plaintext.slice(-4);
 
 /** Checks a presented key's shape against an expected prefix; returns the failed check or null. */

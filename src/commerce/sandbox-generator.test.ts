@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { readFixtureFile } from '../fixtures/loader.js';
+import { DEMO_FIXTURE_PATH } from '../fixtures/startup.js';
+import { generateStore } from './sandbox-generator.js';
+
+const NOW = new Date('2026-01-15T12:00:00Z');
+
+describe('sandbox stores match their brands', async () => {
+  const demo = await readFixtureFile(DEMO_FIXTURE_PATH);
+  const expected: Record<string, { category: string; sells: string }> = {
+    'northwind-outfitters': { category: 'Outdoor', sells: 'Rain Shell' },
+    'harbor-vine-coffee': { category: 'Coffee', sells: 'House Espresso' },
+    'lumen-skincare': { category: 'Skincare', sells: 'Daily Cleanser' },
+    'trailpeak-gear': { category: 'Outdoor', sells: 'Day Pack' },
+    'pawsome-pet-supply': { category: 'Pets', sells: 'Rope Toy' },
+    'kinfolk-home': { category: 'Home', sells: 'Stoneware Mug' },
+    'solstice-swim': { category: 'Swimwear', sells: 'One-Piece Swimsuit' },
+    'greenleaf-tea': { category: 'Tea', sells: 'Sencha' },
+    'atlas-travel': { category: 'Travel', sells: 'Carry-On Roller' },
+    'brightside-kids': { category: 'Kids', sells: 'Wooden Blocks' },
+    'ember-oak-candles': { category: 'Candles', sells: 'Cedar & Smoke Candle' },
+    'peakform-nutrition': { category: 'Nutrition', sells: 'Whey Protein' },
+    'verde-botanicals': { category: 'Skincare', sells: 'Vitamin C Serum' },
+    'ironline-fitness': { category: 'Fitness', sells: 'Kettlebell' },
+  };
+
+  it('gives each demo brand a store with its name, its country and a catalog of its kind', () => {
+    expect(Object.keys(expected).sort()).toEqual(demo.brands!.map((brand) => brand.companyId).sort());
+    for (const brand of demo.brands!) {
+      const store = generateStore(brand.domain, NOW, {
+        businessName: brand.businessName,
+        categories: brand.categories ?? [],
+        country: brand.country ?? null,
+      });
+      const { category, sells } = expected[brand.companyId]!;
+      expect({ brand: brand.companyId, category: store.category }).toEqual({ brand: brand.companyId, category });
+      expect(store.businessName).toBe(brand.businessName);
+      expect(store.country).toBe(brand.country);
+      expect(store.products.map((product) => product.title)).toContain(sells);
+    }
+  });
+
+  it("gives a made-up store the catalog its name tells of (the demo host page's merchants included)", () => {
+    const cases: Array<[string, string]> = [
+      ['cozy-candles.example', 'Candles'],
+      ['slow-roasters.example', 'Coffee'],
+      ['promo-outfitters.example', 'Outdoor'],
+      ['new-bakery.example', 'Bakery'],
+      ['noimages-goods.example', 'Home'],
+      ['happy-paws.example', 'Pets'],
+    ];
+    for (const [domain, category] of cases) expect({ domain, category: generateStore(domain, NOW).category }).toEqual({ domain, category });
+  });
+
+  it('makes up the same store every time for the same domain, and still makes one up for a name that tells nothing', () => {
+    expect(generateStore('qzx-vrt.example', NOW)).toEqual(generateStore('qzx-vrt.example', NOW));
+    expect(generateStore('qzx-vrt.example', NOW).products.length).toBeGreaterThanOrEqual(6);
+  });
+});

@@ -1,0 +1,417 @@
+import { Session } from '@shopify/shopify-api';
+import { abstractFetch } from '@shopify/shopify-api/runtime';
+import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import type { ShopifyConfig } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type {
+  BestSeller,
+  CatalogProduct,
+  CommerceAdapter,
+  CommerceEvent,
+  DiscountCodeRequest,
+  OwnershipAnswer,
+  OwnershipRequest,
+  PastOrder,
+  PlatformLink,
+  StoreEligibility,
+  StoreProfile,
+  StoreStatus,
+} from '../adapter.js';
+import { AdminClient, ShopifyUserError, StoreDisconnectedError } from './admin-client.js';
+import { runBulkQuery } from './bulk.js';
+import * as dal from './dal.js';
+import * as documents from './documents.js';
+import { shopifyLibrary, type ShopifyLibrary } from './library.js';
+import { TokenCipher } from './token-crypto.js';
+
+export const SHOPIFY_PLATFORM_NAME = 'Shopify';
+/** Shops are named by their permanent `{name}.myshopify.com` domain, never a custom one. */
+const SHOP_DOMAIN = /^[a-z0-9][a-z0-9-]{0,60}\.myshopify\.com$/;
+export const isShopDomain = (value: unknown): value is string => typeof value === 'string' && SHOP_DOMAIN.test(value);
+
+/** The usage plan (DESIGN 4: no monthly fee, a share of first orders), capped every 30 days. */
+export const USAGE_PLAN = {
+  name: 'Partner network: a share of first orders',
+  terms: 'A share of each first order a partner brings you; no monthly fee',
+  cappedAmount: { amount: 500, currencyCode: 'USD' },
+};
+
+/** Catalogs larger than this are read with a bulk operation instead of pages. */
+const LARGE_CATALOG = 1000;
+const ELIGIBILITY_CACHE_MS = 60_000;
+
+export interface ShopifyCommerceOptions {
+  db: Db;
+  config: ShopifyConfig;
+  baseUrl: string;
+  serviceEnv: 'test' | 'dev' | 'prod';
+  log: FastifyBaseLogger;
+  /** How often a running bulk operation is polled. */
+  bulkPollMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+class StoreNotInstalledError extends Error {
+  override name = 'StoreNotInstalledError';
+}
+
+interface ProductNode {
+  id: string;
+  title: string;
+  status: string;
+  featuredImage: { url: string } | null;
+  priceRangeV2: { minVariantPrice: { amount: string } };
+}
+
+const cents = (amount: string) => Math.round(Number(amount) * 100);
+const productOf = (node: ProductNode): CatalogProduct => ({
+  id: node.id,
+  title: node.title,
+  imageUrl: node.featuredImage?.url ?? null,
+  priceCents: cents(node.priceRangeV2.minVariantPrice.amount),
+  active: node.status === 'ACTIVE',
+});
+
+/**
+ * Shopify behind the commerce adapter interface (docs/shopify.md): install is OAuth, plan
+ * approval a usage subscription, the catalog and best sellers come from the GraphQL Admin API
+ * (bulk operations for large stores), the discount code is a basic code discount usable once per
+ * customer, and Shopify's webhooks become the adapter's events.
+ */
+export class ShopifyCommerce implements CommerceAdapter {
+  readonly platformName = SHOPIFY_PLATFORM_NAME;
+  readonly library: ShopifyLibrary;
+  readonly admin: AdminClient;
+  private readonly cipher: TokenCipher;
+  private readonly listeners: Array<(event: CommerceEvent) => Promise<void>> = [];
+  private readonly eligibilityCache = new LRUCache<string, StoreEligibility>({ max: 10_000, ttl: ELIGIBILITY_CACHE_MS });
+
+  constructor(private readonly options: ShopifyCommerceOptions) {
+    this.library = shopifyLibrary(options.config, options.baseUrl, options.log);
+    this.cipher = new TokenCipher(options.config.tokenEncryptionKey);
+    this.admin = new AdminClient({ library: this.library, sleep: options.sleep, onUnauthorized: (shop) => this.disconnect(shop) });
+  }
+
+  /** Shopify's test charges everywhere but prod, where charges are real. */
+  get testCharges(): boolean {
+    return this.options.serviceEnv !== 'prod';
+  }
+
+  encryptToken(shop: string, token: string): string {
+    return this.cipher.encrypt(shop, token);
+  }
+
+  onEvent(listener: (event: CommerceEvent) => Promise<void>): void {
+    this.listeners.push(listener);
+  }
+
+  async emit(event: CommerceEvent): Promise<void> {
+    for (const listener of this.listeners) await listener(event);
+  }
+
+  /** The store's offline session, with its token decrypted; throws when the app is not installed there. */
+  async session(shop: string): Promise<Session> {
+    const row = await dal.findShop(this.options.db, shop);
+    if (!row?.accessTokenEncrypted) throw new StoreNotInstalledError(`the app is not installed at ${shop}`);
+    return new Session({
+      id: this.library.session.getOfflineId(shop),
+      shop,
+      state: '',
+      isOnline: false,
+      accessToken: this.cipher.decrypt(shop, row.accessTokenEncrypted),
+      scope: row.scopes ?? undefined,
+    });
+  }
+
+  async request<T>(shop: string, document: string, variables?: Record<string, unknown>): Promise<T> {
+    return this.admin.request<T>(await this.session(shop), document, variables);
+  }
+
+  /** A 401 from the Admin API: the store revoked the token. It leaves the network as on uninstall. */
+  async disconnect(shop: string, how: 'uninstalled' | 'disconnected' = 'disconnected'): Promise<void> {
+    this.eligibilityCache.delete(shop);
+    if (await dal.disconnectShop(this.options.db, shop, how, new Date())) {
+      this.options.log.warn({ shop, how }, 'Shopify store left the network');
+      await this.emit({ type: 'app_uninstalled', domain: shop });
+    }
+  }
+
+  async status(domain: string): Promise<StoreStatus> {
+    const row = await dal.findShop(this.options.db, domain);
+    // Uninstalled or disconnected, the store starts again at install (docs/shopify.md).
+    if (!row?.accessTokenEncrypted) return { installation: 'not_installed', planApproved: false };
+    return { installation: 'installed', planApproved: row.planApprovedAt !== null };
+  }
+
+  private link(path: string, domain: string, link: PlatformLink): string {
+    const query = new URLSearchParams({ shop: domain });
+    if (link.returnTo) query.set('return', link.returnTo);
+    if (link.state) query.set('challenge', link.state);
+    return `${path}?${query.toString()}`;
+  }
+
+  installUrl(domain: string, link: PlatformLink): string {
+    return this.link('/commerce/shopify/install', domain, link);
+  }
+
+  planApprovalUrl(domain: string, link: PlatformLink): string {
+    return this.link('/commerce/shopify/plan', domain, link);
+  }
+
+  /** Installing again (Shopify skips the grant page when the app holds its scopes) is the owner's confirmation. */
+  merchantConfirmationUrl(domain: string, state: string): string {
+    return this.installUrl(domain, { returnTo: null, state });
+  }
+
+  /** The shop, and its catalog read in full (pages, or a bulk operation for a large one): the active products it counts. */
+  async profile(domain: string): Promise<StoreProfile> {
+    const data = await this.request<{
+      shop: { name: string; description: string | null; billingAddress: { countryCodeV2: string | null } | null };
+    }>(domain, documents.SHOP_PROFILE);
+    const products = await this.catalog(domain);
+    return {
+      domain,
+      businessName: data.shop.name,
+      tagline: data.shop.description || null,
+      logoImageUrl: null,
+      categories: [],
+      country: data.shop.billingAddress?.countryCodeV2 ?? null,
+      productCount: products.filter((product) => product.active).length,
+      welcomeDiscountPercent: null,
+      platformName: SHOPIFY_PLATFORM_NAME,
+    };
+  }
+
+  async eligibility(domain: string): Promise<StoreEligibility> {
+    const cached = this.eligibilityCache.get(domain);
+    if (cached) return cached;
+    const data = await this.request<{
+      ordersCount: { count: number } | null;
+      products: { nodes: Array<{ featuredImage: { url: string } | null }> };
+    }>(domain, documents.ELIGIBILITY);
+    const eligibility = {
+      orders: data.ordersCount?.count ?? 0,
+      activeProductsWithImages: data.products.nodes.filter((product) => product.featuredImage).length,
+    };
+    this.eligibilityCache.set(domain, eligibility);
+    return eligibility;
+  }
+
+  async catalog(domain: string): Promise<CatalogProduct[]> {
+    const counted = await this.request<{ productsCount: { count: number; precision: string } | null }>(domain, documents.PRODUCTS_COUNT);
+    const count = counted.productsCount?.count ?? 0;
+    if (count > LARGE_CATALOG || counted.productsCount?.precision === 'AT_LEAST') {
+      const rows = await this.bulk<ProductNode>(domain, documents.BULK_CATALOG);
+      return rows.map(productOf);
+    }
+    const products: CatalogProduct[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const page: {
+        products: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: ProductNode[] };
+      } = await this.request(domain, documents.CATALOG_PAGE, { after });
+      products.push(...page.products.nodes.map(productOf));
+      if (!page.products.pageInfo.hasNextPage) return products;
+      after = page.products.pageInfo.endCursor;
+    }
+  }
+
+  /** Units sold by product, counted from the orders' line items (a bulk operation), then the top active ones. */
+  async bestSellers(domain: string, limit: number): Promise<BestSeller[]> {
+    const rows = await this.bulk<{ quantity?: number; product?: { id: string } | null; __parentId?: string }>(
+      domain,
+      documents.BULK_UNITS_SOLD,
+    );
+    const units = new Map<string, number>();
+    for (const row of rows) {
+      if (row.__parentId && row.product?.id && row.quantity) units.set(row.product.id, (units.get(row.product.id) ?? 0) + row.quantity);
+    }
+    const ranked = [...units.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    const best: BestSeller[] = [];
+    // Some of the best sellers may be archived or drafts now: look at a few more than asked for.
+    for (let start = 0; start < ranked.length && best.length < limit; start += limit * 4) {
+      const slice = ranked.slice(start, start + limit * 4);
+      const found = await this.request<{ nodes: Array<ProductNode | null> }>(domain, documents.PRODUCTS_BY_ID, {
+        ids: slice.map(([id]) => id),
+      });
+      for (const node of found.nodes) {
+        if (node?.status === 'ACTIVE' && best.length < limit) best.push({ ...productOf(node), unitsSold: units.get(node.id) ?? 0 });
+      }
+    }
+    return best;
+  }
+
+  async ordersCount(domain: string): Promise<number> {
+    return (await this.eligibility(domain)).orders;
+  }
+
+  private bulk<T>(domain: string, query: string): Promise<Array<T & { __parentId?: string }>> {
+    return runBulkQuery<T>({
+      request: (document, variables) => this.request(domain, document, variables),
+      // The library's fetch (the node adapter's, or a test's stand-in): bulk results come from Shopify too.
+      fetch: (url) => abstractFetch(url),
+      pollMs: this.options.bulkPollMs ?? 1000,
+      sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      query,
+    });
+  }
+
+  private discountInput(request: DiscountCodeRequest) {
+    return {
+      title: `Partner network: ${request.percent}% off a first order`,
+      code: request.code,
+      startsAt: new Date().toISOString(),
+      context: { all: 'ALL' },
+      customerGets: { value: { percentage: request.percent / 100 }, items: { all: true } },
+      appliesOncePerCustomer: request.oncePerCustomer,
+    };
+  }
+
+  private async discountId(domain: string, code: string): Promise<string | null> {
+    const found = await this.request<{ codeDiscountNodeByCode: { id: string } | null }>(domain, documents.DISCOUNT_BY_CODE, { code });
+    return found.codeDiscountNodeByCode?.id ?? null;
+  }
+
+  private async mutate(domain: string, name: string, document: string, variables: Record<string, unknown>): Promise<void> {
+    const data = await this.request<Record<string, { userErrors: Array<{ field: string[] | null; message: string; code?: string }> }>>(
+      domain,
+      document,
+      variables,
+    );
+    const userErrors = data[name]?.userErrors ?? [];
+    if (userErrors.length > 0) throw new ShopifyUserError(name, userErrors);
+  }
+
+  /** discountCodeBasicCreate with the chosen percentage, once per customer; a code already there is left as it is. */
+  async createDiscountCode(domain: string, request: DiscountCodeRequest): Promise<void> {
+    if (await this.discountId(domain, request.code)) return;
+    try {
+      await this.mutate(domain, 'discountCodeBasicCreate', documents.CREATE_DISCOUNT, { discount: this.discountInput(request) });
+    } catch (error) {
+      // Two consents racing: the other made it.
+      if (error instanceof ShopifyUserError && error.userErrors.every((entry) => entry.code === 'TAKEN')) return;
+      throw error;
+    }
+  }
+
+  async saveDiscountCode(domain: string, request: DiscountCodeRequest, replaces: string | null): Promise<void> {
+    const id = (await this.discountId(domain, request.code)) ?? (replaces ? await this.discountId(domain, replaces) : null);
+    if (!id) return this.createDiscountCode(domain, request);
+    await this.mutate(domain, 'discountCodeBasicUpdate', documents.UPDATE_DISCOUNT, { id, discount: this.discountInput(request) });
+  }
+
+  async removeDiscountCode(domain: string, code: string): Promise<void> {
+    const id = await this.discountId(domain, code);
+    if (id) await this.mutate(domain, 'discountCodeDelete', documents.DELETE_DISCOUNT, { id });
+  }
+
+  /** The owner proves the store is theirs by installing the app (OAuth by the shop's staff). */
+  async requestOwnershipConfirmation(domain: string, request: OwnershipRequest): Promise<string> {
+    const query = new URLSearchParams({ shop: domain, claim: request.claimId, return: request.returnTo });
+    return `/commerce/shopify/install?${query.toString()}`;
+  }
+
+  async ownershipAnswer(domain: string, claimId: string): Promise<OwnershipAnswer> {
+    return (await dal.ownershipConfirmed(this.options.db, domain, claimId)) ? 'confirmed' : 'pending';
+  }
+
+  /** The order webhooks are registered at install; asking again registers any that went missing. */
+  async subscribeToOrders(domain: string): Promise<void> {
+    await this.registerWebhooks(domain);
+  }
+
+  async pastOrders(domain: string, before: Date): Promise<PastOrder[]> {
+    const rows = await this.bulk<{
+      id: string;
+      createdAt: string;
+      customer: { id: string } | null;
+      totalPriceSet: { shopMoney: { amount: string } };
+    }>(domain, documents.BULK_PAST_ORDERS);
+    return rows
+      .filter((row) => row.customer && new Date(row.createdAt) < before)
+      .map((row) => ({
+        orderId: row.id.split('/').pop()!,
+        customerId: row.customer!.id.split('/').pop()!,
+        totalCents: cents(row.totalPriceSet.shopMoney.amount),
+        placedAt: new Date(row.createdAt),
+      }))
+      .sort((a, b) => a.placedAt.getTime() - b.placedAt.getTime());
+  }
+
+  /** The service leaves the store on its own side: Shopify keeps the app until the merchant removes it. */
+  async uninstall(domain: string): Promise<void> {
+    await this.disconnect(domain, 'uninstalled');
+  }
+
+  /** Order, refund and lifecycle topics, subscribed for the shop; the compliance topics are the app configuration's. */
+  async registerWebhooks(domain: string): Promise<void> {
+    const uri = `${this.options.baseUrl}/commerce/shopify/webhooks`;
+    for (const topic of WEBHOOK_TOPICS) {
+      try {
+        await this.mutate(domain, 'webhookSubscriptionCreate', documents.SUBSCRIBE_WEBHOOK, { topic, uri });
+      } catch (error) {
+        // Already subscribed is what a second registration finds.
+        if (error instanceof ShopifyUserError && error.userErrors.every((entry) => /already been taken/i.test(entry.message))) continue;
+        if (error instanceof StoreDisconnectedError) throw error;
+        this.options.log.error({ err: error, shop: domain, topic }, 'could not subscribe to a Shopify webhook topic');
+      }
+    }
+  }
+
+  /** The plan as the installation has it (the truth, whatever a return URL or webhook body says). */
+  async readSubscription(domain: string): Promise<dal.Subscription | null> {
+    const data = await this.request<{
+      currentAppInstallation: {
+        activeSubscriptions: Array<{
+          id: string;
+          name: string;
+          status: string;
+          lineItems: Array<{ id: string; plan: { pricingDetails: { __typename: string; cappedAmount?: { currencyCode: string } } } }>;
+        }>;
+      };
+    }>(domain, documents.INSTALLATION);
+    const subscription = data.currentAppInstallation.activeSubscriptions.find((candidate) => candidate.name === USAGE_PLAN.name);
+    if (!subscription) return null;
+    const usage = subscription.lineItems.find((item) => item.plan.pricingDetails.__typename === 'AppUsagePricing');
+    return {
+      id: subscription.id,
+      status: subscription.status,
+      usageLineItemId: usage?.id ?? null,
+      usageCurrency: usage?.plan.pricingDetails.cappedAmount?.currencyCode ?? null,
+    };
+  }
+
+  /** Reads the plan back and records it; announces plan_approved once. */
+  async refreshSubscription(domain: string): Promise<void> {
+    const subscription = await this.readSubscription(domain);
+    if (await dal.recordSubscription(this.options.db, domain, subscription, new Date())) {
+      await this.emit({ type: 'plan_approved', domain });
+    }
+  }
+
+  /** appSubscriptionCreate: where the merchant approves the usage plan. */
+  async createSubscription(domain: string, returnUrl: string): Promise<string> {
+    const data = await this.request<{
+      appSubscriptionCreate: { confirmationUrl: string | null; userErrors: Array<{ field: string[] | null; message: string }> };
+    }>(domain, documents.CREATE_SUBSCRIPTION, {
+      name: USAGE_PLAN.name,
+      returnUrl,
+      test: this.testCharges,
+      lineItems: [{ plan: { appUsagePricingDetails: { terms: USAGE_PLAN.terms, cappedAmount: USAGE_PLAN.cappedAmount } } }],
+    });
+    const result = data.appSubscriptionCreate;
+    if (result.userErrors.length > 0 || !result.confirmationUrl) throw new ShopifyUserError('appSubscriptionCreate', result.userErrors);
+    return result.confirmationUrl;
+  }
+}
+
+/** The Admin API's names of the topics the adapter subscribes a shop to. */
+export const WEBHOOK_TOPICS = [
+  'ORDERS_CREATE',
+  'ORDERS_PAID',
+  'ORDERS_CANCELLED',
+  'REFUNDS_CREATE',
+  'APP_UNINSTALLED',
+  'APP_SUBSCRIPTIONS_UPDATE',
+] as const;

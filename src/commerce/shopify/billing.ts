@@ -1,0 +1,48 @@
+import type { Db } from '../../db/database.js';
+import { ShopifyUserError } from './admin-client.js';
+import type { ShopifyCommerce } from './adapter.js';
+import * as dal from './dal.js';
+import * as documents from './documents.js';
+
+/**
+ * A commission as a usage record on the store's subscription (appUsageRecordCreate). The
+ * idempotency key is made from the store and the order, noted in shopify_usage_records first and
+ * sent to Shopify, which answers a repeated key with the first record and charges nothing: a
+ * replayed webhook or a retried job never charges twice. This is the step the ledger (issue 16)
+ * calls for each commission it books; see docs/shopify.md, "Orders and money".
+ */
+export type ChargeOutcome = 'charged' | 'no_plan' | 'other_currency' | 'over_cap';
+
+const usageKey = (shop: string, orderId: string) => `commission:${shop}:${orderId}`;
+
+export async function chargeCommission(
+  shopify: ShopifyCommerce,
+  db: Db,
+  charge: { shop: string; orderId: string; amountCents: number; currency: string },
+): Promise<ChargeOutcome> {
+  const shop = await dal.findShop(db, charge.shop);
+  if (!shop?.usageLineItemId || !shop.usageCurrency || !shop.planApprovedAt) return 'no_plan';
+  // A usage record is in the capped amount's currency; an order in another one waits for the ledger's conversion.
+  if (shop.usageCurrency !== charge.currency.toUpperCase()) return 'other_currency';
+  const idempotencyKey = usageKey(charge.shop, charge.orderId);
+  await dal.insertUsageRecord(db, {
+    idempotencyKey,
+    shop: charge.shop,
+    orderId: charge.orderId,
+    amountCents: charge.amountCents,
+    currency: shop.usageCurrency,
+  });
+  const data = await shopify.request<{
+    appUsageRecordCreate: { appUsageRecord: { id: string } | null; userErrors: Array<{ field: string[] | null; message: string }> };
+  }>(charge.shop, documents.RECORD_USAGE, {
+    lineItemId: shop.usageLineItemId,
+    price: { amount: (charge.amountCents / 100).toFixed(2), currencyCode: shop.usageCurrency },
+    description: `First order ${charge.orderId} brought by a partner`,
+    idempotencyKey,
+  });
+  const result = data.appUsageRecordCreate;
+  if (result.userErrors.some((error) => /exceeds balance remaining/i.test(error.message))) return 'over_cap';
+  if (!result.appUsageRecord) throw new ShopifyUserError('appUsageRecordCreate', result.userErrors);
+  await dal.setUsageRecordId(db, idempotencyKey, result.appUsageRecord.id);
+  return 'charged';
+}

@@ -1,0 +1,157 @@
+import fs from 'node:fs';
+import type net from 'node:net';
+import { AxeBuilder } from '@axe-core/playwright';
+import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
+import type { FastifyInstance } from 'fastify';
+import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../../../test/support/browser.js';
+import { createPlatform } from '../../../test/support/factories.js';
+import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
+import { freePort } from '../../../test/support/service-process.js';
+import { COMPLIANCE_TOPICS, shopifyEnv } from '../../../test/support/shopify.js';
+import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
+import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
+import { findPluginPlatform } from '../../plugin/dal.js';
+import { demoHost } from '../../plugin/demo-host.js';
+
+const ARTIFACTS = 'test-artifacts/shopify';
+const TOPICS = [
+  ...COMPLIANCE_TOPICS,
+  'orders/create',
+  'orders/paid',
+  'refunds/create',
+  'orders/cancelled',
+  'app/uninstalled',
+  'app_subscriptions/update',
+];
+
+/**
+ * A Shopify store walks through the plugin in Chromium: install (Shopify's grant page), plan
+ * approval (Shopify's charge page), setting up, consent and live, with every page of the service
+ * and of the stand-in checked at 390 and 1280 px with axe.
+ */
+describe('a Shopify store through the plugin, in Chromium', () => {
+  let context: TestContext;
+  let host: FastifyInstance;
+  let browser: Browser;
+  let service: string;
+  let demo: string;
+  let platformId: string;
+  let standIn: ShopifyStandIn;
+
+  beforeAll(async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const port = await freePort();
+    service = `http://127.0.0.1:${port}`;
+    // The service is on plain http here, which Shopify's API refuses as a webhook address: the
+    // webhooks are declared in the app's configuration instead (as the Partner dashboard allows).
+    standIn = new ShopifyStandIn({
+      app: {
+        redirectUrls: [`${service}/commerce/shopify/callback`],
+        webhooks: TOPICS.map((topic) => ({ topic, uri: `${service}/commerce/shopify/webhooks` })),
+      },
+    });
+    setAbstractFetchFunc(standIn.fetch);
+    context = await startTestApp('pglite', {
+      BASE_URL: service,
+      SETUP_POLL_MS: '50',
+      STORE_MIN_ORDERS: '1',
+      PLUGIN_RECHECK_MS: '600000',
+      ...shopifyEnv(standIn),
+    });
+    await context.app.listen({ port, host: '127.0.0.1' });
+    host = demoHost({
+      serviceUrl: service,
+      platformId: async () => platformId,
+      pluginPageUrl: async (id) => (await findPluginPlatform(context.db, id))?.pluginPageUrl,
+    });
+    await host.listen({ port: 0, host: '127.0.0.1' });
+    demo = `http://127.0.0.1:${(host.server.address() as net.AddressInfo).port}`;
+    ({ platformId } = await createPlatform(context.support, { approvedOrigins: [demo] }));
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await host?.close();
+    if (context) await stopTestApp(context);
+  });
+
+  /** No horizontal scroll at 390 and 1280 px (inside the plugin's frame, for a plugin screen), and no serious axe finding. */
+  async function expectReadable(page: Page, what: string, frame?: FrameLocator) {
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      const overflow = frame
+        ? await frame.locator('html').evaluate((html) => html.scrollWidth - html.clientWidth)
+        : await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${what} at ${width} px`).toBeLessThanOrEqual(0);
+    }
+    const serious = (await new AxeBuilder({ page }).analyze()).violations.filter(
+      (violation) => violation.impact === 'serious' || violation.impact === 'critical',
+    );
+    expect(
+      serious.map((violation) => violation.id),
+      `axe on ${what}`,
+    ).toEqual([]);
+  }
+
+  /** The merchant follows the plugin's link to Shopify in a new tab, acts there, and comes back. */
+  async function atShopify(page: Page, frame: FrameLocator, link: string, button: string, doneText: RegExp) {
+    const [tab] = await Promise.all([page.context().waitForEvent('page'), frame.getByRole('link', { name: new RegExp(link) }).click()]);
+    await tab.getByRole('button', { name: button }).waitFor();
+    expect(new URL(tab.url()).hostname).toMatch(/\.myshopify\.com$/);
+    await expectReadable(tab, `Shopify's ${button} page`);
+    await tab.screenshot({ path: `${ARTIFACTS}/shopify-${button.toLowerCase().replace(/\W+/g, '-')}.png` });
+    await tab.getByRole('button', { name: button }).click();
+    await tab.getByRole('heading', { name: doneText }).waitFor();
+    expect(new URL(tab.url()).origin).toBe(service);
+    await expectReadable(tab, `the service's page after ${button}`);
+    await tab.close();
+    await page.bringToFront();
+    await frame.locator('body').evaluate(() => window.dispatchEvent(new Event('focus')));
+  }
+
+  it('install → Shopify’s grant page → plan → Shopify’s charge page → setting up → consent → live', async () => {
+    const shop = standIn.createShop({ name: 'maple-and-moss', products: 30, orders: 400, title: 'Maple & Moss' }).domain;
+    const browserContext: BrowserContext = await browser.newContext({
+      userAgent: BROWSER_USER_AGENT,
+      viewport: { width: 1280, height: 900 },
+    });
+    // Only the service's Shopify paths redirect to Shopify: the plugin's own pages keep the browser's fetch.
+    await standIn.routeBrowser(browserContext, (url) => url.pathname.startsWith('/commerce/shopify/'));
+    const page = await browserContext.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`${demo}/?domain=${shop}`, { waitUntil: 'domcontentloaded' });
+    const frame = page.frameLocator('iframe[title="Brand partnerships"]');
+
+    await frame.locator('[data-screen="install"]').waitFor({ timeout: 60_000 });
+    await expectReadable(page, 'install', frame);
+    await atShopify(page, frame, 'Install the app', 'Install app', /The app is installed/);
+    expect((await context.runtime.commerce.forStore(shop).status(shop)).installation).toBe('installed');
+
+    await frame.locator('[data-screen="plan"]').waitFor({ timeout: 60_000 });
+    await expectReadable(page, 'plan', frame);
+    await atShopify(page, frame, 'Approve plan', 'Approve', /The plan is approved/);
+    expect(standIn.shop(shop).subscriptions.at(-1)!.status).toBe('ACTIVE');
+
+    await frame.locator('[data-screen="setting_up"], [data-screen="consent"]').first().waitFor({ timeout: 60_000 });
+    await frame.locator('[data-screen="consent"]').waitFor({ timeout: 60_000 });
+    await expectReadable(page, 'consent', frame);
+    await page.screenshot({ path: `${ARTIFACTS}/consent.png` });
+    expect(await frame.locator('.products li').count()).toBe(3);
+    await frame.getByLabel('20%').check();
+    await frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
+    await frame.locator('[data-screen="live"]').waitFor({ timeout: 60_000 });
+    await expectReadable(page, 'live', frame);
+    await page.screenshot({ path: `${ARTIFACTS}/live.png` });
+
+    const discounts = [...standIn.shop(shop).discounts.values()];
+    expect(discounts.map((discount) => ({ percentage: discount.percentage, once: discount.appliesOncePerCustomer }))).toEqual([
+      { percentage: 0.2, once: true },
+    ]);
+    expect(problems).toEqual([]);
+    await browserContext.close();
+  });
+});

@@ -1,0 +1,309 @@
+import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+
+/** SQL of the Shopify adapter: installed stores, OAuth requests, webhook deliveries, usage records. */
+
+export interface ShopRow {
+  shop: string;
+  accessTokenEncrypted: string | null;
+  scopes: string | null;
+  installedAt: Date | null;
+  uninstalledAt: Date | null;
+  disconnectedAt: Date | null;
+  subscriptionId: string | null;
+  subscriptionStatus: string | null;
+  planApprovedAt: Date | null;
+  usageLineItemId: string | null;
+  usageCurrency: string | null;
+}
+
+export async function findShop(db: Db, shop: string): Promise<ShopRow | undefined> {
+  const row = await db.selectFrom('shopify_shops').selectAll().where('shop', '=', shop).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    shop: row.shop,
+    accessTokenEncrypted: row.access_token_encrypted,
+    scopes: row.scopes,
+    installedAt: row.installed_at,
+    uninstalledAt: row.uninstalled_at,
+    disconnectedAt: row.disconnected_at,
+    subscriptionId: row.subscription_id,
+    subscriptionStatus: row.subscription_status,
+    planApprovedAt: row.plan_approved_at,
+    usageLineItemId: row.usage_line_item_id,
+    usageCurrency: row.usage_currency,
+  };
+}
+
+/** OAuth states are kept by hash: the state itself travels in URLs. */
+export const stateHash = (state: string) => crypto.createHash('sha256').update(state).digest('hex');
+
+export interface OAuthRequest {
+  shop: string;
+  challenge: string | null;
+  returnTo: string | null;
+  claimId: string | null;
+}
+
+export async function insertOAuthRequest(db: Db, state: string, request: OAuthRequest, now: Date): Promise<void> {
+  await db
+    .insertInto('shopify_oauth_requests')
+    .values({
+      state_hash: stateHash(state),
+      shop: request.shop,
+      challenge: request.challenge,
+      return_to: request.returnTo,
+      claim_id: request.claimId,
+      created_at: now,
+    })
+    .execute();
+}
+
+/** An OAuth request not yet taken, started after `after`, for this shop. */
+export async function findOAuthRequest(db: Db, state: string, shop: string, after: Date): Promise<OAuthRequest | undefined> {
+  const row = await db
+    .selectFrom('shopify_oauth_requests')
+    .select(['shop', 'challenge', 'return_to', 'claim_id'])
+    .where('state_hash', '=', stateHash(state))
+    .where('shop', '=', shop)
+    .where('created_at', '>', after)
+    .executeTakeFirst();
+  return row && { shop: row.shop, challenge: row.challenge, returnTo: row.return_to, claimId: row.claim_id };
+}
+
+/**
+ * Takes the OAuth request (once: a replayed callback finds none) and stores the shop's token, in
+ * one transaction, with the ownership confirmation the request carried. False, and nothing
+ * written, when the request was already taken.
+ */
+export async function completeInstall(
+  db: Db,
+  install: { state: string; shop: string; tokenEncrypted: string; scopes: string; claimId: string | null; now: Date },
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const taken = await trx
+      .deleteFrom('shopify_oauth_requests')
+      .where('state_hash', '=', stateHash(install.state))
+      .where('shop', '=', install.shop)
+      .returning('state_hash')
+      .executeTakeFirst();
+    if (!taken) return false;
+    await trx
+      .insertInto('shopify_shops')
+      .values({ shop: install.shop, access_token_encrypted: install.tokenEncrypted, scopes: install.scopes, installed_at: install.now })
+      .onConflict((oc) =>
+        oc.column('shop').doUpdateSet({
+          access_token_encrypted: install.tokenEncrypted,
+          scopes: install.scopes,
+          installed_at: install.now,
+          uninstalled_at: null,
+          disconnected_at: null,
+          updated_at: install.now,
+        }),
+      )
+      .execute();
+    if (install.claimId) {
+      await trx
+        .insertInto('shopify_ownership_confirmations')
+        .values({ claim_id: install.claimId, shop: install.shop, confirmed_at: install.now })
+        .onConflict((oc) => oc.column('claim_id').doNothing())
+        .execute();
+    }
+    // Requests nobody came back from are of no use after a day.
+    await trx
+      .deleteFrom('shopify_oauth_requests')
+      .where('created_at', '<', new Date(install.now.getTime() - 86_400_000))
+      .execute();
+    return true;
+  });
+}
+
+export async function ownershipConfirmed(db: Db, shop: string, claimId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('shopify_ownership_confirmations')
+    .select('claim_id')
+    .where('claim_id', '=', claimId)
+    .where('shop', '=', shop)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The app left the store (uninstalled, or its token answered 401): the token goes, and with it
+ * the plan (Shopify cancels the app's subscriptions on uninstall). True when this call changed it.
+ */
+export async function disconnectShop(db: Db, shop: string, how: 'uninstalled' | 'disconnected', now: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('shopify_shops')
+    .set({
+      access_token_encrypted: null,
+      plan_approved_at: null,
+      subscription_id: null,
+      subscription_status: null,
+      usage_line_item_id: null,
+      usage_currency: null,
+      ...(how === 'uninstalled' ? { uninstalled_at: now } : { disconnected_at: now }),
+      updated_at: now,
+    })
+    .where('shop', '=', shop)
+    .where('access_token_encrypted', 'is not', null)
+    .returning('shop')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface Subscription {
+  id: string;
+  status: string;
+  usageLineItemId: string | null;
+  usageCurrency: string | null;
+}
+
+/**
+ * Records the plan as read back from the installation; returns true when this call made it
+ * approved (so the approval is announced once, whichever of the webhook and the return came first).
+ */
+export async function recordSubscription(db: Db, shop: string, subscription: Subscription | null, now: Date): Promise<boolean> {
+  const active = subscription?.status === 'ACTIVE';
+  const result = await sql<{ newly_approved: boolean }>`
+    update shopify_shops set
+      subscription_id = ${subscription?.id ?? null},
+      subscription_status = ${subscription?.status ?? null},
+      usage_line_item_id = ${subscription?.usageLineItemId ?? null},
+      usage_currency = ${subscription?.usageCurrency ?? null},
+      plan_approved_at = case when ${active}::boolean then coalesce(plan_approved_at, ${now}::timestamptz) else null end,
+      updated_at = ${now}
+    where shop = ${shop} and access_token_encrypted is not null
+    returning (${active}::boolean and plan_approved_at = ${now}::timestamptz) as newly_approved`.execute(db);
+  return result.rows[0]?.newly_approved ?? false;
+}
+
+// --- webhook deliveries: deduplicated by Shopify's webhook id, worked off as durable jobs ---
+
+/** Records a delivery unless its webhook id was seen; true when it is new. */
+export async function insertDelivery(
+  db: Db,
+  delivery: { webhookId: string; shop: string; topic: string; payload: unknown; now: Date },
+): Promise<boolean> {
+  const row = await db
+    .insertInto('shopify_webhook_deliveries')
+    .values({
+      webhook_id: delivery.webhookId,
+      shop: delivery.shop,
+      topic: delivery.topic,
+      payload: JSON.stringify(delivery.payload),
+      received_at: delivery.now,
+      next_attempt_at: delivery.now,
+    })
+    .onConflict((oc) => oc.column('webhook_id').doNothing())
+    .returning('webhook_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface ClaimedDelivery {
+  webhookId: string;
+  shop: string;
+  topic: string;
+  payload: unknown;
+  attempts: number;
+  leaseId: string;
+}
+
+/** Claims the most overdue pending delivery with a lease (a dead worker's lease runs out and another takes it). */
+export async function claimDueDelivery(db: Db, now: Date, leaseMs: number): Promise<ClaimedDelivery | undefined> {
+  const leaseId = crypto.randomUUID();
+  const result = await sql<{ webhook_id: string; shop: string; topic: string; payload: unknown; attempts: number }>`
+    update shopify_webhook_deliveries
+    set locked_until = ${new Date(now.getTime() + leaseMs)}, lease_id = ${leaseId}, attempts = attempts + 1
+    where webhook_id = (
+      select webhook_id from shopify_webhook_deliveries
+      where status = 'pending' and next_attempt_at <= ${now} and (locked_until is null or locked_until < ${now})
+      order by next_attempt_at
+      limit 1
+      for update skip locked
+    )
+    returning webhook_id, shop, topic, payload, attempts`.execute(db);
+  const row = result.rows[0];
+  return row && { webhookId: row.webhook_id, shop: row.shop, topic: row.topic, payload: row.payload, attempts: row.attempts, leaseId };
+}
+
+/** The delivery is done: its payload (shoppers' data) is dropped, an answer for the merchant kept. */
+export async function completeDelivery(db: Db, webhookId: string, leaseId: string | null, result: unknown, now: Date): Promise<boolean> {
+  let query = db
+    .updateTable('shopify_webhook_deliveries')
+    .set({
+      status: 'done',
+      payload: result === undefined ? null : JSON.stringify(result),
+      completed_at: now,
+      locked_until: null,
+      lease_id: null,
+      last_error: null,
+    })
+    .where('webhook_id', '=', webhookId);
+  if (leaseId) query = query.where('lease_id', '=', leaseId).where('locked_until', '>=', now);
+  const done = await query.executeTakeFirst();
+  return done.numUpdatedRows > 0n;
+}
+
+export async function rescheduleDelivery(db: Db, webhookId: string, leaseId: string, at: Date, error: string, now: Date): Promise<boolean> {
+  const done = await db
+    .updateTable('shopify_webhook_deliveries')
+    .set({ next_attempt_at: at, locked_until: null, lease_id: null, last_error: error })
+    .where('webhook_id', '=', webhookId)
+    .where('lease_id', '=', leaseId)
+    .where('locked_until', '>=', now)
+    .executeTakeFirst();
+  return done.numUpdatedRows > 0n;
+}
+
+// --- usage records: one per idempotency key ---
+
+/** Notes the charge before it is sent; the key is also Shopify's idempotency key, so a retry charges once. */
+export async function insertUsageRecord(
+  db: Db,
+  record: { idempotencyKey: string; shop: string; orderId: string; amountCents: number; currency: string },
+): Promise<void> {
+  await db
+    .insertInto('shopify_usage_records')
+    .values({
+      idempotency_key: record.idempotencyKey,
+      shop: record.shop,
+      order_id: record.orderId,
+      amount_cents: record.amountCents,
+      currency: record.currency,
+    })
+    .onConflict((oc) => oc.column('idempotency_key').doNothing())
+    .execute();
+}
+
+export async function setUsageRecordId(db: Db, idempotencyKey: string, usageRecordId: string): Promise<void> {
+  await db
+    .updateTable('shopify_usage_records')
+    .set({ usage_record_id: usageRecordId })
+    .where('idempotency_key', '=', idempotencyKey)
+    .execute();
+}
+
+/**
+ * shop/redact: everything the adapter holds about the shop goes (its token, plan, requests,
+ * confirmations, usage records, and its other webhook deliveries).
+ */
+export async function eraseShop(db: Db, shop: string, keepWebhookId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('shopify_usage_records').where('shop', '=', shop).execute();
+    await trx.deleteFrom('shopify_ownership_confirmations').where('shop', '=', shop).execute();
+    await trx.deleteFrom('shopify_oauth_requests').where('shop', '=', shop).execute();
+    await trx.deleteFrom('shopify_webhook_deliveries').where('shop', '=', shop).where('webhook_id', '<>', keepWebhookId).execute();
+    await trx.deleteFrom('shopify_shops').where('shop', '=', shop).execute();
+  });
+}
+
+/** customers/redact: the shopper's data in deliveries not yet worked off goes with their payloads. */
+export async function dropPendingPayloadsOfCustomer(db: Db, shop: string, customerId: string, keepWebhookId: string): Promise<void> {
+  await sql`
+    update shopify_webhook_deliveries set payload = null, status = 'done', completed_at = now(), last_error = 'redacted'
+    where shop = ${shop} and webhook_id <> ${keepWebhookId} and status = 'pending'
+      and payload -> 'customer' ->> 'id' = ${customerId}`.execute(db);
+}

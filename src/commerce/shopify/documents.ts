@@ -1,0 +1,188 @@
+/**
+ * Every GraphQL document the Shopify adapter sends, as `#graphql` template literals without
+ * interpolation (Shopify's convention), so documents.test.ts validates each against the Admin API
+ * schema of the version the service names (2026-10). Bulk queries are documents of their own too,
+ * passed to bulkOperationRunQuery as a variable.
+ */
+
+/** The store as the service imports it. */
+export const SHOP_PROFILE = `#graphql
+  query ShopProfile {
+    shop {
+      name
+      description
+      billingAddress { countryCodeV2 }
+    }
+  }`;
+
+/**
+ * Eligibility (SPEC 6.3): the orders the app can see and whether active products have images. A
+ * page of active products is enough to find one with an image; the count says "at least".
+ */
+export const ELIGIBILITY = `#graphql
+  query Eligibility {
+    ordersCount { count precision }
+    products(first: 25, query: "status:active") { nodes { featuredImage { url } } }
+  }`;
+
+export const PRODUCTS_COUNT = `#graphql
+  query ProductsCount {
+    productsCount { count precision }
+  }`;
+
+/** One page of the catalog: 200 products cost about 800 of the 1,000 points a query may take. */
+export const CATALOG_PAGE = `#graphql
+  query CatalogPage($after: String) {
+    products(first: 200, after: $after) {
+      pageInfo { hasNextPage endCursor }
+      nodes {
+        id
+        title
+        status
+        featuredImage { url }
+        priceRangeV2 { minVariantPrice { amount } }
+      }
+    }
+  }`;
+
+/** The whole catalog as a bulk operation, for stores with more products than a few pages. */
+export const BULK_CATALOG = `#graphql
+  query BulkCatalog {
+    products {
+      edges {
+        node {
+          id
+          title
+          status
+          featuredImage { url }
+          priceRangeV2 { minVariantPrice { amount } }
+        }
+      }
+    }
+  }`;
+
+/**
+ * Units sold by product, from the orders' line items: 2026-10 has no best-seller field or sort,
+ * so the service counts them from a bulk operation over the orders.
+ */
+export const BULK_UNITS_SOLD = `#graphql
+  query BulkUnitsSold {
+    orders {
+      edges {
+        node {
+          id
+          lineItems { edges { node { quantity product { id } } } }
+        }
+      }
+    }
+  }`;
+
+/** Customers of the store's past orders, oldest first, for new-versus-returning (a store joining through a claim). */
+export const BULK_PAST_ORDERS = `#graphql
+  query BulkPastOrders {
+    orders(sortKey: CREATED_AT) {
+      edges { node { id createdAt customer { id } totalPriceSet { shopMoney { amount } } } }
+    }
+  }`;
+
+export const RUN_BULK_QUERY = `#graphql
+  mutation RunBulkQuery($query: String!) {
+    bulkOperationRunQuery(query: $query) {
+      bulkOperation { id status }
+      userErrors { field message code }
+    }
+  }`;
+
+export const BULK_OPERATION = `#graphql
+  query BulkOperation($id: ID!) {
+    bulkOperation(id: $id) { id status errorCode objectCount url }
+  }`;
+
+export const PRODUCTS_BY_ID = `#graphql
+  query ProductsById($ids: [ID!]!) {
+    nodes(ids: $ids) {
+      ... on Product {
+        id
+        title
+        status
+        featuredImage { url }
+        priceRangeV2 { minVariantPrice { amount } }
+      }
+    }
+  }`;
+
+export const DISCOUNT_BY_CODE = `#graphql
+  query DiscountByCode($code: String!) {
+    codeDiscountNodeByCode(code: $code) { id }
+  }`;
+
+export const CREATE_DISCOUNT = `#graphql
+  mutation CreateDiscount($discount: DiscountCodeBasicInput!) {
+    discountCodeBasicCreate(basicCodeDiscount: $discount) {
+      codeDiscountNode { id }
+      userErrors { field message code }
+    }
+  }`;
+
+export const UPDATE_DISCOUNT = `#graphql
+  mutation UpdateDiscount($id: ID!, $discount: DiscountCodeBasicInput!) {
+    discountCodeBasicUpdate(id: $id, basicCodeDiscount: $discount) {
+      codeDiscountNode { id }
+      userErrors { field message code }
+    }
+  }`;
+
+export const DELETE_DISCOUNT = `#graphql
+  mutation DeleteDiscount($id: ID!) {
+    discountCodeDelete(id: $id) {
+      deletedCodeDiscountId
+      userErrors { field message code }
+    }
+  }`;
+
+/** The usage plan: no monthly fee, a share of first orders, up to the capped amount every 30 days. */
+export const CREATE_SUBSCRIPTION = `#graphql
+  mutation CreateSubscription($name: String!, $returnUrl: URL!, $lineItems: [AppSubscriptionLineItemInput!]!, $test: Boolean) {
+    appSubscriptionCreate(name: $name, returnUrl: $returnUrl, lineItems: $lineItems, test: $test) {
+      confirmationUrl
+      appSubscription { id status }
+      userErrors { field message }
+    }
+  }`;
+
+/** The plan's state, read back from the app's installation. */
+export const INSTALLATION = `#graphql
+  query Installation {
+    currentAppInstallation {
+      activeSubscriptions {
+        id
+        name
+        status
+        lineItems {
+          id
+          plan {
+            pricingDetails {
+              __typename
+              ... on AppUsagePricing { cappedAmount { amount currencyCode } }
+            }
+          }
+        }
+      }
+    }
+  }`;
+
+export const RECORD_USAGE = `#graphql
+  mutation RecordUsage($lineItemId: ID!, $price: MoneyInput!, $description: String!, $idempotencyKey: String) {
+    appUsageRecordCreate(subscriptionLineItemId: $lineItemId, price: $price, description: $description, idempotencyKey: $idempotencyKey) {
+      appUsageRecord { id }
+      userErrors { field message }
+    }
+  }`;
+
+export const SUBSCRIBE_WEBHOOK = `#graphql
+  mutation SubscribeWebhook($topic: WebhookSubscriptionTopic!, $uri: String!) {
+    webhookSubscriptionCreate(topic: $topic, webhookSubscription: { uri: $uri, format: JSON }) {
+      webhookSubscription { id }
+      userErrors { field message }
+    }
+  }`;

@@ -1,0 +1,33 @@
+import '@shopify/shopify-api/adapters/node';
+import { type ApiVersion, LogSeverity, shopifyApi } from '@shopify/shopify-api';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ShopifyConfig } from '../../config.js';
+
+/**
+ * `@shopify/shopify-api` for the service: OAuth (begin, callback with HMAC and state checks),
+ * webhook validation and the GraphQL Admin client all come from it. Offline tokens only, not an
+ * embedded app. Its log goes to the service's, warnings and errors only (they carry no token:
+ * the library redacts its access-token headers).
+ */
+export type ShopifyLibrary = ReturnType<typeof shopifyLibrary>;
+
+export function shopifyLibrary(config: ShopifyConfig, baseUrl: string, log: FastifyBaseLogger) {
+  const base = new URL(baseUrl);
+  return shopifyApi({
+    apiKey: config.apiKey,
+    apiSecretKey: config.apiSecret,
+    scopes: config.scopes,
+    hostName: base.host,
+    hostScheme: base.protocol === 'http:' ? 'http' : 'https',
+    apiVersion: config.apiVersion as ApiVersion,
+    isEmbeddedApp: false,
+    logger: {
+      level: LogSeverity.Warning,
+      httpRequests: false,
+      log: async (severity, message) => {
+        if (severity === LogSeverity.Error) log.error({ component: 'shopify-api' }, message);
+        else log.warn({ component: 'shopify-api' }, message);
+      },
+    },
+  });
+}

@@ -1,0 +1,263 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { isUuid } from '../../config.js';
+import type { Runtime } from '../../composition.js';
+import { ApiError, badRequest, unauthorized } from '../../http/errors.js';
+import { isSecretHash as isChallenge } from '../../shared/keys.js';
+import { StoreDisconnectedError } from './admin-client.js';
+import { isShopDomain, type ShopifyCommerce } from './adapter.js';
+import * as dal from './dal.js';
+import { securePages } from '../../http/security-headers.js';
+import { sendDonePage } from './pages.js';
+import { InstallQuery, PlanQuery, WebhookReceipt } from './schemas.js';
+import { LIFECYCLE_TOPICS, TOPICS, handleDelivery } from './webhooks.js';
+
+const errorRef = Type.Ref('ErrorResponse');
+export const CALLBACK_PATH = '/commerce/shopify/callback';
+/** How long an install may take from the service's redirect to Shopify's callback. */
+const INSTALL_WINDOW_MS = 10 * 60_000;
+
+/**
+ * What the library writes to a Node response, caught so Fastify sends it (with the service's
+ * headers) instead of the library writing the socket itself.
+ */
+class CapturedResponse {
+  statusCode = 200;
+  statusMessage = '';
+  readonly headers: Record<string, string | string[]> = {};
+  getHeaders() {
+    return this.headers;
+  }
+  setHeader(name: string, value: string | string[]) {
+    this.headers[name.toLowerCase()] = value;
+  }
+  write() {}
+  end() {}
+}
+
+function shopOf(raw: string): string {
+  const shop = raw.trim().toLowerCase();
+  if (!isShopDomain(shop)) throw badRequest('shop must be a Shopify store domain such as acme.myshopify.com');
+  return shop;
+}
+
+/** A path of this service only: never another site (an open redirect). */
+function returnPathOf(raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null;
+  if (!/^\/(?![/\\])[A-Za-z0-9/%._~?=&-]*$/.test(raw)) {
+    throw badRequest('return must be a path of this service');
+  }
+  return raw;
+}
+
+const refused = (message: string) => new ApiError(400, 'invalid_callback', message);
+
+/**
+ * Shopify's routes: install (OAuth), its callback, plan approval and its return, and the one
+ * webhook endpoint. Registered only when Shopify is configured, so they are 404 otherwise.
+ */
+export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
+  const shopify = runtime.commerce.shopify;
+  if (!shopify) return;
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config } = runtime;
+  // The callback and plan return may end on a page of the service.
+  await securePages(app, config.baseUrl);
+
+  app.get(
+    '/commerce/shopify/install',
+    {
+      schema: {
+        summary: 'Install the app on a Shopify store: a redirect to Shopify OAuth (offline token) with a state bound to this browser',
+        tags: ['commerce'],
+        querystring: InstallQuery,
+        response: { 400: errorRef },
+      },
+    },
+    async (request, reply) => {
+      const shop = shopOf(request.query.shop);
+      const returnTo = returnPathOf(request.query.return);
+      const challenge = request.query.challenge ?? null;
+      if (challenge !== null && !isChallenge(challenge)) throw badRequest('challenge must be 64 hexadecimal digits');
+      const claimId = request.query.claim ?? null;
+      if (claimId !== null && !isUuid(claimId)) throw badRequest('claim must be a UUID');
+      const captured = new CapturedResponse();
+      await shopify.library.auth.begin({
+        shop,
+        callbackPath: CALLBACK_PATH,
+        isOnline: false,
+        rawRequest: request.raw,
+        rawResponse: captured as unknown as ServerResponse,
+      });
+      const location = captured.headers.location;
+      if (captured.statusCode !== 302 || typeof location !== 'string') {
+        throw new ApiError(captured.statusCode === 410 ? 410 : 400, 'install_refused', 'Shopify install could not start from this client');
+      }
+      const state = new URL(location).searchParams.get('state')!;
+      await dal.insertOAuthRequest(db, state, { shop, challenge, returnTo, claimId }, new Date());
+      const cookies = captured.headers['set-cookie'];
+      if (cookies) reply.header('set-cookie', cookies);
+      reply.header('Cache-Control', 'no-store');
+      return reply.redirect(location, 302);
+    },
+  );
+
+  app.get(
+    CALLBACK_PATH,
+    {
+      schema: {
+        summary: "Shopify's OAuth callback: HMAC, state and shop verified, the code exchanged, the store connected",
+        tags: ['commerce'],
+        response: { 400: errorRef },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as Record<string, string | undefined>;
+      const shop = query.shop ?? '';
+      const state = query.state ?? '';
+      if (!isShopDomain(shop) || state === '') throw refused('the callback names no Shopify store or state');
+      const now = new Date();
+      // A replayed callback (or one whose install this service never started) is refused before its code is used.
+      const pending = await dal.findOAuthRequest(db, state, shop, new Date(now.getTime() - INSTALL_WINDOW_MS));
+      if (!pending) throw refused('this install was completed already or never started here: start the install again');
+      let session: Awaited<ReturnType<ShopifyCommerce['library']['auth']['callback']>>['session'];
+      try {
+        ({ session } = await shopify.library.auth.callback({ rawRequest: request.raw, rawResponse: reply.raw }));
+      } catch (error) {
+        request.log.warn({ err: error, shop }, 'Shopify OAuth callback refused');
+        throw refused('the callback did not verify (signature, state or code): start the install again');
+      }
+      const stored = await dal.completeInstall(db, {
+        state,
+        shop: session.shop,
+        tokenEncrypted: shopify.encryptToken(session.shop, session.accessToken!),
+        scopes: session.scope ?? '',
+        claimId: pending.claimId,
+        now,
+      });
+      if (!stored) throw refused('this install was completed already: start the install again');
+      await afterInstall(shopify, session.shop, pending.challenge);
+      reply.header('Cache-Control', 'no-store');
+      if (pending.returnTo) return reply.redirect(pending.returnTo, 303);
+      return sendDonePage(reply, 'The app is installed', session.shop);
+    },
+  );
+
+  app.get(
+    '/commerce/shopify/plan',
+    {
+      schema: {
+        summary: 'Approve the usage plan: creates the app subscription and redirects to Shopify’s confirmation page',
+        tags: ['commerce'],
+        querystring: PlanQuery,
+        response: { 400: errorRef },
+      },
+    },
+    async (request, reply) => {
+      const shop = shopOf(request.query.shop);
+      const returnTo = returnPathOf(request.query.return);
+      const challenge = request.query.challenge;
+      if (challenge !== undefined && !isChallenge(challenge)) throw badRequest('challenge must be 64 hexadecimal digits');
+      reply.header('Cache-Control', 'no-store');
+      const status = await shopify.status(shop);
+      if (status.installation !== 'installed') return reply.redirect(shopify.installUrl(shop, { returnTo, state: challenge ?? null }), 303);
+      if (status.planApproved) {
+        return returnTo ? reply.redirect(returnTo, 303) : sendDonePage(reply, 'The plan is approved', shop);
+      }
+      const back = new URLSearchParams({ shop });
+      if (returnTo) back.set('return', returnTo);
+      try {
+        const confirmationUrl = await shopify.createSubscription(shop, `${config.baseUrl}/commerce/shopify/plan/return?${back.toString()}`);
+        return reply.redirect(confirmationUrl, 303);
+      } catch (error) {
+        if (error instanceof StoreDisconnectedError)
+          return reply.redirect(shopify.installUrl(shop, { returnTo, state: challenge ?? null }), 303);
+        throw error;
+      }
+    },
+  );
+
+  app.get('/commerce/shopify/plan/return', { schema: { hide: true, querystring: PlanQuery } }, async (request, reply) => {
+    const shop = shopOf(request.query.shop);
+    const returnTo = returnPathOf(request.query.return);
+    // Whatever the return URL carries, the plan is what the installation says.
+    if ((await shopify.status(shop)).installation === 'installed') await shopify.refreshSubscription(shop);
+    reply.header('Cache-Control', 'no-store');
+    const { planApproved } = await shopify.status(shop);
+    if (returnTo) return reply.redirect(returnTo, 303);
+    return sendDonePage(reply, planApproved ? 'The plan is approved' : 'The plan was not approved', shop);
+  });
+
+  await app.register(async (scope) => webhookRoute(scope, runtime, shopify));
+};
+
+/** After a verified install: webhooks subscribed, the plan read back, the plugin told. */
+async function afterInstall(shopify: ShopifyCommerce, shop: string, challenge: string | null): Promise<void> {
+  await shopify.registerWebhooks(shop);
+  await shopify.refreshSubscription(shop);
+  await shopify.emit({ type: 'app_installed', domain: shop });
+  if (challenge) await shopify.emit({ type: 'merchant_confirmed', domain: shop, state: challenge });
+}
+
+const rawBodies = new WeakMap<FastifyRequest, string>();
+
+/** Shopify names the shop in the body of these topics too: it must be the shop the headers name. */
+function shopInBody(topic: string, payload: unknown): string | undefined {
+  const body = payload as { myshopify_domain?: string; shop_domain?: string } | null;
+  if (topic === 'app/uninstalled') return body?.myshopify_domain;
+  if (topic === 'customers/data_request' || topic === 'customers/redact' || topic === 'shop/redact') return body?.shop_domain;
+  return undefined;
+}
+
+async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: Runtime, shopify: ShopifyCommerce): Promise<void> {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config } = runtime;
+  // The HMAC covers the exact bytes sent, so this scope keeps the raw body.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    rawBodies.set(request, text);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(badRequest('body is not valid JSON'), undefined);
+    }
+  });
+
+  app.post(
+    '/commerce/shopify/webhooks',
+    {
+      schema: {
+        summary: "Shopify's webhooks, every topic: HMAC-verified over the raw body, deduplicated by X-Shopify-Webhook-Id",
+        tags: ['commerce'],
+        response: { 200: WebhookReceipt, 400: errorRef, 401: errorRef },
+      },
+    },
+    async (request, reply) => {
+      const rawBody = rawBodies.get(request) ?? '';
+      const check = await shopify.library.webhooks.validate({ rawBody, rawRequest: request.raw, rawResponse: reply.raw });
+      if (!check.valid) throw unauthorized('X-Shopify-Hmac-Sha256 does not match the body, or Shopify’s headers are missing');
+      const topic = String(request.headers['x-shopify-topic']).toLowerCase();
+      const shop = check.domain.toLowerCase();
+      if (!TOPICS.has(topic)) throw badRequest(`the topic ${topic} is not one this app subscribes to`);
+      if (!isShopDomain(shop)) throw badRequest('X-Shopify-Shop-Domain must be a myshopify.com domain');
+      const named = shopInBody(topic, request.body);
+      if (named !== undefined && named !== shop) throw badRequest('the body names another shop than X-Shopify-Shop-Domain');
+      const delivery = { webhookId: check.webhookId, shop, topic, payload: request.body };
+      if (!(await dal.insertDelivery(db, { ...delivery, now: new Date() }))) return { received: true, duplicate: true };
+      if (LIFECYCLE_TOPICS.has(topic)) {
+        const deps = { shopify, db, orders: config.orders, log: request.log };
+        try {
+          await dal.completeDelivery(db, delivery.webhookId, null, await handleDelivery(deps, delivery), new Date());
+        } catch (error) {
+          // Left pending: the worker retries it.
+          request.log.warn({ err: error, shop, topic }, 'Shopify lifecycle webhook left to the worker');
+        }
+      }
+      runtime.jobs.nudgeShopifyWebhooks();
+      return { received: true, duplicate: false };
+    },
+  );
+}

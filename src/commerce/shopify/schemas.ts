@@ -1,0 +1,19 @@
+import { Type } from 'typebox';
+
+export const InstallQuery = Type.Object({
+  shop: Type.String({ description: 'The store, as its {name}.myshopify.com domain' }),
+  return: Type.Optional(Type.String({ description: "A path of this service to continue at afterwards (the plugin's return flow)" })),
+  challenge: Type.Optional(Type.String({ description: "The plugin's challenge: the store's owner confirms that plugin by installing" })),
+  claim: Type.Optional(Type.String({ description: "A sign-up's claim on the store, confirmed by the install" })),
+});
+
+export const PlanQuery = Type.Object({
+  shop: Type.String(),
+  return: Type.Optional(Type.String()),
+  challenge: Type.Optional(Type.String()),
+});
+
+export const WebhookReceipt = Type.Object({
+  received: Type.Boolean(),
+  duplicate: Type.Boolean({ description: 'This webhook id was delivered before: nothing more was done' }),
+});

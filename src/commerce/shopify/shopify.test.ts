@@ -1,0 +1,404 @@
+import crypto from 'node:crypto';
+import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
+import { beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase, type TestContext } from '../../../test/support/harness.js';
+import { createPlatform, uniqueId } from '../../../test/support/factories.js';
+import { DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
+import { answerPlan, followCallback, install, installToCallback, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
+import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
+import { signWebhookBody } from '../../../test/shopify-standin/webhooks.js';
+import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
+import { hashSecret } from '../../shared/keys.js';
+
+const BASE_URL = 'https://svc.test';
+const ENV = {
+  LOG_LEVEL: 'error',
+  BASE_URL,
+  SETUP_POLL_MS: '20',
+  SETUP_RETRY_MS: '50',
+  SANDBOX_IMPORT_MS: '0',
+  ...shopifyEnv(new ShopifyStandIn()),
+};
+
+describeEachDatabase(
+  'Shopify: install, plan, webhooks, orders and compliance against the stand-in',
+  (use) => {
+    let standIn: ShopifyStandIn;
+    const newShop = (options: { products?: number; orders?: number } = {}) => {
+      const name = uniqueId('shop')
+        .toLowerCase()
+        .replace(/[^a-z0-9-]/g, '-');
+      return standIn.createShop({ name, products: options.products ?? 12, orders: options.orders ?? 40 }).domain;
+    };
+    const count = async (table: 'shopify_shops' | 'shopify_oauth_requests' | 'shopify_webhook_deliveries' | 'shopify_usage_records') =>
+      Number(
+        (
+          await use()
+            .db.selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const shopRow = (shop: string) => use().db.selectFrom('shopify_shops').selectAll().where('shop', '=', shop).executeTakeFirst();
+    const get = (url: string, headers: Record<string, string> = {}) =>
+      use().app.inject({ method: 'GET', url, headers: { 'user-agent': BROWSER_USER_AGENT, ...headers } });
+    /** Waits until the worker has done every delivery of the shop (a hang guard, not a timing bound). */
+    const settled = async (shop: string) =>
+      expect
+        .poll(
+          async () =>
+            (
+              await use()
+                .db.selectFrom('shopify_webhook_deliveries')
+                .select('webhook_id')
+                .where('shop', '=', shop)
+                .where('status', '=', 'pending')
+                .execute()
+            ).length,
+          { timeout: 30_000 },
+        )
+        .toBe(0);
+
+    beforeAll(() => {
+      standIn = standInFor(BASE_URL, () => use().app);
+      setAbstractFetchFunc(standIn.fetch);
+    });
+
+    it('answers 400 in the API error shape for a shop that is not a *.myshopify.com store, writing nothing', async () => {
+      for (const shop of ['evil.example', 'acme.myshopify.com.evil.example', 'https://acme.myshopify.com', '-x.myshopify.com']) {
+        const response = await get(`/commerce/shopify/install?shop=${encodeURIComponent(shop)}`);
+        expect(response.statusCode, shop).toBe(400);
+        expect(response.json()).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('myshopify.com') });
+      }
+      const foreignReturn = await get(`/commerce/shopify/install?shop=${newShop()}&return=${encodeURIComponent('//evil.example/x')}`);
+      expect(foreignReturn.statusCode).toBe(400);
+      expect(await count('shopify_oauth_requests')).toBe(0);
+    });
+
+    it('installs through OAuth: the token stored encrypted, webhooks subscribed, the plugin confirmed; a replay is refused', async () => {
+      const shop = newShop();
+      const secret = crypto.randomBytes(16).toString('hex');
+      const challenge = hashSecret(secret);
+      const { callback, cookie } = await installToCallback(
+        use().app,
+        standIn,
+        `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`,
+      );
+      expect(Object.fromEntries(callback.searchParams)).toMatchObject({ shop });
+      const done = await followCallback(use().app, callback, cookie);
+      expect(done.statusCode, done.body).toBe(200);
+      expect(done.body).toContain('The app is installed');
+
+      const row = (await shopRow(shop))!;
+      const [token] = [...standIn.shop(shop).installation.tokens];
+      expect(row.access_token_encrypted).toMatch(/^v1\./);
+      expect(row.access_token_encrypted).not.toContain(token!);
+      expect(row.scopes).toBe('read_products,read_orders,write_discounts');
+      const status = await use().runtime.commerce.forStore(shop).status(shop);
+      expect(status).toEqual({ installation: 'installed', planApproved: false });
+      const subscribed = [...standIn.shop(shop).webhookSubscriptions.values()].map((subscription) => subscription.topic).sort();
+      expect(subscribed).toEqual([
+        'APP_SUBSCRIPTIONS_UPDATE',
+        'APP_UNINSTALLED',
+        'ORDERS_CANCELLED',
+        'ORDERS_CREATE',
+        'ORDERS_PAID',
+        'REFUNDS_CREATE',
+      ]);
+      const confirmed = await use().db.selectFrom('merchant_confirmations').selectAll().where('challenge', '=', challenge).execute();
+      expect(confirmed.map((entry) => entry.domain)).toEqual([shop]);
+
+      // The same callback again (the code and the state spent): refused, the stored token untouched.
+      const replay = await followCallback(use().app, callback, cookie);
+      expect(replay.statusCode).toBe(400);
+      expect(replay.json()).toMatchObject({ error: 'invalid_callback' });
+      expect((await shopRow(shop))!.access_token_encrypted).toBe(row.access_token_encrypted);
+    });
+
+    it('refuses a forged callback, one for another shop and one this service never started, writing nothing', async () => {
+      const shop = newShop();
+      const { callback, cookie } = await installToCallback(use().app, standIn, `/commerce/shopify/install?shop=${shop}`);
+      const forged = new URL(callback);
+      forged.searchParams.set('hmac', 'f'.repeat(64));
+      const otherShop = new URL(callback);
+      otherShop.searchParams.set('shop', newShop());
+      const unknownState = new URL(callback);
+      unknownState.searchParams.set('state', 'never-started-here');
+      const before = await count('shopify_shops');
+      for (const url of [forged, otherShop, unknownState]) {
+        const response = await followCallback(use().app, url, cookie);
+        expect(response.statusCode, url.toString()).toBe(400);
+        expect(response.json()).toMatchObject({ error: 'invalid_callback' });
+      }
+      // Without the browser's state cookie: the state is not this browser's.
+      const noCookie = await followCallback(use().app, callback, '');
+      expect(noCookie.statusCode).toBe(400);
+      expect(await count('shopify_shops')).toBe(before);
+      expect(await shopRow(shop)).toBeUndefined();
+    });
+
+    it('plan: a usage subscription with a capped amount, approved on Shopify’s page and read back from the installation', async () => {
+      const shop = newShop();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}`);
+      const declined = await answerPlan(use().app, standIn, `/commerce/shopify/plan?shop=${shop}`, 'decline');
+      expect(declined.statusCode).toBe(200);
+      expect(declined.body).toContain('The plan was not approved');
+      expect((await use().runtime.commerce.forStore(shop).status(shop)).planApproved).toBe(false);
+
+      const approved = await answerPlan(
+        use().app,
+        standIn,
+        `/commerce/shopify/plan?shop=${shop}&return=${encodeURIComponent('/dashboard')}`,
+      );
+      expect(approved.statusCode).toBe(303);
+      expect(approved.headers.location).toBe('/dashboard');
+      const row = (await shopRow(shop))!;
+      expect(row.subscription_status).toBe('ACTIVE');
+      expect(row.usage_currency).toBe('USD');
+      expect(row.plan_approved_at).not.toBeNull();
+      const subscription = standIn.shop(shop).subscriptions.find((entry) => entry.status === 'ACTIVE')!;
+      expect(subscription.lineItems[0]!.pricing).toMatchObject({ kind: 'usage', cappedAmountCents: 50_000, currency: 'USD' });
+      // Approved: the setup job was queued by the plan_approved event.
+      const job = await use().db.selectFrom('setup_jobs').select('domain').where('domain', '=', shop).executeTakeFirst();
+      expect(job?.domain).toBe(shop);
+    });
+
+    it('webhooks: a forged HMAC is 401 with nothing written; each webhook id is taken once', async () => {
+      const shop = newShop();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}`);
+      const order = await standIn.placeOrder(shop, {});
+      await settled(shop);
+      const created = standIn.webhookDeliveries({ shop, topic: 'orders/create' }).at(-1)!;
+      expect(created.status).toBe(200);
+      const before = await count('shopify_webhook_deliveries');
+
+      const forged = await use().app.inject({
+        method: 'POST',
+        url: '/commerce/shopify/webhooks',
+        headers: {
+          ...created.headers,
+          'x-shopify-webhook-id': crypto.randomUUID(),
+          'x-shopify-hmac-sha256': signWebhookBody('wrong-secret', created.body),
+        },
+        payload: created.body,
+      });
+      expect(forged.statusCode).toBe(401);
+      expect(forged.json()).toMatchObject({ error: 'unauthorized' });
+      const tampered = await use().app.inject({
+        method: 'POST',
+        url: '/commerce/shopify/webhooks',
+        headers: { ...created.headers, 'x-shopify-webhook-id': crypto.randomUUID() },
+        payload: created.body.replace(String(order.id), String(order.id + 1)),
+      });
+      expect(tampered.statusCode).toBe(401);
+      expect(await count('shopify_webhook_deliveries')).toBe(before);
+
+      const again = await standIn.redeliverWebhook(created.webhookId);
+      expect(again.status).toBe(200);
+      const deliveries = await use()
+        .db.selectFrom('shopify_webhook_deliveries')
+        .selectAll()
+        .where('webhook_id', '=', created.webhookId)
+        .execute();
+      expect(deliveries).toHaveLength(1);
+      expect(await count('shopify_webhook_deliveries')).toBe(before);
+      const orders = await use().db.selectFrom('attributed_orders').select('order_id').where('store_domain', '=', shop).execute();
+      expect(orders.map((entry) => entry.order_id)).toEqual([String(order.id)]);
+    });
+
+    it('uninstall: the store leaves at once and starts again at install; a token revoked at Shopify disconnects it', async () => {
+      const shop = newShop();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}`);
+      await answerPlan(use().app, standIn, `/commerce/shopify/plan?shop=${shop}`);
+      // Mid-setup: the job was queued by the approval; the store goes before it is done.
+      await standIn.uninstall(shop);
+      const adapter = use().runtime.commerce.forStore(shop);
+      expect(await adapter.status(shop)).toEqual({ installation: 'not_installed', planApproved: false });
+      const row = (await shopRow(shop))!;
+      expect(row.access_token_encrypted).toBeNull();
+      expect(row.uninstalled_at ?? row.disconnected_at).not.toBeNull();
+      const uninstalled = standIn.webhookDeliveries({ shop, topic: 'app/uninstalled' }).at(-1)!;
+      expect(uninstalled.status).toBe(200);
+      // No offer for the store: it has no live offer, whatever setup had reached.
+      const offers = await use()
+        .db.selectFrom('offers')
+        .innerJoin('companies', 'companies.id', 'offers.company_id')
+        .select('offers.live')
+        .where('companies.domain', '=', shop)
+        .execute();
+      expect(offers.every((offer) => !offer.live)).toBe(true);
+
+      // Reinstalled, then the token revoked at Shopify while the app stays installed: the next call finds out.
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}`);
+      expect((await adapter.status(shop)).installation).toBe('installed');
+      standIn.revokeToken(shop);
+      await expect(adapter.profile(shop)).rejects.toThrow(/revoked/);
+      expect(await adapter.status(shop)).toEqual({ installation: 'not_installed', planApproved: false });
+      expect((await shopRow(shop))!.disconnected_at).not.toBeNull();
+    });
+
+    it('a referred first order becomes one usage record, however often Shopify delivers it', async () => {
+      const { shop, token } = await shopifyCollab(use(), standIn);
+      const click = await get(`/r/${token}`);
+      expect(click.statusCode).toBe(302);
+      const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
+      const order = await standIn.placeOrder(shop, { lineItems: [{ productId: product.id, quantity: 2 }], landingSite: `/?ref=${token}` });
+      await settled(shop);
+      const stored = (await use().db.selectFrom('attributed_orders').selectAll().where('store_domain', '=', shop).execute())[0]!;
+      expect(stored).toMatchObject({ order_id: String(order.id), matched_by: 'referral_link', new_customer: true });
+      const commission = Number(stored.commission_cents);
+      expect(commission).toBe(Math.round(order.totalCents * 0.05));
+      expect(standIn.usageCharged(shop)).toBe(commission);
+
+      // The same delivery again, orders/paid of the same order, and the body signed again under a new webhook id.
+      const created = standIn.webhookDeliveries({ shop, topic: 'orders/create' }).at(-1)!;
+      await standIn.redeliverWebhook(created.webhookId);
+      const resent = await use().app.inject({
+        method: 'POST',
+        url: '/commerce/shopify/webhooks',
+        headers: { ...created.headers, 'x-shopify-webhook-id': crypto.randomUUID() },
+        payload: created.body,
+      });
+      expect(resent.statusCode).toBe(200);
+      await settled(shop);
+      expect(standIn.usageCharged(shop)).toBe(commission);
+      const records = await use().db.selectFrom('shopify_usage_records').selectAll().where('shop', '=', shop).execute();
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({ order_id: String(order.id), currency: 'USD', usage_record_id: expect.any(String) });
+
+      // A returning customer's order (Shopify counts their orders) carries no commission.
+      const again = await standIn.placeOrder(shop, { customerId: order.customerId!, landingSite: `/?ref=${token}` });
+      await settled(shop);
+      const second = await use()
+        .db.selectFrom('attributed_orders')
+        .selectAll()
+        .where('order_id', '=', String(again.id))
+        .executeTakeFirstOrThrow();
+      expect(second.new_customer).toBe(false);
+      expect(standIn.usageCharged(shop)).toBe(commission);
+
+      // A refund reverses the commission in the ledger by an entry of the opposite sign (no shopper's data kept).
+      await standIn.refundOrder(shop, order.id, {});
+      await settled(shop);
+      const refund = standIn.webhookDeliveries({ shop, topic: 'refunds/create' }).at(-1)!;
+      const kept = await use()
+        .db.selectFrom('shopify_webhook_deliveries')
+        .select('payload')
+        .where('webhook_id', '=', refund.webhookId)
+        .executeTakeFirstOrThrow();
+      expect(kept.payload).toMatchObject({
+        reversal: { storeDomain: shop, orderId: String(order.id), refunded: [{ amountCents: order.totalCents, currency: 'USD' }] },
+        outcome: { takenCents: order.totalCents, reversedCents: commission, duplicate: false },
+      });
+      const ledger = await use()
+        .db.selectFrom('commission_ledger')
+        .select(['kind', 'amount_minor', 'currency', 'customer_basis'])
+        .where('store_domain', '=', shop)
+        .where('order_id', '=', String(order.id))
+        .orderBy('id')
+        .execute();
+      expect(ledger).toEqual([
+        { kind: 'commission', amount_minor: commission, currency: 'USD', customer_basis: 'platform_order_count' },
+        { kind: 'reversal', amount_minor: -commission, currency: 'USD', customer_basis: 'platform_order_count' },
+      ]);
+      // Delivered again, the refund reverses nothing more.
+      await standIn.redeliverWebhook(refund.webhookId);
+      await settled(shop);
+      const reversals = await use()
+        .db.selectFrom('commission_ledger')
+        .select('id')
+        .where('store_domain', '=', shop)
+        .where('kind', '=', 'reversal')
+        .execute();
+      expect(reversals).toHaveLength(1);
+    });
+
+    it('compliance: a data request is answered, a shopper redacted, and the shop erased after uninstall', async () => {
+      const shop = newShop();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}`);
+      const order = await standIn.placeOrder(shop, {});
+      await settled(shop);
+      const customerId = order.customerId!;
+
+      await standIn.requestCustomerData(shop, customerId);
+      await settled(shop);
+      const request = standIn.webhookDeliveries({ shop, topic: 'customers/data_request' }).at(-1)!;
+      const answer = await use()
+        .db.selectFrom('shopify_webhook_deliveries')
+        .select('payload')
+        .where('webhook_id', '=', request.webhookId)
+        .executeTakeFirstOrThrow();
+      expect(answer.payload).toMatchObject({ customer: customerId, orders: [{ orderId: String(order.id) }] });
+
+      await standIn.redactCustomer(shop, customerId);
+      await settled(shop);
+      const redacted = await use().db.selectFrom('attributed_orders').select('customer_ref').where('store_domain', '=', shop).execute();
+      expect(redacted.map((entry) => entry.customer_ref)).toEqual(['redacted']);
+      const customers = await use().db.selectFrom('store_customers').select('customer_ref').where('store_domain', '=', shop).execute();
+      expect(customers).toEqual([]);
+
+      await standIn.uninstall(shop);
+      expect(await shopRow(shop)).toBeDefined();
+      await standIn.redactShop(shop);
+      await settled(shop);
+      expect(await shopRow(shop)).toBeUndefined();
+      const left = await use().db.selectFrom('shopify_webhook_deliveries').select('topic').where('shop', '=', shop).execute();
+      expect(left.map((entry) => entry.topic)).toEqual(['shop/redact']);
+    });
+  },
+  ENV,
+);
+
+/**
+ * A Shopify store joins through a sign-up (its claim confirmed by installing the app), offers 15%
+ * (a Shopify discount code), approves the plan, and is the partner of a running campaign shown
+ * on a platform: the referral token leads to it.
+ */
+async function shopifyCollab(context: TestContext, standIn: ShopifyStandIn) {
+  const shop = standIn.createShop({
+    name: uniqueId('partner')
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, '-'),
+    products: 8,
+    orders: 30,
+  }).domain;
+  const partner = new DashboardClient(context.app);
+  await partner.start();
+  const signUp = await partner.post('/dashboard/api/sign-up', {
+    email: `${uniqueId('p')}@store.example`,
+    password: DASHBOARD_PASSWORD,
+    brand: { businessName: 'Shopify Partner', domain: shop, categories: [] },
+  });
+  expect(signUp.statusCode, signUp.body).toBe(201);
+  const confirmUrl: string = signUp.json().claim.confirmUrl;
+  expect(confirmUrl).toMatch(/^\/commerce\/shopify\/install\?/);
+  const installed = await install(context.app, standIn, confirmUrl);
+  expect(installed.statusCode).toBe(303);
+  const checked = await partner.post('/dashboard/api/claim/check');
+  const partnerId: string = checked.json().companyId;
+  expect(partnerId, checked.body).toBeTruthy();
+  const offer = await partner.post('/dashboard/api/offer', {
+    title: '15% off',
+    imageUrl: 'https://cdn.example/p.png',
+    discountPercent: 15,
+  });
+  expect(offer.statusCode, offer.body).toBeLessThan(300);
+  expect([...standIn.shop(shop).discounts.values()].map((discount) => discount.appliesOncePerCustomer)).toEqual([true]);
+  await answerPlan(context.app, standIn, `/commerce/shopify/plan?shop=${shop}`);
+
+  const shower = new DashboardClient(context.app);
+  const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
+  const { platformId } = await createPlatform(context.support);
+  const key: string = (await shower.post('/dashboard/api/keys', { name: 'k' })).json().key;
+  await shower.post(`/dashboard/api/partners/${partnerId}/request`, {});
+  await partner.post(`/dashboard/api/partners/${showerId}/accept`);
+  const campaignId: string = (await shower.post('/dashboard/api/campaigns', { partnerId, name: 'Orders' })).json().id;
+  await shower.post(`/dashboard/api/campaigns/${campaignId}/start`);
+  const offers = await context.app.inject({
+    method: 'GET',
+    url: '/v1/campaigns/offers?type=post-purchase',
+    headers: { 'x-api-key': key, 'x-platform-id': platformId },
+  });
+  const referralUrl: string = offers.json().offers[0].referralUrl;
+  return { shop, token: referralUrl.split('/r/')[1]! };
+}

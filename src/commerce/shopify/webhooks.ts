@@ -1,0 +1,203 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/database.js';
+import { ApiError } from '../../http/errors.js';
+import { DrainingWorker } from '../../jobs/draining-worker.js';
+import {
+  customerData,
+  type OrdersContext,
+  receiveOrder,
+  recordOrderEvent,
+  redactCustomer,
+  redactStoreCustomers,
+} from '../../orders/service.js';
+import { StoreDisconnectedError } from './admin-client.js';
+import type { ShopifyCommerce } from './adapter.js';
+import { chargeCommission } from './billing.js';
+import * as dal from './dal.js';
+import * as documents from './documents.js';
+import {
+  cancellationReversal,
+  incomingOrder,
+  type OrderReversal,
+  refundReversal,
+  type ShopifyOrderPayload,
+  type ShopifyRefundPayload,
+} from './orders.js';
+
+/** Every topic the webhook endpoint takes (Shopify's REST names, as in X-Shopify-Topic). */
+export const TOPICS = new Set([
+  'orders/create',
+  'orders/paid',
+  'orders/cancelled',
+  'refunds/create',
+  'app/uninstalled',
+  'app_subscriptions/update',
+  'customers/data_request',
+  'customers/redact',
+  'shop/redact',
+]);
+
+/** Worked off while Shopify waits for the answer: a few writes, and the store's stage must change at once. */
+export const LIFECYCLE_TOPICS = new Set(['app/uninstalled', 'app_subscriptions/update']);
+
+export interface Delivery {
+  webhookId: string;
+  shop: string;
+  topic: string;
+  payload: unknown;
+}
+
+export interface WebhookDeps {
+  shopify: ShopifyCommerce;
+  db: Db;
+  /** How orders are attributed and what they owe (the orders domain's settings). */
+  orders: Pick<OrdersContext, 'commissionBasisPoints' | 'attributionWindowDays'>;
+  log: FastifyBaseLogger;
+}
+
+/**
+ * What each topic does. Returns what the delivery keeps once done (never a shopper's personal
+ * data): the order's outcome, the reversal for the ledger, or the answer to a data request.
+ */
+export async function handleDelivery(deps: WebhookDeps, delivery: Delivery): Promise<unknown> {
+  const { shopify, db, log } = deps;
+  const { shop, topic } = delivery;
+  switch (topic) {
+    case 'app/uninstalled':
+      return confirmUninstall(shopify, shop, log);
+    case 'app_subscriptions/update':
+      // The body says what changed; the installation says what holds.
+      if ((await shopify.status(shop)).installation === 'installed') await shopify.refreshSubscription(shop);
+      return undefined;
+    case 'orders/create':
+    case 'orders/paid':
+      return takeOrder(deps, shop, delivery.payload as ShopifyOrderPayload);
+    case 'orders/cancelled':
+      return takeReversal(deps, cancellationReversal(shop, delivery.payload as ShopifyOrderPayload));
+    case 'refunds/create':
+      return takeReversal(deps, refundReversal(shop, delivery.payload as ShopifyRefundPayload));
+    case 'customers/data_request': {
+      const request = delivery.payload as { customer: { id: number }; data_request?: { id: number } };
+      const orders = await customerData(db, shop, String(request.customer.id));
+      log.info({ shop, dataRequest: request.data_request?.id, orders: orders.length }, 'Shopify data request answered');
+      return { dataRequest: request.data_request?.id ?? null, customer: request.customer.id, orders };
+    }
+    case 'customers/redact': {
+      const request = delivery.payload as { customer: { id: number } };
+      const unlinked = await redactCustomer(db, shop, String(request.customer.id));
+      await dal.dropPendingPayloadsOfCustomer(db, shop, String(request.customer.id), delivery.webhookId);
+      return { redactedOrders: unlinked };
+    }
+    case 'shop/redact': {
+      const unlinked = await redactStoreCustomers(db, shop);
+      await dal.eraseShop(db, shop, delivery.webhookId);
+      return { redactedOrders: unlinked };
+    }
+    default:
+      return { ignored: topic };
+  }
+}
+
+/**
+ * app/uninstalled: Shopify revokes the token before it sends this, so the store leaves when its
+ * token no longer answers. A body replayed under this topic for a store whose token still
+ * works (or a reinstall that overtook a late delivery) changes nothing.
+ */
+async function confirmUninstall(shopify: ShopifyCommerce, shop: string, log: FastifyBaseLogger): Promise<unknown> {
+  if ((await shopify.status(shop)).installation !== 'installed') return { left: false };
+  try {
+    await shopify.request(shop, documents.SHOP_PROFILE);
+  } catch (error) {
+    if (error instanceof StoreDisconnectedError) {
+      await shopify.disconnect(shop, 'uninstalled');
+      return { left: true };
+    }
+    throw error;
+  }
+  log.warn({ shop }, 'app/uninstalled for a store whose token still works: not taken');
+  return { left: false };
+}
+
+/**
+ * A cancel or refund reverses the order's commission in the ledger (an entry of the opposite sign,
+ * once per refund id or cancellation). An order the service never received (placed before the
+ * install, say) owes nothing, so there is nothing to reverse.
+ */
+async function takeReversal(deps: WebhookDeps, reversal: OrderReversal) {
+  // A refund is in the order's currency; a cancel takes what is left of the order.
+  const refunded = reversal.refunded[0];
+  if (reversal.refundId !== null && !refunded) return { reversal, skipped: 'nothing refunded' };
+  try {
+    const outcome = await recordOrderEvent(
+      { db: deps.db },
+      {
+        storeDomain: reversal.storeDomain,
+        eventId: reversal.refundId ?? `cancel-${reversal.orderId}`,
+        orderId: reversal.orderId,
+        kind: reversal.refundId === null ? 'cancel' : 'refund',
+        amountCents: refunded?.amountCents,
+        currency: refunded?.currency,
+        occurredAt: new Date(reversal.at),
+      },
+    );
+    return { reversal, outcome };
+  } catch (error) {
+    if (error instanceof ApiError && error.statusCode === 404) return { reversal, skipped: 'order not received' };
+    throw error;
+  }
+}
+
+async function takeOrder(deps: WebhookDeps, shop: string, payload: ShopifyOrderPayload) {
+  const order = incomingOrder(shop, payload);
+  if (!order) return { orderId: String(payload.id), skipped: 'no customer' };
+  const outcome = await receiveOrder({ db: deps.db, ...deps.orders }, order);
+  const charge =
+    outcome.commissionCents > 0
+      ? await chargeCommission(deps.shopify, deps.db, {
+          shop,
+          orderId: order.orderId,
+          amountCents: outcome.commissionCents,
+          currency: order.currency,
+        })
+      : null;
+  if (charge && charge !== 'charged') deps.log.warn({ shop, orderId: order.orderId, charge }, 'commission not charged as a usage record');
+  return {
+    orderId: outcome.orderId,
+    matchedBy: outcome.matchedBy,
+    newCustomer: outcome.newCustomer,
+    commissionCents: outcome.commissionCents,
+    charge,
+  };
+}
+
+const MAX_RETRY_MS = 60_000;
+
+/**
+ * Works off webhook deliveries as durable jobs, as the setup worker does setup jobs: one claimed
+ * at a time with a lease, its result written only while the lease holds, a failure retried with
+ * growing delays. The endpoint only records a delivery and nudges this worker.
+ */
+export class WebhookWorker extends DrainingWorker {
+  constructor(private readonly options: WebhookDeps & { pollMs: number; retryMs: number; leaseMs: number }) {
+    super({ pollMs: options.pollMs, log: options.log, claimFailure: 'Shopify webhook worker could not claim a delivery' });
+  }
+
+  async runOnce(now = new Date()): Promise<boolean> {
+    const { db, log, leaseMs } = this.options;
+    const delivery = await dal.claimDueDelivery(db, now, leaseMs);
+    if (!delivery) return false;
+    const where = { shop: delivery.shop, topic: delivery.topic, webhookId: delivery.webhookId, attempt: delivery.attempts };
+    try {
+      const result = await handleDelivery(this.options, delivery);
+      if (!(await dal.completeDelivery(db, delivery.webhookId, delivery.leaseId, result, new Date()))) {
+        log.warn(where, 'Shopify webhook lease lost: another worker has the delivery');
+      }
+    } catch (error) {
+      const delay = Math.min(this.options.retryMs * 2 ** Math.max(0, delivery.attempts - 1), MAX_RETRY_MS);
+      log.warn({ ...where, err: error, retryInMs: delay }, 'Shopify webhook failed; will retry');
+      const message = error instanceof Error ? error.message : String(error);
+      await dal.rescheduleDelivery(db, delivery.webhookId, delivery.leaseId, new Date(Date.now() + delay), message, new Date());
+    }
+    return true;
+  }
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { prettyFactory } from 'pino-pretty';
+import { logFormatFor, loggerOptions, PRETTY_OPTIONS } from './logging.js';
+
+describe('log format', () => {
+  it('writes readable lines to a terminal and JSON to anything else (a pipe, a file, the tests, CI)', () => {
+    expect(logFormatFor({ isTTY: true })).toBe('pretty');
+    expect(logFormatFor({ isTTY: false })).toBe('json');
+    expect(logFormatFor({})).toBe('json');
+    expect(loggerOptions('info', 'json')).not.toHaveProperty('stream');
+    expect(loggerOptions('info', 'pretty')).toHaveProperty('stream');
+  });
+
+  it('shows a request in and its answer as one short line each, without ids or JSON', () => {
+    const format = prettyFactory({ ...PRETTY_OPTIONS, colorize: false });
+    const time = Date.UTC(2025, 10, 2, 14, 31, 7);
+    const base = { level: 30, time, pid: 4242, hostname: 'shop-host', reqId: 'req-1' };
+    const incoming = format({ ...base, msg: 'incoming request', req: { method: 'GET', url: '/v1/partners?status=active', id: 'req-1' } });
+    const completed = format({ ...base, msg: 'request completed', res: { statusCode: 200 }, responseTime: 3.6 });
+    expect(incoming).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: → GET \/v1\/partners\?status=active\n$/);
+    expect(completed).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: ← 200 4 ms\n$/);
+    for (const line of [incoming, completed]) {
+      expect(line).not.toMatch(/[{}]|req-1|4242|shop-host/);
+    }
+  });
+
+  it('keeps other messages and their fields on one line', () => {
+    const format = prettyFactory({ ...PRETTY_OPTIONS, colorize: false });
+    const line = format({ level: 50, time: Date.now(), pid: 1, hostname: 'h', msg: 'could not record offer views', platformId: 'p-1' });
+    expect(line).toMatch(/ERROR: could not record offer views \{"platformId":"p-1"\}\n$/);
+    expect(line.trimEnd().split('\n')).toHaveLength(1);
+  });
+});

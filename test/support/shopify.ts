@@ -1,0 +1,108 @@
+import '@shopify/shopify-api/adapters/node';
+import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
+import type { LightMyRequestResponse } from 'fastify';
+import type { App } from '../../src/app.js';
+import { BROWSER_USER_AGENT, formFields } from '../shopify-standin/example-app.js';
+import { ShopifyStandIn, type ShopifyStandInOptions } from '../shopify-standin/stand-in.js';
+
+/** The service's Shopify settings for a stand-in's app, with a fixed encryption key. */
+export const TOKEN_ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
+export const COMPLIANCE_TOPICS = ['customers/data_request', 'customers/redact', 'shop/redact'];
+
+export function shopifyEnv(standIn: ShopifyStandIn): Record<string, string> {
+  return { SHOPIFY_API_KEY: standIn.app.apiKey, SHOPIFY_API_SECRET: standIn.app.apiSecret, TOKEN_ENCRYPTION_KEY };
+}
+
+/**
+ * A stand-in whose webhooks go into the app in process, and to which the library's requests
+ * are routed. The compliance topics are declared in the app's configuration, as on Shopify.
+ */
+export function standInFor(baseUrl: string, app: () => App, options: ShopifyStandInOptions = {}): ShopifyStandIn {
+  const standIn = new ShopifyStandIn({
+    ...options,
+    app: {
+      redirectUrls: [`${baseUrl}/commerce/shopify/callback`],
+      webhooks: COMPLIANCE_TOPICS.map((topic) => ({ topic, uri: `${baseUrl}/commerce/shopify/webhooks` })),
+      ...options.app,
+    },
+    deliverWebhook:
+      options.deliverWebhook ??
+      (async (url, init) => {
+        const reply = await app().inject({
+          method: 'POST',
+          url: new URL(url).pathname,
+          headers: init.headers as Record<string, string>,
+          payload: init.body as string,
+        });
+        return new Response(reply.body, { status: reply.statusCode });
+      }),
+  });
+  setAbstractFetchFunc(standIn.fetch);
+  return standIn;
+}
+
+/** Plain checks, so a bench can use these flows outside the test runner. */
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new Error(message);
+}
+
+const cookiesOf = (response: LightMyRequestResponse) =>
+  ([] as string[])
+    .concat(response.headers['set-cookie'] ?? [])
+    .map((cookie) => cookie.split(';')[0])
+    .join('; ');
+
+/** The install link followed to Shopify's signed callback (through the grant page when the app is new there). */
+export async function installToCallback(
+  app: App,
+  standIn: ShopifyStandIn,
+  installPath: string,
+): Promise<{ callback: URL; cookie: string }> {
+  const install = await app.inject({ method: 'GET', url: installPath, headers: { 'user-agent': BROWSER_USER_AGENT } });
+  check(install.statusCode === 302, `install answered ${install.statusCode}: ${install.body}`);
+  const authorize = new URL(String(install.headers.location));
+  const page = await standIn.fetch(authorize);
+  let callback: string;
+  if (page.status === 302) {
+    callback = page.headers.get('location')!;
+  } else {
+    const granted = await standIn.fetch(new URL('grant', authorize), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(formFields(await page.text())),
+    });
+    check(granted.status === 302, `the grant answered ${granted.status}`);
+    callback = granted.headers.get('location')!;
+  }
+  return { callback: new URL(callback), cookie: cookiesOf(install) };
+}
+
+export function followCallback(app: App, callback: URL, cookie: string) {
+  return app.inject({
+    method: 'GET',
+    url: `${callback.pathname}${callback.search}`,
+    headers: { cookie, 'user-agent': BROWSER_USER_AGENT },
+  });
+}
+
+/** Installs the app on the shop through OAuth; returns the service's answer to the callback. */
+export async function install(app: App, standIn: ShopifyStandIn, installPath: string) {
+  const { callback, cookie } = await installToCallback(app, standIn, installPath);
+  return followCallback(app, callback, cookie);
+}
+
+/** Approves (or declines) the usage plan on Shopify's confirmation page; returns the service's answer to the return. */
+export async function answerPlan(app: App, standIn: ShopifyStandIn, planPath: string, decision: 'approve' | 'decline' = 'approve') {
+  const plan = await app.inject({ method: 'GET', url: planPath, headers: { 'user-agent': BROWSER_USER_AGENT } });
+  check(plan.statusCode === 303, `the plan route answered ${plan.statusCode}: ${plan.body}`);
+  const confirmation = String(plan.headers.location);
+  const page = await standIn.fetch(confirmation);
+  const answered = await standIn.fetch(confirmation, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ...formFields(await page.text()), decision }),
+  });
+  check(answered.status === 302, `the charge page answered ${answered.status}`);
+  const back = new URL(answered.headers.get('location')!);
+  return app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, headers: { 'user-agent': BROWSER_USER_AGENT } });
+}
