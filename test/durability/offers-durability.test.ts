@@ -160,7 +160,7 @@ describe.each(STORAGES)('offer views are durable once the response is sent [%s]'
         // Every request begun, and the first counter write waiting for the lock: no response can
         // leave before the lock does, since each waits for the commit of its views.
         await waitUntil(async () => requestsBegun(service, OFFERS_PATH) === HELD && (await lock.waiting()) > 0, 60_000);
-        service.process.kill('SIGTERM');
+        service.terminate();
         await untilShuttingDown(service);
       } finally {
         await lock.release();
@@ -213,7 +213,7 @@ describe.each(STORAGES)('offer views are durable once the response is sent [%s]'
       }
     });
     await waitUntil(async () => outcomes.length >= LANES * 4, 60_000, 5);
-    service.process.kill('SIGTERM');
+    service.terminate();
     await Promise.all(lanes);
     return outcomes;
   };

@@ -585,7 +585,7 @@ before exit; SIGKILL after a burst loses none`, async () => {
       pending = Array.from({ length: held }, (_, i) => click(second, i));
       const begun = () => paths.reduce((sum, path) => sum + requestsBegun(second, path), 0);
       await waitUntil(async () => begun() === held && (await lock.waiting()) > 0, 60_000);
-      second.process.kill('SIGTERM');
+      second.terminate();
       await untilShuttingDown(second);
     } finally {
       await lock.release();

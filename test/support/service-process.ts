@@ -33,7 +33,12 @@ export interface ChildService {
   process: ChildProcess;
   /** Everything the process wrote so far (stdout, and stderr when captured). */
   output: () => string;
-  /** SIGTERM, then wait for the exit code (and the rest of the output). */
+  /**
+   * SIGTERM, once: the service treats a second signal while it closes as "exit now" and exits 1,
+   * so a test that signals mid-flight and then waits must never signal twice.
+   */
+  terminate: () => void;
+  /** terminate(), then wait for the exit code (and the rest of the output). */
   stop: () => Promise<number | null>;
   /** SIGKILL, no chance to clean up. */
   kill: () => Promise<void>;
@@ -79,11 +84,18 @@ export async function spawnEntryPoint(
     if (child.exitCode === null) child.kill('SIGKILL');
     throw error;
   }
+  let terminated = false;
+  const terminate = () => {
+    if (terminated || child.exitCode !== null) return;
+    terminated = true;
+    child.kill('SIGTERM');
+  };
   return {
     process: child,
     output: () => output,
+    terminate,
     stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
+      terminate();
       return exited;
     },
     kill: async () => {
