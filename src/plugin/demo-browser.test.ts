@@ -67,9 +67,17 @@ describe('the demo in Chromium: offers, the demo host page, the staff sign-in', 
     if (context) await stopTestApp(context);
   });
 
+  /** Every answer a page got from the demo host that was not a success, as "status url". */
+  const failedOnHost = new WeakMap<Page, string[]>();
+
   async function open(url: string, width: number): Promise<Page> {
     const browserContext = await browser.newContext({ viewport: { width, height: 900 } });
     const page = await browserContext.newPage();
+    const failed: string[] = [];
+    failedOnHost.set(page, failed);
+    page.on('response', (response) => {
+      if (response.url().startsWith(demo) && response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+    });
     await page.goto(url, { waitUntil: 'load' });
     return page;
   }
@@ -149,6 +157,12 @@ and no axe violations`, async () => {
       expect(insideFrame.scroll, 'the plugin scrolls sideways inside its frame').toBeLessThanOrEqual(insideFrame.client);
       await expectNoViolations(page, `the demo host page at ${width} px`);
       await page.screenshot({ path: `${ARTIFACTS}/demo-host-${width}.png`, fullPage: true });
+      // The platform's own files all answered, and the icon its pages link is there.
+      expect(failedOnHost.get(page)).toEqual([]);
+      const iconHref = await page.locator('link[rel="icon"]').getAttribute('href');
+      const icon = await page.request.get(new URL(iconHref!, demo).href);
+      expect([icon.status(), icon.headers()['content-type']]).toEqual([200, 'image/svg+xml']);
+      expect(await icon.text()).toContain('<title>Checkout Co</title>');
 
       await page.goto(`${demo}/order-confirmation`, { waitUntil: 'load' });
       await page.getByRole('region', { name: 'Offers from our partners' }).waitFor();

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { browserAssets, ASSETS_PATH } from '../http/assets.js';
 import { policyHeader } from '../http/csp.js';
-import { renderPage } from '../http/page.js';
+import { ICON_PATH, renderPage } from '../http/page.js';
 import { DEMO_FIXTURE_PATH } from '../fixtures/startup.js';
 import { readFixtureFile } from '../fixtures/loader.js';
 import { parseDomain } from '../shared/domain.js';
@@ -53,6 +54,9 @@ function rememberedMerchant(cookieHeader: string | undefined): { domain?: string
     return {};
   }
 }
+
+/** The pretend platform's own icon: its pages link /favicon.svg (the one page shell) on its own origin. */
+const PLATFORM_ICON = readFileSync(new URL('../../web/pages/checkout-co.svg', import.meta.url));
 
 const PRESETS: Array<{ domain: string; what: string }> = [
   { domain: 'cozy-candles.example', what: 'a new merchant: walk install → plan → setup → consent → live' },
@@ -162,6 +166,10 @@ export function demoHost(options: DemoHostOptions): FastifyInstance {
     if (!found) return reply.status(404).send('not found');
     return reply.header('Content-Type', found.contentType).header('Cache-Control', 'public, max-age=31536000, immutable').send(found.body);
   });
+
+  for (const path of [ICON_PATH, '/favicon.ico']) {
+    app.get(path, async (_request, reply) => reply.type('image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(PLATFORM_ICON));
+  }
 
   return app;
 }
