@@ -10,7 +10,7 @@ import { loadFixture, readFixtureFile } from '../fixtures/loader.js';
 import { DEMO_FIXTURE_PATH } from '../fixtures/startup.js';
 import { settleScores } from '../../test/support/bulk-seeds.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
-import { oauthWorld } from '../../test/support/oauth-flow.js';
+import { oauthWorld, REDIRECT_URI } from '../../test/support/oauth-flow.js';
 import { freePort } from '../../test/support/service-process.js';
 import type { paths } from '../../test/openapi-client/api.js';
 import { callEveryOperation } from '../../test/openapi-client/calls.js';
@@ -118,7 +118,7 @@ describe('the OpenAPI document (/v1/openapi.json)', () => {
       brandKey: demo.brands![0]!.apiKeys![0]!,
       platformKey: demo.platforms![0]!.keys![0]!.key,
       platformId: demo.platforms![0]!.id,
-      oauthClient: { clientId: confidentialClient.clientId, clientSecret: confidentialClient.clientSecret! },
+      oauthClient: { clientId: confidentialClient.clientId, clientSecret: confidentialClient.clientSecret!, redirectUri: REDIRECT_URI },
       webhookSecret: WEBHOOK_SECRET,
     });
 
@@ -130,7 +130,7 @@ describe('the OpenAPI document (/v1/openapi.json)', () => {
       );
       expect(status, operation).toBeLessThan(400);
     }
-    expect(results).toMatchObject({ syncCreated: 2, tokenScope: 'brand', orderDuplicate: false, refundTaken: 1000 });
+    expect(results).toMatchObject({ syncCreated: 2, tokenScope: 'brand', orderDuplicate: false, refundTaken: 1000, authorizePage: true });
     expect(results.partnerDomains).toContain('harborandvine.example');
     expect(results.campaignStatuses.length).toBeGreaterThan(0);
     expect(results.recommendationCount).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { SwaggerTransform } from '@fastify/swagger';
-import type { TSchema } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
@@ -19,12 +19,22 @@ import { CROSS_ORIGIN, NO_CORS } from '../http/cors.js';
 import { securePages } from '../http/security-headers.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../http/error-handler.js';
 import { SUPPORTED_SCOPES } from './scopes.js';
-import { AuthorizationServerMetadata, oauthError, RevocationRequestForm, TokenRequestForm, TokenResponse } from './schemas.js';
+import {
+  AuthorizationServerMetadata,
+  AuthorizeQuery,
+  oauthError,
+  RevocationRequestForm,
+  TokenRequestForm,
+  TokenResponse,
+} from './schemas.js';
 import { described, emptyResponse, PUBLIC, RATE_LIMITED } from '../http/schemas.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, AUTHORIZATION_CODE_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS } from './tokens.js';
 import type { Runtime } from '../composition.js';
 
 const { OAuthError, ServerError, Request: OAuthRequest, Response: OAuthResponse } = OAuth2Server;
+
+/** What the authorize pages look like in the reference: HTML for a person, not data for the app. */
+const AUTHORIZE_PAGE_EXAMPLE = '<!doctype html><html lang="en">…</html>';
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
 
@@ -42,6 +52,11 @@ const OAUTH_UNAVAILABLE = oauthError(
 /** A route's OpenAPI entry with the form body it reads (application/x-www-form-urlencoded), for a route that parses the form itself. */
 function documentForm(form: TSchema): SwaggerTransform {
   return ({ schema, url }) => ({ schema: { ...schema, body: form, consumes: ['application/x-www-form-urlencoded'] }, url });
+}
+
+/** A route's OpenAPI entry with the query it reads, for a route that checks the query itself. */
+function documentQuery(query: TSchema): SwaggerTransform {
+  return ({ schema, url }) => ({ schema: { ...schema, querystring: query }, url });
 }
 
 /** RFC 6749 5.2 error body. */
@@ -120,31 +135,63 @@ export const oauthRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
   );
 
   // The authorize page is for people, in their own browser tab: no other site's script reads it.
-  app.get('/v1/oauth/authorize', { config: NO_CORS, schema: { hide: true } }, async (request, reply) => {
-    const check = await checkAuthorizeRequest(lookups, request.query);
-    if (check.kind === 'page') return sendAccountPage(reply, 400, authorizeErrorPage(check.message));
-    if (check.kind === 'redirect') {
-      const { redirectUri, error, description, state } = check;
-      return reply.redirect(redirectTo(redirectUri, { error, error_description: description, state, iss: issuer }), 303);
-    }
-    const csrfToken = csrfTokenFor(request, reply, policy);
-    const user = await currentUser(db, request);
-    if (!user) {
-      const intro = `Sign in to let ${check.request.client.name} access your brand.`;
-      return sendAccountPage(reply, 200, signInPage({ csrfToken, returnTo: request.url, intro }));
-    }
-    return sendAccountPage(
-      reply,
-      200,
-      consentPage({
-        request: check.request,
-        brandName: user.brandName ?? user.companyId,
-        email: user.email,
-        csrfToken,
-        authorizeUrl: request.url,
-      }),
-    );
-  });
+  app.get(
+    '/v1/oauth/authorize',
+    {
+      // The query is described, not validated by Fastify: checkAuthorizeRequest decides which errors go back to the app.
+      config: { ...NO_CORS, swaggerTransform: documentQuery(AuthorizeQuery) },
+      schema: {
+        summary: 'Begin authorization (OAuth 2 authorization code with PKCE)',
+        description:
+          "Opened in the brand staff's browser by the app. Shows the sign-in page, then the consent page naming the app, " +
+          'the scope and the platform; Allow redirects to redirect_uri with `code`, `state` and `iss`, Deny with ' +
+          '`error=access_denied`. A bad request from a known client and redirect_uri goes back to the app as ' +
+          '`error` and `error_description` (RFC 6749 4.1.2.1); an unknown client or redirect_uri is shown on a page instead.',
+        operationId: 'beginAuthorization',
+        tags: ['oauth'],
+        security: PUBLIC,
+        response: {
+          200: {
+            description: 'The sign-in page, or once signed in the consent page',
+            content: { 'text/html': { schema: Type.String({ examples: [AUTHORIZE_PAGE_EXAMPLE] }) } },
+          },
+          303: emptyResponse('The request is wrong in a way the app must hear of: back to redirect_uri with error', {
+            Location: { type: 'string', description: 'redirect_uri with error, error_description, state and iss' },
+          }),
+          400: {
+            description: 'The client or redirect_uri is unknown, missing or sent twice: a page saying so',
+            content: { 'text/html': { schema: Type.String({ examples: [AUTHORIZE_PAGE_EXAMPLE] }) } },
+          },
+          429: RATE_LIMITED,
+        },
+      },
+    },
+    async (request, reply) => {
+      const check = await checkAuthorizeRequest(lookups, request.query);
+      if (check.kind === 'page') return sendAccountPage(reply, 400, authorizeErrorPage(check.message));
+      if (check.kind === 'redirect') {
+        const { redirectUri, error, description, state } = check;
+        return reply.redirect(redirectTo(redirectUri, { error, error_description: description, state, iss: issuer }), 303);
+      }
+      const csrfToken = csrfTokenFor(request, reply, policy);
+      const user = await currentUser(db, request);
+      if (!user) {
+        const intro = `Sign in to let ${check.request.client.name} access your brand.`;
+        return sendAccountPage(reply, 200, signInPage({ csrfToken, returnTo: request.url, intro }));
+      }
+      return sendAccountPage(
+        reply,
+        200,
+        consentPage({
+          request: check.request,
+          brandName: user.brandName ?? user.companyId,
+          email: user.email,
+          csrfToken,
+          authorizeUrl: request.url,
+        }),
+      );
+    },
+  );
 
   app.post('/v1/oauth/authorize', { config: NO_CORS, schema: { hide: true } }, async (request, reply) => {
     if (!csrfValid(request, formField(request.body, 'csrf_token'), serviceOrigin)) {

@@ -78,6 +78,36 @@ export const AuthorizationServerMetadata = Type.Object(
   },
 );
 
+/**
+ * The authorization request's query (RFC 6749 4.1.1 with PKCE, RFC 7636). Documentation only: the
+ * route checks it itself (src/oauth/authorize-request.ts), because which errors go back to the app
+ * and which stay on a page depends on the client and redirect_uri being known good.
+ */
+export const AuthorizeQuery = Type.Object({
+  response_type: Type.String({ enum: ['code'], description: 'Always code' }),
+  client_id: Type.String({ description: 'The app asking', examples: [EXAMPLE_CLIENT_ID] }),
+  redirect_uri: Type.String({
+    description: 'One of the redirect URIs registered for the client, matched exactly',
+    examples: ['https://app.example/callback'],
+  }),
+  code_challenge: Type.String({
+    description: 'PKCE: base64url of the SHA-256 of the code verifier, 43 characters',
+    examples: ['E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'],
+  }),
+  code_challenge_method: Type.String({ enum: ['S256'], description: 'Always S256' }),
+  scope: Type.Optional(Type.String({ description: 'Space-separated; brand is the one scope (and the default)', examples: ['brand'] })),
+  state: Type.Optional(
+    Type.String({ description: 'Returned unchanged with the code: 1 to 500 printable ASCII characters', examples: ['af0ifjsldkj'] }),
+  ),
+  platform_id: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description: "An active platform the token will carry: the app's calls are then credited to it (SPEC 4.1)",
+      examples: ['3f1c2a9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b'],
+    }),
+  ),
+});
+
 /** The token request's form fields (RFC 6749 4.1.3, 4.4.2, 6); the handler checks them as the RFC says. */
 export const TokenRequestForm = Type.Object(
   {

@@ -138,6 +138,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Begin authorization (OAuth 2 authorization code with PKCE)
+         * @description Opened in the brand staff's browser by the app. Shows the sign-in page, then the consent page naming the app, the scope and the platform; Allow redirects to redirect_uri with `code`, `state` and `iss`, Deny with `error=access_denied`. A bad request from a known client and redirect_uri goes back to the app as `error` and `error_description` (RFC 6749 4.1.2.1); an unknown client or redirect_uri is shown on a page instead.
+         */
+        get: operations["beginAuthorization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/oauth/token": {
         parameters: {
             query?: never;
@@ -1108,6 +1128,95 @@ export interface operations {
                         authorization_response_iss_parameter_supported: boolean;
                         service_documentation: string;
                     };
+                };
+            };
+            /** @description Too many requests for this key or address this minute; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "rate limit of 600 requests per minute exceeded; retry in 12 s",
+                     *       "requestId": "0f5b7a9c-3d2e-4b1a-8c6d-9e0f1a2b3c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    beginAuthorization: {
+        parameters: {
+            query: {
+                /** @description Always code */
+                response_type: "code";
+                /**
+                 * @description The app asking
+                 * @example svc_client_8f2a41c0d9e3
+                 */
+                client_id: string;
+                /**
+                 * @description One of the redirect URIs registered for the client, matched exactly
+                 * @example https://app.example/callback
+                 */
+                redirect_uri: string;
+                /**
+                 * @description PKCE: base64url of the SHA-256 of the code verifier, 43 characters
+                 * @example E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
+                 */
+                code_challenge: string;
+                /** @description Always S256 */
+                code_challenge_method: "S256";
+                /**
+                 * @description Space-separated; brand is the one scope (and the default)
+                 * @example brand
+                 */
+                scope?: string;
+                /**
+                 * @description Returned unchanged with the code: 1 to 500 printable ASCII characters
+                 * @example af0ifjsldkj
+                 */
+                state?: string;
+                /**
+                 * @description An active platform the token will carry: the app's calls are then credited to it (SPEC 4.1)
+                 * @example 3f1c2a9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b
+                 */
+                platform_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in page, or once signed in the consent page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request is wrong in a way the app must hear of: back to redirect_uri with error */
+            303: {
+                headers: {
+                    /** @description redirect_uri with error, error_description, state and iss */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The client or redirect_uri is unknown, missing or sent twice: a page saying so */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Too many requests for this key or address this minute; Retry-After says when to retry */

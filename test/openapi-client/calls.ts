@@ -7,7 +7,7 @@ export interface ClientWorld {
   brandKey: string;
   platformKey: string;
   platformId: string;
-  oauthClient: { clientId: string; clientSecret: string };
+  oauthClient: { clientId: string; clientSecret: string; redirectUri: string };
   webhookSecret: string;
 }
 
@@ -23,6 +23,8 @@ export interface CallResults {
   partnersWithToken: number;
   orderDuplicate: boolean;
   refundTaken: number;
+  /** The authorization request opened the sign-in page (HTML, for the brand's staff). */
+  authorizePage: boolean;
 }
 
 const basic = ({ clientId, clientSecret }: ClientWorld['oauthClient']) =>
@@ -65,6 +67,19 @@ export async function callEveryOperation(client: Client<paths>, world: ClientWor
   const referral = await client.GET('/r/{token}', { params: { path: { token: token ?? 'missing' } }, redirect: 'manual' });
 
   const metadata = await client.GET('/.well-known/oauth-authorization-server');
+  const authorize = await client.GET('/v1/oauth/authorize', {
+    params: {
+      query: {
+        response_type: 'code',
+        client_id: world.oauthClient.clientId,
+        redirect_uri: world.oauthClient.redirectUri,
+        code_challenge: crypto.createHash('sha256').update('a verifier the app keeps to itself').digest('base64url'),
+        code_challenge_method: 'S256',
+        state: 'openapi-fetch',
+      },
+    },
+    parseAs: 'text',
+  });
   const tokens = await client.POST('/v1/oauth/token', {
     headers: { Authorization: basic(world.oauthClient), 'Content-Type': FORM },
     body: { grant_type: 'client_credentials', scope: metadata.data?.scopes_supported[0] },
@@ -126,5 +141,6 @@ export async function callEveryOperation(client: Client<paths>, world: ClientWor
     partnersWithToken: partnersWithToken.data?.totalRows ?? -1,
     orderDuplicate: received.data?.duplicate ?? true,
     refundTaken: refunded.data?.takenCents ?? -1,
+    authorizePage: typeof authorize.data === 'string' && authorize.data.includes('Sign in to let'),
   };
 }
