@@ -168,7 +168,9 @@ export function demoHost(options: DemoHostOptions): FastifyInstance {
   });
 
   for (const path of [ICON_PATH, '/favicon.ico']) {
-    app.get(path, async (_request, reply) => reply.type('image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(PLATFORM_ICON));
+    app.get(path, async (_request, reply) =>
+      reply.type('image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(PLATFORM_ICON),
+    );
   }
 
   return app;
