@@ -1,9 +1,9 @@
-import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config.js';
 import { jobBounds, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { composeRuntime } from './composition.js';
 import { closeGracefully } from './graceful-shutdown.js';
+import { logFormatFor, processLogger } from './http/logging.js';
 
 /**
  * The background worker process (`npm run start:worker`): every job runner of the service, with
@@ -13,7 +13,7 @@ import { closeGracefully } from './graceful-shutdown.js';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = pino({ level: config.logLevel, name: 'worker' });
+  const log = processLogger('worker', config.logLevel, logFormatFor(process.stdout));
   if (!config.databaseUrl) {
     throw new ConfigError([
       "the worker needs DATABASE_URL (PostgreSQL): PGlite's files belong to the one server process, which runs the jobs itself",

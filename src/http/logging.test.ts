@@ -1,6 +1,7 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { prettyFactory } from 'pino-pretty';
-import { logFormatFor, loggerOptions, PRETTY_OPTIONS } from './logging.js';
+import { logFormatFor, loggerOptions, PRETTY_OPTIONS, processLogger } from './logging.js';
 
 describe('log format', () => {
   it('writes readable lines to a terminal and JSON to anything else (a pipe, a file, the tests, CI)', () => {
@@ -29,5 +30,30 @@ describe('log format', () => {
     const line = format({ level: 50, time: Date.now(), pid: 1, hostname: 'h', msg: 'could not record offer views', platformId: 'p-1' });
     expect(line).toMatch(/ERROR: could not record offer views \{"platformId":"p-1"\}\n$/);
     expect(line.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('gives the worker the same lines: readable in a terminal, JSON elsewhere, credentials redacted in both', () => {
+    const written: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        written.push(chunk.toString());
+        done();
+      },
+    });
+    const headers = { authorization: 'Bearer svc_at_secret', 'x-api-key': 'svc_live_secret' };
+
+    processLogger('worker', 'info', 'pretty', sink).info({ headers }, 'worker started: scoring, sealer');
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatch(/^\[\d\d:\d\d:\d\d\] INFO \(worker\): worker started: scoring, sealer /);
+    expect(written[0]).not.toContain('svc_');
+
+    written.length = 0;
+    processLogger('worker', 'info', 'json', sink).info({ headers }, 'worker started: scoring, sealer');
+    const line = JSON.parse(written[0]!) as Record<string, unknown>;
+    expect(line).toMatchObject({ name: 'worker', msg: 'worker started: scoring, sealer' });
+    expect(line.headers).toEqual({ authorization: '[REDACTED]', 'x-api-key': '[REDACTED]' });
+
+    processLogger('worker', 'warn', 'json', sink).info('not at warn');
+    expect(written).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
-import type { Bindings, ChildLoggerOptions } from 'pino';
+import { pino, type Bindings, type ChildLoggerOptions, type DestinationStream, type Logger } from 'pino';
 import pinoPretty, { type PrettyOptions } from 'pino-pretty';
 
 /** Query parameters whose values are secrets or one-time codes; their values never reach a log line. */
@@ -53,28 +53,45 @@ export const PRETTY_OPTIONS: PrettyOptions = {
   },
 };
 
+/** Headers that carry credentials, wherever a line logs them (a request, an outgoing call). */
+const REDACT = {
+  paths: [
+    'req.headers["x-api-key"]',
+    'req.headers.authorization',
+    'req.headers.cookie',
+    'res.headers["set-cookie"]',
+    'headers["x-api-key"]',
+    'headers.authorization',
+    'headers.cookie',
+  ],
+  censor: '[REDACTED]',
+};
+
+function prettyStream(destination?: DestinationStream) {
+  return pinoPretty({ ...PRETTY_OPTIONS, colorize: !destination, sync: true, ...(destination ? { destination } : {}) });
+}
+
 export function loggerOptions(level: string, format: LogFormat = 'json'): FastifyServerOptions['logger'] {
   return {
     level,
-    ...(format === 'pretty' ? { stream: pinoPretty({ ...PRETTY_OPTIONS, colorize: true, sync: true }) } : {}),
-    redact: {
-      paths: [
-        'req.headers["x-api-key"]',
-        'req.headers.authorization',
-        'req.headers.cookie',
-        'res.headers["set-cookie"]',
-        'headers["x-api-key"]',
-        'headers.authorization',
-        'headers.cookie',
-      ],
-      censor: '[REDACTED]',
-    },
+    ...(format === 'pretty' ? { stream: prettyStream() } : {}),
+    redact: REDACT,
     serializers: {
       req(request: { method: string; url: string; id: string; ip?: string }) {
         return { method: request.method, url: redactUrl(request.url), id: request.id, remoteAddress: request.ip };
       },
     },
   };
+}
+
+/**
+ * The logger of a process without an HTTP server (the worker): the API's redaction, and the same
+ * readable lines when a person watches it in a terminal. `destination` is stdout unless given.
+ */
+export function processLogger(name: string, level: string, format: LogFormat, destination?: DestinationStream): Logger {
+  const options = { name, level, redact: REDACT };
+  if (format === 'pretty') return pino(options, prettyStream(destination));
+  return destination ? pino(options, destination) : pino(options);
 }
 
 type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
