@@ -123,4 +123,50 @@ describe('performance page in Chromium', () => {
     ]);
     expect(await seriousViolations(page)).toEqual([]);
   });
+
+  it('keeps the chart readable on a phone: at 390 px its labels are 11 px text, apart, inside the chart', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.getByRole('button', { name: 'Show' }).click();
+      // The chart redraws at the width it is shown at: the last day's label stays the range's last day.
+      await expect.poll(async () => (await dayLabels()).at(-1)).toBe(utcDay(0));
+      const svg = await chart().boundingBox();
+      const labels = await chart()
+        .locator('text')
+        .evaluateAll((nodes) =>
+          nodes.map((node) => {
+            const box = node.getBoundingClientRect();
+            return {
+              text: node.textContent,
+              left: box.left,
+              right: box.right,
+              top: box.top,
+              bottom: box.bottom,
+              size: getComputedStyle(node).fontSize,
+            };
+          }),
+        );
+      expect(svg!.x + svg!.width).toBeLessThanOrEqual(390);
+      for (const label of labels) {
+        expect(label.size, label.text ?? '').toBe('11px');
+        // Rendered at its own size: a chart scaled down to the phone would draw 11 px text a third as tall.
+        expect(label.bottom - label.top, label.text ?? '').toBeGreaterThanOrEqual(11);
+        expect(label.left, label.text ?? '').toBeGreaterThanOrEqual(svg!.x - 0.5);
+        expect(label.right, label.text ?? '').toBeLessThanOrEqual(svg!.x + svg!.width + 0.5);
+      }
+      const days = labels.filter((label) => /^\d{4}-\d\d-\d\d$/.test(label.text ?? '')).sort((a, b) => a.left - b.left);
+      expect(days.length).toBeGreaterThanOrEqual(2);
+      for (let i = 1; i < days.length; i += 1)
+        expect(days[i]!.left, `${days[i]!.text} after ${days[i - 1]!.text}`).toBeGreaterThan(days[i - 1]!.right);
+      const widths = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
+      await region(SHOWN)
+        .locator('figure')
+        .screenshot({
+          path: new URL('../../test-artifacts/dashboard/performance-chart-390.png', import.meta.url).pathname,
+        });
+    } finally {
+      await page.setViewportSize({ width: 1200, height: 900 });
+    }
+  });
 });

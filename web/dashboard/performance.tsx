@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post, type AttributionSettings, type CurrencyFigures, type SidePerformance, type SideTotals } from './api.ts';
 import { ErrorText, Field, formValue, useAction } from './ui.tsx';
 
@@ -66,20 +66,42 @@ function niceCeiling(value: number): number {
   return ([1, 2, 5, 10].find((step) => step * power >= value) ?? 10) * power;
 }
 
-const CHART = { width: 720, height: 220, left: 52, right: 8, top: 10, bottom: 34 };
-const X_LABELS = 6;
-/** Room (in chart units) a middle-anchored date label needs before the end-anchored last one. */
+/** The chart's margins in CSS pixels; its width is the width it is shown at, so text keeps its size on a phone. */
+const CHART = { height: 220, left: 44, right: 8, top: 10, bottom: 34 };
+/** Before the first measurement (and where nothing can be measured): a desktop column's width. */
+const DEFAULT_CHART_WIDTH = 720;
+/** Room a date label takes, with space on either side: how many fit decides how many days are labelled. */
+const LABEL_SPACING = 110;
+/** Room (in pixels) a middle-anchored date label needs before the end-anchored last one. */
 const LABEL_GAP = 100;
+
+/** The width an element is laid out at, following it as the window changes. */
+function useLaidOutWidth(fallback: number) {
+  const element = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(fallback);
+  useEffect(() => {
+    const target = element.current;
+    if (!target) return;
+    const observer = new ResizeObserver(([entry]) => {
+      const measured = Math.floor(entry?.contentRect.width ?? 0);
+      if (measured > 0) setWidth(measured);
+    });
+    observer.observe(target);
+    return () => observer.disconnect();
+  }, []);
+  return { element, width };
+}
 
 /** Views and clicks per day for every day of the range (the server fills empty days with zeros). */
 function Chart({ title, days }: { title: string; days: SidePerformance['byDay'] }) {
-  const plotWidth = CHART.width - CHART.left - CHART.right;
+  const { element, width } = useLaidOutWidth(DEFAULT_CHART_WIDTH);
+  const plotWidth = width - CHART.left - CHART.right;
   const plotHeight = CHART.height - CHART.top - CHART.bottom;
   const top = niceCeiling(Math.max(...days.map((d) => Math.max(d.views, d.clicks)), 0));
   const ticks = [0, top / 2, top];
   const band = plotWidth / Math.max(1, days.length);
   const y = (value: number) => CHART.top + plotHeight - (value / top) * plotHeight;
-  const labelEvery = Math.max(1, Math.ceil(days.length / X_LABELS));
+  const labelEvery = Math.max(1, Math.ceil(days.length / Math.max(2, Math.floor(plotWidth / LABEL_SPACING))));
   const busiest = days.reduce<SidePerformance['byDay'][number] | undefined>(
     (best, d) => (d.views > (best?.views ?? 0) ? d : best),
     undefined,
@@ -90,11 +112,11 @@ function Chart({ title, days }: { title: string; days: SidePerformance['byDay'] 
     `${title}: views and clicks per day from ${first} to ${last}, ${days.length} days. ` +
     (busiest ? `Most views: ${busiest.views} on ${busiest.date}.` : 'No views in this range.');
   return (
-    <figure>
-      <svg viewBox={`0 0 ${CHART.width} ${CHART.height}`} width="100%" role="img" aria-label={description} class="chart">
+    <figure ref={element}>
+      <svg viewBox={`0 0 ${width} ${CHART.height}`} width={width} height={CHART.height} role="img" aria-label={description} class="chart">
         {ticks.map((tick) => (
           <g>
-            <line x1={CHART.left} x2={CHART.width - CHART.right} y1={y(tick)} y2={y(tick)} class="grid" />
+            <line x1={CHART.left} x2={width - CHART.right} y1={y(tick)} y2={y(tick)} class="grid" />
             <text x={CHART.left - 6} y={y(tick) + 4} text-anchor="end" class="axis-label">
               {tick}
             </text>
