@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { freePort } from '../../test/support/service-process.js';
-import { launchBrowser } from '../../test/support/browser.js';
-import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
+import type { TestContext } from '../../test/support/harness.js';
 import { uniqueId } from '../../test/support/factories.js';
 import { DASHBOARD_PASSWORD, DashboardClient, runningCollab } from '../../test/support/dashboard-client.js';
 import { expectAccessible, expectNoHorizontalOverflow, openSection, signedInContext } from '../../test/support/dashboard-browser.js';
@@ -27,11 +26,7 @@ describe('every dashboard page at phone and desktop widths, in Chromium', () => 
   let pending: DashboardClient;
 
   beforeAll(async () => {
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    context = await startTestApp('pglite', { BASE_URL: baseUrl, SANDBOX_STOREFRONTS: 'true' });
-    await context.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchBrowser();
+    ({ context, browser, baseUrl } = await startBrowserApp('pglite', { SANDBOX_STOREFRONTS: 'true' }));
 
     const collab = await runningCollab(context);
     shower = collab.shower;
@@ -58,8 +53,7 @@ describe('every dashboard page at phone and desktop widths, in Chromium', () => 
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (context) await stopTestApp(context);
+    await stopBrowserApp({ context, browser });
   });
 
   /** The page once its data has arrived: no request in flight, nothing marked busy. */

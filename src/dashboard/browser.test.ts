@@ -1,8 +1,7 @@
-import { freePort } from '../../test/support/service-process.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../../test/support/browser.js';
-import { ADMIN_TOKEN, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
+import { ADMIN_TOKEN, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
 import { settleScores } from '../../test/support/bulk-seeds.js';
 import { DashboardClient } from '../../test/support/dashboard-client.js';
@@ -27,20 +26,14 @@ describe('brand dashboard in Chromium', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    context = await startTestApp('pglite', {
-      BASE_URL: baseUrl,
+    ({ context, browser, baseUrl } = await startBrowserApp('pglite', {
       SANDBOX_STOREFRONTS: 'true',
       ORDERS_WEBHOOK_SECRET: 'browser-test-webhook-secret',
-    });
-    await context.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchBrowser();
+    }));
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (context) await stopTestApp(context);
+    await stopBrowserApp({ context, browser });
   });
 
   const screenshot = (page: Page, name: string) => page.screenshot({ path: new URL(name, SCREENSHOTS).pathname, fullPage: true });

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../../test/support/browser.js';
-import { freePort } from '../../test/support/service-process.js';
-import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
+import type { TestContext } from '../../test/support/harness.js';
 import { DASHBOARD_PASSWORD, runningCollab, STORE_OWNER_PASSWORD } from '../../test/support/dashboard-client.js';
 
 const SECRET = 'orders-webhook-secret-0123456789';
@@ -63,18 +62,13 @@ describe('one referred order and one refund, read by both brands in Chromium', (
     page.getByRole('region', { name: side }).locator(`[data-total="${figure}"]`).textContent();
 
   beforeAll(async () => {
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    context = await startTestApp('pglite', { BASE_URL: baseUrl, ORDERS_WEBHOOK_SECRET: SECRET, SANDBOX_STOREFRONTS: 'true' });
-    await context.app.listen({ port, host: '127.0.0.1' });
+    ({ context, browser, baseUrl } = await startBrowserApp('pglite', { ORDERS_WEBHOOK_SECRET: SECRET, SANDBOX_STOREFRONTS: 'true' }));
     world = await runningCollab(context);
-    browser = await launchBrowser();
   });
 
   afterAll(async () => {
     for (const session of sessions) await session.close();
-    await browser?.close();
-    if (context) await stopTestApp(context);
+    await stopBrowserApp({ context, browser });
   });
 
   it("orders through the referral link at the partner's storefront", async () => {

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import type { Browser, Page } from 'playwright-core';
-import { freePort } from '../../test/support/service-process.js';
-import { launchBrowser } from '../../test/support/browser.js';
-import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
+import type { TestContext } from '../../test/support/harness.js';
 import { createBrand, uniqueId } from '../../test/support/factories.js';
 import { DashboardClient, runningCollab } from '../../test/support/dashboard-client.js';
 import {
@@ -32,21 +31,15 @@ describe('the dashboard as a newcomer meets it, in Chromium', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    context = await startTestApp('postgres', {
-      BASE_URL: baseUrl,
+    ({ context, browser, baseUrl } = await startBrowserApp('postgres', {
       SANDBOX_STOREFRONTS: 'true',
       RUN_BACKGROUND_JOBS: 'false',
       ORDERS_WEBHOOK_SECRET: 'newcomer-test-webhook-secret',
-    });
-    await context.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchBrowser();
+    }));
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (context) await stopTestApp(context);
+    await stopBrowserApp({ context, browser });
   });
 
   const screenshot = (page: Page, name: string) => page.screenshot({ path: new URL(name, SCREENSHOTS).pathname, fullPage: true });

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { sql } from 'kysely';
-import { launchBrowser } from '../../test/support/browser.js';
-import { freePort } from '../../test/support/service-process.js';
-import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
+import type { TestContext } from '../../test/support/harness.js';
 import { seedPerformanceStory, utcDay, type PerformanceStory } from '../../test/support/performance-story.js';
 import { DASHBOARD_PASSWORD } from '../../test/support/dashboard-client.js';
 
@@ -27,12 +26,8 @@ describe('performance page in Chromium', () => {
   let page: Page;
 
   beforeAll(async () => {
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    context = await startTestApp('pglite', { BASE_URL: baseUrl });
-    await context.app.listen({ port, host: '127.0.0.1' });
+    ({ context, browser, baseUrl } = await startBrowserApp('pglite'));
     story = await seedPerformanceStory(context);
-    browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
     await page.goto(`${baseUrl}/dashboard`);
     const signIn = page.getByRole('form', { name: 'Sign in' });
@@ -44,8 +39,7 @@ describe('performance page in Chromium', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (context) await stopTestApp(context);
+    await stopBrowserApp({ context, browser });
   });
 
   const SHOWN = "Partners' offers on your pages";

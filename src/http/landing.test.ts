@@ -1,9 +1,8 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../../test/support/browser.js';
-import { startTestApp, stopTestApp, testConfig, type TestContext } from '../../test/support/harness.js';
-import { freePort } from '../../test/support/service-process.js';
+import { testConfig, type TestContext } from '../../test/support/harness.js';
 import { demoHostUrl, landingLinks } from './landing.js';
 
 describe('landing page (/) and the service icon', () => {
@@ -12,17 +11,12 @@ describe('landing page (/) and the service icon', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
     // Database-independent behaviour: one PostgreSQL database is the quickest to start.
-    context = await startTestApp('postgres', { BASE_URL: baseUrl, DEMO_PORT: '3001' });
-    await context.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchBrowser();
+    ({ context, browser, baseUrl } = await startBrowserApp('postgres', { DEMO_PORT: '3001' }));
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (context) await stopTestApp(context);
+    await stopBrowserApp({ context, browser });
   });
 
   it('links the demo platform page where it runs, and not on a prod host or with DEMO_PORT=0', () => {

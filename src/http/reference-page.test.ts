@@ -1,9 +1,8 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../../test/support/browser.js';
-import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
-import { freePort } from '../../test/support/service-process.js';
+import type { TestContext } from '../../test/support/harness.js';
 
 /** The reference page and the renderer's bundle, as the browser asks for them. */
 const REFERENCE_URLS = ['/docs', '/docs/', '/docs/js/scalar.js'];
@@ -34,17 +33,12 @@ describe('API reference page (/docs)', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
     // Database-independent behaviour: one PostgreSQL database is the quickest to start.
-    context = await startTestApp('postgres', { BASE_URL: baseUrl });
-    await context.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchBrowser();
+    ({ context, browser, baseUrl } = await startBrowserApp('postgres'));
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (context) await stopTestApp(context);
+    await stopBrowserApp({ context, browser });
   });
 
   it('serves the page and its bundle with a CSP without inline script, unframeable and nosniff', async () => {

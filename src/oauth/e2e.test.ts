@@ -1,10 +1,9 @@
-import { freePort } from '../../test/support/service-process.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import * as client from 'openid-client';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../../test/support/browser.js';
-import { ADMIN_TOKEN, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
+import { ADMIN_TOKEN, type TestContext } from '../../test/support/harness.js';
 import { seedPartnerOffer } from '../../test/durability/seed.js';
 import { createBrandUser } from '../accounts/users.js';
 import { registerOAuthClient } from './clients.js';
@@ -22,16 +21,11 @@ describe('OAuth end to end with openid-client and Chromium', () => {
   const redirectUri = 'http://127.0.0.1:1/callback';
 
   beforeAll(async () => {
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    context = await startTestApp('pglite', { BASE_URL: baseUrl });
-    await context.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchBrowser();
+    ({ context, browser, baseUrl } = await startBrowserApp('pglite'));
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (context) await stopTestApp(context);
+    await stopBrowserApp({ context, browser });
   });
 
   it('discovers, authorizes with PKCE in a browser, calls brand routes, refreshes, detects reuse and revokes', async () => {

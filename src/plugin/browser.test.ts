@@ -5,10 +5,10 @@ import http from 'node:http';
 import type net from 'node:net';
 import { freePort } from '../../test/support/service-process.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, FrameLocator, Page, Route } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
-import { launchBrowser } from '../../test/support/browser.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
 import { createPlatform } from '../../test/support/factories.js';
 import { setPlatformActive } from '../platforms/service.js';
@@ -47,10 +47,11 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
 
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    const port = await freePort();
-    service = `http://127.0.0.1:${port}`;
-    context = await startTestApp('pglite', {
-      BASE_URL: service,
+    ({
+      context,
+      browser,
+      baseUrl: service,
+    } = await startBrowserApp('pglite', {
       // A normal store sets up in about 6 s (long enough to check the setting_up screen); a slow- store
       // fails three times first (2 + 4 + 8 s), so it is still setting up from the 10 s threshold to about 20 s.
       SETUP_DELAYED_AFTER_SECONDS: '10',
@@ -59,8 +60,7 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
       SANDBOX_IMPORT_MS: '6000',
       // Longer than any test: a change seen after the merchant comes back comes from the focus and visibility checks.
       PLUGIN_RECHECK_MS: '600000',
-    });
-    await context.app.listen({ port, host: '127.0.0.1' });
+    }));
     host = demoHost({
       serviceUrl: service,
       platformId: async () => platformId,
@@ -71,13 +71,11 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     demo = `http://127.0.0.1:${demoPort}`;
     demoOtherSite = `http://localhost:${demoPort}`;
     ({ platformId } = await createPlatform(context.support, { approvedOrigins: [demo] }));
-    browser = await launchBrowser();
   });
 
   afterAll(async () => {
-    await browser?.close();
     await host?.close();
-    if (context) await stopTestApp(context);
+    await stopBrowserApp({ context, browser });
   });
 
   interface Opened {

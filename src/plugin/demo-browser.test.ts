@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
-import { launchBrowser } from '../../test/support/browser.js';
-import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
+import type { TestContext } from '../../test/support/harness.js';
 import { createPlatform } from '../../test/support/factories.js';
-import { freePort } from '../../test/support/service-process.js';
 import { readFixtureFile } from '../fixtures/loader.js';
 import type { FixtureFile } from '../fixtures/schema.js';
 import { DEMO_FIXTURE_PATH, prepareStartupData } from '../fixtures/startup.js';
@@ -36,14 +35,14 @@ describe('the demo in Chromium: offers, the demo host page, the staff sign-in', 
 
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    const port = await freePort();
-    service = `http://127.0.0.1:${port}`;
-    context = await startTestApp('pglite', {
-      BASE_URL: service,
+    ({
+      context,
+      browser,
+      baseUrl: service,
+    } = await startBrowserApp('pglite', {
       SANDBOX_STOREFRONTS: 'true',
       ORDERS_WEBHOOK_SECRET: 'demo-browser-webhook-secret',
-    });
-    await context.app.listen({ port, host: '127.0.0.1' });
+    }));
     // What `npm start` does on an empty database: the demo data, and the banner.
     banner = (await prepareStartupData(context.runtime, context.app.log)).banner.join('\n');
     demoData = await readFixtureFile(DEMO_FIXTURE_PATH);
@@ -58,13 +57,11 @@ describe('the demo in Chromium: offers, the demo host page, the staff sign-in', 
     await host.listen({ port: 0, host: '127.0.0.1' });
     demo = `http://127.0.0.1:${(host.server.address() as net.AddressInfo).port}`;
     ({ platformId: pluginPlatformId } = await createPlatform(context.support, { approvedOrigins: [demo] }));
-    browser = await launchBrowser();
   });
 
   afterAll(async () => {
-    await browser?.close();
     await host?.close();
-    if (context) await stopTestApp(context);
+    await stopBrowserApp({ context, browser });
   });
 
   /** Every answer a page got from the demo host that was not a success, as "status url". */
