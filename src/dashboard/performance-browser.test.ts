@@ -163,4 +163,22 @@ describe('performance page in Chromium', () => {
       await page.setViewportSize({ width: 1200, height: 900 });
     }
   });
+
+  it('turns view-through on and off with the switch, saying what changed, and keeps it across a reload', async () => {
+    const viewThrough = page.getByRole('checkbox', { name: /view-through/ });
+    await expect(viewThrough.isChecked()).resolves.toBe(false);
+    await viewThrough.check();
+    await page.getByRole('status').filter({ hasText: 'View-through is on' }).waitFor();
+    await expect(viewThrough.evaluate((box) => box === document.activeElement)).resolves.toBe(true);
+    const stored = await sql<{
+      view_through: boolean;
+    }>`select view_through from store_attribution_settings where company_id = ${story.alphaId}`.execute(context.db);
+    expect(stored.rows).toEqual([{ view_through: true }]);
+
+    await page.reload();
+    await expect(page.getByRole('checkbox', { name: /view-through/ }).isChecked()).resolves.toBe(true);
+    await page.getByRole('checkbox', { name: /view-through/ }).uncheck();
+    await page.getByRole('status').filter({ hasText: 'View-through is off' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
 });

@@ -221,25 +221,46 @@ function Pager({ page, onPage, busy }: { page: SidePerformance['byPartner']; onP
 /** Whether the brand's store counts orders after a view of its offer: off by default; clicks always count. */
 function ViewThrough() {
   const [settings, setSettings] = useState<AttributionSettings | null>(null);
-  const [error, run, busy] = useAction();
+  const [changed, setChanged] = useState<string | null>(null);
+  const [error, run] = useAction();
+  // The switch stays usable (a disabled box would drop the focus); only the latest choice's answer is shown.
+  const latest = useRef(0);
   useEffect(() => {
     void run(async () => setSettings(await get<AttributionSettings>('attribution-settings')));
   }, []);
   if (!settings) return <ErrorText error={error} />;
+  const choose = (viewThrough: boolean) => {
+    const choice = ++latest.current;
+    const before = settings;
+    setChanged(null);
+    // The box shows the person's choice at once, and goes back if the service refuses it.
+    setSettings({ ...settings, viewThrough });
+    void run(async () => {
+      try {
+        const saved = await post<AttributionSettings>('attribution-settings', { viewThrough });
+        if (choice !== latest.current) return;
+        setSettings(saved);
+        setChanged(
+          saved.viewThrough
+            ? 'View-through is on: from now, an order after a partner only showed your offer counts too.'
+            : 'View-through is off: from now, only orders after a click on your offer count.',
+        );
+      } catch (refused) {
+        if (choice === latest.current) setSettings(before);
+        throw refused;
+      }
+    });
+  };
   return (
     <>
       <label class="checkbox">
-        <input
-          type="checkbox"
-          checked={settings.viewThrough}
-          disabled={busy}
-          onChange={(event) => {
-            const viewThrough = event.currentTarget.checked;
-            void run(async () => setSettings(await post<AttributionSettings>('attribution-settings', { viewThrough })));
-          }}
-        />
+        <input type="checkbox" checked={settings.viewThrough} onChange={(event) => choose(event.currentTarget.checked)} />
         Also count orders after a partner only showed your offer (view-through); orders after a click always count
       </label>
+      {/* Said beside the switch without taking the focus from it: a live region the screen reader announces. */}
+      <p role="status" class={changed ? 'notice' : 'status-empty'}>
+        {changed}
+      </p>
       <ErrorText error={error} />
     </>
   );
