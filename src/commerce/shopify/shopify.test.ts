@@ -215,6 +215,23 @@ describeEachDatabase(
       const third = await get(String(confirmed.headers.location));
       expect(third.headers.location).toBe(first.headers.location);
       expect(standIn.shop(shop).subscriptions).toHaveLength(1);
+
+      // The plugin traded its secret for a token, spending the confirmation: the token it holds keeps the link good.
+      const secret = crypto.randomBytes(16).toString('hex');
+      const traded = hashSecret(secret);
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${traded}`);
+      const { platformId } = await createPlatform(use().support);
+      const exchanged = await use().app.inject({
+        method: 'POST',
+        url: '/plugin/v2/token',
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+        payload: JSON.stringify({ platformId, domain: shop, secret }),
+      });
+      expect(exchanged.statusCode, exchanged.body).toBe(200);
+      expect(await use().db.selectFrom('merchant_confirmations').select('challenge').where('challenge', '=', traded).execute()).toEqual([]);
+      const fourth = await get(`/commerce/shopify/plan?shop=${shop}&challenge=${traded}`);
+      expect(fourth.headers.location).toBe(first.headers.location);
+      expect(standIn.shop(shop).subscriptions).toHaveLength(1);
     });
 
     it('webhooks: a forged HMAC is 401 with nothing written; each webhook id is taken once', async () => {
@@ -447,6 +464,18 @@ describeEachDatabase(
       await install(app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`);
       expect((await job(shop)).status).toBe('parked');
       await answerPlan(app, standIn, `/commerce/shopify/plan?shop=${shop}&challenge=${challenge}`);
+      expect(await job(shop)).toMatchObject({ status: 'pending', step: 'offer' });
+      // A park that lands just after the approval (the worker saw the store gone a moment before) is undone by the plugin's load.
+      await db.updateTable('setup_jobs').set({ status: 'parked' }).where('domain', '=', shop).execute();
+      const { platformId } = await createPlatform(use().support);
+      const state = await app.inject({
+        method: 'POST',
+        url: '/plugin/v2/state',
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+        payload: JSON.stringify({ platformId, domain: shop }),
+      });
+      // Live already (the brand's offer was turned on from its dashboard); the load resumed the setup all the same.
+      expect(state.json(), state.body).toMatchObject({ kind: 'stage', stage: 'live' });
       expect(await job(shop)).toMatchObject({ status: 'pending', step: 'offer' });
       await drain(setup);
       expect(await job(shop)).toMatchObject({ status: 'done', step: 'done' });
