@@ -12,7 +12,7 @@
  */
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import { startTestApp, stopTestApp, type TestContext } from '../test/support/harness.js';
-import { answerPlan, install, shopifyEnv, standInFor } from '../test/support/shopify.js';
+import { answerPlan, install, newChallenge, shopifyEnv, standInFor } from '../test/support/shopify.js';
 import type { ShopifyStandIn } from '../test/shopify-standin/stand-in.js';
 import { markdownReport } from './support.js';
 
@@ -41,10 +41,11 @@ async function main() {
   const generated = Date.now();
   const shop = standIn.createShop({ name: 'bench-large', products: PRODUCTS, orders: ORDERS, seed: 'bench-1', plan: 'standard' }).domain;
   const generateMs = Date.now() - generated;
-  await install(context.app, standIn, `/commerce/shopify/install?shop=${shop}`);
+  const challenge = newChallenge();
+  await install(context.app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`);
   const before = standIn.apiUsage(shop);
   const approvedAt = Date.now();
-  await answerPlan(context.app, standIn, `/commerce/shopify/plan?shop=${shop}`);
+  await answerPlan(context.app, standIn, `/commerce/shopify/plan?shop=${shop}&challenge=${challenge}`);
   await setupDone(context, shop);
   const shopifyMs = Date.now() - approvedAt;
   const after = standIn.apiUsage(shop);

@@ -16,6 +16,7 @@ import type { PeriodicJob } from './jobs/periodic.js';
 import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
 import { SetupWorker } from './plugin/setup-worker.js';
+import { challengeConfirmed } from './plugin/merchant-tokens.js';
 import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
 import { WebhookWorker } from './commerce/shopify/webhooks.js';
 
@@ -44,6 +45,11 @@ export interface Runtime extends Infrastructure {
   /** Referral links and view and click counters (group commit), for the offers endpoint and the redirect. */
   attribution: Attribution;
   commerce: CommerceRegistry;
+  /**
+   * Whether a link's challenge proves the store's merchant (src/plugin/merchant-tokens.ts): for a
+   * commerce platform's routes the browser follows from the plugin, which carry no token.
+   */
+  challengeConfirmed(domain: string, challenge: string): Promise<boolean>;
   jobs: BackgroundJobs;
   /** Stops the jobs, settles the counters and key usage, then closes the bus and Redis (not the databases). */
   close(): Promise<void>;
@@ -112,6 +118,7 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
     oauth,
     attribution,
     commerce,
+    challengeConfirmed: (domain, challenge) => challengeConfirmed(database.db, domain, challenge),
     jobs,
     async close() {
       // A batch or setup step in flight commits or rolls back as a whole; stopping waits for it.

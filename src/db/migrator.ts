@@ -17,6 +17,7 @@ import * as merchantTokens from './migrations/0014_merchant_tokens.js';
 import * as commissionLedger from './migrations/0015_commission_ledger.js';
 import * as shopify from './migrations/0016_shopify.js';
 import * as brandOAuthApps from './migrations/0017_brand_oauth_apps.js';
+import * as shopifyProofAndParking from './migrations/0018_shopify_proof_and_parking.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_commission_ledger': commissionLedger,
   '0016_shopify': shopify,
   '0017_brand_oauth_apps': brandOAuthApps,
+  '0018_shopify_proof_and_parking': shopifyProofAndParking,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

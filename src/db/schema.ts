@@ -322,7 +322,8 @@ export interface SandboxDiscountCodesTable {
 
 export interface SetupJobsTable {
   domain: string;
-  status: Generated<'pending' | 'done'>;
+  /** 'parked' (migration 0018): the store left mid-setup; its setup waits for it to come back. */
+  status: Generated<'pending' | 'done' | 'parked'>;
   step: Generated<'import' | 'offer' | 'match' | 'done'>;
   attempts: Generated<number>;
   started_at: CreatedAt;
@@ -549,6 +550,8 @@ export interface MerchantTokensTable {
   domain: string;
   platform_id: string;
   expires_at: ColumnType<Date, Date, Date>;
+  /** Migration 0018: the challenge the token was traded for (a link carrying it still proves the merchant). */
+  challenge: ColumnType<string | null, string | null | undefined, never>;
 }
 
 /** Tables of migration 0014: what lets the embed app act for a store. */
@@ -570,6 +573,10 @@ export interface ShopifyShopsTable {
   plan_approved_at: NullableTimestamp;
   usage_line_item_id: string | null;
   usage_currency: string | null;
+  /** Migration 0018: the subscription created for the merchant to approve, reused while Shopify still has it pending. */
+  pending_subscription_id: ColumnType<string | null, string | null | undefined, string | null>;
+  pending_confirmation_url: ColumnType<string | null, string | null | undefined, string | null>;
+  pending_return_url: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }

@@ -271,6 +271,23 @@ export async function appendLedgerEntry(db: Db, entry: LedgerEntryInput): Promis
   await db.insertInto('commission_ledger').values(entry).execute();
 }
 
+/**
+ * Notes the commerce platform's charge for an order's commission entry (the one update the
+ * ledger's trigger allows: an empty commerce_charge_id filled once). False when the entry has
+ * none to fill (no commission entry, or one already carrying a charge).
+ */
+export async function setCommerceCharge(db: Db, storeDomain: string, orderId: string, chargeId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('commission_ledger')
+    .set({ commerce_charge_id: chargeId })
+    .where('store_domain', '=', storeDomain)
+    .where('order_id', '=', orderId)
+    .where('kind', '=', 'commission')
+    .where('commerce_charge_id', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Every ledger entry of one order, oldest first. */
 export async function orderLedger(db: Db, storeDomain: string, orderId: string) {
   return db

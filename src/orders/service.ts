@@ -258,6 +258,14 @@ export async function recordOrderEvent(ctx: Pick<OrdersContext, 'db'>, incoming:
   });
 }
 
+/**
+ * The commerce platform charged an order's commission (a Shopify usage record): its id goes on the
+ * ledger's commission entry, once; a replay finds it there and changes nothing.
+ */
+export function recordCommerceCharge(db: Db, charge: { storeDomain: string; orderId: string; chargeId: string }): Promise<boolean> {
+  return dal.setCommerceCharge(db, charge.storeDomain, charge.orderId, charge.chargeId);
+}
+
 /** Whether the brand's store counts orders after a view of its offer (view-through). */
 export async function attributionSettings(ctx: Pick<OrdersContext, 'db'>, companyId: string) {
   return { viewThrough: await dal.viewThroughAllowed(ctx.db, companyId) };

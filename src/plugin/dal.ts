@@ -57,7 +57,8 @@ export interface StoreRecord {
     existingDiscountPercent: number | null;
   } | null;
   business: { name: string | null; logoImageUrl: string | null; description: string | null } | null;
-  setup: { step: 'import' | 'offer' | 'match' | 'done'; startedAt: Date } | null;
+  /** parked: the store left mid-setup, which waits for it to come back (installed, plan approved). */
+  setup: { step: 'import' | 'offer' | 'match' | 'done'; startedAt: Date; parked: boolean } | null;
 }
 
 /** Everything the service holds about a store, in one round trip. */
@@ -80,11 +81,12 @@ export async function loadStoreRecord(db: Db, domain: string): Promise<StoreReco
     existing_discount_percent: number | null;
     step: 'import' | 'offer' | 'match' | 'done' | null;
     started_at: Date | null;
+    setup_status: 'pending' | 'done' | 'parked' | null;
   }>`
     select c.id as company_id, c.business_name, c.logo_image_url, c.description,
            o.live as offer_live, o.title, o.subtitle, o.image_url, o.discount_percent, o.discount_code,
            m.domain as merchant_domain, m.consented_at, m.turned_off_at, m.best_sellers, m.existing_discount_percent,
-           j.step, j.started_at
+           j.step, j.started_at, j.status as setup_status
     from (select ${domain}::text as domain) d
     left join merchant_stores m on m.domain = d.domain
     left join companies c on c.id = coalesce(m.company_id, (select id from companies where domain = d.domain))
@@ -113,16 +115,24 @@ export async function loadStoreRecord(db: Db, domain: string): Promise<StoreReco
           existingDiscountPercent: row.existing_discount_percent,
         }
       : null,
-    setup: row.step && row.started_at ? { step: row.step, startedAt: row.started_at } : null,
+    setup: row.step && row.started_at ? { step: row.step, startedAt: row.started_at, parked: row.setup_status === 'parked' } : null,
   };
 }
 
-/** Queues the store's setup once; a second call (webhook and page load racing) changes nothing. */
+/**
+ * Queues the store's setup once; a second call (webhook and page load racing) changes nothing. A
+ * parked one (the store had left) resumes at the step it reached.
+ */
 export async function ensureSetupJob(db: Db, domain: string, now: Date): Promise<void> {
   await db
     .insertInto('setup_jobs')
     .values({ domain, started_at: now, next_attempt_at: now })
-    .onConflict((oc) => oc.column('domain').doNothing())
+    .onConflict((oc) =>
+      oc
+        .column('domain')
+        .doUpdateSet({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null, lease_id: null })
+        .where('setup_jobs.status', '=', 'parked'),
+    )
     .execute();
 }
 
@@ -188,6 +198,19 @@ export async function rescheduleJob(db: Db, domain: string, leaseId: string, at:
   const result = await db
     .updateTable('setup_jobs')
     .set({ next_attempt_at: at, locked_until: null, lease_id: null, last_error: error })
+    .where(holdsLease(domain, leaseId, now))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Parks a failed job whose store has left (uninstalled, token revoked): nothing retries it until
+ * the store comes back and ensureSetupJob resumes it. False (nothing written) when the lease was lost.
+ */
+export async function parkJob(db: Db, domain: string, leaseId: string, error: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('setup_jobs')
+    .set({ status: 'parked', locked_until: null, lease_id: null, last_error: error })
     .where(holdsLease(domain, leaseId, now))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
@@ -290,10 +313,28 @@ export async function exchangeConfirmation(
     ), expired as (
       delete from merchant_tokens where domain = ${exchange.domain} and expires_at <= ${exchange.now} and exists (select 1 from taken)
     )
-    insert into merchant_tokens (token_hash, domain, platform_id, expires_at)
-    select ${exchange.tokenHash}, domain, ${exchange.platformId}::uuid, ${exchange.expiresAt} from taken
+    insert into merchant_tokens (token_hash, domain, platform_id, expires_at, challenge)
+    select ${exchange.tokenHash}, domain, ${exchange.platformId}::uuid, ${exchange.expiresAt}, ${exchange.challenge} from taken
     returning token_hash`.execute(db);
   return result.rows.length > 0;
+}
+
+/**
+ * Whether the store's owner confirmed `challenge` for the store: a fresh confirmation not traded
+ * yet, or a live token traded for it.
+ */
+export async function challengeConfirmed(
+  db: Db,
+  proof: { domain: string; challenge: string; confirmedAfter: Date; now: Date },
+): Promise<boolean> {
+  const result = await sql<{ confirmed: boolean }>`
+    select exists (
+      select 1 from merchant_confirmations
+      where challenge = ${proof.challenge} and domain = ${proof.domain} and confirmed_at > ${proof.confirmedAfter}
+    ) or exists (
+      select 1 from merchant_tokens where challenge = ${proof.challenge} and domain = ${proof.domain} and expires_at > ${proof.now}
+    ) as confirmed`.execute(db);
+  return result.rows[0]?.confirmed === true;
 }
 
 /** Whether the token (by its hash) is bound to this store and platform and has not expired. */

@@ -74,6 +74,15 @@ export async function exchangeSecret(
 }
 
 /**
+ * Whether a link's challenge proves the store's merchant: the owner confirmed it at the commerce
+ * platform, and its app has not traded it yet or holds a live token traded for it. For links the
+ * browser follows (a plan approval), which carry no token.
+ */
+export function challengeConfirmed(db: Db, domain: string, challenge: string, now = new Date()): Promise<boolean> {
+  return dal.challengeConfirmed(db, { domain, challenge, confirmedAfter: new Date(now.getTime() - CONFIRMATION_WINDOW_MS), now });
+}
+
+/**
  * 401 unless the request carries (Authorization: Bearer) a live token bound to this store and
  * platform. Looked up by its hash: no plaintext is compared.
  */

@@ -80,11 +80,11 @@ export class Onboarding {
     const consented = record.merchant?.consentedAt != null;
     const eligibility = status.installation === 'installed' && !consented ? await adapter.eligibility(domain) : undefined;
     let setup = record.setup ?? undefined;
-    if (status.installation === 'installed' && status.planApproved && !setup) {
-      // The plan-approved webhook normally queued it; this covers a webhook that never arrived.
+    if (status.installation === 'installed' && status.planApproved && (!setup || setup.parked)) {
+      // The plan-approved webhook normally queued (or resumed) it; this covers a webhook that never arrived.
       await dal.ensureSetupJob(db, domain, now);
       this.deps.nudgeWorker();
-      setup = { step: 'import', startedAt: now };
+      setup = setup ? { ...setup, parked: false } : { step: 'import', startedAt: now, parked: false };
     }
     const decision = decideStage(
       {

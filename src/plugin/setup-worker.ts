@@ -62,13 +62,28 @@ export class SetupWorker extends DrainingWorker {
       written = await dal.advanceJob(db, job.domain, job.leaseId, next, new Date());
       if (written) log.info({ ...where, next }, 'store setup step finished');
     } catch (error) {
-      const delay = Math.min(this.options.retryMs * 2 ** Math.max(0, job.attempts - 1), MAX_RETRY_MS);
       const message = error instanceof Error ? error.message : String(error);
-      log.warn({ ...where, retryInMs: delay, err: error }, 'store setup step failed; will retry');
-      written = await dal.rescheduleJob(db, job.domain, job.leaseId, new Date(Date.now() + delay), message, new Date());
+      if (await this.storeLeft(job.domain)) {
+        // Retrying needs the store's token: the job waits for the store to come back (ensureSetupJob resumes it).
+        log.warn({ ...where, err: error }, 'store setup parked: the store is no longer installed');
+        written = await dal.parkJob(db, job.domain, job.leaseId, message, new Date());
+      } else {
+        const delay = Math.min(this.options.retryMs * 2 ** Math.max(0, job.attempts - 1), MAX_RETRY_MS);
+        log.warn({ ...where, retryInMs: delay, err: error }, 'store setup step failed; will retry');
+        written = await dal.rescheduleJob(db, job.domain, job.leaseId, new Date(Date.now() + delay), message, new Date());
+      }
     }
     if (!written) log.warn(where, 'store setup lease lost: another worker has the job, so this result is dropped');
     return true;
+  }
+
+  /** Whether the store uninstalled the app (or revoked its token); an error reading that counts as not knowing. */
+  private async storeLeft(domain: string): Promise<boolean> {
+    try {
+      return (await this.options.adapter.status(domain)).installation !== 'installed';
+    } catch {
+      return false;
+    }
   }
 
   private async runStep(domain: string, step: dal.ClaimedJob['step']): Promise<'offer' | 'match' | 'done'> {

@@ -1,7 +1,9 @@
 import '@shopify/shopify-api/adapters/node';
+import crypto from 'node:crypto';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import type { LightMyRequestResponse } from 'fastify';
 import type { App } from '../../src/app.js';
+import { hashSecret } from '../../src/shared/keys.js';
 import { BROWSER_USER_AGENT, formFields } from '../shopify-standin/example-app.js';
 import { ShopifyStandIn, type ShopifyStandInOptions } from '../shopify-standin/stand-in.js';
 
@@ -39,6 +41,14 @@ export function standInFor(baseUrl: string, app: () => App, options: ShopifyStan
   });
   setAbstractFetchFunc(standIn.fetch);
   return standIn;
+}
+
+/**
+ * A plugin page's challenge (the hash of the secret it holds), as its install and plan links carry
+ * it: the install confirms it, and the plan route asks for it.
+ */
+export function newChallenge(): string {
+  return hashSecret(crypto.randomBytes(16).toString('hex'));
 }
 
 /** Plain checks, so a bench can use these flows outside the test runner. */

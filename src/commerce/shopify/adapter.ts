@@ -52,7 +52,7 @@ export interface ShopifyCommerceOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-class StoreNotInstalledError extends Error {
+export class StoreNotInstalledError extends Error {
   override name = 'StoreNotInstalledError';
 }
 
@@ -382,18 +382,33 @@ export class ShopifyCommerce implements CommerceAdapter {
     };
   }
 
-  /** Reads the plan back and records it; announces plan_approved once. */
-  async refreshSubscription(domain: string): Promise<void> {
+  /** Reads the plan back and records it; announces plan_approved once. Returns whether the plan is approved. */
+  async refreshSubscription(domain: string): Promise<boolean> {
     const subscription = await this.readSubscription(domain);
-    if (await dal.recordSubscription(this.options.db, domain, subscription, new Date())) {
-      await this.emit({ type: 'plan_approved', domain });
-    }
+    const recorded = await dal.recordSubscription(this.options.db, domain, subscription, new Date());
+    if (recorded.newlyApproved) await this.emit({ type: 'plan_approved', domain });
+    return recorded.approved;
   }
 
-  /** appSubscriptionCreate: where the merchant approves the usage plan. */
-  async createSubscription(domain: string, returnUrl: string): Promise<string> {
+  /**
+   * Where the merchant approves the usage plan: the confirmation page of the subscription created
+   * for them before, while Shopify still has it pending (a second click costs one read, not a
+   * second subscription), or of a new one (appSubscriptionCreate).
+   */
+  async subscriptionConfirmationUrl(domain: string, returnUrl: string): Promise<string> {
+    const pending = (await dal.findShop(this.options.db, domain))?.pending;
+    if (pending && pending.returnUrl === returnUrl) {
+      const data = await this.request<{ node: { status?: string } | null }>(domain, documents.SUBSCRIPTION_STATUS, {
+        id: pending.subscriptionId,
+      });
+      if (data.node?.status === 'PENDING') return pending.confirmationUrl;
+    }
     const data = await this.request<{
-      appSubscriptionCreate: { confirmationUrl: string | null; userErrors: Array<{ field: string[] | null; message: string }> };
+      appSubscriptionCreate: {
+        confirmationUrl: string | null;
+        appSubscription: { id: string } | null;
+        userErrors: Array<{ field: string[] | null; message: string }>;
+      };
     }>(domain, documents.CREATE_SUBSCRIPTION, {
       name: USAGE_PLAN.name,
       returnUrl,
@@ -401,7 +416,15 @@ export class ShopifyCommerce implements CommerceAdapter {
       lineItems: [{ plan: { appUsagePricingDetails: { terms: USAGE_PLAN.terms, cappedAmount: USAGE_PLAN.cappedAmount } } }],
     });
     const result = data.appSubscriptionCreate;
-    if (result.userErrors.length > 0 || !result.confirmationUrl) throw new ShopifyUserError('appSubscriptionCreate', result.userErrors);
+    if (result.userErrors.length > 0 || !result.confirmationUrl || !result.appSubscription) {
+      throw new ShopifyUserError('appSubscriptionCreate', result.userErrors);
+    }
+    await dal.setPendingSubscription(
+      this.options.db,
+      domain,
+      { subscriptionId: result.appSubscription.id, confirmationUrl: result.confirmationUrl, returnUrl },
+      new Date(),
+    );
     return result.confirmationUrl;
   }
 }

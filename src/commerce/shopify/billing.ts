@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { recordCommerceCharge } from '../../orders/service.js';
 import { ShopifyUserError } from './admin-client.js';
 import type { ShopifyCommerce } from './adapter.js';
 import * as dal from './dal.js';
@@ -8,7 +9,9 @@ import * as documents from './documents.js';
  * A commission as a usage record on the store's subscription (appUsageRecordCreate). The
  * idempotency key is made from the store and the order, noted in shopify_usage_records first and
  * sent to Shopify, which answers a repeated key with the first record and charges nothing: a
- * replayed webhook or a retried job never charges twice. This is the step the ledger (issue 16)
+ * replayed webhook or a retried job never charges twice. A key whose record Shopify returned is
+ * not sent again: a new subscription (after a reinstall) would take it as a new charge. The
+ * record's id goes on the ledger's commission entry. This is the step the ledger (issue 16)
  * calls for each commission it books; see docs/shopify.md, "Orders and money".
  */
 export type ChargeOutcome = 'charged' | 'no_plan' | 'other_currency' | 'over_cap';
@@ -25,13 +28,19 @@ export async function chargeCommission(
   // A usage record is in the capped amount's currency; an order in another one waits for the ledger's conversion.
   if (shop.usageCurrency !== charge.currency.toUpperCase()) return 'other_currency';
   const idempotencyKey = usageKey(charge.shop, charge.orderId);
-  await dal.insertUsageRecord(db, {
+  const noted = await dal.insertUsageRecord(db, {
     idempotencyKey,
     shop: charge.shop,
     orderId: charge.orderId,
     amountCents: charge.amountCents,
     currency: shop.usageCurrency,
   });
+  // Charged before, maybe on a subscription since replaced (an uninstall and a new approval): Shopify's key is per
+  // subscription line item, so only this row stops a second charge.
+  if (noted.usageRecordId) {
+    await recordCommerceCharge(db, { storeDomain: charge.shop, orderId: charge.orderId, chargeId: noted.usageRecordId });
+    return 'charged';
+  }
   const data = await shopify.request<{
     appUsageRecordCreate: { appUsageRecord: { id: string } | null; userErrors: Array<{ field: string[] | null; message: string }> };
   }>(charge.shop, documents.RECORD_USAGE, {
@@ -44,5 +53,7 @@ export async function chargeCommission(
   if (result.userErrors.some((error) => /exceeds balance remaining/i.test(error.message))) return 'over_cap';
   if (!result.appUsageRecord) throw new ShopifyUserError('appUsageRecordCreate', result.userErrors);
   await dal.setUsageRecordId(db, idempotencyKey, result.appUsageRecord.id);
+  // The ledger's commission entry carries the charge, so a statement line leads to Shopify's record.
+  await recordCommerceCharge(db, { storeDomain: charge.shop, orderId: charge.orderId, chargeId: result.appUsageRecord.id });
   return 'charged';
 }

@@ -6,10 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../../test/support/browser.js';
-import { createPlatform } from '../../../test/support/factories.js';
+import { DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
+import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
 import { freePort } from '../../../test/support/service-process.js';
-import { COMPLIANCE_TOPICS, shopifyEnv } from '../../../test/support/shopify.js';
+import { COMPLIANCE_TOPICS, install, shopifyEnv } from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { findPluginPlatform } from '../../plugin/dal.js';
@@ -26,10 +27,14 @@ const TOPICS = [
   'app_subscriptions/update',
 ];
 
+const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
+
 /**
  * A Shopify store walks through the plugin in Chromium: install (Shopify's grant page), plan
  * approval (Shopify's charge page), setting up, consent and live, with every page of the service
- * and of the stand-in checked at 390 and 1280 px with axe.
+ * and of the stand-in checked at 390 and 1280 px with axe. Then a partner shows its offer, a
+ * shopper's order at the store comes back as Shopify's signed orders webhook, and the commission
+ * becomes a usage record on the store's subscription, which its dashboard statement shows.
  */
 describe('a Shopify store through the plugin, in Chromium', () => {
   let context: TestContext;
@@ -39,6 +44,7 @@ describe('a Shopify store through the plugin, in Chromium', () => {
   let demo: string;
   let platformId: string;
   let standIn: ShopifyStandIn;
+  let shop: string;
 
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -113,7 +119,7 @@ describe('a Shopify store through the plugin, in Chromium', () => {
   }
 
   it('install → Shopify’s grant page → plan → Shopify’s charge page → setting up → consent → live', async () => {
-    const shop = standIn.createShop({ name: 'maple-and-moss', products: 30, orders: 400, title: 'Maple & Moss' }).domain;
+    shop = standIn.createShop({ name: 'maple-and-moss', products: 30, orders: 400, title: 'Maple & Moss' }).domain;
     const browserContext: BrowserContext = await browser.newContext({
       userAgent: BROWSER_USER_AGENT,
       viewport: { width: 1280, height: 900 },
@@ -152,6 +158,94 @@ describe('a Shopify store through the plugin, in Chromium', () => {
       { percentage: 0.2, once: true },
     ]);
     expect(problems).toEqual([]);
+    await browserContext.close();
+  });
+
+  it('a referred order at the live store becomes a usage record on its subscription, shown on its statement', async () => {
+    // The store's merchant takes a dashboard account (the claim is confirmed by installing again) and accepts a partner.
+    const merchant = await new DashboardClient(context.app).start();
+    const merchantEmail = `${uniqueId('m')}@maple.example`;
+    const signUp = await merchant.post('/dashboard/api/sign-up', {
+      email: merchantEmail,
+      password: DASHBOARD_PASSWORD,
+      brand: { businessName: 'Maple & Moss', domain: shop, categories: [] },
+    });
+    expect(signUp.statusCode, signUp.body).toBe(201);
+    expect((await install(context.app, standIn, signUp.json().claim.confirmUrl)).statusCode).toBeLessThan(400);
+    const storeId: string = (await merchant.post('/dashboard/api/claim/check')).json().companyId;
+    expect(storeId).toBeTruthy();
+    const shower = new DashboardClient(context.app);
+    const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
+    const key: string = (await shower.post('/dashboard/api/keys', { name: 'k' })).json().key;
+    await shower.post(`/dashboard/api/partners/${storeId}/request`, {});
+    expect((await merchant.post(`/dashboard/api/partners/${showerId}/accept`)).statusCode).toBeLessThan(300);
+    const campaignId: string = (await shower.post('/dashboard/api/campaigns', { partnerId: storeId, name: 'Maple' })).json().id;
+    await shower.post(`/dashboard/api/campaigns/${campaignId}/start`);
+    const offers = await context.app.inject({
+      method: 'GET',
+      url: '/v1/campaigns/offers?type=post-purchase',
+      headers: { 'x-api-key': key, 'x-platform-id': platformId },
+    });
+    const referralUrl: string = offers.json().offers[0].referralUrl;
+    const token = referralUrl.split('/r/')[1]!;
+    expect((await context.app.inject({ method: 'GET', url: `/r/${token}` })).statusCode).toBe(302);
+
+    // The shopper lands at the store with the referral and orders: Shopify sends orders/create, signed, to the service.
+    const order = await standIn.placeOrder(shop, { landingSite: `/?ref=${token}` });
+    const commission = Math.round(order.totalCents * 0.05);
+    const commissionEntry = () =>
+      context.db
+        .selectFrom('commission_ledger')
+        .select(['amount_minor', 'currency', 'commerce_charge_id'])
+        .where('store_domain', '=', shop)
+        .where('order_id', '=', String(order.id))
+        .where('kind', '=', 'commission')
+        .executeTakeFirst();
+    await expect.poll(async () => (await commissionEntry())?.commerce_charge_id ?? null, { timeout: 60_000 }).not.toBeNull();
+    const delivered = standIn.webhookDeliveries({ shop, topic: 'orders/create' }).at(-1)!;
+    expect(delivered.status).toBe(200);
+
+    // At Shopify: one usage record of the commission on the store's active subscription, keyed by the order.
+    const active = standIn.shop(shop).subscriptions.filter((subscription) => subscription.status === 'ACTIVE');
+    expect(active).toHaveLength(1);
+    const records = active[0]!.lineItems.flatMap((item) => item.usageRecords);
+    expect(records.map((record) => ({ cents: record.priceCents, currency: record.currency, key: record.idempotencyKey }))).toEqual([
+      { cents: commission, currency: 'USD', key: `commission:${shop}:${order.id}` },
+    ]);
+    expect(await commissionEntry()).toEqual({
+      amount_minor: commission,
+      currency: 'USD',
+      commerce_charge_id: `gid://shopify/AppUsageRecord/${records[0]!.id}`,
+    });
+    const statement = await merchant.get(`/dashboard/api/statement?month=${new Date().toISOString().slice(0, 7)}`);
+    expect(statement.json().entries).toEqual([
+      expect.objectContaining({
+        orderId: String(order.id),
+        amountMinor: commission,
+        commerceChargeId: `gid://shopify/AppUsageRecord/${records[0]!.id}`,
+      }),
+    ]);
+
+    // What the merchant sees: the commission on this month's statement.
+    const browserContext = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    const page = await browserContext.newPage();
+    await page.goto(`${service}/dashboard`);
+    const form = page.getByRole('form', { name: 'Sign in' });
+    await form.getByLabel('Email').fill(merchantEmail);
+    await form.getByLabel('Password').fill(DASHBOARD_PASSWORD);
+    await form.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Dashboard sections' }).getByRole('link', { name: 'Statements' }).click();
+    const entries = page.getByRole('table', { name: 'Entries' }).locator('tbody tr');
+    await entries.filter({ hasText: String(order.id) }).waitFor();
+    await expect(entries.locator('td[data-label="Amount"]').allTextContents()).resolves.toEqual([dollars(commission)]);
+    await expect(
+      page
+        .getByRole('table', { name: /^Owed in / })
+        .locator('[data-net="USD"]')
+        .textContent(),
+    ).resolves.toBe(dollars(commission));
+    await expectReadable(page, 'the statement');
+    await page.screenshot({ path: `${ARTIFACTS}/statement.png`, fullPage: true });
     await browserContext.close();
   });
 });

@@ -16,6 +16,8 @@ export interface ShopRow {
   planApprovedAt: Date | null;
   usageLineItemId: string | null;
   usageCurrency: string | null;
+  /** The subscription created for the merchant to approve, with where Shopify sends them back. */
+  pending: { subscriptionId: string; confirmationUrl: string; returnUrl: string } | null;
 }
 
 export async function findShop(db: Db, shop: string): Promise<ShopRow | undefined> {
@@ -33,6 +35,10 @@ export async function findShop(db: Db, shop: string): Promise<ShopRow | undefine
     planApprovedAt: row.plan_approved_at,
     usageLineItemId: row.usage_line_item_id,
     usageCurrency: row.usage_currency,
+    pending:
+      row.pending_subscription_id && row.pending_confirmation_url && row.pending_return_url
+        ? { subscriptionId: row.pending_subscription_id, confirmationUrl: row.pending_confirmation_url, returnUrl: row.pending_return_url }
+        : null,
   };
 }
 
@@ -143,6 +149,9 @@ export async function disconnectShop(db: Db, shop: string, how: 'uninstalled' | 
       subscription_status: null,
       usage_line_item_id: null,
       usage_currency: null,
+      pending_subscription_id: null,
+      pending_confirmation_url: null,
+      pending_return_url: null,
       ...(how === 'uninstalled' ? { uninstalled_at: now } : { disconnected_at: now }),
       updated_at: now,
     })
@@ -161,10 +170,16 @@ export interface Subscription {
 }
 
 /**
- * Records the plan as read back from the installation; returns true when this call made it
- * approved (so the approval is announced once, whichever of the webhook and the return came first).
+ * Records the plan as read back from the installation. `approved`: the plan is active (a pending
+ * subscription is then spent); `newlyApproved`: this call made it so (the approval is announced
+ * once, whichever of the webhook and the return came first).
  */
-export async function recordSubscription(db: Db, shop: string, subscription: Subscription | null, now: Date): Promise<boolean> {
+export async function recordSubscription(
+  db: Db,
+  shop: string,
+  subscription: Subscription | null,
+  now: Date,
+): Promise<{ approved: boolean; newlyApproved: boolean }> {
   const active = subscription?.status === 'ACTIVE';
   const result = await sql<{ newly_approved: boolean }>`
     update shopify_shops set
@@ -173,10 +188,33 @@ export async function recordSubscription(db: Db, shop: string, subscription: Sub
       usage_line_item_id = ${subscription?.usageLineItemId ?? null},
       usage_currency = ${subscription?.usageCurrency ?? null},
       plan_approved_at = case when ${active}::boolean then coalesce(plan_approved_at, ${now}::timestamptz) else null end,
+      pending_subscription_id = case when ${active}::boolean then null else pending_subscription_id end,
+      pending_confirmation_url = case when ${active}::boolean then null else pending_confirmation_url end,
+      pending_return_url = case when ${active}::boolean then null else pending_return_url end,
       updated_at = ${now}
     where shop = ${shop} and access_token_encrypted is not null
     returning (${active}::boolean and plan_approved_at = ${now}::timestamptz) as newly_approved`.execute(db);
-  return result.rows[0]?.newly_approved ?? false;
+  const row = result.rows[0];
+  return { approved: row !== undefined && active, newlyApproved: row?.newly_approved ?? false };
+}
+
+/** The subscription just created for the merchant to approve: reused while Shopify has it pending. */
+export async function setPendingSubscription(
+  db: Db,
+  shop: string,
+  pending: { subscriptionId: string; confirmationUrl: string; returnUrl: string },
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('shopify_shops')
+    .set({
+      pending_subscription_id: pending.subscriptionId,
+      pending_confirmation_url: pending.confirmationUrl,
+      pending_return_url: pending.returnUrl,
+      updated_at: now,
+    })
+    .where('shop', '=', shop)
+    .execute();
 }
 
 // --- webhook deliveries: deduplicated by Shopify's webhook id, worked off as durable jobs ---
@@ -261,10 +299,11 @@ export async function rescheduleDelivery(db: Db, webhookId: string, leaseId: str
 // --- usage records: one per idempotency key ---
 
 /** Notes the charge before it is sent; the key is also Shopify's idempotency key, so a retry charges once. */
+/** Notes the usage record about to be charged (once per key); returns Shopify's id when it was charged before. */
 export async function insertUsageRecord(
   db: Db,
   record: { idempotencyKey: string; shop: string; orderId: string; amountCents: number; currency: string },
-): Promise<void> {
+): Promise<{ usageRecordId: string | null }> {
   await db
     .insertInto('shopify_usage_records')
     .values({
@@ -276,6 +315,12 @@ export async function insertUsageRecord(
     })
     .onConflict((oc) => oc.column('idempotency_key').doNothing())
     .execute();
+  const row = await db
+    .selectFrom('shopify_usage_records')
+    .select('usage_record_id')
+    .where('idempotency_key', '=', record.idempotencyKey)
+    .executeTakeFirstOrThrow();
+  return { usageRecordId: row.usage_record_id };
 }
 
 export async function setUsageRecordId(db: Db, idempotencyKey: string, usageRecordId: string): Promise<void> {

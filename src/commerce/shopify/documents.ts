@@ -150,6 +150,14 @@ export const CREATE_SUBSCRIPTION = `#graphql
     }
   }`;
 
+/** One subscription's status: whether the one created for the merchant is still waiting for them. */
+export const SUBSCRIPTION_STATUS = `#graphql
+  query SubscriptionStatus($id: ID!) {
+    node(id: $id) {
+      ... on AppSubscription { id status }
+    }
+  }`;
+
 /** The plan's state, read back from the app's installation. */
 export const INSTALLATION = `#graphql
   query Installation {

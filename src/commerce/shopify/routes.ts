@@ -7,7 +7,7 @@ import type { Runtime } from '../../composition.js';
 import { ApiError, badRequest, unauthorized } from '../../http/errors.js';
 import { isSecretHash as isChallenge } from '../../shared/keys.js';
 import { StoreDisconnectedError } from './admin-client.js';
-import { isShopDomain, type ShopifyCommerce } from './adapter.js';
+import { isShopDomain, type ShopifyCommerce, StoreNotInstalledError } from './adapter.js';
 import * as dal from './dal.js';
 import { securePages } from '../../http/security-headers.js';
 import { sendDonePage } from './pages.js';
@@ -149,10 +149,12 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
     '/commerce/shopify/plan',
     {
       schema: {
-        summary: 'Approve the usage plan: creates the app subscription and redirects to Shopify’s confirmation page',
+        summary:
+          'Approve the usage plan: for the merchant whose plugin link carries a confirmed challenge, ' +
+          'redirects to Shopify’s confirmation page of the pending subscription (created once)',
         tags: ['commerce'],
         querystring: PlanQuery,
-        response: { 400: errorRef },
+        response: { 400: errorRef, 401: errorRef },
       },
     },
     async (request, reply) => {
@@ -160,20 +162,29 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       const returnTo = returnPathOf(request.query.return);
       const challenge = request.query.challenge;
       if (challenge !== undefined && !isChallenge(challenge)) throw badRequest('challenge must be 64 hexadecimal digits');
+      // A subscription spends the store's Admin API points and waits at Shopify: only the merchant's plugin link makes one.
+      if (challenge === undefined) {
+        throw unauthorized('the plan is approved from the plugin, whose link carries the proof that the store’s owner installed the app');
+      }
       reply.header('Cache-Control', 'no-store');
+      const link = { returnTo, state: challenge };
       const status = await shopify.status(shop);
-      if (status.installation !== 'installed') return reply.redirect(shopify.installUrl(shop, { returnTo, state: challenge ?? null }), 303);
+      if (status.installation !== 'installed') return reply.redirect(shopify.installUrl(shop, link), 303);
+      if (!(await runtime.challengeConfirmed(shop, challenge))) {
+        // A page loaded after the install (a reload, the same-tab return) holds a challenge nobody confirmed yet:
+        // installing again confirms it (Shopify signs its staff in and skips the grant page) and comes back here.
+        return reply.redirect(shopify.installUrl(shop, { returnTo: shopify.planApprovalUrl(shop, link), state: challenge }), 303);
+      }
       if (status.planApproved) {
         return returnTo ? reply.redirect(returnTo, 303) : sendDonePage(reply, 'The plan is approved', shop);
       }
       const back = new URLSearchParams({ shop });
       if (returnTo) back.set('return', returnTo);
       try {
-        const confirmationUrl = await shopify.createSubscription(shop, `${config.baseUrl}/commerce/shopify/plan/return?${back.toString()}`);
-        return reply.redirect(confirmationUrl, 303);
+        const returnUrl = `${config.baseUrl}/commerce/shopify/plan/return?${back.toString()}`;
+        return reply.redirect(await shopify.subscriptionConfirmationUrl(shop, returnUrl), 303);
       } catch (error) {
-        if (error instanceof StoreDisconnectedError)
-          return reply.redirect(shopify.installUrl(shop, { returnTo, state: challenge ?? null }), 303);
+        if (error instanceof StoreDisconnectedError) return reply.redirect(shopify.installUrl(shop, link), 303);
         throw error;
       }
     },
@@ -182,10 +193,14 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
   app.get('/commerce/shopify/plan/return', { schema: { hide: true, querystring: PlanQuery } }, async (request, reply) => {
     const shop = shopOf(request.query.shop);
     const returnTo = returnPathOf(request.query.return);
-    // Whatever the return URL carries, the plan is what the installation says.
-    if ((await shopify.status(shop)).installation === 'installed') await shopify.refreshSubscription(shop);
     reply.header('Cache-Control', 'no-store');
-    const { planApproved } = await shopify.status(shop);
+    // Whatever the return URL carries, the plan is what the installation says, read once.
+    let planApproved = false;
+    try {
+      planApproved = await shopify.refreshSubscription(shop);
+    } catch (error) {
+      if (!(error instanceof StoreNotInstalledError || error instanceof StoreDisconnectedError)) throw error;
+    }
     if (returnTo) return reply.redirect(returnTo, 303);
     return sendDonePage(reply, planApproved ? 'The plan is approved' : 'The plan was not approved', shop);
   });

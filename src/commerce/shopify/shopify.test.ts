@@ -4,11 +4,21 @@ import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, type TestContext } from '../../../test/support/harness.js';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
-import { answerPlan, followCallback, install, installToCallback, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
+import {
+  answerPlan,
+  followCallback,
+  install,
+  installToCallback,
+  newChallenge,
+  shopifyEnv,
+  standInFor,
+} from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import { signWebhookBody } from '../../../test/shopify-standin/webhooks.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { hashSecret } from '../../shared/keys.js';
+import { SetupWorker } from '../../plugin/setup-worker.js';
+import { WebhookWorker } from './webhooks.js';
 
 const BASE_URL = 'https://svc.test';
 const ENV = {
@@ -139,8 +149,9 @@ describeEachDatabase(
 
     it('plan: a usage subscription with a capped amount, approved on Shopify’s page and read back from the installation', async () => {
       const shop = newShop();
-      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}`);
-      const declined = await answerPlan(use().app, standIn, `/commerce/shopify/plan?shop=${shop}`, 'decline');
+      const challenge = newChallenge();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`);
+      const declined = await answerPlan(use().app, standIn, `/commerce/shopify/plan?shop=${shop}&challenge=${challenge}`, 'decline');
       expect(declined.statusCode).toBe(200);
       expect(declined.body).toContain('The plan was not approved');
       expect((await use().runtime.commerce.forStore(shop).status(shop)).planApproved).toBe(false);
@@ -148,7 +159,7 @@ describeEachDatabase(
       const approved = await answerPlan(
         use().app,
         standIn,
-        `/commerce/shopify/plan?shop=${shop}&return=${encodeURIComponent('/dashboard')}`,
+        `/commerce/shopify/plan?shop=${shop}&challenge=${challenge}&return=${encodeURIComponent('/dashboard')}`,
       );
       expect(approved.statusCode).toBe(303);
       expect(approved.headers.location).toBe('/dashboard');
@@ -156,11 +167,71 @@ describeEachDatabase(
       expect(row.subscription_status).toBe('ACTIVE');
       expect(row.usage_currency).toBe('USD');
       expect(row.plan_approved_at).not.toBeNull();
+      expect(row.pending_subscription_id).toBeNull();
       const subscription = standIn.shop(shop).subscriptions.find((entry) => entry.status === 'ACTIVE')!;
       expect(subscription.lineItems[0]!.pricing).toMatchObject({ kind: 'usage', cappedAmountCents: 50_000, currency: 'USD' });
       // Approved: the setup job was queued by the plan_approved event.
       const job = await use().db.selectFrom('setup_jobs').select('domain').where('domain', '=', shop).executeTakeFirst();
       expect(job?.domain).toBe(shop);
+    });
+
+    it('plan: only the merchant’s plugin link creates a subscription, and a second click reuses the pending one', async () => {
+      const shop = newShop();
+      const challenge = newChallenge();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`);
+      const calls = () => standIn.apiUsage(shop).adminApiCalls;
+      const before = calls();
+
+      // No proof: refused in the API's error shape, and nothing asked of Shopify.
+      const anonymous = await get(`/commerce/shopify/plan?shop=${shop}`);
+      expect(anonymous.statusCode).toBe(401);
+      expect(anonymous.json()).toMatchObject({ error: 'unauthorized', message: expect.stringContaining('plugin') });
+      const malformed = await get(`/commerce/shopify/plan?shop=${shop}&challenge=not-a-challenge`);
+      expect(malformed.statusCode).toBe(400);
+      expect(malformed.json()).toMatchObject({ error: 'invalid_request' });
+      // A challenge nobody confirmed goes to be confirmed by installing again (Shopify signs its staff in first).
+      const unconfirmed = newChallenge();
+      const bounced = await get(`/commerce/shopify/plan?shop=${shop}&challenge=${unconfirmed}`);
+      expect(bounced.statusCode).toBe(303);
+      const reinstall = new URL(String(bounced.headers.location), BASE_URL);
+      expect(reinstall.pathname).toBe('/commerce/shopify/install');
+      expect(reinstall.searchParams.get('challenge')).toBe(unconfirmed);
+      expect(reinstall.searchParams.get('return')).toBe(`/commerce/shopify/plan?shop=${shop}&challenge=${unconfirmed}`);
+      expect(standIn.shop(shop).subscriptions).toEqual([]);
+      expect(calls()).toBe(before);
+
+      // The merchant's link, twice: one subscription, the same confirmation page.
+      const first = await get(`/commerce/shopify/plan?shop=${shop}&challenge=${challenge}`);
+      const second = await get(`/commerce/shopify/plan?shop=${shop}&challenge=${challenge}`);
+      expect(first.statusCode).toBe(303);
+      expect(second.statusCode).toBe(303);
+      expect(second.headers.location).toBe(first.headers.location);
+      expect(standIn.shop(shop).subscriptions.map((entry) => entry.status)).toEqual(['PENDING']);
+
+      // The bounced challenge, once the install confirmed it, gets the same page too.
+      const confirmed = await install(use().app, standIn, `${reinstall.pathname}${reinstall.search}`);
+      expect(confirmed.statusCode).toBe(303);
+      expect(confirmed.headers.location).toBe(`/commerce/shopify/plan?shop=${shop}&challenge=${unconfirmed}`);
+      const third = await get(String(confirmed.headers.location));
+      expect(third.headers.location).toBe(first.headers.location);
+      expect(standIn.shop(shop).subscriptions).toHaveLength(1);
+
+      // The plugin traded its secret for a token, spending the confirmation: the token it holds keeps the link good.
+      const secret = crypto.randomBytes(16).toString('hex');
+      const traded = hashSecret(secret);
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${traded}`);
+      const { platformId } = await createPlatform(use().support);
+      const exchanged = await use().app.inject({
+        method: 'POST',
+        url: '/plugin/v2/token',
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+        payload: JSON.stringify({ platformId, domain: shop, secret }),
+      });
+      expect(exchanged.statusCode, exchanged.body).toBe(200);
+      expect(await use().db.selectFrom('merchant_confirmations').select('challenge').where('challenge', '=', traded).execute()).toEqual([]);
+      const fourth = await get(`/commerce/shopify/plan?shop=${shop}&challenge=${traded}`);
+      expect(fourth.headers.location).toBe(first.headers.location);
+      expect(standIn.shop(shop).subscriptions).toHaveLength(1);
     });
 
     it('webhooks: a forged HMAC is 401 with nothing written; each webhook id is taken once', async () => {
@@ -208,8 +279,9 @@ describeEachDatabase(
 
     it('uninstall: the store leaves at once and starts again at install; a token revoked at Shopify disconnects it', async () => {
       const shop = newShop();
-      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}`);
-      await answerPlan(use().app, standIn, `/commerce/shopify/plan?shop=${shop}`);
+      const challenge = newChallenge();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`);
+      await answerPlan(use().app, standIn, `/commerce/shopify/plan?shop=${shop}&challenge=${challenge}`);
       // Mid-setup: the job was queued by the approval; the store goes before it is done.
       await standIn.uninstall(shop);
       const adapter = use().runtime.commerce.forStore(shop);
@@ -265,6 +337,14 @@ describeEachDatabase(
       const records = await use().db.selectFrom('shopify_usage_records').selectAll().where('shop', '=', shop).execute();
       expect(records).toHaveLength(1);
       expect(records[0]).toMatchObject({ order_id: String(order.id), currency: 'USD', usage_record_id: expect.any(String) });
+      // The ledger's commission entry carries Shopify's usage record.
+      const charged = await use()
+        .db.selectFrom('commission_ledger')
+        .select('commerce_charge_id')
+        .where('store_domain', '=', shop)
+        .where('kind', '=', 'commission')
+        .executeTakeFirstOrThrow();
+      expect(charged.commerce_charge_id).toBe(records[0]!.usage_record_id);
 
       // A returning customer's order (Shopify counts their orders) carries no commission.
       const again = await standIn.placeOrder(shop, { customerId: order.customerId!, landingSite: `/?ref=${token}` });
@@ -345,6 +425,78 @@ describeEachDatabase(
       const left = await use().db.selectFrom('shopify_webhook_deliveries').select('topic').where('shop', '=', shop).execute();
       expect(left.map((entry) => entry.topic)).toEqual(['shop/redact']);
     });
+
+    // Last in this file: it stops the background jobs and runs setup and webhook deliveries itself, step by step.
+    it('uninstall mid-setup parks the setup until the store is back: nothing lost, nothing charged twice', async () => {
+      const { runtime, app, db } = use();
+      await runtime.jobs.stop();
+      const options = { db, log: app.log, pollMs: 20, retryMs: 50, leaseMs: 5_000 };
+      const setup = new SetupWorker({ ...options, adapter: runtime.commerce.primary!, bus: runtime.bus });
+      const deliveries = new WebhookWorker({ ...options, shopify: runtime.commerce.shopify!, orders: runtime.config.orders });
+      /** Runs what is due (other tests' stores included) until nothing is; a hang guard bounds it. */
+      const drain = async (worker: { runOnce(): Promise<boolean> }) => {
+        for (let ran = 0; ran < 100 && (await worker.runOnce()); ran++);
+      };
+      const job = (shop: string) =>
+        db.selectFrom('setup_jobs').select(['status', 'step', 'last_error']).where('domain', '=', shop).executeTakeFirstOrThrow();
+
+      const { shop, token } = await shopifyCollab(use(), standIn);
+      // This store's first step (an earlier test's store may still have one due before it).
+      for (let ran = 0; ran < 20 && (await job(shop)).step === 'import'; ran++) expect(await setup.runOnce()).toBe(true);
+      expect(await job(shop)).toMatchObject({ status: 'pending', step: 'offer' });
+      expect((await get(`/r/${token}`)).statusCode).toBe(302);
+      const order = await standIn.placeOrder(shop, { landingSite: `/?ref=${token}` });
+      await drain(deliveries);
+      const commission = Math.round(order.totalCents * 0.05);
+      expect(standIn.usageCharged(shop)).toBe(commission);
+
+      // The store leaves between two steps: the next step finds no token and parks the job where it stood.
+      await standIn.uninstall(shop);
+      await drain(setup);
+      expect(await job(shop)).toMatchObject({ status: 'parked', step: 'offer', last_error: expect.any(String) });
+      const attempts = await db.selectFrom('setup_jobs').select('attempts').where('domain', '=', shop).executeTakeFirstOrThrow();
+      await drain(setup);
+      expect(await setup.runOnce()).toBe(false);
+      expect(await db.selectFrom('setup_jobs').select('attempts').where('domain', '=', shop).executeTakeFirstOrThrow()).toEqual(attempts);
+
+      // Back: installed and the plan approved again, setup resumes at the step it reached and finishes.
+      const challenge = newChallenge();
+      await install(app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`);
+      expect((await job(shop)).status).toBe('parked');
+      await answerPlan(app, standIn, `/commerce/shopify/plan?shop=${shop}&challenge=${challenge}`);
+      expect(await job(shop)).toMatchObject({ status: 'pending', step: 'offer' });
+      // A park that lands just after the approval (the worker saw the store gone a moment before) is undone by the plugin's load.
+      await db.updateTable('setup_jobs').set({ status: 'parked' }).where('domain', '=', shop).execute();
+      const { platformId } = await createPlatform(use().support);
+      const state = await app.inject({
+        method: 'POST',
+        url: '/plugin/v2/state',
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+        payload: JSON.stringify({ platformId, domain: shop }),
+      });
+      // Live already (the brand's offer was turned on from its dashboard); the load resumed the setup all the same.
+      expect(state.json(), state.body).toMatchObject({ kind: 'stage', stage: 'live' });
+      expect(await job(shop)).toMatchObject({ status: 'pending', step: 'offer' });
+      await drain(setup);
+      expect(await job(shop)).toMatchObject({ status: 'done', step: 'done' });
+
+      // The order's webhook again, after the reinstall: the new subscription is not charged for it.
+      const created = standIn.webhookDeliveries({ shop, topic: 'orders/create' }).at(-1)!;
+      const resent = await app.inject({
+        method: 'POST',
+        url: '/commerce/shopify/webhooks',
+        headers: { ...created.headers, 'x-shopify-webhook-id': crypto.randomUUID() },
+        payload: created.body,
+      });
+      expect(resent.statusCode).toBe(200);
+      await drain(deliveries);
+      expect(standIn.usageCharged(shop)).toBe(commission);
+      const active = standIn.shop(shop).subscriptions.find((subscription) => subscription.status === 'ACTIVE')!;
+      expect(active.lineItems.flatMap((item) => item.usageRecords)).toEqual([]);
+      expect(await db.selectFrom('shopify_usage_records').select('order_id').where('shop', '=', shop).execute()).toEqual([
+        { order_id: String(order.id) },
+      ]);
+    });
   },
   ENV,
 );
@@ -372,7 +524,9 @@ async function shopifyCollab(context: TestContext, standIn: ShopifyStandIn) {
   expect(signUp.statusCode, signUp.body).toBe(201);
   const confirmUrl: string = signUp.json().claim.confirmUrl;
   expect(confirmUrl).toMatch(/^\/commerce\/shopify\/install\?/);
-  const installed = await install(context.app, standIn, confirmUrl);
+  // The plugin's challenge rides on the install, as the plugin's links carry it; the plan asks for it.
+  const challenge = newChallenge();
+  const installed = await install(context.app, standIn, `${confirmUrl}&challenge=${challenge}`);
   expect(installed.statusCode).toBe(303);
   const checked = await partner.post('/dashboard/api/claim/check');
   const partnerId: string = checked.json().companyId;
@@ -384,7 +538,7 @@ async function shopifyCollab(context: TestContext, standIn: ShopifyStandIn) {
   });
   expect(offer.statusCode, offer.body).toBeLessThan(300);
   expect([...standIn.shop(shop).discounts.values()].map((discount) => discount.appliesOncePerCustomer)).toEqual([true]);
-  await answerPlan(context.app, standIn, `/commerce/shopify/plan?shop=${shop}`);
+  await answerPlan(context.app, standIn, `/commerce/shopify/plan?shop=${shop}&challenge=${challenge}`);
 
   const shower = new DashboardClient(context.app);
   const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
@@ -400,5 +554,5 @@ async function shopifyCollab(context: TestContext, standIn: ShopifyStandIn) {
     headers: { 'x-api-key': key, 'x-platform-id': platformId },
   });
   const referralUrl: string = offers.json().offers[0].referralUrl;
-  return { shop, token: referralUrl.split('/r/')[1]! };
+  return { shop, challenge, token: referralUrl.split('/r/')[1]! };
 }
