@@ -17,6 +17,7 @@ import * as merchantTokens from './migrations/0014_merchant_tokens.js';
 import * as commissionLedger from './migrations/0015_commission_ledger.js';
 import * as shopify from './migrations/0016_shopify.js';
 import * as brandOAuthApps from './migrations/0017_brand_oauth_apps.js';
+import * as performanceMoney from './migrations/0018_performance_money.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_commission_ledger': commissionLedger,
   '0016_shopify': shopify,
   '0017_brand_oauth_apps': brandOAuthApps,
+  '0018_performance_money': performanceMoney,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
