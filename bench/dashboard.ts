@@ -94,8 +94,17 @@ async function main(): Promise<void> {
     started = Date.now();
     await sql`select rebuild_performance()`.execute(database.db);
     const rollupMs = Date.now() - started;
-    const rollupRows = await sql<{ days: number; partnerDays: number; partners: number; sealed: string }>`
+    const rollupRows = await sql<{
+      days: number;
+      partnerDays: number;
+      partners: number;
+      sealed: string;
+      moneyDays: number;
+      moneyPairs: number;
+    }>`
       select (select count(*) from performance_days where company_id = ${ME})::int8 as days,
+             (select count(*) from performance_money_days where company_id = ${ME})::int8 as "moneyDays",
+             (select count(*) from performance_pair_money_days where brand_id = ${ME} or partner_id = ${ME})::int8 as "moneyPairs",
              (select to_char(sealed_through, 'YYYY-MM-DD') from performance_sealed) as sealed,
              (select count(*) from performance_pair_days where brand_id = ${ME} or partner_id = ${ME})::int8 as "partnerDays",
              (select count(*) from performance_partners where company_id = ${ME})::int8 as partners`.execute(database.db);
@@ -227,7 +236,10 @@ async function main(): Promise<void> {
         `${rollupRows.rows[0]!.partners.toLocaleString('en')} partners; ` +
         `rebuilt from all raw counters and orders (every brand's) in ${rollupMs} ms, ` +
         `views and clicks sealed through ${rollupRows.rows[0]!.sealed}: ` +
-        'every range also reads the counters of the days after that (the live week).',
+        'every range also reads the counters of the days after that (the live week). ' +
+        `Order money per currency (migration 0019, both roles): ${rollupRows.rows[0]!.moneyDays.toLocaleString('en')} rows ` +
+        `per role × day × platform × currency, ${rollupRows.rows[0]!.moneyPairs.toLocaleString('en')} per showing brand × partner × ` +
+        'day × currency, kept by triggers on the orders, their events and the ledger.',
     );
     out();
 

@@ -328,10 +328,8 @@ export async function sideAllPartners(db: Db, companyId: string, side: Side, fro
   return result.rows;
 }
 
-export interface SideOrderRow {
-  day: string | null;
-  platform_id: string | null;
-  other_id: string | null;
+/** A role's orders and money in one currency. */
+export interface MoneyRow {
   currency: string;
   orders: number;
   new_customers: number;
@@ -339,33 +337,57 @@ export interface SideOrderRow {
   commission_minor: number;
 }
 
+const moneySums = sql.raw(
+  ['orders', 'new_customers', 'revenue_minor', 'commission_minor'].map((figure) => `sum(m.${figure})::int8 as ${figure}`).join(', '),
+);
+
 /**
- * One role's attributed orders placed in the range, per currency: per day, per platform, per other
- * brand and in all. Revenue is the orders' totals less what cancels and refunds took; commission
- * is the sum of the orders' ledger entries (reversals included), so it equals the ledger.
+ * One role's attributed orders placed in the range, per currency: per day, per platform and in
+ * all, from the money rollups of migration 0018 (at most days x platforms x currencies rows).
+ * Revenue is the orders' totals less what cancels and refunds took; commission is the sum of the
+ * orders' ledger entries (reversals included), as the ledger holds them.
  */
-export async function sideOrders(db: Db, companyId: string, side: Side, from: string, to: string): Promise<SideOrderRow[]> {
-  const mine = side === 'shown' ? sql`o.brand_id = ${companyId}` : sql`o.partner_id = ${companyId} and o.brand_id <> ${companyId}`;
-  const other = side === 'shown' ? sql.ref('o.partner_id') : sql.ref('o.brand_id');
-  const result = await sql<SideOrderRow>`
-    select t.day, t.platform_id, t.other_id, t.currency, count(*)::int8 as orders,
-           count(*) filter (where t.new_customer)::int8 as new_customers,
-           coalesce(sum(t.revenue_minor), 0)::int8 as revenue_minor, coalesce(sum(t.commission_minor), 0)::int8 as commission_minor
-    from (
-      select to_char((o.placed_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, o.platform_id::text as platform_id,
-             ${other} as other_id, o.currency, o.new_customer, o.total_cents - coalesce(taken.amount, 0) as revenue_minor,
-             coalesce(entries.net, 0) as commission_minor
-      from attributed_orders o
-      left join lateral (
-        select sum(e.amount_cents) as amount from order_events e where e.store_domain = o.store_domain and e.order_id = o.order_id
-      ) taken on true
-      left join lateral (
-        select sum(l.amount_minor) as net from commission_ledger l where l.store_domain = o.store_domain and l.order_id = o.order_id
-      ) entries on true
-      where ${mine} and o.platform_id is not null
-        and o.placed_at >= ${from}::date::timestamp at time zone 'UTC' and o.placed_at < (${to}::date + 1)::timestamp at time zone 'UTC'
-    ) t
-    group by grouping sets ((t.day, t.currency), (t.platform_id, t.currency), (t.other_id, t.currency), (t.currency))
-    order by t.currency, t.day, t.platform_id, t.other_id`.execute(db);
+export async function sideMoneyByDayAndPlatform(
+  db: Db,
+  companyId: string,
+  side: Side,
+  from: string,
+  to: string,
+): Promise<Array<MoneyRow & { day: string | null; platform_id: string | null }>> {
+  const result = await sql<MoneyRow & { day: string | null; platform_id: string | null }>`
+    select to_char(m.day, 'YYYY-MM-DD') as day, m.platform_id::text as platform_id, m.currency, ${moneySums}
+    from performance_money_days m
+    where m.company_id = ${companyId} and m.side = ${side} and m.day between ${from}::date and ${to}::date
+    group by grouping sets ((m.day, m.currency), (m.platform_id, m.currency), (m.currency))
+    having sum(m.orders) > 0
+    order by m.currency, 1, 2`.execute(db);
+  return result.rows;
+}
+
+/**
+ * One role's orders and money per other brand and currency over the range, from the pair money
+ * rollups (one row per showing brand, partner, day and currency): for the brands `others`, or for
+ * every brand (the CSV).
+ */
+export async function sidePartnerMoney(
+  db: Db,
+  companyId: string,
+  side: Side,
+  from: string,
+  to: string,
+  others?: string[],
+): Promise<Array<MoneyRow & { other_id: string }>> {
+  const days = sql`m.day between ${from}::date and ${to}::date`;
+  const [other, mine] =
+    side === 'shown'
+      ? [sql.ref('m.partner_id'), sql`m.brand_id = ${companyId}`]
+      : [sql.ref('m.brand_id'), sql`m.partner_id = ${companyId} and m.brand_id <> ${companyId}`];
+  const result = await sql<MoneyRow & { other_id: string }>`
+    select ${other} as other_id, m.currency, ${moneySums}
+    from performance_pair_money_days m
+    where ${mine} and ${days} ${others ? sql`and ${other} = any(${others}::text[])` : sql``}
+    group by 1, 2
+    having sum(m.orders) > 0
+    order by 1, 2`.execute(db);
   return result.rows;
 }

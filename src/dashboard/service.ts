@@ -219,12 +219,7 @@ export async function performanceCsv(ctx: Pick<DashboardContext, 'db'>, companyI
 
 // --- performance per role ---
 
-/** Each currency's orders and money among the rows that `belongs` picks, by currency. */
-function moneyOf(rows: dal.SideOrderRow[], belongs: (row: dal.SideOrderRow) => boolean): CurrencyFigures[] {
-  return rows.filter(belongs).map(currencyFiguresOf);
-}
-
-function currencyFiguresOf(row: dal.SideOrderRow): CurrencyFigures {
+function currencyFiguresOf(row: dal.MoneyRow): CurrencyFigures {
   return {
     currency: row.currency,
     orders: row.orders,
@@ -245,43 +240,35 @@ function sideFigures(counted: dal.ViewsClicksRow | undefined, money: CurrencyFig
   };
 }
 
-const isTotal = (row: dal.SideOrderRow) => row.day === null && row.platform_id === null && row.other_id === null;
+/** Each other brand's money rows, by currency, grouped once. */
+function moneyByPartner(rows: Array<dal.MoneyRow & { other_id: string }>): Map<string, CurrencyFigures[]> {
+  const byPartner = new Map<string, CurrencyFigures[]>();
+  for (const row of rows) byPartner.set(row.other_id, [...(byPartner.get(row.other_id) ?? []), currencyFiguresOf(row)]);
+  return byPartner;
+}
 
-/**
- * One of the brand's roles over a range (`shown`: partners' offers on its pages; `received`: its
- * offer on partners' pages): views and clicks from the role's rollups and the live counters,
- * orders with their revenue and ledger commission per currency, per day, platform and partner.
- */
-export async function sidePerformance(
-  ctx: Pick<DashboardContext, 'db'>,
-  companyId: string,
-  side: dal.Side,
-  query: PerformanceRange & { pageIndex?: number; pageSize?: number },
-): Promise<SidePerformance> {
-  const { pageIndex = 1, pageSize = DEFAULT_PAGE_SIZE } = query;
-  const days = daysOf(query);
-  const [counted, orders, totalRows] = await Promise.all([
-    dal.sideViewsByDayAndPlatform(ctx.db, companyId, side, query.from, query.to),
-    dal.sideOrders(ctx.db, companyId, side, query.from, query.to),
-    dal.countPerformancePartners(ctx.db, companyId),
+/** One role's totals, days and platforms over a range: views and clicks, and money per currency from the money rollups. */
+async function sideSummary(ctx: Pick<DashboardContext, 'db'>, companyId: string, side: dal.Side, range: PerformanceRange) {
+  const [counted, money] = await Promise.all([
+    dal.sideViewsByDayAndPlatform(ctx.db, companyId, side, range.from, range.to),
+    dal.sideMoneyByDayAndPlatform(ctx.db, companyId, side, range.from, range.to),
   ]);
-  const window = pageWindow(pageIndex, pageSize, totalRows);
-  const partners = window.empty ? [] : await dal.sidePartnerPage(ctx.db, companyId, side, query.from, query.to, window);
   const byDate = new Map(counted.flatMap((row) => (row.day === null ? [] : [[row.day, row] as const])));
   const platforms = counted.filter((row) => row.platform_id !== null);
-  const orderPlatforms = orders.flatMap((row) => (row.platform_id === null ? [] : [row.platform_id]));
-  const platformIds = [...new Set([...platforms.map((row) => row.platform_id!), ...orderPlatforms])].sort();
-  const ordersOn = (date: string) => orders.filter((row) => row.day === date).reduce((sum, row) => sum + row.orders, 0);
+  const moneyPlatforms = money.flatMap((row) => (row.platform_id === null ? [] : [row.platform_id]));
+  const platformIds = [...new Set([...platforms.map((row) => row.platform_id!), ...moneyPlatforms])].sort();
+  const moneyOf = (belongs: (row: (typeof money)[number]) => boolean) => money.filter(belongs).map(currencyFiguresOf);
+  const ordersOn = (date: string) => money.filter((row) => row.day === date).reduce((sum, row) => sum + row.orders, 0);
   const totalCounts = platforms.reduce((sum, row) => ({ views: sum.views + row.views, clicks: sum.clicks + row.clicks }), {
     views: 0,
     clicks: 0,
   });
   return {
-    side,
-    from: query.from,
-    to: query.to,
-    totals: sideFigures(totalCounts, moneyOf(orders, isTotal)),
-    byDay: days.map((date) => ({
+    totals: sideFigures(
+      totalCounts,
+      moneyOf((row) => row.day === null && row.platform_id === null),
+    ),
+    byDay: daysOf(range).map((date) => ({
       date,
       views: byDate.get(date)?.views ?? 0,
       clicks: byDate.get(date)?.clicks ?? 0,
@@ -294,24 +281,56 @@ export async function sidePerformance(
         name: row?.platform_name ?? null,
         ...sideFigures(
           row,
-          moneyOf(orders, (order) => order.platform_id === platformId),
+          moneyOf((order) => order.platform_id === platformId),
         ),
       };
     }),
-    byPartner: {
+  };
+}
+
+/**
+ * One of the brand's roles over a range (`shown`: partners' offers on its pages; `received`: its
+ * offer on partners' pages): views and clicks from the role's rollups and the live counters,
+ * orders with their revenue and ledger commission per currency from the money rollups, per day,
+ * platform and partner (one page of them, whose money is read for those partners only).
+ */
+export async function sidePerformance(
+  ctx: Pick<DashboardContext, 'db'>,
+  companyId: string,
+  side: dal.Side,
+  query: PerformanceRange & { pageIndex?: number; pageSize?: number },
+): Promise<SidePerformance> {
+  const { pageIndex = 1, pageSize = DEFAULT_PAGE_SIZE } = query;
+  const partnerPage = async () => {
+    const totalRows = await dal.countPerformancePartners(ctx.db, companyId);
+    const window = pageWindow(pageIndex, pageSize, totalRows);
+    const partners = window.empty ? [] : await dal.sidePartnerPage(ctx.db, companyId, side, query.from, query.to, window);
+    const money =
+      partners.length === 0
+        ? new Map<string, CurrencyFigures[]>()
+        : moneyByPartner(
+            await dal.sidePartnerMoney(
+              ctx.db,
+              companyId,
+              side,
+              query.from,
+              query.to,
+              partners.map((row) => row.other_id),
+            ),
+          );
+    return {
       pageIndex,
       pageSize,
       totalRows,
       data: partners.map((row) => ({
         companyId: row.other_id,
         name: row.other_name,
-        ...sideFigures(
-          row,
-          moneyOf(orders, (order) => order.other_id === row.other_id),
-        ),
+        ...sideFigures(row, money.get(row.other_id) ?? []),
       })),
-    },
+    };
   };
+  const [summary, byPartner] = await Promise.all([sideSummary(ctx, companyId, side, query), partnerPage()]);
+  return { side, from: query.from, to: query.to, ...summary, byPartner };
 }
 
 /**
@@ -320,16 +339,11 @@ export async function sidePerformance(
  * its first currency, each further currency a line of its own with the counts left empty.
  */
 export async function sidePerformanceCsv(ctx: Pick<DashboardContext, 'db'>, companyId: string, side: dal.Side, range: PerformanceRange) {
-  const report = await sidePerformance(ctx, companyId, side, { ...range, pageSize: 1 });
-  const [orders, partners] = await Promise.all([
-    dal.sideOrders(ctx.db, companyId, side, range.from, range.to),
+  const [summary, partners, partnerMoney] = await Promise.all([
+    sideSummary(ctx, companyId, side, range),
     dal.sideAllPartners(ctx.db, companyId, side, range.from, range.to),
+    dal.sidePartnerMoney(ctx.db, companyId, side, range.from, range.to).then(moneyByPartner),
   ]);
-  // Each partner's money, grouped once: every partner of the brand is a line.
-  const moneyByPartner = new Map<string, CurrencyFigures[]>();
-  for (const row of orders) {
-    if (row.other_id !== null) moneyByPartner.set(row.other_id, [...(moneyByPartner.get(row.other_id) ?? []), currencyFiguresOf(row)]);
-  }
   const lines = (group: string, id: string, name: string | null, figures: SideTotals) => {
     const counts = [figures.views, figures.clicks, figures.orders, figures.newCustomers];
     if (figures.money.length === 0) return [[group, id, name, ...counts, '', '', '']];
@@ -344,12 +358,12 @@ export async function sidePerformanceCsv(ctx: Pick<DashboardContext, 'db'>, comp
     ]);
   };
   const rows = [
-    ...report.byDay.map((day) => ['day', day.date, null, day.views, day.clicks, day.orders, '', '', '', '']),
-    ...report.byPlatform.flatMap((platform) => lines('platform', platform.platformId, platform.name, platform)),
+    ...summary.byDay.map((day) => ['day', day.date, null, day.views, day.clicks, day.orders, '', '', '', '']),
+    ...summary.byPlatform.flatMap((platform) => lines('platform', platform.platformId, platform.name, platform)),
     ...partners.flatMap((partner) =>
-      lines('partner', partner.other_id, partner.other_name, sideFigures(partner, moneyByPartner.get(partner.other_id) ?? [])),
+      lines('partner', partner.other_id, partner.other_name, sideFigures(partner, partnerMoney.get(partner.other_id) ?? [])),
     ),
-    ...lines('total', '', null, report.totals),
+    ...lines('total', '', null, summary.totals),
   ];
   return stringify(rows, {
     header: true,

@@ -504,6 +504,31 @@ export interface PerformancePairDaysTable extends PerformanceFigures {
   day: ColumnType<Date, string, string>;
 }
 
+/** A role's attributed orders and their money in one currency (migration 0019): minor units, never added across currencies. */
+interface PerformanceMoney {
+  orders: Counter;
+  new_customers: Counter;
+  /** The orders' totals less what their cancel and refund events took. */
+  revenue_minor: Counter;
+  /** The sum of the orders' ledger entries: commissions less reversals. */
+  commission_minor: Counter;
+}
+
+export interface PerformanceMoneyDaysTable extends PerformanceMoney {
+  company_id: string;
+  side: 'shown' | 'received';
+  day: ColumnType<Date, string, string>;
+  platform_id: string;
+  currency: string;
+}
+
+export interface PerformancePairMoneyDaysTable extends PerformanceMoney {
+  brand_id: string;
+  partner_id: string;
+  day: ColumnType<Date, string, string>;
+  currency: string;
+}
+
 export interface PerformancePartnersTable {
   company_id: string;
   other_id: string;
@@ -517,10 +542,12 @@ export interface PerformanceSealedTable {
   sealed_through: ColumnType<Date | null, string | null, string | null>;
 }
 
-/** Tables of migration 0009: the performance page's rollups, sealed day by day, and orders as they come. */
+/** Tables of migration 0009: the performance page's rollups, sealed day by day, and orders as they come; 0019: money per currency. */
 export interface PerformanceTables {
   performance_days: PerformanceDaysTable;
   performance_pair_days: PerformancePairDaysTable;
+  performance_money_days: PerformanceMoneyDaysTable;
+  performance_pair_money_days: PerformancePairMoneyDaysTable;
   performance_partners: PerformancePartnersTable;
   performance_sealed: PerformanceSealedTable;
 }
