@@ -19,8 +19,11 @@ import { LOCK_FILE_NAME } from './admin/data-dir-lock.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Each run starts a Node process that compiles the CLI; a busy CI machine needs a few seconds per run. */
-const SPAWNING_TIMEOUT = 120_000;
+/**
+ * A hang guard, not a bound: each run starts a Node process that compiles the CLI, and the PGlite
+ * case opens a fresh database five times; at load 17 on two cores that took over 120 s.
+ */
+const SPAWNING_TIMEOUT = 240_000;
 
 interface CliResult {
   code: number;

@@ -67,6 +67,9 @@ describe('two API instances and a worker on one PostgreSQL and one Redis', () =>
       ...PATIENT_DATABASE_ENV,
       DATABASE_URL: database.url!,
       REDIS_URL,
+      // Patient Redis too: past this wait an instance counts on its own for a while (the fault tests
+      // check that), and then the two together would let more through than the shared limit.
+      REDIS_COMMAND_TIMEOUT_MS: '10000',
       SERVICE_ENV: 'test',
       LOG_LEVEL: 'silent',
       ADMIN_TOKEN,
