@@ -338,6 +338,46 @@ first, growing with its content and never below 480 px`, async () => {
     await live.browserContext.close();
   });
 
+  it(`trades the store confirmation once when two checks overlap on return (focus and visibilitychange together): \
+a late refused trade does not take the merchant's token away`, async () => {
+    const domain = domainFor();
+    await sandbox(domain, 'install');
+    await sandbox(domain, 'plan');
+    const opened = await open(`/?domain=${domain}`);
+    await opened.frame.locator('[data-screen="consent"]').waitFor({ timeout: 60_000 });
+    // The first trade is held. A second one, if the page starts it, is answered first (the token)
+    // and the held one after it (refused: the confirmation is spent), which is the order that lost
+    // the token when two checks overlapped under load.
+    const held: Route[] = [];
+    let trades = 0;
+    await opened.page.route(`${service}/plugin/v2/token`, async (route) => {
+      trades += 1;
+      if (trades === 1) {
+        held.push(route);
+        return;
+      }
+      await route.fulfill({ response: await route.fetch() });
+      await held.shift()?.continue();
+    });
+    let looks = 0;
+    opened.page.on('response', (response) => {
+      if (response.url().startsWith(`${service}/plugin/v2/state`)) looks += 1;
+    });
+    await inNewTab(opened.page, opened.frame, 'Confirm at your store', 'Confirm');
+    await expect.poll(() => trades).toBe(1);
+    // A second look while the first trade is still out, as when focus and visibilitychange come together.
+    const before = looks;
+    await opened.frame.locator('body').evaluate(() => window.dispatchEvent(new Event('focus')));
+    await expect.poll(() => looks).toBeGreaterThan(before);
+    // Time for the second look to start a trade of its own, if it would; then the held one goes on.
+    await opened.page.waitForTimeout(500);
+    await held.shift()?.continue();
+    await opened.frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
+    await opened.frame.locator('[data-screen="live"]').waitFor();
+    expect(trades).toBe(1);
+    await opened.browserContext.close();
+  });
+
   it(`says "Could not reach the service" with Try again when the embed app never answers \
 (page and drawer mode) or the store cannot be read`, async () => {
     for (const mode of ['page', 'drawer'] as const) {

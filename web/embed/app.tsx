@@ -95,11 +95,19 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
   const [canAct, setCanAct] = useState(false);
   const openedLink = useRef(false);
 
+  // One trade at a time: coming back fires focus and visibilitychange together, and the confirmation
+  // is spent by the first trade, so a second one overlapping it is refused and must not undo it.
+  const trading = useRef<Promise<string | null> | null>(null);
+
   const refresh = useCallback(async () => {
     try {
       setView(await fetchState(boot.platformId, boot.domain, boot.proof.challenge));
       if (token.current === null && openedLink.current) {
-        token.current = await exchangeSecret(boot.platformId, boot.domain, boot.proof.secret);
+        trading.current ??= exchangeSecret(boot.platformId, boot.domain, boot.proof.secret).finally(() => {
+          trading.current = null;
+        });
+        const traded = await trading.current;
+        if (traded !== null) token.current = traded;
         setCanAct(token.current !== null);
       }
     } catch {
