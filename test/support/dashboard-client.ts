@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
 import { csrfOf, form, mergeCookies } from './oauth-flow.js';
 import { createPlatform, uniqueId } from './factories.js';
@@ -137,4 +138,28 @@ export async function runningCollab(context: TestContext) {
     referralUrl,
     token: referralUrl.split('/r/')[1]!,
   };
+}
+
+/**
+ * A running collaboration through the dashboard: `owner` asks `partner`, the partner accepts, the
+ * owner starts a campaign with it, and a platform asks for the owner's offers. Returns the
+ * referral token of the partner's offer the platform shows.
+ */
+export async function campaignReferralToken(
+  app: App,
+  collab: { owner: DashboardClient; ownerId: string; partner: DashboardClient; partnerId: string; platformId: string; name: string },
+): Promise<string> {
+  const { owner, ownerId, partner, partnerId, platformId, name } = collab;
+  const key: string = (await owner.post('/dashboard/api/keys', { name: 'k' })).json().key;
+  await owner.post(`/dashboard/api/partners/${partnerId}/request`, {});
+  expect((await partner.post(`/dashboard/api/partners/${ownerId}/accept`)).statusCode).toBeLessThan(300);
+  const campaignId: string = (await owner.post('/dashboard/api/campaigns', { partnerId, name })).json().id;
+  await owner.post(`/dashboard/api/campaigns/${campaignId}/start`);
+  const offers = await app.inject({
+    method: 'GET',
+    url: '/v1/campaigns/offers?type=post-purchase',
+    headers: { 'x-api-key': key, 'x-platform-id': platformId },
+  });
+  const referralUrl: string = offers.json().offers[0].referralUrl;
+  return referralUrl.split('/r/')[1]!;
 }

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../../test/support/browser.js';
-import { DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
+import { campaignReferralToken, DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
 import { freePort } from '../../../test/support/service-process.js';
@@ -176,18 +176,14 @@ describe('a Shopify store through the plugin, in Chromium', () => {
     expect(storeId).toBeTruthy();
     const shower = new DashboardClient(context.app);
     const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
-    const key: string = (await shower.post('/dashboard/api/keys', { name: 'k' })).json().key;
-    await shower.post(`/dashboard/api/partners/${storeId}/request`, {});
-    expect((await merchant.post(`/dashboard/api/partners/${showerId}/accept`)).statusCode).toBeLessThan(300);
-    const campaignId: string = (await shower.post('/dashboard/api/campaigns', { partnerId: storeId, name: 'Maple' })).json().id;
-    await shower.post(`/dashboard/api/campaigns/${campaignId}/start`);
-    const offers = await context.app.inject({
-      method: 'GET',
-      url: '/v1/campaigns/offers?type=post-purchase',
-      headers: { 'x-api-key': key, 'x-platform-id': platformId },
+    const token = await campaignReferralToken(context.app, {
+      owner: shower,
+      ownerId: showerId,
+      partner: merchant,
+      partnerId: storeId,
+      platformId,
+      name: 'Maple',
     });
-    const referralUrl: string = offers.json().offers[0].referralUrl;
-    const token = referralUrl.split('/r/')[1]!;
     expect((await context.app.inject({ method: 'GET', url: `/r/${token}` })).statusCode).toBe(302);
 
     // The shopper lands at the store with the referral and orders: Shopify sends orders/create, signed, to the service.

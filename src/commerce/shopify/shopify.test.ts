@@ -3,7 +3,7 @@ import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, type TestContext } from '../../../test/support/harness.js';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
-import { DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
+import { campaignReferralToken, DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
 import {
   answerPlan,
   followCallback,
@@ -543,16 +543,13 @@ async function shopifyCollab(context: TestContext, standIn: ShopifyStandIn) {
   const shower = new DashboardClient(context.app);
   const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
   const { platformId } = await createPlatform(context.support);
-  const key: string = (await shower.post('/dashboard/api/keys', { name: 'k' })).json().key;
-  await shower.post(`/dashboard/api/partners/${partnerId}/request`, {});
-  await partner.post(`/dashboard/api/partners/${showerId}/accept`);
-  const campaignId: string = (await shower.post('/dashboard/api/campaigns', { partnerId, name: 'Orders' })).json().id;
-  await shower.post(`/dashboard/api/campaigns/${campaignId}/start`);
-  const offers = await context.app.inject({
-    method: 'GET',
-    url: '/v1/campaigns/offers?type=post-purchase',
-    headers: { 'x-api-key': key, 'x-platform-id': platformId },
+  const token = await campaignReferralToken(context.app, {
+    owner: shower,
+    ownerId: showerId,
+    partner,
+    partnerId,
+    platformId,
+    name: 'Orders',
   });
-  const referralUrl: string = offers.json().offers[0].referralUrl;
-  return { shop, challenge, token: referralUrl.split('/r/')[1]! };
+  return { shop, challenge, token };
 }
