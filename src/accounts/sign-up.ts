@@ -16,7 +16,7 @@ import { checkPassword } from './users.js';
 
 type ClaimAdapter = Pick<
   CommerceAdapter,
-  'platformName' | 'requestOwnershipConfirmation' | 'ownershipAnswer' | 'subscribeToOrders' | 'pastOrders'
+  'platformNameOf' | 'requestOwnershipConfirmation' | 'ownershipAnswer' | 'subscribeToOrders' | 'pastOrders'
 >;
 
 export interface SignUpContext {
@@ -116,7 +116,7 @@ async function requestConfirmation(ctx: SignUpContext, claim: { id: string; doma
 
 async function claimView(ctx: SignUpContext, userId: string): Promise<ClaimView | null> {
   const claim = await dal.latestClaim(ctx.db, userId);
-  return claim ? viewOf(claim, ctx.adapter?.platformName ?? "the store's commerce platform") : null;
+  return claim ? viewOf(claim, ctx.adapter?.platformNameOf(claim.domain) ?? "the store's commerce platform") : null;
 }
 
 /**

@@ -80,7 +80,8 @@ export interface PastOrder {
 }
 
 export interface CommerceAdapter {
-  readonly platformName: string;
+  /** The name of the platform the store is on, as its owner knows it ("Shopify"). */
+  platformNameOf(domain: string): string;
   status(domain: string): Promise<StoreStatus>;
   /** Where the merchant installs the app. */
   installUrl(domain: string, link: PlatformLink): string;

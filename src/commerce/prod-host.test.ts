@@ -30,7 +30,7 @@ describe('the commerce platforms a host has', () => {
     expect(prod.all()).toEqual([]);
   });
 
-  it('have Shopify once it is configured: its stores go to it, and on prod it is the only one', () => {
+  it('have Shopify once it is configured: its stores go to it and are named for it, and on prod it is the only one', () => {
     const db = {} as Parameters<typeof commercePlatformsFor>[1];
     const shopify = {
       SHOPIFY_API_KEY: 'key-0123456789',
@@ -40,10 +40,12 @@ describe('the commerce platforms a host has', () => {
     const test = commercePlatformsFor(testConfig(shopify), db);
     expect(test.forStore('acme.myshopify.com')).toBe(test.shopify);
     expect(test.forStore('shop.example')).toBe(test.sandbox);
+    expect(test.primary?.platformNameOf('acme.myshopify.com')).toBe('Shopify');
+    expect(test.primary?.platformNameOf('shop.example')).toBe('Sandbox Commerce');
     const prod = commercePlatformsFor(testConfig({ SERVICE_ENV: 'prod', ...shopify }), db);
     expect(prod.sandbox).toBeUndefined();
     expect(prod.forStore('acme.myshopify.com')).toBe(prod.shopify);
-    expect(prod.primary?.platformName).toBe('Shopify');
+    expect(prod.primary?.platformNameOf('shop.example')).toBe('Shopify');
   });
 });
 

@@ -65,15 +65,14 @@ const SHOPIFY = 'shopify';
 class PerStoreCommerce implements CommerceAdapter {
   constructor(private readonly registry: CommerceRegistry) {}
 
-  /** The name shown where no store is named yet: the first platform's. */
-  get platformName(): string {
-    return this.registry.all()[0]!.platformName;
-  }
 
   private of(domain: string): CommerceAdapter {
     return this.registry.forStore(domain);
   }
 
+  platformNameOf(domain: string) {
+    return this.of(domain).platformNameOf(domain);
+  }
   status(domain: string) {
     return this.of(domain).status(domain);
   }

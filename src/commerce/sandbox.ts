@@ -58,7 +58,9 @@ export class CommerceUnavailableError extends Error {
  * outside account. Every domain is a store: it is generated the first time it is asked about.
  */
 export class SandboxCommerce implements CommerceAdapter {
-  readonly platformName = SANDBOX_PLATFORM_NAME;
+  platformNameOf(): string {
+    return SANDBOX_PLATFORM_NAME;
+  }
   private readonly listeners: Array<(event: CommerceEvent) => Promise<void>> = [];
 
   constructor(

@@ -80,7 +80,9 @@ const productOf = (node: ProductNode): CatalogProduct => ({
  * customer, and Shopify's webhooks become the adapter's events.
  */
 export class ShopifyCommerce implements CommerceAdapter {
-  readonly platformName = SHOPIFY_PLATFORM_NAME;
+  platformNameOf(): string {
+    return SHOPIFY_PLATFORM_NAME;
+  }
   readonly library: ShopifyLibrary;
   readonly admin: AdminClient;
   private readonly cipher: TokenCipher;

@@ -524,6 +524,8 @@ async function shopifyCollab(context: TestContext, standIn: ShopifyStandIn) {
   expect(signUp.statusCode, signUp.body).toBe(201);
   const confirmUrl: string = signUp.json().claim.confirmUrl;
   expect(confirmUrl).toMatch(/^\/commerce\/shopify\/install\?/);
+  // The host has the sandbox too (a test host): the claim names the platform this store is on.
+  expect(signUp.json().claim.message).toBe(`Confirm at Shopify, signed in as the owner of ${shop}, that you act for the store.`);
   // The plugin's challenge rides on the install, as the plugin's links carry it; the plan asks for it.
   const challenge = newChallenge();
   const installed = await install(context.app, standIn, `${confirmUrl}&challenge=${challenge}`);
