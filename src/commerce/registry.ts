@@ -65,7 +65,6 @@ const SHOPIFY = 'shopify';
 class PerStoreCommerce implements CommerceAdapter {
   constructor(private readonly registry: CommerceRegistry) {}
 
-
   private of(domain: string): CommerceAdapter {
     return this.registry.forStore(domain);
   }
