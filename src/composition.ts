@@ -17,6 +17,7 @@ import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
 import { SetupWorker } from './plugin/setup-worker.js';
 import { challengeConfirmed } from './plugin/merchant-tokens.js';
+import { Onboarding } from './plugin/onboarding.js';
 import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
 import { WebhookWorker } from './commerce/shopify/webhooks.js';
 
@@ -51,6 +52,12 @@ export interface Runtime extends Infrastructure {
    */
   challengeConfirmed(domain: string, challenge: string): Promise<boolean>;
   jobs: BackgroundJobs;
+  /**
+   * The plugin's onboarding, which hears the commerce platforms' events (install, plan, uninstall,
+   * confirmations) in every process: a worker that retries a webhook or meets a revoked token hides
+   * the store's offer as the API process would.
+   */
+  onboarding: Onboarding;
   /** Stops the jobs, settles the counters and key usage, then closes the bus and Redis (not the databases). */
   close(): Promise<void>;
 }
@@ -104,6 +111,15 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
     shopify: commerce.shopify,
     orders: config.orders,
   });
+  // An API-only instance leaves setup to the worker process (src/worker.ts); nudges then do nothing.
+  const onboarding = new Onboarding({
+    db: database.db,
+    adapter: commerce.primary,
+    bus,
+    settings: config.plugin,
+    nudgeWorker: () => jobs.nudgeSetup(),
+  });
+  commerce.primary?.onEvent((event) => onboarding.handleCommerceEvent(event));
   if (options.jobs.run) jobs.start({ keepProcessAlive: options.jobs.keepProcessAlive });
 
   return {
@@ -120,6 +136,7 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
     commerce,
     challengeConfirmed: (domain, challenge) => challengeConfirmed(database.db, domain, challenge),
     jobs,
+    onboarding,
     async close() {
       // A batch or setup step in flight commits or rolls back as a whole; stopping waits for it.
       await jobs.stop();

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { badRequest, forbidden, notFound } from '../http/errors.js';
 import { publishedLoaders } from './loader-files.js';
 import { decideEmbedPage } from './embed-access.js';
-import { Onboarding, returnFlowHolds } from './onboarding.js';
+import { returnFlowHolds } from './onboarding.js';
 import { exchangeSecret, newMerchantProof, requireMerchantToken } from './merchant-tokens.js';
 import { ConsentBody, EmbedPageQuery, MerchantToken, StateBody, StoreBody, StoreQuery, TokenBody } from './schemas.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
@@ -45,13 +45,8 @@ const embedPolicy = (frameAncestors: string[]) =>
 /** The loader, the embed app and its API. */
 export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, bus, config, jobs } = runtime;
+  const { db, config, onboarding } = runtime;
   await securePages(app, config.baseUrl);
-  // One adapter per process: its events (install, plan, uninstall, confirmations) must reach this onboarding.
-  const adapter = runtime.commerce.primary;
-  // An API-only instance leaves setup to the worker process (src/worker.ts); nudges then do nothing.
-  const onboarding = new Onboarding({ db, adapter, bus, settings: config.plugin, nudgeWorker: () => jobs.nudgeSetup() });
-  adapter?.onEvent((event) => onboarding.handleCommerceEvent(event));
 
   // Each published version's committed bytes, read once: never rebuilt, so never changed. Any site loads them.
   const loaderFile = { config: { ...CROSS_ORIGIN, helmet: LOADABLE_ANYWHERE }, schema: { hide: true } };

@@ -18,7 +18,11 @@ import { signWebhookBody } from '../../../test/shopify-standin/webhooks.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { hashSecret } from '../../shared/keys.js';
 import { SetupWorker } from '../../plugin/setup-worker.js';
+import { consentToOffer, importStore } from '../../plugin/merchant-stores.js';
+import { discountCodeFor } from '../../offers/service.js';
 import { WebhookWorker } from './webhooks.js';
+import { composeRuntime } from '../../composition.js';
+import { requestBounds } from '../../db/database.js';
 
 const BASE_URL = 'https://svc.test';
 const ENV = {
@@ -307,6 +311,50 @@ describeEachDatabase(
       await expect(adapter.profile(shop)).rejects.toThrow(/revoked/);
       expect(await adapter.status(shop)).toEqual({ installation: 'not_installed', planApproved: false });
       expect((await shopRow(shop))!.disconnected_at).not.toBeNull();
+    });
+
+    it('a worker process hears a store leave: a token revoked at Shopify, found by the worker, hides the offer', async () => {
+      const { shop } = await shopifyCollab(use(), standIn);
+      // The merchant consented in the plugin too: the offer is the plugin's to hide when the store leaves.
+      const companyId = await importStore(use().support, {
+        domain: shop,
+        businessName: 'Shopify Partner',
+        tagline: null,
+        logoImageUrl: null,
+        categories: [],
+        country: null,
+        productCount: 8,
+        platformName: 'Shopify',
+        welcomeDiscountPercent: null,
+      });
+      const consent = { percent: 15, code: discountCodeFor(shop, 15), title: '15% off' };
+      expect(await consentToOffer(use().support, shop, companyId, consent, new Date())).toBe(true);
+      const liveOffers = async () =>
+        (
+          await use()
+            .db.selectFrom('offers')
+            .innerJoin('companies', 'companies.id', 'offers.company_id')
+            .select('offers.live')
+            .where('companies.domain', '=', shop)
+            .execute()
+        ).filter((offer) => offer.live).length;
+      expect(await liveOffers()).toBe(1);
+      // Built as src/worker.ts builds it: no HTTP routes, so no plugin routes.
+      const worker = await composeRuntime({
+        config: use().config,
+        database: use().database,
+        bounds: requestBounds(use().config.database),
+        log: use().app.log,
+        redisFallback: 'in-process fallbacks',
+        jobs: { run: false, keepProcessAlive: false },
+      });
+      try {
+        standIn.revokeToken(shop);
+        await expect(worker.commerce.forStore(shop).profile(shop)).rejects.toThrow(/revoked/);
+        expect(await liveOffers()).toBe(0);
+      } finally {
+        await worker.close();
+      }
     });
 
     it('a referred first order becomes one usage record, however often Shopify delivers it', async () => {
