@@ -16,7 +16,7 @@ import { drainScoringQueue } from '../src/recommendations/scorer.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { testConfig } from '../test/support/harness.js';
 import { csrfOf, mergeCookies } from '../test/support/oauth-flow.js';
-import { markdownReport, median, percentile } from './support.js';
+import { bookCommissions, markdownReport, median, percentile } from './support.js';
 
 const ITERATIONS = Number(process.env.ITERATIONS ?? 200);
 const WARMUP = 20;
@@ -74,14 +74,7 @@ async function seed(db: Kysely<Database>): Promise<void> {
            case when i % 2 = 0 then ${ME} else 'p' || (i % ${ROWS}) end, case when i % 2 = 0 then 'p' || (i % ${ROWS}) else ${ME} end,
            'referral_link', i % 3 = 0, case when i % 3 = 0 then (1000 + i % 9000) / 20 else 0 end
     from generate_series(0, ${ORDERS - 1}) as i`.execute(db);
-  // Each order's commission entry in the ledger (migration 0015), as order intake writes it.
-  await sql`
-    insert into commission_ledger (kind, receiving_brand_id, showing_brand_id, platform_id, campaign_id, store_domain, order_id,
-                                   amount_minor, currency, rate_basis_points, basis_minor, customer, customer_basis, touch, created_at)
-    select 'commission', partner_id, brand_id, platform_id, campaign_id, store_domain, order_id, commission_cents, currency,
-           case when new_customer then 500 else 0 end, total_cents, case when new_customer then 'new' else 'returning' end,
-           'store_history', 'click', placed_at
-    from attributed_orders`.execute(db);
+  await bookCommissions(db, '%');
 }
 
 async function main(): Promise<void> {

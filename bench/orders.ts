@@ -18,7 +18,7 @@ import type { Database } from '../src/db/schema.js';
 import { signOrderBody } from '../src/orders/signature.js';
 import { startTestApp } from '../test/support/harness.js';
 import { runningCollab } from '../test/support/dashboard-client.js';
-import { markdownReport, median, percentile, startService } from './support.js';
+import { bookCommissions, markdownReport, median, percentile, startService } from './support.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const ORDERS = Number(process.env.ORDERS ?? 2000);
@@ -123,13 +123,7 @@ async function main(): Promise<void> {
            now() - make_interval(days => 1 + i % 365), ${collab.platformId}::uuid, ${collab.campaignId},
            ${collab.showerId}, ${collab.partnerId}, 'referral_link', i % 3 = 0, case when i % 3 = 0 then (1000 + i % 9000) / 20 else 0 end
     from generate_series(0, ${HISTORY - 1}) as i`.execute(db);
-  await sql`
-    insert into commission_ledger (kind, receiving_brand_id, showing_brand_id, platform_id, campaign_id, store_domain, order_id,
-                                   amount_minor, currency, rate_basis_points, basis_minor, customer, customer_basis, touch, created_at)
-    select 'commission', partner_id, brand_id, platform_id, campaign_id, store_domain, order_id, commission_cents, currency,
-           case when new_customer then 500 else 0 end, total_cents, case when new_customer then 'new' else 'returning' end,
-           'store_history', 'click', placed_at
-    from attributed_orders where order_id like 'history-%'`.execute(db);
+  await bookCommissions(db, 'history-%');
   await sql`vacuum analyze`.execute(db);
 
   const service = await startService({

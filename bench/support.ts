@@ -1,5 +1,21 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../src/db/schema.js';
+
+/**
+ * Each bulk-inserted attributed order whose id is like `orderIds` gets its commission entry in the
+ * ledger (migration 0015), as order intake writes it: the money rollups and statements read both.
+ */
+export async function bookCommissions(db: Kysely<Database>, orderIds: string): Promise<void> {
+  await sql`
+    insert into commission_ledger (kind, receiving_brand_id, showing_brand_id, platform_id, campaign_id, store_domain, order_id,
+                                   amount_minor, currency, rate_basis_points, basis_minor, customer, customer_basis, touch, created_at)
+    select 'commission', partner_id, brand_id, platform_id, campaign_id, store_domain, order_id, commission_cents, currency,
+           case when new_customer then 500 else 0 end, total_cents, case when new_customer then 'new' else 'returning' end,
+           'store_history', 'click', placed_at
+    from attributed_orders where order_id like ${orderIds}`.execute(db);
+}
 
 /** Nearest-rank percentile of unsorted samples. */
 export function percentile(samples: number[], p: number): number {

@@ -112,18 +112,15 @@ export async function runningCollab(context: TestContext) {
   const partnerEmail = `${uniqueId('p')}@store.example`;
   const partnerId = await partner.signUpBrand('Partner Store', partnerDomain, partnerEmail);
   const { platformId } = await createPlatform(context.support);
-  const key: string = (await shower.post('/dashboard/api/keys', { name: 'k' })).json().key;
   await partner.post('/dashboard/api/offer', { title: '15% off', imageUrl: 'https://cdn.example/p.png', discountPercent: 15 });
-  await shower.post(`/dashboard/api/partners/${partnerId}/request`, {});
-  await partner.post(`/dashboard/api/partners/${showerId}/accept`);
-  const campaignId: string = (await shower.post('/dashboard/api/campaigns', { partnerId, name: 'Orders' })).json().id;
-  await shower.post(`/dashboard/api/campaigns/${campaignId}/start`);
-  const offers = await context.app.inject({
-    method: 'GET',
-    url: '/v1/campaigns/offers?type=post-purchase',
-    headers: { 'x-api-key': key, 'x-platform-id': platformId },
+  const { key, campaignId, referralUrl, token } = await collabReferral(context.app, {
+    owner: shower,
+    ownerId: showerId,
+    partner,
+    partnerId,
+    platformId,
+    name: 'Orders',
   });
-  const referralUrl: string = offers.json().offers[0].referralUrl;
   return {
     shower,
     partner,
@@ -136,19 +133,20 @@ export async function runningCollab(context: TestContext) {
     key,
     campaignId,
     referralUrl,
-    token: referralUrl.split('/r/')[1]!,
+    token,
   };
 }
 
 /**
  * A running collaboration through the dashboard: `owner` asks `partner`, the partner accepts, the
- * owner starts a campaign with it, and a platform asks for the owner's offers. Returns the
- * referral token of the partner's offer the platform shows.
+ * owner starts a campaign with it, and a platform asks for the owner's offers with the owner's new
+ * key. Returns the key, the campaign and the referral link (and its token) of the partner's offer
+ * the platform shows.
  */
-export async function campaignReferralToken(
+export async function collabReferral(
   app: App,
   collab: { owner: DashboardClient; ownerId: string; partner: DashboardClient; partnerId: string; platformId: string; name: string },
-): Promise<string> {
+): Promise<{ key: string; campaignId: string; referralUrl: string; token: string }> {
   const { owner, ownerId, partner, partnerId, platformId, name } = collab;
   const key: string = (await owner.post('/dashboard/api/keys', { name: 'k' })).json().key;
   await owner.post(`/dashboard/api/partners/${partnerId}/request`, {});
@@ -161,5 +159,5 @@ export async function campaignReferralToken(
     headers: { 'x-api-key': key, 'x-platform-id': platformId },
   });
   const referralUrl: string = offers.json().offers[0].referralUrl;
-  return referralUrl.split('/r/')[1]!;
+  return { key, campaignId, referralUrl, token: referralUrl.split('/r/')[1]! };
 }

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../../test/support/browser.js';
-import { campaignReferralToken, DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
+import { collabReferral, DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
 import { freePort } from '../../../test/support/service-process.js';
@@ -176,7 +176,7 @@ describe('a Shopify store through the plugin, in Chromium', () => {
     expect(storeId).toBeTruthy();
     const shower = new DashboardClient(context.app);
     const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
-    const token = await campaignReferralToken(context.app, {
+    const { token } = await collabReferral(context.app, {
       owner: shower,
       ownerId: showerId,
       partner: merchant,

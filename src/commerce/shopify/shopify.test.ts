@@ -3,7 +3,7 @@ import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, type TestContext } from '../../../test/support/harness.js';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
-import { campaignReferralToken, DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
+import { collabReferral, DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
 import {
   answerPlan,
   followCallback,
@@ -593,7 +593,7 @@ async function shopifyCollab(context: TestContext, standIn: ShopifyStandIn) {
   const shower = new DashboardClient(context.app);
   const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
   const { platformId } = await createPlatform(context.support);
-  const token = await campaignReferralToken(context.app, {
+  const { token } = await collabReferral(context.app, {
     owner: shower,
     ownerId: showerId,
     partner,
