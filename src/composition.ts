@@ -12,7 +12,7 @@ import { commercePlatformsFor, type CommerceRegistry } from './commerce/registry
 import type { CommerceAdapter } from './commerce/adapter.js';
 import { OAuthBearerVerifier } from './oauth/bearer.js';
 import { createOAuthModel, type OAuthModel } from './oauth/model.js';
-import type { PeriodicJob } from './jobs/periodic.js';
+import { PeriodicJob } from './jobs/periodic.js';
 import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
 import { SetupWorker } from './plugin/setup-worker.js';
@@ -151,6 +151,10 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
   };
 }
 
+/** Stores whose tokens the keeper renews per hourly round: at most one Shopify token request each. */
+const TOKEN_KEEPER_BATCH = 500;
+const TOKEN_KEEPER_INTERVAL_MS = 60 * 60_000;
+
 /** Every background job: recommendation scoring, performance sealing and store setup. */
 export class BackgroundJobs {
   private readonly scoring: PeriodicJob;
@@ -159,6 +163,8 @@ export class BackgroundJobs {
   private readonly setup: SetupWorker | undefined;
   /** Shopify's webhook deliveries (orders, refunds, compliance), when Shopify is configured. */
   private readonly shopifyWebhooks: WebhookWorker | undefined;
+  /** Moves stores off non-expiring tokens and renews refresh tokens before they run out (docs/shopify.md, "Tokens"). */
+  private readonly shopifyTokens: PeriodicJob | undefined;
 
   constructor(options: {
     db: Db;
@@ -195,6 +201,16 @@ export class BackgroundJobs {
           leaseMs: plugin.setupLeaseMs,
         })
       : undefined;
+    const shopify = options.shopify;
+    this.shopifyTokens = shopify
+      ? new PeriodicJob(
+          async () => {
+            await shopify.tokens.renewAgeing(TOKEN_KEEPER_BATCH);
+          },
+          TOKEN_KEEPER_INTERVAL_MS,
+          (error) => log.error({ err: error }, 'Shopify token keeper failed; it runs again within the hour'),
+        )
+      : undefined;
   }
 
   /** Each job runs at once, then on its timer. */
@@ -203,10 +219,17 @@ export class BackgroundJobs {
     this.sealer.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
     this.setup?.start();
     this.shopifyWebhooks?.start();
+    this.shopifyTokens?.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.scoring.stop(), this.sealer.stop(), this.setup?.stop(), this.shopifyWebhooks?.stop()]);
+    await Promise.all([
+      this.scoring.stop(),
+      this.sealer.stop(),
+      this.setup?.stop(),
+      this.shopifyWebhooks?.stop(),
+      this.shopifyTokens?.stop(),
+    ]);
   }
 
   /** A Shopify webhook was recorded: its worker looks for work now. Nothing where the jobs do not run. */
@@ -221,6 +244,6 @@ export class BackgroundJobs {
 
   describe(): string {
     const setup = this.setup ? 'store setup' : 'no store setup (no commerce platform connected)';
-    return `recommendation scoring, performance sealing, ${setup}${this.shopifyWebhooks ? ', Shopify webhooks' : ''}`;
+    return `recommendation scoring, performance sealing, ${setup}${this.shopifyWebhooks ? ', Shopify webhooks and tokens' : ''}`;
   }
 }

@@ -604,6 +604,14 @@ export interface ShopifyShopsTable {
   pending_subscription_id: ColumnType<string | null, string | null | undefined, string | null>;
   pending_confirmation_url: ColumnType<string | null, string | null | undefined, string | null>;
   pending_return_url: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * Migration 0028: expiring offline tokens (no expiry: a non-expiring token, exchanged at its next
+   * use) and why the store was disconnected.
+   */
+  access_token_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  refresh_token_encrypted: ColumnType<string | null, string | null | undefined, string | null>;
+  refresh_token_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  disconnect_reason: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }

@@ -44,7 +44,7 @@ export async function handleAdminGraphql(core: StandInCore, shop: ShopRecord, ve
   if (version !== ADMIN_API_VERSION) return respond(404, { errors: 'Not Found' });
   if (request.method !== 'POST') return respond(405, { errors: 'Method Not Allowed' });
   const token = request.headers.get('x-shopify-access-token') ?? '';
-  if (!shop.installation.tokens.has(token)) return respond(401, INVALID_TOKEN_BODY);
+  if (!core.tokens.accessTokenValid(shop.installation, token)) return respond(401, INVALID_TOKEN_BODY);
 
   let body: { query?: unknown; variables?: unknown; operationName?: unknown };
   try {

@@ -1,5 +1,6 @@
 import type { IdAllocator, ShopRecord } from './model.js';
 import type { LeakyBucket } from './throttle.js';
+import type { TokenIssuer } from './tokens.js';
 import type { WebhookDispatcher } from './webhooks.js';
 
 /** The app as registered in the Partner dashboard (or its shopify.app.toml). */
@@ -34,6 +35,7 @@ export interface StandInCore {
   bucketFor(shop: ShopRecord): LeakyBucket;
   usage(shop: ShopRecord): UsageStats;
   webhooks: WebhookDispatcher;
+  tokens: TokenIssuer;
   /** How fast a bulk operation runs; null: done by the second poll, however large. */
   bulkObjectsPerSecond: number | null;
   /** Bulk operation results live on a host of their own, as Shopify's do (a storage bucket). */

@@ -1,3 +1,5 @@
+import type { RefreshTokenRecord, TokenPair, TokenRequest } from './tokens.js';
+
 /**
  * The stand-in's in-memory shop data: what a Shopify store holds that a commerce adapter reads or
  * writes. Money is kept in integer cents in the shop's currency; the GraphQL and webhook layers
@@ -159,6 +161,12 @@ export interface Installation {
   scopes: string[];
   /** Live access tokens for this shop; revoked ones are removed. */
   tokens: Set<string>;
+  /** When each expiring access token stops working (ms); a token not here never expires. */
+  accessExpiries: Map<string, number>;
+  refreshTokens: Map<string, RefreshTokenRecord>;
+  /** Non-expiring tokens exchanged for an expiring pair, and when (a retry answers the same pair). */
+  migrations: Map<string, { pair: TokenPair; at: number }>;
+  tokenRequests: TokenRequest[];
 }
 
 export interface ShopRecord {

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { StandInCore } from './core.js';
 import type { ShopRecord } from './model.js';
 import { errorPage, grantPage } from './pages.js';
+import { newAccessToken } from './tokens.js';
 
 /**
  * Shopify's authorization code grant for offline access tokens
@@ -13,6 +14,11 @@ import { errorPage, grantPage } from './pages.js';
  * The shop's staff is taken to be signed in: there is no Shopify login on the stand-in.
  */
 export const AUTHORIZATION_CODE_TTL_MS = 5 * 60_000;
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const OFFLINE_TOKEN_TYPE = 'urn:shopify:params:oauth:token-type:offline-access-token';
+/** What Shopify answers for a refresh token (or an exchanged token) it will not take: unknown, expired, spent, or the app uninstalled. */
+export const INVALID_GRANT = { status: 400, body: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } };
+const isTrue = (value: unknown) => value === '1' || value === 1 || value === true;
 const SCOPE_PATTERN = /^(?:unauthenticated_)?(?:read|write)_[a-z_]+$/;
 
 interface PendingCode {
@@ -136,26 +142,52 @@ export class OAuthEndpoints {
     } catch {
       return json(400, { error: 'invalid_request', error_description: 'The request body is not valid JSON' });
     }
+    const grant =
+      body.grant_type === 'refresh_token' ? 'refresh_token' : body.grant_type === TOKEN_EXCHANGE ? 'token_exchange' : 'authorization_code';
+    const answer = this.tokenAnswer(shop, body, grant);
+    shop.installation.tokenRequests.push({ grant, status: answer.status, at: this.core.now() });
+    return json(answer.status, answer.body);
+  }
+
+  private tokenAnswer(
+    shop: ShopRecord,
+    body: Record<string, unknown>,
+    grant: 'authorization_code' | 'refresh_token' | 'token_exchange',
+  ): { status: number; body: unknown } {
     const secretGiven = Buffer.from(String(body.client_secret ?? ''));
     const secret = Buffer.from(this.core.app.apiSecret);
     if (body.client_id !== this.core.app.apiKey || secretGiven.length !== secret.length || !crypto.timingSafeEqual(secretGiven, secret)) {
-      return json(400, { error: 'invalid_client', error_description: 'Client credentials are invalid' });
+      return { status: 400, body: { error: 'invalid_client', error_description: 'Client credentials are invalid' } };
     }
-    if (body.expiring === '1' || body.expiring === 1 || body.expiring === true) {
-      return json(400, {
-        error: 'invalid_request',
-        error_description: 'The Shopify stand-in does not implement expiring offline access tokens',
-      });
+    const installation = shop.installation;
+    if (grant === 'refresh_token') {
+      const pair = this.core.tokens.refresh(installation, String(body.refresh_token ?? ''));
+      return pair ? { status: 200, body: pair } : INVALID_GRANT;
+    }
+    if (grant === 'token_exchange') {
+      if (body.subject_token_type !== OFFLINE_TOKEN_TYPE || body.requested_token_type !== OFFLINE_TOKEN_TYPE || !isTrue(body.expiring)) {
+        return {
+          status: 400,
+          body: { error: 'invalid_request', error_description: 'Only a non-expiring offline token can be exchanged, for an expiring one' },
+        };
+      }
+      const pair = this.core.tokens.migrate(installation, String(body.subject_token ?? ''));
+      return pair ? { status: 200, body: pair } : INVALID_GRANT;
     }
     const code = String(body.code ?? '');
     const pending = this.codes.get(code);
     // A code is single-use: it is gone from the moment it is presented, whatever happens next.
     this.codes.delete(code);
-    if (!pending || pending.shop !== shop.domain || pending.expiresAt <= this.core.now().getTime() || !shop.installation.installed) {
-      return json(400, { error: 'invalid_request', error_description: 'The authorization code was not found or was already used' });
+    if (!pending || pending.shop !== shop.domain || pending.expiresAt <= this.core.now().getTime() || !installation.installed) {
+      return {
+        status: 400,
+        body: { error: 'invalid_request', error_description: 'The authorization code was not found or was already used' },
+      };
     }
-    const token = `shpua_${crypto.randomBytes(16).toString('hex')}`;
-    shop.installation.tokens.add(token);
-    return json(200, { access_token: token, scope: pending.scopes.join(',') });
+    if (isTrue(body.expiring))
+      return { status: 200, body: { ...this.core.tokens.issuePair(installation), scope: pending.scopes.join(',') } };
+    const token = newAccessToken();
+    installation.tokens.add(token);
+    return { status: 200, body: { access_token: token, scope: pending.scopes.join(',') } };
   }
 }

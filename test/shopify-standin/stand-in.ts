@@ -1,10 +1,10 @@
-import crypto from 'node:crypto';
 import { usageBalance } from './billing.js';
 import { BULK_RESULTS_HOST, type AppRegistration, type StandInCore, type UsageStats } from './core.js';
 import { listenLocally, routeBrowserToStandIn, standInFetch, type LocalListener } from './fetch-bridge.js';
 import { generateShopData } from './generator.js';
 import { IdAllocator, type NoteAttribute, type Order, type Refund, type ShopPlan, type ShopRecord } from './model.js';
 import { OAuthEndpoints } from './oauth.js';
+import { newAccessToken, SHOPIFY_TOKEN_LIFETIMES, TokenIssuer, type TokenLifetimes, type TokenRequest } from './tokens.js';
 import { route, SHOP_HOST_PATTERN } from './router.js';
 import { LeakyBucket, PLAN_THROTTLE, type ThrottleSettings, type ThrottleStatus } from './throttle.js';
 import {
@@ -39,6 +39,8 @@ export interface ShopifyStandInOptions {
   bulkObjectsPerSecond?: number;
   /** How webhooks reach the app; by default the global fetch, to loopback addresses only. */
   deliverWebhook?: Deliver;
+  /** Lifetimes of expiring offline tokens; Shopify's (1 hour, 90 days) unless a test compresses them. */
+  tokenLifetimes?: TokenLifetimes;
 }
 
 export interface CreateShopOptions {
@@ -130,6 +132,7 @@ export class ShopifyStandIn {
         }
         return usage;
       },
+      tokens: new TokenIssuer(options.tokenLifetimes ?? SHOPIFY_TOKEN_LIFETIMES, () => this.now().getTime()),
       webhooks: new WebhookDispatcher(this.app, this.now, options.deliverWebhook ?? deliverToLoopback),
       bulkObjectsPerSecond: options.bulkObjectsPerSecond ?? null,
       bulkResultUrl: (shop, operationId) => `https://${BULK_RESULTS_HOST}/${shop.domain.split('.')[0]}/${operationId}.jsonl`,
@@ -196,7 +199,15 @@ export class ShopifyStandIn {
       webhookSubscriptions: new Map(),
       subscriptions: [],
       bulkOperations: [],
-      installation: { installed: false, scopes: [], tokens: new Set() },
+      installation: {
+        installed: false,
+        scopes: [],
+        tokens: new Set(),
+        accessExpiries: new Map(),
+        refreshTokens: new Map(),
+        migrations: new Map(),
+        tokenRequests: [],
+      },
     };
     this.core.shops.set(domain, shop);
     return shop;
@@ -208,14 +219,26 @@ export class ShopifyStandIn {
     return shop;
   }
 
-  /** Installs the app without the OAuth pages, for tests about something else; returns a token. */
+  /** Installs the app without the OAuth pages, for tests about something else; returns a non-expiring token. */
   installApp(domain: string, scopes: string[]): string {
     const shop = this.shop(domain);
     shop.installation.installed = true;
     shop.installation.scopes = [...scopes];
-    const token = `shpua_${crypto.randomBytes(16).toString('hex')}`;
+    const token = newAccessToken();
     shop.installation.tokens.add(token);
     return token;
+  }
+
+  /** Ends the life of the shop's expiring access tokens now (their refresh tokens still work), as time passing would. */
+  expireAccessTokens(domain: string): void {
+    const expiries = this.shop(domain).installation.accessExpiries;
+    const now = this.now().getTime();
+    for (const token of expiries.keys()) expiries.set(token, now);
+  }
+
+  /** Requests to the shop's token endpoint, by grant: refreshes and migrations a test counts. */
+  tokenRequests(domain: string): TokenRequest[] {
+    return [...this.shop(domain).installation.tokenRequests];
   }
 
   async placeOrder(domain: string, input: PlaceOrderInput = {}): Promise<Order> {
@@ -356,6 +379,7 @@ export class ShopifyStandIn {
     if (!shop.installation.installed) throw new Error(`the app is not installed on ${domain}`);
     shop.installation.installed = false;
     shop.installation.tokens.clear();
+    shop.installation.refreshTokens.clear();
     for (const subscription of shop.subscriptions)
       if (subscription.status === 'ACTIVE' || subscription.status === 'PENDING') subscription.status = 'CANCELLED';
     const deliveries = await this.core.webhooks.trigger(shop, 'app/uninstalled', shopPayload(shop));
@@ -363,11 +387,18 @@ export class ShopifyStandIn {
     return deliveries;
   }
 
-  /** Revokes the shop's access tokens (all, or one) while the app stays installed: the Admin API answers 401. */
+  /**
+   * Revokes one access token, or (none named) every token of the app at the shop, refresh tokens
+   * included, while the app stays installed: the Admin API answers 401 and a refresh invalid_grant.
+   */
   revokeToken(domain: string, token?: string): void {
-    const tokens = this.shop(domain).installation.tokens;
-    if (token) tokens.delete(token);
-    else tokens.clear();
+    const installation = this.shop(domain).installation;
+    if (token) {
+      installation.tokens.delete(token);
+      return;
+    }
+    installation.tokens.clear();
+    installation.refreshTokens.clear();
   }
 
   redeliverWebhook(webhookId: string): Promise<WebhookDelivery> {

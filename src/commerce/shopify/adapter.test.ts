@@ -1,3 +1,4 @@
+import { Session } from '@shopify/shopify-api';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { TOKEN_ENCRYPTION_KEY } from '../../../test/support/shopify.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { DEFAULT_SHOPIFY_SCOPES } from '../../config.js';
 import { ShopifyCommerce } from './adapter.js';
+import { tokenColumns } from './dal.js';
 
 /**
  * The adapter's reads against a stand-in with a small, fast bucket: pages paced by the bucket,
@@ -43,7 +45,9 @@ describe('Shopify adapter: catalog, best sellers and cost-based throttling', () 
       .insertInto('shopify_shops')
       .values({
         shop,
-        access_token_encrypted: shopify.encryptToken(shop, token),
+        ...tokenColumns(
+          shopify.tokens.toStore(new Session({ id: `offline_${shop}`, shop, state: '', isOnline: false, accessToken: token })),
+        ),
         scopes: DEFAULT_SHOPIFY_SCOPES.join(','),
         installed_at: new Date(),
       })

@@ -1,4 +1,3 @@
-import { Session } from '@shopify/shopify-api';
 import { abstractFetch } from '@shopify/shopify-api/runtime';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -24,6 +23,7 @@ import * as dal from './dal.js';
 import * as documents from './documents.js';
 import { shopifyLibrary, type ShopifyLibrary } from './library.js';
 import { TokenCipher } from './token-crypto.js';
+import { ShopTokens } from './tokens.js';
 
 export const SHOPIFY_PLATFORM_NAME = 'Shopify';
 /** Shops are named by their permanent `{name}.myshopify.com` domain, never a custom one. */
@@ -52,9 +52,7 @@ export interface ShopifyCommerceOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export class StoreNotInstalledError extends Error {
-  override name = 'StoreNotInstalledError';
-}
+export { StoreNotInstalledError } from './tokens.js';
 
 interface ProductNode {
   id: string;
@@ -85,23 +83,25 @@ export class ShopifyCommerce implements CommerceAdapter {
   }
   readonly library: ShopifyLibrary;
   readonly admin: AdminClient;
-  private readonly cipher: TokenCipher;
+  readonly tokens: ShopTokens;
   private readonly listeners: Array<(event: CommerceEvent) => Promise<void>> = [];
   private readonly eligibilityCache = new LRUCache<string, StoreEligibility>({ max: 10_000, ttl: ELIGIBILITY_CACHE_MS });
 
   constructor(private readonly options: ShopifyCommerceOptions) {
     this.library = shopifyLibrary(options.config, options.baseUrl, options.log);
-    this.cipher = new TokenCipher(options.config.tokenEncryptionKey);
-    this.admin = new AdminClient({ library: this.library, sleep: options.sleep, onUnauthorized: (shop) => this.disconnect(shop) });
+    this.tokens = new ShopTokens({
+      db: options.db,
+      library: this.library,
+      cipher: new TokenCipher(options.config.tokenEncryptionKey),
+      log: options.log,
+      onRefused: (shop, reason) => this.disconnect(shop, 'disconnected', reason),
+    });
+    this.admin = new AdminClient({ library: this.library, sessions: this.tokens, sleep: options.sleep });
   }
 
   /** Shopify's test charges everywhere but prod, where charges are real. */
   get testCharges(): boolean {
     return this.options.serviceEnv !== 'prod';
-  }
-
-  encryptToken(shop: string, token: string): string {
-    return this.cipher.encrypt(shop, token);
   }
 
   onEvent(listener: (event: CommerceEvent) => Promise<void>): void {
@@ -112,29 +112,21 @@ export class ShopifyCommerce implements CommerceAdapter {
     for (const listener of this.listeners) await listener(event);
   }
 
-  /** The store's offline session, with its token decrypted; throws when the app is not installed there. */
-  async session(shop: string): Promise<Session> {
-    const row = await dal.findShop(this.options.db, shop);
-    if (!row?.accessTokenEncrypted) throw new StoreNotInstalledError(`the app is not installed at ${shop}`);
-    return new Session({
-      id: this.library.session.getOfflineId(shop),
-      shop,
-      state: '',
-      isOnline: false,
-      accessToken: this.cipher.decrypt(shop, row.accessTokenEncrypted),
-      scope: row.scopes ?? undefined,
-    });
-  }
-
   async request<T>(shop: string, document: string, variables?: Record<string, unknown>): Promise<T> {
-    return this.admin.request<T>(await this.session(shop), document, variables);
+    return this.admin.request<T>(shop, document, variables);
   }
 
-  /** A 401 from the Admin API: the store revoked the token. It leaves the network as on uninstall. */
-  async disconnect(shop: string, how: 'uninstalled' | 'disconnected' = 'disconnected'): Promise<void> {
+  /**
+   * The store left: uninstalled, or Shopify refused to renew the app's token (`reason`). It leaves
+   * the network at once; the plugin shows install again, and support finds the reason on the
+   * store's row and in the log.
+   */
+  async disconnect(shop: string, how: 'uninstalled' | 'disconnected', reason: string | null = null): Promise<void> {
     this.eligibilityCache.delete(shop);
-    if (await dal.disconnectShop(this.options.db, shop, how, new Date())) {
-      this.options.log.warn({ shop, how }, 'Shopify store left the network');
+    if (await dal.disconnectShop(this.options.db, shop, how, new Date(), reason)) {
+      if (how === 'disconnected')
+        this.options.log.error({ shop, reason }, 'Shopify store disconnected: the app lost its access; the merchant must install again');
+      else this.options.log.warn({ shop, how }, 'Shopify store left the network');
       await this.emit({ type: 'app_uninstalled', domain: shop });
     }
   }

@@ -1,5 +1,6 @@
 import { GraphqlQueryError, HttpResponseError, type Session } from '@shopify/shopify-api';
 import type { ShopifyLibrary } from './library.js';
+import { TokenRefusedError } from './tokens.js';
 
 /**
  * The GraphQL Admin API as the adapter calls it: the library's client (its fetch, headers and
@@ -7,8 +8,9 @@ import type { ShopifyLibrary } from './library.js';
  * `extensions.cost.throttleStatus` says what is left in the store's bucket and how fast it
  * refills; a call waits until the bucket holds what the same document cost last time, so it is
  * not sent to be refused, and a `THROTTLED` answer (another client of the same store spent the
- * points) is retried once the bucket holds the requested cost. A 401 means the store revoked the
- * token: the caller is told through onUnauthorized and gets a StoreDisconnectedError.
+ * points) is retried once the bucket holds the requested cost. A 401 is first taken as a token
+ * that ran out: the token is renewed once and the call retried; only Shopify refusing the renewal
+ * (the store revoked the app) ends in a StoreDisconnectedError.
  */
 export interface ThrottleStatus {
   maximumAvailable: number;
@@ -48,12 +50,18 @@ export class ShopifyUserError extends Error {
 const MAX_THROTTLED_RETRIES = 8;
 const MAX_WAIT_MS = 60_000;
 
+/** Where the client gets a store's session, and a new one after a 401 (ShopTokens). */
+export interface SessionSource {
+  session(shop: string): Promise<Session>;
+  renew(shop: string, why: { rejected: Session }): Promise<Session>;
+}
+
 export interface AdminClientOptions {
   library: ShopifyLibrary;
+  sessions: SessionSource;
   /** Waits; tests and benches may pass their own. */
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
-  onUnauthorized: (shop: string) => Promise<void>;
 }
 
 export class AdminClient {
@@ -74,12 +82,14 @@ export class AdminClient {
   }
 
   /** Runs one document for the store; GraphQL errors other than throttling are thrown. */
-  async request<T>(session: Session, document: string, variables?: Record<string, unknown>): Promise<T> {
-    const usage = this.usage.get(session.shop) ?? { calls: 0, points: 0, throttled: 0, waitedMs: 0 };
-    this.usage.set(session.shop, usage);
-    const client = new this.options.library.clients.Graphql({ session });
+  async request<T>(shop: string, document: string, variables?: Record<string, unknown>): Promise<T> {
+    const usage = this.usage.get(shop) ?? { calls: 0, points: 0, throttled: 0, waitedMs: 0 };
+    this.usage.set(shop, usage);
+    let session = await this.options.sessions.session(shop);
+    let client = new this.options.library.clients.Graphql({ session });
+    let renewed = false;
     for (let attempt = 0; ; attempt += 1) {
-      const wait = this.waitFor(session.shop, this.lastCost.get(document) ?? 0);
+      const wait = this.waitFor(shop, this.lastCost.get(document) ?? 0);
       if (wait > 0) {
         usage.waitedMs += wait;
         await this.sleep(wait);
@@ -88,12 +98,20 @@ export class AdminClient {
       try {
         const response = await client.request(document, { variables });
         const cost = (response.extensions as { cost?: Cost } | undefined)?.cost;
-        if (cost) this.noteCost(session.shop, document, cost, usage);
+        if (cost) this.noteCost(shop, document, cost, usage);
         return response.data as T;
       } catch (error) {
         if (error instanceof HttpResponseError && error.response.code === 401) {
-          await this.options.onUnauthorized(session.shop);
-          throw new StoreDisconnectedError(`${session.shop} revoked the app's access token (401 from the Admin API)`);
+          if (renewed) throw new Error(`${shop}: the Admin API refused a token Shopify had just issued (401); retried later`);
+          try {
+            session = await this.options.sessions.renew(shop, { rejected: session });
+          } catch (renewal) {
+            if (renewal instanceof TokenRefusedError) throw new StoreDisconnectedError(renewal.message);
+            throw renewal;
+          }
+          client = new this.options.library.clients.Graphql({ session });
+          renewed = true;
+          continue;
         }
         if (!(error instanceof GraphqlQueryError)) throw error;
         const body = error.body as { errors?: { graphQLErrors?: Array<{ extensions?: { code?: string } }> }; extensions?: { cost?: Cost } };
@@ -102,7 +120,7 @@ export class AdminClient {
         if (!throttled || attempt >= MAX_THROTTLED_RETRIES) throw error;
         usage.throttled += 1;
         if (cost) {
-          this.noteCost(session.shop, document, cost, usage);
+          this.noteCost(shop, document, cost, usage);
           // Wait for what this call asks for, whatever was known before.
           const status = cost.throttleStatus;
           const missing = Math.max(0, cost.requestedQueryCost - status.currentlyAvailable);

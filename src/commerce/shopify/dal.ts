@@ -4,9 +4,22 @@ import type { Db } from '../../db/database.js';
 
 /** SQL of the Shopify adapter: installed stores, OAuth requests, webhook deliveries, usage records. */
 
+/** The store's offline tokens as stored: encrypted, with their expiries (none: a non-expiring access token). */
+export interface StoredTokens {
+  tokenEncrypted: string;
+  accessTokenExpiresAt: Date | null;
+  refreshTokenEncrypted: string | null;
+  refreshTokenExpiresAt: Date | null;
+}
+
 export interface ShopRow {
   shop: string;
   accessTokenEncrypted: string | null;
+  accessTokenExpiresAt: Date | null;
+  refreshTokenEncrypted: string | null;
+  refreshTokenExpiresAt: Date | null;
+  /** Why the store was disconnected last (a refused refresh, a revoked token), for the merchant and support. */
+  disconnectReason: string | null;
   scopes: string | null;
   installedAt: Date | null;
   uninstalledAt: Date | null;
@@ -26,6 +39,10 @@ export async function findShop(db: Db, shop: string): Promise<ShopRow | undefine
   return {
     shop: row.shop,
     accessTokenEncrypted: row.access_token_encrypted,
+    accessTokenExpiresAt: row.access_token_expires_at,
+    refreshTokenEncrypted: row.refresh_token_encrypted,
+    refreshTokenExpiresAt: row.refresh_token_expires_at,
+    disconnectReason: row.disconnect_reason,
     scopes: row.scopes,
     installedAt: row.installed_at,
     uninstalledAt: row.uninstalled_at,
@@ -40,6 +57,68 @@ export async function findShop(db: Db, shop: string): Promise<ShopRow | undefine
         ? { subscriptionId: row.pending_subscription_id, confirmationUrl: row.pending_confirmation_url, returnUrl: row.pending_return_url }
         : null,
   };
+}
+
+/** The columns of `shopify_shops` that hold the tokens. */
+export const tokenColumns = (tokens: StoredTokens) => ({
+  access_token_encrypted: tokens.tokenEncrypted,
+  access_token_expires_at: tokens.accessTokenExpiresAt,
+  refresh_token_encrypted: tokens.refreshTokenEncrypted,
+  refresh_token_expires_at: tokens.refreshTokenExpiresAt,
+});
+
+type LockedTokens = Pick<ShopRow, 'accessTokenEncrypted' | 'accessTokenExpiresAt' | 'refreshTokenEncrypted' | 'refreshTokenExpiresAt'>;
+
+/**
+ * Runs `work` with the store's row locked (`for update`), so one process at a time renews its
+ * tokens: an API instance and the worker renewing together wait for each other, and the second
+ * finds the tokens the first stored. `save` writes new tokens in the same transaction. A network
+ * call inside `work` holds the lock for its duration, which is the point: Shopify spends the
+ * refresh token on use, so a second refresh with it must not start before the first is stored.
+ */
+export async function withShopTokensLocked<T>(
+  db: Db,
+  shop: string,
+  work: (row: LockedTokens | undefined, save: (tokens: StoredTokens & { scopes: string | null }) => Promise<void>) => Promise<T>,
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('shopify_shops')
+      .select(['access_token_encrypted', 'access_token_expires_at', 'refresh_token_encrypted', 'refresh_token_expires_at'])
+      .where('shop', '=', shop)
+      .forUpdate()
+      .executeTakeFirst();
+    const save = async (tokens: StoredTokens & { scopes: string | null }) => {
+      await trx
+        .updateTable('shopify_shops')
+        .set({ ...tokenColumns(tokens), ...(tokens.scopes ? { scopes: tokens.scopes } : {}), updated_at: new Date() })
+        .where('shop', '=', shop)
+        .where('access_token_encrypted', 'is not', null)
+        .execute();
+    };
+    return work(
+      row && {
+        accessTokenEncrypted: row.access_token_encrypted,
+        accessTokenExpiresAt: row.access_token_expires_at,
+        refreshTokenEncrypted: row.refresh_token_encrypted,
+        refreshTokenExpiresAt: row.refresh_token_expires_at,
+      },
+      save,
+    );
+  });
+}
+
+/** Stores whose tokens need renewing before `before`: a non-expiring access token, or a refresh token running out. */
+export async function shopsWithTokensToRenew(db: Db, before: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('shopify_shops')
+    .select('shop')
+    .where('access_token_encrypted', 'is not', null)
+    .where((eb) => eb.or([eb('access_token_expires_at', 'is', null), eb('refresh_token_expires_at', '<', before)]))
+    .orderBy('shop')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.shop);
 }
 
 /** OAuth states are kept by hash: the state itself travels in URLs. */
@@ -85,7 +164,7 @@ export async function findOAuthRequest(db: Db, state: string, shop: string, afte
  */
 export async function completeInstall(
   db: Db,
-  install: { state: string; shop: string; tokenEncrypted: string; scopes: string; claimId: string | null; now: Date },
+  install: StoredTokens & { state: string; shop: string; scopes: string; claimId: string | null; now: Date },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const taken = await trx
@@ -95,16 +174,18 @@ export async function completeInstall(
       .returning('state_hash')
       .executeTakeFirst();
     if (!taken) return false;
+    const tokens = tokenColumns(install);
     await trx
       .insertInto('shopify_shops')
-      .values({ shop: install.shop, access_token_encrypted: install.tokenEncrypted, scopes: install.scopes, installed_at: install.now })
+      .values({ shop: install.shop, ...tokens, scopes: install.scopes, installed_at: install.now })
       .onConflict((oc) =>
         oc.column('shop').doUpdateSet({
-          access_token_encrypted: install.tokenEncrypted,
+          ...tokens,
           scopes: install.scopes,
           installed_at: install.now,
           uninstalled_at: null,
           disconnected_at: null,
+          disconnect_reason: null,
           updated_at: install.now,
         }),
       )
@@ -139,11 +220,21 @@ export async function ownershipConfirmed(db: Db, shop: string, claimId: string):
  * The app left the store (uninstalled, or its token answered 401): the token goes, and with it
  * the plan (Shopify cancels the app's subscriptions on uninstall). True when this call changed it.
  */
-export async function disconnectShop(db: Db, shop: string, how: 'uninstalled' | 'disconnected', now: Date): Promise<boolean> {
+export async function disconnectShop(
+  db: Db,
+  shop: string,
+  how: 'uninstalled' | 'disconnected',
+  now: Date,
+  reason: string | null = null,
+): Promise<boolean> {
   const row = await db
     .updateTable('shopify_shops')
     .set({
       access_token_encrypted: null,
+      access_token_expires_at: null,
+      refresh_token_encrypted: null,
+      refresh_token_expires_at: null,
+      disconnect_reason: reason,
       plan_approved_at: null,
       subscription_id: null,
       subscription_status: null,

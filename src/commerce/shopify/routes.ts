@@ -124,7 +124,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       if (!pending) throw refused('this install was completed already or never started here: start the install again');
       let session: Awaited<ReturnType<ShopifyCommerce['library']['auth']['callback']>>['session'];
       try {
-        ({ session } = await shopify.library.auth.callback({ rawRequest: request.raw, rawResponse: reply.raw }));
+        ({ session } = await shopify.library.auth.callback({ expiring: true, rawRequest: request.raw, rawResponse: reply.raw }));
       } catch (error) {
         request.log.warn({ err: error, shop }, 'Shopify OAuth callback refused');
         throw refused('the callback did not verify (signature, state or code): start the install again');
@@ -132,7 +132,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       const stored = await dal.completeInstall(db, {
         state,
         shop: session.shop,
-        tokenEncrypted: shopify.encryptToken(session.shop, session.accessToken!),
+        ...shopify.tokens.toStore(session),
         scopes: session.scope ?? '',
         claimId: pending.claimId,
         now,
