@@ -638,7 +638,8 @@ export interface ShopifyWebhookDeliveriesTable {
   shop: string;
   topic: string;
   payload: ColumnType<unknown, string | null, string | null>;
-  status: ColumnType<'pending' | 'done', 'pending' | 'done' | undefined, 'pending' | 'done'>;
+  /** Migration 0029: 'failed', a delivery that stopped after its attempts, for support. */
+  status: ColumnType<'pending' | 'done' | 'failed', 'pending' | 'done' | 'failed' | undefined, 'pending' | 'done' | 'failed'>;
   attempts: ColumnType<number, number | undefined, number>;
   next_attempt_at: ColumnType<Date, Date, Date>;
   locked_until: NullableTimestamp;
@@ -646,6 +647,7 @@ export interface ShopifyWebhookDeliveriesTable {
   last_error: string | null;
   received_at: ColumnType<Date, Date, Date>;
   completed_at: NullableTimestamp;
+  failed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** A usage charge on a store's subscription, by its idempotency key. */

@@ -79,7 +79,7 @@ describe('Shopify stand-in: webhooks, verified by @shopify/shopify-api', () => {
       landing_site: '/?ref=partner-7',
       note_attributes: [{ name: 'ref', value: 'partner-7' }],
       discount_codes: [],
-      customer: { id: order.customerId, orders_count: 1 },
+      customer: { id: order.customerId },
       line_items: [{ product_id: product.id, quantity: 3, price: (product.priceCents / 100).toFixed(2) }],
     });
   });

@@ -125,7 +125,6 @@ function restCustomer(shop: ShopRecord, customer: Customer | undefined) {
     admin_graphql_api_id: `gid://shopify/Customer/${customer.id}`,
     email: customer.email,
     created_at: customer.createdAt.toISOString(),
-    orders_count: customer.orderCount,
     currency: shop.currency,
   };
 }

@@ -2,6 +2,7 @@ import { abstractFetch } from '@shopify/shopify-api/runtime';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { ShopifyConfig } from '../../config.js';
+import { decimalToMinorUnits, isIsoCurrency } from '../../shared/currency.js';
 import type { Db } from '../../db/database.js';
 import type {
   BestSeller,
@@ -40,6 +41,7 @@ export const USAGE_PLAN = {
 /** Catalogs larger than this are read with a bulk operation instead of pages. */
 const LARGE_CATALOG = 1000;
 const ELIGIBILITY_CACHE_MS = 60_000;
+const ORDER_INDEX_CACHE_MS = 60 * 60_000;
 
 export interface ShopifyCommerceOptions {
   db: Db;
@@ -59,15 +61,17 @@ interface ProductNode {
   title: string;
   status: string;
   featuredImage: { url: string } | null;
-  priceRangeV2: { minVariantPrice: { amount: string } };
+  priceRangeV2: { minVariantPrice: { amount: string; currencyCode: string } };
 }
 
-const cents = (amount: string) => Math.round(Number(amount) * 100);
+/** Shopify's MoneyV2 in the currency's minor units by ISO 4217 (a currency Shopify names that ISO does not: 0). */
+const minorUnitsOf = (money: { amount: string; currencyCode: string }) =>
+  isIsoCurrency(money.currencyCode) ? (decimalToMinorUnits(money.amount, money.currencyCode) ?? 0) : 0;
 const productOf = (node: ProductNode): CatalogProduct => ({
   id: node.id,
   title: node.title,
   imageUrl: node.featuredImage?.url ?? null,
-  priceCents: cents(node.priceRangeV2.minVariantPrice.amount),
+  priceCents: minorUnitsOf(node.priceRangeV2.minVariantPrice),
   active: node.status === 'ACTIVE',
 });
 
@@ -86,6 +90,7 @@ export class ShopifyCommerce implements CommerceAdapter {
   readonly tokens: ShopTokens;
   private readonly listeners: Array<(event: CommerceEvent) => Promise<void>> = [];
   private readonly eligibilityCache = new LRUCache<string, StoreEligibility>({ max: 10_000, ttl: ELIGIBILITY_CACHE_MS });
+  private readonly orderIndexCache = new LRUCache<string, { index: number | null }>({ max: 50_000, ttl: ORDER_INDEX_CACHE_MS });
 
   constructor(private readonly options: ShopifyCommerceOptions) {
     this.library = shopifyLibrary(options.config, options.baseUrl, options.log);
@@ -175,6 +180,25 @@ export class ShopifyCommerce implements CommerceAdapter {
       welcomeDiscountPercent: null,
       platformName: SHOPIFY_PLATFORM_NAME,
     };
+  }
+
+  /**
+   * Which of its customer's orders this one is (1: the first), as Shopify counts them; undefined
+   * when Shopify has no customer journey for it. Cached per order: orders/create and orders/paid,
+   * and every redelivery, ask once.
+   */
+  async customerOrderIndex(domain: string, orderId: string): Promise<number | undefined> {
+    const key = `${domain}:${orderId}`;
+    const cached = this.orderIndexCache.get(key);
+    if (cached) return cached.index ?? undefined;
+    const data = await this.request<{ order: { customerJourneySummary: { customerOrderIndex: number | null } | null } | null }>(
+      domain,
+      documents.ORDER_CUSTOMER_INDEX,
+      { id: `gid://shopify/Order/${orderId}` },
+    );
+    const index = data.order?.customerJourneySummary?.customerOrderIndex ?? null;
+    this.orderIndexCache.set(key, { index });
+    return index ?? undefined;
   }
 
   async eligibility(domain: string): Promise<StoreEligibility> {
@@ -320,14 +344,14 @@ export class ShopifyCommerce implements CommerceAdapter {
       id: string;
       createdAt: string;
       customer: { id: string } | null;
-      totalPriceSet: { shopMoney: { amount: string } };
+      totalPriceSet: { shopMoney: { amount: string; currencyCode: string } };
     }>(domain, documents.BULK_PAST_ORDERS);
     return rows
       .filter((row) => row.customer && new Date(row.createdAt) < before)
       .map((row) => ({
         orderId: row.id.split('/').pop()!,
         customerId: row.customer!.id.split('/').pop()!,
-        totalCents: cents(row.totalPriceSet.shopMoney.amount),
+        totalCents: minorUnitsOf(row.totalPriceSet.shopMoney),
         placedAt: new Date(row.createdAt),
       }))
       .sort((a, b) => a.placedAt.getTime() - b.placedAt.getTime());

@@ -387,6 +387,75 @@ export async function rescheduleDelivery(db: Db, webhookId: string, leaseId: str
   return done.numUpdatedRows > 0n;
 }
 
+/** The delivery stops: no more attempts; support sees it with its last error (and may send it again). */
+export async function failDelivery(db: Db, webhookId: string, leaseId: string, error: string, now: Date): Promise<boolean> {
+  const done = await db
+    .updateTable('shopify_webhook_deliveries')
+    .set({ status: 'failed', failed_at: now, locked_until: null, lease_id: null, last_error: error })
+    .where('webhook_id', '=', webhookId)
+    .where('lease_id', '=', leaseId)
+    .where('locked_until', '>=', now)
+    .executeTakeFirst();
+  return done.numUpdatedRows > 0n;
+}
+
+export interface FailedDelivery {
+  webhookId: string;
+  shop: string;
+  topic: string;
+  attempts: number;
+  lastError: string | null;
+  receivedAt: Date;
+  failedAt: Date | null;
+}
+
+/** Deliveries that stopped, newest first, for support. */
+export async function failedDeliveries(db: Db, limit: number): Promise<FailedDelivery[]> {
+  const rows = await db
+    .selectFrom('shopify_webhook_deliveries')
+    .select(['webhook_id', 'shop', 'topic', 'attempts', 'last_error', 'received_at', 'failed_at'])
+    .where('status', '=', 'failed')
+    .orderBy('failed_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    webhookId: row.webhook_id,
+    shop: row.shop,
+    topic: row.topic,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    receivedAt: row.received_at,
+    failedAt: row.failed_at,
+  }));
+}
+
+/** Support sends a failed delivery through again (after fixing what failed it): a fresh round of attempts. */
+export async function retryFailedDelivery(db: Db, webhookId: string, now: Date): Promise<boolean> {
+  const done = await db
+    .updateTable('shopify_webhook_deliveries')
+    .set({ status: 'pending', attempts: 0, next_attempt_at: now, failed_at: null })
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'failed')
+    .executeTakeFirst();
+  return done.numUpdatedRows > 0n;
+}
+
+/** Stores that lost the app's access (not uninstalled): for support, with Shopify's reason. */
+export async function disconnectedShops(
+  db: Db,
+  limit: number,
+): Promise<Array<{ shop: string; reason: string | null; disconnectedAt: Date }>> {
+  const rows = await db
+    .selectFrom('shopify_shops')
+    .select(['shop', 'disconnect_reason', 'disconnected_at'])
+    .where('access_token_encrypted', 'is', null)
+    .where('disconnected_at', 'is not', null)
+    .orderBy('disconnected_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ shop: row.shop, reason: row.disconnect_reason, disconnectedAt: row.disconnected_at! }));
+}
+
 // --- usage records: one per idempotency key ---
 
 /** Notes the charge before it is sent; the key is also Shopify's idempotency key, so a retry charges once. */

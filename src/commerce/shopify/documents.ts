@@ -25,6 +25,15 @@ export const ELIGIBILITY = `#graphql
     products(first: 25, query: "status:active") { nodes { featuredImage { url } } }
   }`;
 
+/**
+ * New or returning (issue 25): the order webhooks no longer carry the customer's order count, so
+ * the order's place in its customer's history comes from the Admin API (test orders not counted).
+ */
+export const ORDER_CUSTOMER_INDEX = `#graphql
+  query OrderCustomerIndex($id: ID!) {
+    order(id: $id) { customerJourneySummary { customerOrderIndex } }
+  }`;
+
 export const PRODUCTS_COUNT = `#graphql
   query ProductsCount {
     productsCount { count precision }
@@ -40,7 +49,7 @@ export const CATALOG_PAGE = `#graphql
         title
         status
         featuredImage { url }
-        priceRangeV2 { minVariantPrice { amount } }
+        priceRangeV2 { minVariantPrice { amount currencyCode } }
       }
     }
   }`;
@@ -55,7 +64,7 @@ export const BULK_CATALOG = `#graphql
           title
           status
           featuredImage { url }
-          priceRangeV2 { minVariantPrice { amount } }
+          priceRangeV2 { minVariantPrice { amount currencyCode } }
         }
       }
     }
@@ -81,7 +90,7 @@ export const BULK_UNITS_SOLD = `#graphql
 export const BULK_PAST_ORDERS = `#graphql
   query BulkPastOrders {
     orders(sortKey: CREATED_AT) {
-      edges { node { id createdAt customer { id } totalPriceSet { shopMoney { amount } } } }
+      edges { node { id createdAt customer { id } totalPriceSet { shopMoney { amount currencyCode } } } }
     }
   }`;
 
@@ -106,7 +115,7 @@ export const PRODUCTS_BY_ID = `#graphql
         title
         status
         featuredImage { url }
-        priceRangeV2 { minVariantPrice { amount } }
+        priceRangeV2 { minVariantPrice { amount currencyCode } }
       }
     }
   }`;

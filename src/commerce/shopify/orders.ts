@@ -1,4 +1,5 @@
 import type { IncomingOrder } from '../../orders/service.js';
+import { decimalToMinorUnits, isIsoCurrency } from '../../shared/currency.js';
 
 /**
  * Shopify's order webhooks (the REST Order and Refund resources) as the service's orders and
@@ -13,14 +14,24 @@ export interface ShopifyOrderPayload {
   landing_site?: string | null;
   note_attributes?: Array<{ name: string; value: string }> | null;
   discount_codes?: Array<{ code: string }> | null;
-  customer?: { id: number; orders_count?: number } | null;
+  /** Shopify's order webhooks no longer carry the customer's order count: the Admin API says (webhooks.ts). */
+  customer?: { id: number } | null;
 }
+
+type MoneySet = { shop_money?: { amount: string; currency_code: string }; presentment_money?: { amount: string; currency_code: string } };
 
 export interface ShopifyRefundPayload {
   id: number;
   order_id: number;
   created_at: string;
-  transactions?: Array<{ kind: string; status: string; amount: string; currency: string }> | null;
+  /** Shopify's own example of the topic has `currency: null` on every transaction. */
+  transactions?: Array<{ kind: string; status: string; amount: string; currency: string | null }> | null;
+  refund_line_items?: Array<{ subtotal_set?: MoneySet | null }> | null;
+}
+
+/** A body Shopify sent that cannot be booked as it is (an amount or currency the service cannot read): retrying will not help. */
+export class UnreadablePayloadError extends Error {
+  override name = 'UnreadablePayloadError';
 }
 
 /** A cancelled order or a refund, in the shape the ledger's reversal takes (issue 16). */
@@ -36,7 +47,13 @@ export interface OrderReversal {
 
 export const REFERRAL_PARAMETER = 'ref';
 
-const cents = (amount: string) => Math.round(Number(amount) * 100);
+/** An amount in the currency's minor units by ISO 4217 (JPY has none, KWD three): never a multiplication by 100. */
+function minorUnits(amount: string, currency: string): number {
+  const code = currency.toUpperCase();
+  const minor = isIsoCurrency(code) ? decimalToMinorUnits(amount, code) : undefined;
+  if (minor === undefined) throw new UnreadablePayloadError(`${amount} is not an amount of ${currency}`);
+  return minor;
+}
 
 function referralOf(order: ShopifyOrderPayload): string | undefined {
   const noted = order.note_attributes?.find((attribute) => attribute.name === REFERRAL_PARAMETER)?.value;
@@ -56,21 +73,27 @@ export function incomingOrder(shop: string, order: ShopifyOrderPayload): Incomin
     storeDomain: shop,
     orderId: String(order.id),
     customerId: String(order.customer.id),
-    totalCents: cents(order.total_price),
+    totalCents: minorUnits(order.total_price, order.currency),
     currency: order.currency,
     placedAt: new Date(order.created_at),
     referralToken: referralOf(order),
     discountCode: order.discount_codes?.[0]?.code,
-    // Shopify counts the customer's orders, this one included: the ledger records it as the reason.
-    customerOrderCount: order.customer.orders_count,
   };
 }
 
+/**
+ * A refund's transactions move the shopper's money, in the currency they paid in; when a
+ * transaction names none (Shopify's own example has `currency: null`), the refund's line items
+ * say which (their presentment money is the shopper's currency).
+ */
 export function refundReversal(shop: string, refund: ShopifyRefundPayload): OrderReversal {
+  const paidIn = refund.refund_line_items?.find((item) => item.subtotal_set?.presentment_money)?.subtotal_set?.presentment_money;
   const byCurrency = new Map<string, number>();
   for (const transaction of refund.transactions ?? []) {
     if (transaction.kind !== 'refund' || transaction.status !== 'success') continue;
-    byCurrency.set(transaction.currency, (byCurrency.get(transaction.currency) ?? 0) + cents(transaction.amount));
+    const currency = (transaction.currency ?? paidIn?.currency_code)?.toUpperCase();
+    if (!currency) throw new UnreadablePayloadError(`refund ${refund.id} names no currency for its transactions`);
+    byCurrency.set(currency, (byCurrency.get(currency) ?? 0) + minorUnits(transaction.amount, currency));
   }
   return {
     storeDomain: shop,

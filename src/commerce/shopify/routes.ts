@@ -4,15 +4,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { isUuid } from '../../config.js';
 import type { Runtime } from '../../composition.js';
-import { ApiError, badRequest, unauthorized } from '../../http/errors.js';
+import { ApiError, badRequest, notFound, unauthorized } from '../../http/errors.js';
 import { isSecretHash as isChallenge } from '../../shared/keys.js';
 import { StoreDisconnectedError } from './admin-client.js';
 import { isShopDomain, type ShopifyCommerce, StoreNotInstalledError } from './adapter.js';
 import * as dal from './dal.js';
 import { securePages } from '../../http/security-headers.js';
 import { sendDonePage } from './pages.js';
-import { InstallQuery, PlanQuery, WebhookReceipt } from './schemas.js';
-import { LIFECYCLE_TOPICS, TOPICS, handleDelivery } from './webhooks.js';
+import { InstallQuery, PlanQuery, RetriedDelivery, ShopifyAttention, WebhookIdParams, WebhookReceipt } from './schemas.js';
+import { COMPLIANCE_TOPICS, LIFECYCLE_TOPICS, TOPICS, handleDelivery } from './webhooks.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 export const CALLBACK_PATH = '/commerce/shopify/callback';
@@ -205,6 +205,50 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
     return sendDonePage(reply, planApproved ? 'The plan is approved' : 'The plan was not approved', shop);
   });
 
+  const ATTENTION_LIMIT = 200;
+  app.get(
+    '/admin/shopify/attention',
+    {
+      schema: {
+        summary: 'Shopify stores that lost the app’s access, and webhook deliveries that stopped after their attempts',
+        tags: ['admin'],
+        response: { 200: ShopifyAttention, 401: errorRef },
+      },
+    },
+    async () => {
+      const [stores, deliveries] = await Promise.all([
+        dal.disconnectedShops(db, ATTENTION_LIMIT),
+        dal.failedDeliveries(db, ATTENTION_LIMIT),
+      ]);
+      return {
+        disconnectedStores: stores.map((store) => ({ ...store, disconnectedAt: store.disconnectedAt.toISOString() })),
+        failedDeliveries: deliveries.map((delivery) => ({
+          ...delivery,
+          receivedAt: delivery.receivedAt.toISOString(),
+          failedAt: delivery.failedAt?.toISOString() ?? null,
+        })),
+      };
+    },
+  );
+
+  app.post(
+    '/admin/shopify/webhook-deliveries/:webhookId/retry',
+    {
+      schema: {
+        summary: 'Sends a stopped Shopify webhook delivery through again, with a fresh round of attempts',
+        tags: ['admin'],
+        params: WebhookIdParams,
+        response: { 200: RetriedDelivery, 401: errorRef, 404: errorRef },
+      },
+    },
+    async (request) => {
+      const { webhookId } = request.params;
+      if (!(await dal.retryFailedDelivery(db, webhookId, new Date()))) throw notFound(`no stopped delivery ${webhookId}`);
+      runtime.jobs.nudgeShopifyWebhooks();
+      return { webhookId, retried: true as const };
+    },
+  );
+
   await app.register(async (scope) => webhookRoute(scope, runtime, shopify));
 };
 
@@ -218,12 +262,15 @@ async function afterInstall(shopify: ShopifyCommerce, shop: string, challenge: s
 
 const rawBodies = new WeakMap<FastifyRequest, string>();
 
-/** Shopify names the shop in the body of these topics too: it must be the shop the headers name. */
-function shopInBody(topic: string, payload: unknown): string | undefined {
-  const body = payload as { myshopify_domain?: string; shop_domain?: string } | null;
-  if (topic === 'app/uninstalled') return body?.myshopify_domain;
-  if (topic === 'customers/data_request' || topic === 'customers/redact' || topic === 'shop/redact') return body?.shop_domain;
-  return undefined;
+/**
+ * Shopify names the shop in the body of these topics too: where it does, it must be the shop the
+ * headers name. Shopify's own example of app/uninstalled has `myshopify_domain: null`, so a body
+ * naming no shop is taken on the headers' word (the uninstall is checked with the Admin API anyway).
+ */
+function shopInBody(topic: string, payload: unknown): string | null {
+  const body = payload as { myshopify_domain?: unknown; shop_domain?: unknown } | null;
+  const named = topic === 'app/uninstalled' ? body?.myshopify_domain : COMPLIANCE_TOPICS.has(topic) ? body?.shop_domain : null;
+  return typeof named === 'string' ? named : null;
 }
 
 async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: Runtime, shopify: ShopifyCommerce): Promise<void> {
@@ -259,7 +306,7 @@ async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: R
       if (!TOPICS.has(topic)) throw badRequest(`the topic ${topic} is not one this app subscribes to`);
       if (!isShopDomain(shop)) throw badRequest('X-Shopify-Shop-Domain must be a myshopify.com domain');
       const named = shopInBody(topic, request.body);
-      if (named !== undefined && named !== shop) throw badRequest('the body names another shop than X-Shopify-Shop-Domain');
+      if (named !== null && named !== shop) throw badRequest('the body names another shop than X-Shopify-Shop-Domain');
       const delivery = { webhookId: check.webhookId, shop, topic, payload: request.body };
       if (!(await dal.insertDelivery(db, { ...delivery, now: new Date() }))) return { received: true, duplicate: true };
       if (LIFECYCLE_TOPICS.has(topic)) {

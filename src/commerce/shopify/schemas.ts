@@ -17,3 +17,28 @@ export const WebhookReceipt = Type.Object({
   received: Type.Boolean(),
   duplicate: Type.Boolean({ description: 'This webhook id was delivered before: nothing more was done' }),
 });
+
+/** What needs support's attention at Shopify: stores that lost the app's access, and webhook deliveries that stopped. */
+export const ShopifyAttention = Type.Object({
+  disconnectedStores: Type.Array(
+    Type.Object({
+      shop: Type.String(),
+      reason: Type.Union([Type.String(), Type.Null()], { description: 'refresh_refused, token_exchange_refused; null before issue 25' }),
+      disconnectedAt: Type.String({ format: 'date-time' }),
+    }),
+  ),
+  failedDeliveries: Type.Array(
+    Type.Object({
+      webhookId: Type.String(),
+      shop: Type.String(),
+      topic: Type.String(),
+      attempts: Type.Integer(),
+      lastError: Type.Union([Type.String(), Type.Null()]),
+      receivedAt: Type.String({ format: 'date-time' }),
+      failedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    }),
+  ),
+});
+
+export const WebhookIdParams = Type.Object({ webhookId: Type.String({ minLength: 1, maxLength: 200 }) });
+export const RetriedDelivery = Type.Object({ webhookId: Type.String(), retried: Type.Literal(true) });

@@ -12,6 +12,7 @@ import {
 } from '../../orders/service.js';
 import { StoreDisconnectedError } from './admin-client.js';
 import type { ShopifyCommerce } from './adapter.js';
+import { StoreNotInstalledError } from './tokens.js';
 import { chargeCommission } from './billing.js';
 import * as dal from './dal.js';
 import * as documents from './documents.js';
@@ -22,6 +23,7 @@ import {
   refundReversal,
   type ShopifyOrderPayload,
   type ShopifyRefundPayload,
+  UnreadablePayloadError,
 } from './orders.js';
 
 /** Every topic the webhook endpoint takes (Shopify's REST names, as in X-Shopify-Topic). */
@@ -36,6 +38,8 @@ export const TOPICS = new Set([
   'customers/redact',
   'shop/redact',
 ]);
+
+export const COMPLIANCE_TOPICS = new Set(['customers/data_request', 'customers/redact', 'shop/redact']);
 
 /** Worked off while Shopify waits for the answer: a few writes, and the store's stage must change at once. */
 export const LIFECYCLE_TOPICS = new Set(['app/uninstalled', 'app_subscriptions/update']);
@@ -147,9 +151,24 @@ async function takeReversal(deps: WebhookDeps, reversal: OrderReversal) {
   }
 }
 
+/** A store that left since the order was placed has no Admin API to ask: the service's own history decides. */
+async function customerOrderIndex(shopify: ShopifyCommerce, shop: string, orderId: string): Promise<number | undefined> {
+  try {
+    return await shopify.customerOrderIndex(shop, orderId);
+  } catch (error) {
+    if (error instanceof StoreNotInstalledError || error instanceof StoreDisconnectedError) return undefined;
+    throw error;
+  }
+}
+
 async function takeOrder(deps: WebhookDeps, shop: string, payload: ShopifyOrderPayload) {
-  const order = incomingOrder(shop, payload);
-  if (!order) return { orderId: String(payload.id), skipped: 'no customer' };
+  const parsed = incomingOrder(shop, payload);
+  if (!parsed) return { orderId: String(payload.id), skipped: 'no customer' };
+  // New or returning, from Shopify's own data: the order's place in its customer's history.
+  const order = {
+    ...parsed,
+    customerOrderCount: parsed.customerOrderCount ?? (await deps.shopify.customerOrderIndex(shop, parsed.orderId)),
+  };
   const outcome = await receiveOrder({ db: deps.db, ...deps.orders }, order);
   const charge =
     outcome.commissionCents > 0
@@ -171,6 +190,13 @@ async function takeOrder(deps: WebhookDeps, shop: string, payload: ShopifyOrderP
 }
 
 const MAX_RETRY_MS = 60_000;
+/** Attempts before a delivery stops and waits for support (with MAX_RETRY_MS, about ten minutes of retrying). */
+export const MAX_DELIVERY_ATTEMPTS = 12;
+
+/** A failure no retry can mend: a body that cannot be booked, or one the orders domain refuses as bad input. */
+function cannotSucceed(error: unknown): boolean {
+  return error instanceof UnreadablePayloadError || (error instanceof ApiError && error.statusCode === 400);
+}
 
 /**
  * Works off webhook deliveries as durable jobs, as the setup worker does setup jobs: one claimed
@@ -193,9 +219,14 @@ export class WebhookWorker extends DrainingWorker {
         log.warn(where, 'Shopify webhook lease lost: another worker has the delivery');
       }
     } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (cannotSucceed(error) || delivery.attempts >= MAX_DELIVERY_ATTEMPTS) {
+        log.error({ ...where, err: error }, 'Shopify webhook failed for good: stopped, listed for support at GET /admin/shopify/attention');
+        await dal.failDelivery(db, delivery.webhookId, delivery.leaseId, message, new Date());
+        return true;
+      }
       const delay = Math.min(this.options.retryMs * 2 ** Math.max(0, delivery.attempts - 1), MAX_RETRY_MS);
       log.warn({ ...where, err: error, retryInMs: delay }, 'Shopify webhook failed; will retry');
-      const message = error instanceof Error ? error.message : String(error);
       await dal.rescheduleDelivery(db, delivery.webhookId, delivery.leaseId, new Date(Date.now() + delay), message, new Date());
     }
     return true;
