@@ -217,6 +217,6 @@ export const gid = (kind: string, id: number): string => `gid://shopify/${kind}/
 
 /** The kind and numeric id of a `gid://shopify/{Kind}/{id}` (a query string, as line items have, is ignored). */
 export function parseGid(value: string): { kind: string; id: number } | null {
-  const match = /^gid:\/\/shopify\/([A-Za-z]+)\/(\d{1,15})(?:\?.*)?$/.exec(value);
+  const match = /^gid:\/\/shopify\/([A-Za-z]+)\/(\d{1,19})(?:\?.*)?$/.exec(value);
   return match ? { kind: match[1]!, id: Number(match[2]) } : null;
 }

@@ -187,14 +187,14 @@ export class ShopifyCommerce implements CommerceAdapter {
    * when Shopify has no customer journey for it. Cached per order: orders/create and orders/paid,
    * and every redelivery, ask once.
    */
-  async customerOrderIndex(domain: string, orderId: string): Promise<number | undefined> {
-    const key = `${domain}:${orderId}`;
+  async customerOrderIndex(domain: string, orderGid: string): Promise<number | undefined> {
+    const key = `${domain}:${orderGid}`;
     const cached = this.orderIndexCache.get(key);
     if (cached) return cached.index ?? undefined;
     const data = await this.request<{ order: { customerJourneySummary: { customerOrderIndex: number | null } | null } | null }>(
       domain,
       documents.ORDER_CUSTOMER_INDEX,
-      { id: `gid://shopify/Order/${orderId}` },
+      { id: orderGid },
     );
     const index = data.order?.customerJourneySummary?.customerOrderIndex ?? null;
     this.orderIndexCache.set(key, { index });

@@ -8,6 +8,8 @@ import { decimalToMinorUnits, isIsoCurrency } from '../../shared/currency.js';
  */
 export interface ShopifyOrderPayload {
   id: number;
+  /** The order's GraphQL id, exact where a 64-bit `id` may not survive JSON parsing. */
+  admin_graphql_api_id?: string;
   created_at: string;
   currency: string;
   total_price: string;

@@ -152,9 +152,9 @@ async function takeReversal(deps: WebhookDeps, reversal: OrderReversal) {
 }
 
 /** A store that left since the order was placed has no Admin API to ask: the service's own history decides. */
-async function customerOrderIndex(shopify: ShopifyCommerce, shop: string, orderId: string): Promise<number | undefined> {
+async function customerOrderIndex(shopify: ShopifyCommerce, shop: string, orderGid: string): Promise<number | undefined> {
   try {
-    return await shopify.customerOrderIndex(shop, orderId);
+    return await shopify.customerOrderIndex(shop, orderGid);
   } catch (error) {
     if (error instanceof StoreNotInstalledError || error instanceof StoreDisconnectedError) return undefined;
     throw error;
@@ -164,11 +164,9 @@ async function customerOrderIndex(shopify: ShopifyCommerce, shop: string, orderI
 async function takeOrder(deps: WebhookDeps, shop: string, payload: ShopifyOrderPayload) {
   const parsed = incomingOrder(shop, payload);
   if (!parsed) return { orderId: String(payload.id), skipped: 'no customer' };
-  // New or returning, from Shopify's own data: the order's place in its customer's history.
-  const order = {
-    ...parsed,
-    customerOrderCount: parsed.customerOrderCount ?? (await deps.shopify.customerOrderIndex(shop, parsed.orderId)),
-  };
+  // New or returning, from Shopify's own data: the order's place in its customer's history (the ledger records it as the reason).
+  const orderGid = payload.admin_graphql_api_id ?? `gid://shopify/Order/${parsed.orderId}`;
+  const order = { ...parsed, customerOrderCount: await customerOrderIndex(deps.shopify, shop, orderGid) };
   const outcome = await receiveOrder({ db: deps.db, ...deps.orders }, order);
   const charge =
     outcome.commissionCents > 0
