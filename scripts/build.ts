@@ -115,9 +115,8 @@ const started = performance.now();
 const unlock = await lockBuild();
 try {
   const inputs = inputsHash();
-  if (process.argv.includes('--if-stale') && lastBuildInputs() === inputs) {
-    console.error('dist/ is up to date with src/ and web/');
-  } else {
+  // Up to date: nothing to say, so `npm run cli` and `npm start` print only what the service prints.
+  if (!process.argv.includes('--if-stale') || lastBuildInputs() !== inputs) {
     await build(inputs);
     console.error(`built dist/ (server and browser files) in ${Math.round(performance.now() - started)} ms`);
   }
