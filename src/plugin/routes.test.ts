@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { describeEachDatabase, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform } from '../../test/support/factories.js';
-import { HTTP_ENGINES } from '../../test/support/databases.js';
+import { DATABASE_KINDS } from '../../test/support/databases.js';
 import { tableContents } from '../../test/support/snapshot.js';
 import { injectTransport, merchantToken, StoreOwner } from '../../test/support/sandbox-owner.js';
 import { InvalidationBus } from '../cache/invalidation.js';
@@ -526,7 +526,7 @@ without a discount, or before the consent stage`, async () => {
 );
 
 describe('store setup survives a restart', () => {
-  for (const kind of HTTP_ENGINES) {
+  for (const kind of DATABASE_KINDS) {
     describe(kind, () => {
       let context: TestContext | undefined;
       afterAll(async () => {
@@ -591,7 +591,7 @@ is caught here (publish a new version instead)`, async () => {
 });
 
 describe('store setup steps', () => {
-  for (const kind of HTTP_ENGINES) {
+  for (const kind of DATABASE_KINDS) {
     describe(kind, () => {
       let context: TestContext | undefined;
       let worker: SetupWorker;
