@@ -30,7 +30,16 @@ declare module 'vitest' {
  * closes the file's contexts and disconnects; the shared Chromium stays up for the next file.
  */
 export async function launchBrowser(): Promise<Browser> {
-  const endpoint = inject('chromiumEndpoint');
+  const endpoint = sharedChromiumEndpoint();
   if (endpoint) return chromium.connect(endpoint);
   return chromium.launch(CHROMIUM_OPTIONS);
+}
+
+/** Outside vitest (the benches) there is no run to share a Chromium with: inject() throws there. */
+function sharedChromiumEndpoint(): string | undefined {
+  try {
+    return inject('chromiumEndpoint');
+  } catch {
+    return undefined;
+  }
 }
