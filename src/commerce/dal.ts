@@ -141,13 +141,13 @@ export async function setAppStatus(db: Db, domain: string, status: AppInstallati
     .execute();
 }
 
+/** The owner approves the plan (again, if it already was: the first approval's date stays); false when the app is not installed. */
 export async function approvePlan(db: Db, domain: string, now: Date): Promise<boolean> {
   const row = await db
     .updateTable('sandbox_stores')
-    .set({ plan_approved_at: now })
+    .set({ plan_approved_at: sql<Date>`coalesce(plan_approved_at, ${now})` })
     .where('domain', '=', domain)
     .where('app_status', '=', 'installed')
-    .where('plan_approved_at', 'is', null)
     .returning('domain')
     .executeTakeFirst();
   return row !== undefined;

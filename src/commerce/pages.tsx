@@ -424,12 +424,18 @@ export const planNeedsInstallPage: SandboxPage = messagePage(
   409,
 );
 
-export function planPage(carried: Carried): SandboxPage {
+export function planPage(carried: Carried, approvedAt: Date | null): SandboxPage {
   return {
     title: 'Approve plan',
     body: (
       <>
         <h1>Approve the {APP_NAME} plan</h1>
+        {approvedAt && (
+          <p role="status">
+            The plan is already approved (since {approvedAt.toISOString().slice(0, 10)}). Approving it again lets {APP_NAME} finish setting
+            up your store if it has not yet.
+          </p>
+        )}
         <dl class="plan">
           <dt>Monthly fee</dt>
           <dd>None</dd>

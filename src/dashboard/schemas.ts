@@ -193,7 +193,11 @@ export const Offer = Type.Object({
   custom: Type.Boolean(),
 });
 export type Offer = Static<typeof Offer>;
-export const OwnOffer = Type.Object({ offer: Nullable(Offer) });
+/** What store setup built from the store's best sellers, shown while the brand's offer says something else. */
+export const SetupProposal = Type.Object({ subtitle: Type.String(), imageUrl: Type.String() });
+export const OwnOffer = Type.Object({ offer: Nullable(Offer), setupProposal: Nullable(SetupProposal) });
+export type OwnOffer = Static<typeof OwnOffer>;
+export type SetupProposal = Static<typeof SetupProposal>;
 
 /** A referral link a partner's page uses for the brand's offer, and where it leads. */
 export const ReferralLink = Type.Object({
