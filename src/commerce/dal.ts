@@ -350,6 +350,17 @@ export async function insertOwnerOfUnknownStore(db: Db, domain: string, email: s
   return result.rows.length > 0;
 }
 
+/** An owner sign-in for a store that has none, whatever its brand (the demo brand's, at start); false when one exists. */
+export async function insertOwnerIfNone(db: Db, domain: string, email: string, passwordHash: string): Promise<boolean> {
+  const inserted = await db
+    .insertInto('sandbox_store_owners')
+    .values({ domain, email, password_hash: passwordHash })
+    .onConflict((oc) => oc.column('domain').doNothing())
+    .returning('domain')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
 /** Support's owner sign-in for a store, replacing any earlier one and ending its sessions. */
 export async function replaceOwner(db: Db, domain: string, email: string, passwordHash: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
