@@ -26,6 +26,7 @@ import { ANY_IMAGE, pagePolicy, SELF } from '../http/csp.js';
 import { sendPage } from '../http/page.js';
 import { securePages } from '../http/security-headers.js';
 import { dashboardPage } from './page.js';
+import { demoSignInHint } from '../fixtures/startup.js';
 import * as schemas from './schemas.js';
 import { monthlyStatement, statementCsv } from '../orders/statements.js';
 import { Statement, StatementQuery } from '../orders/schemas.js';
@@ -116,6 +117,8 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
 
   // --- session ---
 
+  const demoSignIn = demoSignInHint(db, config.serviceEnv);
+
   app.get('/dashboard/api/session', { schema: { ...hide, response: { 200: schemas.Session } } }, async (request, reply) => {
     const account = await currentAccount(db, request);
     return {
@@ -124,6 +127,7 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
       sandbox: config.serviceEnv !== 'prod',
       // Only where the mailbox would open: on the machine running the service.
       devMailbox: mailer?.kind === 'dev-mailbox' && isFromThisMachine(request),
+      demoSignIn: account ? null : await demoSignIn(),
       user: account
         ? { email: account.email, companyId: account.companyId, brandName: account.brandName, domain: account.brandDomain }
         : null,

@@ -118,6 +118,8 @@ export const Session = Type.Object({
   keyPrefix: Type.String(),
   sandbox: Type.Boolean(),
   devMailbox: Type.Boolean(),
+  /** The demo staff sign-in, shown on the sign-in page of a test or dev host while it signs in. */
+  demoSignIn: Nullable(Type.Object({ email: Type.String(), password: Type.String(), brandName: Type.String() })),
   /** companyId is null while the account's claim of a store waits for the store's owner. */
   user: Nullable(
     Type.Object({
