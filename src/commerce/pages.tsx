@@ -286,6 +286,8 @@ export function storeAdminPage({ store, domain, csrfToken, products, orders, ord
                                   pattern={REFUND_AMOUNT.source.slice(1, -1)}
                                   title="An amount such as 12.50"
                                   aria-label={`Refund amount for ${order.id}`}
+                                  // The whole remaining amount unless the owner types a part of it.
+                                  value={((order.total_cents - order.refunded_cents) / 100).toFixed(2)}
                                 />
                               </label>
                               <button type="submit">Refund</button>
