@@ -57,7 +57,7 @@ describe('the dashboard by keyboard, on a test host with the demo data', () => {
             : page.getByRole('navigation').getByRole('link', { name: 'Partnerships' });
         await firstInHeader.focus();
         await page.keyboard.press('Shift+Tab');
-        const skip = page.getByRole('link', { name: 'Skip to content' });
+        const skip = page.getByRole('button', { name: 'Skip to content' });
         await expect.poll(() => skip.evaluate((element) => element === document.activeElement)).toBe(true);
         await page.keyboard.press('Enter');
         await expect.poll(() => heading.evaluate((element) => element === document.activeElement)).toBe(true);

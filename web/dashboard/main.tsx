@@ -76,17 +76,10 @@ function App() {
   const title = SECTIONS.find(([id]) => id === section)![1];
   return (
     <>
-      {/* The sections live in the address's hash: the skip link moves focus itself rather than change it. */}
-      <a
-        class="skip-link"
-        href="#main-content"
-        onClick={(event) => {
-          event.preventDefault();
-          heading.current?.focus();
-        }}
-      >
+      {/* The sections live in the address's hash, so the skip control moves focus itself rather than change it. */}
+      <button type="button" class="skip-link" onClick={() => heading.current?.focus()}>
         Skip to content
-      </a>
+      </button>
       <header class="topbar">
         <span class="brand">{session.user.brandName ?? 'Your brand'}</span>
         <button
