@@ -304,7 +304,7 @@ main(process.argv.slice(2)).then(
     if (error instanceof DataDirLockedError && error.holder === 'server') {
       process.stderr.write(
         `Error: the service (pid ${error.pid}) is running on ${error.dataDir}, and PGlite allows one process at a time.\n` +
-          'Use the admin API of the running service instead (Authorization: Bearer $ADMIN_TOKEN, see docs/md), ' +
+          'Use the admin API of the running service instead (Authorization: Bearer $ADMIN_TOKEN, see docs/support.md), ' +
           'or stop the service and run this command again.\n',
       );
     } else if (error instanceof ApiError) {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_SERVICE_PLATFORM_ID, loadConfig } from './config.js';
+import { ConfigError, DEFAULT_SERVICE_PLATFORM_ID, loadConfig, withStartDefaults } from './config.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -103,6 +103,22 @@ describe('loadConfig', () => {
       expect.stringMatching(/^SANDBOX_STOREFRONTS=true is for test and dev hosts/),
     ]);
     expect(problemsOf({ SANDBOX_STOREFRONTS: 'yes' })).toEqual(['SANDBOX_STOREFRONTS must be true or false (got "yes")']);
+  });
+
+  it('npm start turns the shopping demo on for test and dev hosts (storefronts, a per-run webhook secret), never over a setting', () => {
+    for (const SERVICE_ENV of [undefined, 'test', 'dev']) {
+      const started = withStartDefaults({ SERVICE_ENV });
+      expect(started.generatedWebhookSecret).toBe(true);
+      const config = loadConfig(started.env);
+      expect(config.sandboxStorefronts).toBe(true);
+      expect(config.orders.webhookSecret).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      expect(withStartDefaults({ SERVICE_ENV }).env.ORDERS_WEBHOOK_SECRET).not.toBe(config.orders.webhookSecret);
+    }
+    const chosen = withStartDefaults({ SANDBOX_STOREFRONTS: 'false', ORDERS_WEBHOOK_SECRET: 'a-secret-of-my-own' });
+    expect(chosen.generatedWebhookSecret).toBe(false);
+    expect(loadConfig(chosen.env)).toMatchObject({ sandboxStorefronts: false, orders: { webhookSecret: 'a-secret-of-my-own' } });
+    const prod = withStartDefaults({ SERVICE_ENV: 'prod' });
+    expect(prod).toEqual({ env: { SERVICE_ENV: 'prod' }, generatedWebhookSecret: false });
   });
 
   it('reads the refresh-token grace window in seconds: 30 by default, 0 disables it, at most 300', () => {

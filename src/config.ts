@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -143,6 +144,27 @@ export class ConfigError extends Error {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads and validates the environment; every bad value is reported at once, each with its own message. */
+/**
+ * What `npm start` adds on a test or dev host so the demo's shopping path works with no settings:
+ * referral links lead to the sandbox storefronts, and the sandbox's orders reach the order webhook
+ * signed with a secret made for this run (set ORDERS_WEBHOOK_SECRET to keep one across restarts
+ * or share it between instances). A variable that is set, even to false, is left as it is.
+ */
+export function withStartDefaults(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; generatedWebhookSecret: boolean } {
+  const serviceEnv = env.SERVICE_ENV?.trim() || 'test';
+  if (serviceEnv === 'prod') return { env, generatedWebhookSecret: false };
+  const unset = (name: string) => env[name] === undefined || env[name]!.trim() === '';
+  const generatedWebhookSecret = unset('ORDERS_WEBHOOK_SECRET');
+  return {
+    env: {
+      ...env,
+      ...(unset('SANDBOX_STOREFRONTS') ? { SANDBOX_STOREFRONTS: 'true' } : {}),
+      ...(generatedWebhookSecret ? { ORDERS_WEBHOOK_SECRET: crypto.randomBytes(24).toString('base64url') } : {}),
+    },
+    generatedWebhookSecret,
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   const blankToUndefined = (name: string): string | undefined => {

@@ -39,7 +39,7 @@ const errors = { 400: errorRef, 401: errorRef, 404: errorRef };
 /**
  * The support team's API under /admin. Bearer ADMIN_TOKEN is checked, and the routes hidden from
  * the public API reference, for every /admin route by src/admin/admin-auth.ts;
- * docs/md documents them.
+ * docs/support.md documents them.
  */
 export const adminRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();

@@ -141,13 +141,13 @@ export async function setAppStatus(db: Db, domain: string, status: AppInstallati
     .execute();
 }
 
+/** The owner approves the plan (again, if it already was: the first approval's date stays); false when the app is not installed. */
 export async function approvePlan(db: Db, domain: string, now: Date): Promise<boolean> {
   const row = await db
     .updateTable('sandbox_stores')
-    .set({ plan_approved_at: now })
+    .set({ plan_approved_at: sql<Date>`coalesce(plan_approved_at, ${now})` })
     .where('domain', '=', domain)
     .where('app_status', '=', 'installed')
-    .where('plan_approved_at', 'is', null)
     .returning('domain')
     .executeTakeFirst();
   return row !== undefined;
@@ -348,6 +348,17 @@ export async function insertOwnerOfUnknownStore(db: Db, domain: string, email: s
     on conflict (domain) do nothing
     returning domain`.execute(db);
   return result.rows.length > 0;
+}
+
+/** An owner sign-in for a store that has none, whatever its brand (the demo brand's, at start); false when one exists. */
+export async function insertOwnerIfNone(db: Db, domain: string, email: string, passwordHash: string): Promise<boolean> {
+  const inserted = await db
+    .insertInto('sandbox_store_owners')
+    .values({ domain, email, password_hash: passwordHash })
+    .onConflict((oc) => oc.column('domain').doNothing())
+    .returning('domain')
+    .executeTakeFirst();
+  return inserted !== undefined;
 }
 
 /** Support's owner sign-in for a store, replacing any earlier one and ending its sessions. */

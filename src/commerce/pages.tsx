@@ -286,6 +286,8 @@ export function storeAdminPage({ store, domain, csrfToken, products, orders, ord
                                   pattern={REFUND_AMOUNT.source.slice(1, -1)}
                                   title="An amount such as 12.50"
                                   aria-label={`Refund amount for ${order.id}`}
+                                  // The whole remaining amount unless the owner types a part of it.
+                                  value={((order.total_cents - order.refunded_cents) / 100).toFixed(2)}
                                 />
                               </label>
                               <button type="submit">Refund</button>
@@ -424,12 +426,18 @@ export const planNeedsInstallPage: SandboxPage = messagePage(
   409,
 );
 
-export function planPage(carried: Carried): SandboxPage {
+export function planPage(carried: Carried, approvedAt: Date | null): SandboxPage {
   return {
     title: 'Approve plan',
     body: (
       <>
         <h1>Approve the {APP_NAME} plan</h1>
+        {approvedAt && (
+          <p role="status">
+            The plan is already approved (since {approvedAt.toISOString().slice(0, 10)}). Approving it again lets {APP_NAME} finish setting
+            up your store if it has not yet.
+          </p>
+        )}
         <dl class="plan">
           <dt>Monthly fee</dt>
           <dd>None</dd>

@@ -121,3 +121,21 @@ export async function setSandboxOwner(db: Db, adapter: SandboxCommerce, rawDomai
   await dal.replaceOwner(db, domain, email, await hashPassword(password));
   return { domain, email, password };
 }
+
+/**
+ * The demo brand's store owner sign-in on a test or dev host (the start banner prints it): set up
+ * only when the store has no owner yet, never over one support set. True when these credentials
+ * sign in to the store now.
+ */
+export async function ensureDemoStoreOwner(
+  db: Db,
+  adapter: SandboxCommerce,
+  owner: { domain: string; email: string; password: string },
+): Promise<boolean> {
+  await adapter.store(owner.domain);
+  if (!(await dal.findOwner(db, owner.domain))) {
+    await dal.insertOwnerIfNone(db, owner.domain, normalizeEmail(owner.email), await hashPassword(owner.password));
+  }
+  const current = await dal.findOwner(db, owner.domain);
+  return current?.email === normalizeEmail(owner.email) && (await verifyPassword(current.password_hash, owner.password));
+}

@@ -379,6 +379,7 @@ export class SandboxCommerce implements CommerceAdapter {
     await this.emit({ type: 'app_installed', domain });
   }
 
+  /** Every approval by the owner is announced, a repeated one too: it is how an owner starts a setup the service never ran. */
   async approvePlan(domain: string): Promise<boolean> {
     const approved = await dal.approvePlan(this.db, domain, new Date());
     if (approved) await this.emit({ type: 'plan_approved', domain });

@@ -137,8 +137,8 @@ export function storeAdminRoutes(options: StoreAdminRoutesOptions): FastifyPlugi
         return send(reply, installFirstPage(domain, query));
       }
       const fields = carried(request, reply, returnTo, state);
-      if (store.planApprovedAt) return send(reply, alreadyDonePage('Plan approved', 'The plan is approved', domain, fields));
-      return send(reply, planPage(fields));
+      // Approved already: the owner may confirm it again, which starts the app's setup if it never ran.
+      return send(reply, planPage(fields, store.planApprovedAt));
     });
 
     app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/plan', { schema: { hide: true } }, async (request, reply) =>

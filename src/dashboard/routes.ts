@@ -19,13 +19,14 @@ import { getCompany } from '../companies/service.js';
 import { attributionSettings, saveAttributionSettings } from '../orders/service.js';
 import { listAuthorizedApps, revokeAuthorizedApp } from '../oauth/authorized-apps.js';
 import { deleteBrandApp, listBrandApps, registerBrandApp } from '../oauth/clients.js';
-import { getOffer, saveOffer, setCampaignOffer } from '../offers/service.js';
+import { getOffer, saveOffer, setCampaignOffer, setupProposalFor } from '../offers/service.js';
 import { changePartnership, partnersWithCurrentState, sendRequest } from '../partnerships/service.js';
 import { browserAssets } from '../http/assets.js';
 import { ANY_IMAGE, pagePolicy, SELF } from '../http/csp.js';
 import { sendPage } from '../http/page.js';
 import { securePages } from '../http/security-headers.js';
 import { dashboardPage } from './page.js';
+import { demoSignInHint } from '../fixtures/startup.js';
 import * as schemas from './schemas.js';
 import { monthlyStatement, statementCsv } from '../orders/statements.js';
 import { Statement, StatementQuery } from '../orders/schemas.js';
@@ -116,6 +117,8 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
 
   // --- session ---
 
+  const demoSignIn = demoSignInHint(db, config.serviceEnv);
+
   app.get('/dashboard/api/session', { schema: { ...hide, response: { 200: schemas.Session } } }, async (request, reply) => {
     const account = await currentAccount(db, request);
     return {
@@ -124,6 +127,7 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
       sandbox: config.serviceEnv !== 'prod',
       // Only where the mailbox would open: on the machine running the service.
       devMailbox: mailer?.kind === 'dev-mailbox' && isFromThisMachine(request),
+      demoSignIn: account ? null : await demoSignIn(),
       user: account
         ? { email: account.email, companyId: account.companyId, brandName: account.brandName, domain: account.brandDomain }
         : null,
@@ -292,16 +296,22 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
     },
   );
 
-  app.get('/dashboard/api/offer', { ...read, schema: { ...hide, response: { 200: schemas.OwnOffer } } }, async (request) => ({
-    offer: await getOffer(ctx, userOf(request).companyId),
-  }));
+  const ownOffer = async (companyId: string) => {
+    const [offer, proposal] = await Promise.all([getOffer(ctx, companyId), setupProposalFor(ctx, companyId)]);
+    return { offer, setupProposal: proposal && { subtitle: proposal.subtitle, imageUrl: proposal.imageUrl } };
+  };
+
+  app.get('/dashboard/api/offer', { ...read, schema: { ...hide, response: { 200: schemas.OwnOffer } } }, async (request) =>
+    ownOffer(userOf(request).companyId),
+  );
 
   app.post(
     '/dashboard/api/offer',
     { ...write, schema: { ...hide, body: schemas.OfferBody, response: { 200: schemas.OwnOffer } } },
     async (request) => {
       const company = await getCompany(ctx, userOf(request).companyId);
-      return { offer: await saveOffer(ctx, { companyId: company.companyId, domain: company.domain }, request.body) };
+      await saveOffer(ctx, { companyId: company.companyId, domain: company.domain }, request.body);
+      return ownOffer(company.companyId);
     },
   );
 

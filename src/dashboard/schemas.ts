@@ -118,6 +118,8 @@ export const Session = Type.Object({
   keyPrefix: Type.String(),
   sandbox: Type.Boolean(),
   devMailbox: Type.Boolean(),
+  /** The demo staff sign-in, shown on the sign-in page of a test or dev host while it signs in. */
+  demoSignIn: Nullable(Type.Object({ email: Type.String(), password: Type.String(), brandName: Type.String() })),
   /** companyId is null while the account's claim of a store waits for the store's owner. */
   user: Nullable(
     Type.Object({
@@ -193,7 +195,11 @@ export const Offer = Type.Object({
   custom: Type.Boolean(),
 });
 export type Offer = Static<typeof Offer>;
-export const OwnOffer = Type.Object({ offer: Nullable(Offer) });
+/** What store setup built from the store's best sellers, shown while the brand's offer says something else. */
+export const SetupProposal = Type.Object({ subtitle: Type.String(), imageUrl: Type.String() });
+export const OwnOffer = Type.Object({ offer: Nullable(Offer), setupProposal: Nullable(SetupProposal) });
+export type OwnOffer = Static<typeof OwnOffer>;
+export type SetupProposal = Static<typeof SetupProposal>;
 
 /** A referral link a partner's page uses for the brand's offer, and where it leads. */
 export const ReferralLink = Type.Object({

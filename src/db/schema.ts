@@ -108,6 +108,8 @@ export interface OffersTable {
   live: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
+  /** Added by migration 0026: what store setup proposed ({ title, subtitle, imageUrl }); null when setup never ran. */
+  setup_proposal: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface OAuthClientsTable {

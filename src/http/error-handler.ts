@@ -1,5 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isPublicApiPath } from './cors.js';
+import { browserAssets } from './assets.js';
+import { renderPage } from './page.js';
+import { pagePolicy, policyHeader } from './csp.js';
+import { notFoundPage, wantsHtmlPage } from './not-found-page.js';
 import { ApiError, DATABASE_RETRY_AFTER_SECONDS, serviceUnavailable } from './errors.js';
 
 declare module 'fastify' {
@@ -179,6 +183,21 @@ export function installErrorHandlers(app: FastifyInstance, knownRoutes: () => Ar
         reply,
         request,
         new ApiError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; use ${[...new Set(allowed)].join(', ')}`),
+      );
+    }
+    if (wantsHtmlPage(request, path)) {
+      const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+      // Outside every page scope (no helmet here): the page's headers are written as the page scopes write them.
+      return browserAssets().then((assets) =>
+        reply
+          .status(404)
+          .type('text/html; charset=utf-8')
+          .header('Content-Security-Policy', policyHeader(pagePolicy()))
+          .header('X-Content-Type-Options', 'nosniff')
+          .header('X-Frame-Options', 'DENY')
+          .header('Referrer-Policy', 'same-origin')
+          .header('Cache-Control', 'no-store')
+          .send(renderPage(notFoundPage(assets.url.pagesStyle, shown, request.id))),
       );
     }
     return sendError(reply, request, new ApiError(404, 'not_found', `no route ${request.method} ${path}`));

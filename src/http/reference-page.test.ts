@@ -57,6 +57,15 @@ describe('API reference page (/docs)', () => {
     }
   });
 
+  it("tells the renderer to leave Scalar's AI features off", async () => {
+    const page = await context.app.inject({ method: 'GET', url: '/docs/' });
+    const configuration = /data-configuration="([^"]+)"/.exec(page.body)![1]!.replaceAll('&quot;', '"');
+    expect(JSON.parse(configuration)).toMatchObject({
+      agent: { disabled: true },
+      mcp: { disabled: true },
+    });
+  });
+
   it('gives each page its own style nonce, the one its renderer reads', async () => {
     const nonces = [];
     for (let i = 0; i < 2; i++) {
@@ -86,6 +95,8 @@ no CSP violation`, async () => {
         const operation = page.locator('section[id$="/GET/v1/partners"]');
         await operation.getByRole('heading', { name: "List the brand's partnerships" }).waitFor();
         await expect.poll(() => operation.textContent()).toContain('harborandvine.example');
+        // Nothing sends the document to a third party: no "Ask AI", no MCP.
+        expect(await page.getByText(/Ask AI|MCP/).count()).toBe(0);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
         // The bundle tries eval once on this page and carries on without it: the policy refuses

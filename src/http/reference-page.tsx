@@ -47,12 +47,15 @@ export function referencePolicy(baseUrl: string, styleNonce?: string): PolicyDir
 
 /**
  * What the renderer is told: the document to read, nothing from Scalar's servers (fonts,
- * telemetry), the light theme only (the one its contrast was checked in).
+ * telemetry, "Ask AI" and MCP, which would send the document to a third party and which the
+ * page's policy refuses anyway), the light theme only (the one its contrast was checked in).
  */
 const RENDERER_CONFIGURATION = {
   url: OPENAPI_DOCUMENT_PATH,
   withDefaultFonts: false,
   telemetry: false,
+  agent: { disabled: true },
+  mcp: { disabled: true },
   showDeveloperTools: 'never',
   hideDarkModeToggle: true,
   forceDarkModeState: 'light',

@@ -220,11 +220,33 @@ export async function upsertDraftOffer(
   offer: { title: string; subtitle: string; imageUrl: string },
   now: Date,
 ): Promise<void> {
+  const proposal = JSON.stringify(offer);
   await db
     .insertInto('offers')
-    .values({ company_id: companyId, title: offer.title, subtitle: offer.subtitle, image_url: offer.imageUrl, live: false })
-    .onConflict((oc) => oc.column('company_id').doUpdateSet({ subtitle: offer.subtitle, image_url: offer.imageUrl, updated_at: now }))
+    .values({
+      company_id: companyId,
+      title: offer.title,
+      subtitle: offer.subtitle,
+      image_url: offer.imageUrl,
+      live: false,
+      setup_proposal: proposal,
+      created_at: now,
+      updated_at: now,
+    })
+    // An offer someone wrote (the brand's staff, or an earlier setup) stays as it is: only the proposal is recorded.
+    .onConflict((oc) => oc.column('company_id').doUpdateSet({ setup_proposal: proposal }))
     .execute();
+}
+
+export interface SetupProposal {
+  title: string;
+  subtitle: string;
+  imageUrl: string;
+}
+
+export async function findSetupProposal(db: Db, companyId: string): Promise<SetupProposal | null> {
+  const row = await db.selectFrom('offers').select('setup_proposal').where('company_id', '=', companyId).executeTakeFirst();
+  return (row?.setup_proposal as SetupProposal | null | undefined) ?? null;
 }
 
 /** The merchant's consent: the offer shows, with the title and the store's one discount code. */

@@ -190,7 +190,23 @@ export async function saveOffer(
   return getOffer(ctx, company.companyId);
 }
 
-/** The offer built from a store's best sellers at setup: a new one stays hidden until the merchant consents. */
+/**
+ * What store setup proposed for the brand's offer, when it differs from the offer as it is: the
+ * dashboard shows it, and the brand's staff choose whether to use it.
+ */
+export async function setupProposalFor(ctx: Pick<DataContext, 'db'>, companyId: string): Promise<dal.SetupProposal | null> {
+  const [proposal, offer] = await Promise.all([dal.findSetupProposal(ctx.db, companyId), getOffer(ctx, companyId)]);
+  if (!proposal) return null;
+  // The title setup writes is a placeholder the merchant's consent replaces: the proposal is its subtitle and image.
+  const same = offer && offer.subtitle === proposal.subtitle && offer.imageUrl === proposal.imageUrl;
+  return same ? null : proposal;
+}
+
+/**
+ * The offer built from a store's best sellers at setup: a new one stays hidden until the merchant
+ * consents. It fills only an offer nobody wrote yet; an existing one (the brand's staff's) is left
+ * as it is and the build is kept as a proposal (setupProposalFor).
+ */
 export async function saveDraftOffer(
   ctx: DataContext,
   companyId: string,

@@ -11,6 +11,8 @@ import { LOADER_VERSION } from './loader-files.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
 import { findPlatformIdByName, findPluginPlatform } from './dal.js';
 import type { Infrastructure } from '../composition.js';
+import type { DataContext } from '../service-context.js';
+import { getPlatform, updatePlatform } from '../platforms/service.js';
 
 /**
  * A pretend tech platform ("Checkout Co") on a second origin, embedding the plugin exactly as an
@@ -201,6 +203,36 @@ async function partnerOffers(serviceUrl: string, platformId: string, apiKey: str
 
 export const DEMO_PLATFORM_NAME = 'Checkout Co';
 
+/** The plugin demo could not bind its port; the message names DEMO_PORT. */
+export class DemoListenError extends Error {}
+
+/**
+ * The origins the demo platform's page is served from: the service's host name at DEMO_PORT (the
+ * banner's link), and the loopback names a browser may use for it.
+ */
+export function demoOrigins(baseUrl: string, demoPort: number): { display: string; all: string[] } {
+  const display = new URL(baseUrl);
+  display.port = String(demoPort);
+  const all = new Set([display.origin, `http://localhost:${demoPort}`, `http://127.0.0.1:${demoPort}`]);
+  return { display: display.origin, all: [...all] };
+}
+
+/**
+ * On test and dev hosts the demo platform approves the origins its page is actually served from,
+ * whatever PORT and DEMO_PORT say (the demo data names the default ports), and its plugin page
+ * (where the return flow comes back) is on the served port.
+ */
+export async function approveServedOrigins(ctx: DataContext, served: { display: string; all: string[] }): Promise<void> {
+  const platformId = await findPlatformIdByName(ctx.db, DEMO_PLATFORM_NAME);
+  if (!platformId) return;
+  const platform = await getPlatform(ctx, platformId);
+  const approvedOrigins = [...new Set([...platform.approvedOrigins, ...served.all])];
+  const pageOrigin = platform.pluginPageUrl ? new URL(platform.pluginPageUrl).origin : null;
+  const pluginPageUrl = pageOrigin && served.all.includes(pageOrigin) ? platform.pluginPageUrl : `${served.display}/`;
+  if (approvedOrigins.length === platform.approvedOrigins.length && pluginPageUrl === platform.pluginPageUrl) return;
+  await updatePlatform(ctx, platformId, { approvedOrigins, pluginPageUrl });
+}
+
 /**
  * Starts the demo host page beside the service (npm start), on config.plugin.demoPort of the
  * same host; port 0 leaves it off, and so does a prod host (no demo data, no sandbox stores to
@@ -209,7 +241,8 @@ export const DEMO_PLATFORM_NAME = 'Checkout Co';
 export async function startDemoHost({
   config,
   db,
-}: Pick<Infrastructure, 'config' | 'db'>): Promise<{ banner: string[]; close: () => Promise<void> }> {
+  bus,
+}: Pick<Infrastructure, 'config' | 'db' | 'bus'>): Promise<{ banner: string[]; close: () => Promise<void> }> {
   if (config.plugin.demoPort === 0 || config.serviceEnv === 'prod') return { banner: [], close: async () => {} };
   const demoBrand = (await readFixtureFile(DEMO_FIXTURE_PATH)).brands?.[0];
   const apiKey = demoBrand?.apiKeys?.[0];
@@ -220,10 +253,18 @@ export async function startDemoHost({
     showcase: async () => (demoBrand && apiKey ? { brandName: demoBrand.businessName, apiKey } : undefined),
     sandboxStorefronts: config.sandboxStorefronts,
   });
-  await host.listen({ port: config.plugin.demoPort, host: config.host });
-  const display = new URL(config.baseUrl);
-  display.port = String(config.plugin.demoPort);
-  const url = display.origin;
+  try {
+    await host.listen({ port: config.plugin.demoPort, host: config.host });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new DemoListenError(
+      `cannot listen on HOST=${config.host} DEMO_PORT=${config.plugin.demoPort} (${reason}). ` +
+        'Check DEMO_PORT (0 turns the plugin demo off).',
+    );
+  }
+  const served = demoOrigins(config.baseUrl, config.plugin.demoPort);
+  await approveServedOrigins({ db, bus }, served);
+  const url = served.display;
   return {
     banner: [
       `  Plugin demo:     ${url}/  (a pretend tech platform embedding ${config.baseUrl}/plugin/v${LOADER_VERSION}/loader.js; ` +

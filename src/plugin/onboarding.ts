@@ -79,13 +79,8 @@ export class Onboarding {
     const [status, record] = await Promise.all([adapter.status(domain), dal.loadStoreRecord(db, domain)]);
     const consented = record.merchant?.consentedAt != null;
     const eligibility = status.installation === 'installed' && !consented ? await adapter.eligibility(domain) : undefined;
-    let setup = record.setup ?? undefined;
-    if (status.installation === 'installed' && status.planApproved && (!setup || setup.parked)) {
-      // The plan-approved webhook normally queued (or resumed) it; this covers a webhook that never arrived.
-      await dal.ensureSetupJob(db, domain, now);
-      this.deps.nudgeWorker();
-      setup = setup ? { ...setup, parked: false } : { step: 'import', startedAt: now, parked: false };
-    }
+    // Reading the stage writes nothing: setup is queued (or resumed) only by the owner's plan approval (handleCommerceEvent).
+    const setup = record.setup && !record.setup.parked ? record.setup : undefined;
     const decision = decideStage(
       {
         platform,

@@ -55,9 +55,11 @@ export function decideStage(facts: StoreFacts, policy: StagePolicy, now: Date): 
     const reasons = eligibilityProblems(facts.eligibility, policy.minOrders);
     if (reasons.length > 0) return { kind: 'notice', notice: 'not_eligible', reasons };
   }
-  if (!facts.planApproved) return { kind: 'stage', stage: 'plan' };
-  if (facts.setup?.step !== 'done') {
-    const startedAt = facts.setup?.startedAt ?? now;
+  // Approved at the platform but never set up here (a store the platform made before the owner came,
+  // or a parked setup): only the owner's approval starts setup, so they are asked for it.
+  if (!facts.planApproved || !facts.setup) return { kind: 'stage', stage: 'plan' };
+  if (facts.setup.step !== 'done') {
+    const startedAt = facts.setup.startedAt;
     return { kind: 'stage', stage: now.getTime() - startedAt.getTime() >= policy.delayedAfterMs ? 'delayed' : 'setting_up' };
   }
   return { kind: 'stage', stage: facts.consented ? 'live' : 'consent' };

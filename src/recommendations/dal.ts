@@ -78,13 +78,16 @@ export interface RecommendationRow {
 const profileColumns = sql`c.domain, c.business_name, c.logo_image_url, c.description, c.business_size, c.country,
   c.categories, c.product_count, c.commerce_platform`;
 
-/** No pending or active partnership between the two brands, looked up in partnerships_open_pair_idx. */
-function notOpenPartners(companyId: string, candidate: RawBuilder<unknown>) {
+/**
+ * No partnership record between the two brands, either way and in any status: a brand already
+ * asked, declined or removed is not suggested again (it stays findable by search). Each direction
+ * is looked up in partnerships_requester_idx.
+ */
+function notPartnersEver(companyId: string, candidate: RawBuilder<unknown>) {
   return sql`not exists (
-    select 1 from partnerships p
-    where p.status in ('pending', 'active')
-      and least(p.requester_id, p.recipient_id) = least(${companyId}::text, ${candidate})
-      and greatest(p.requester_id, p.recipient_id) = greatest(${companyId}::text, ${candidate}))`;
+    select 1 from partnerships p where p.requester_id = ${companyId}::text and p.recipient_id = ${candidate})
+    and not exists (
+    select 1 from partnerships p where p.requester_id = ${candidate} and p.recipient_id = ${companyId}::text)`;
 }
 
 /** The best scored candidates, walked in recommendation_scores_rank_idx order. */
@@ -93,7 +96,7 @@ export async function bestScoredCandidates(db: Db, companyId: string, limit: num
     select ${profileColumns}, s.match_rate
     from recommendation_scores s
     join companies c on c.id = s.candidate_id
-    where s.company_id = ${companyId} and ${notOpenPartners(companyId, sql`s.candidate_id`)}
+    where s.company_id = ${companyId} and ${notPartnersEver(companyId, sql`s.candidate_id`)}
     order by s.match_rate desc, s.candidate_id
     limit ${limit}`.execute(db);
   return result.rows;
@@ -106,7 +109,7 @@ export async function newestUnscoredCandidates(db: Db, companyId: string, limit:
     from companies c
     where c.id <> ${companyId}
       and not exists (select 1 from recommendation_scores s where s.company_id = ${companyId} and s.candidate_id = c.id)
-      and ${notOpenPartners(companyId, sql`c.id`)}
+      and ${notPartnersEver(companyId, sql`c.id`)}
     order by c.created_at desc, c.id desc
     limit ${limit}`.execute(db);
   return result.rows;

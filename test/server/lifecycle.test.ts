@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -171,7 +172,48 @@ describe('the service process with a bad address or data directory', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/Failed to start: cannot listen on HOST=192\.0\.2\.1 PORT=\d+ \(.*EADDRNOTAVAIL.*\)\. Check HOST and PORT\./);
     expect(stderr).not.toMatch(/\n\s+at /);
-    // The bind comes after migrations and the demo data load on a fresh PGlite: over 30 s while the
-    // rest of the suite runs beside it.
   }, 90_000);
+
+  it('exits 1 naming DEMO_PORT when the plugin demo port is taken, before the database is opened or migrated', async () => {
+    const fresh = fs.mkdtempSync(path.join(dataDir, 'fresh-'));
+    const demoPort = await freePort();
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(demoPort, '127.0.0.1', resolve));
+    try {
+      const { code, stderr } = await startFailing({ HOST: '127.0.0.1', DEMO_PORT: String(demoPort), DATA_DIR: fresh });
+      expect(code).toBe(1);
+      expect(stderr).toContain(`Failed to start: cannot listen on HOST=127.0.0.1 DEMO_PORT=${demoPort} (`);
+      expect(stderr).toContain('Check DEMO_PORT (0 turns the plugin demo off).');
+      expect(stderr).not.toMatch(/\n\s+at /);
+      expect(fs.readdirSync(fresh)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  }, 90_000);
+});
+
+describe('the plugin demo on ports other than the defaults', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-demo-ports-'));
+
+  afterAll(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('approves the origin the demo page is served from, so the plugin opens there', async () => {
+    const demoPort = await freePort();
+    const service = await startService({ DATA_DIR: dataDir, DEMO_PORT: String(demoPort) });
+    try {
+      const demoOrigin = `http://127.0.0.1:${demoPort}`;
+      expect(service.output()).toContain(`Plugin demo:     ${demoOrigin}/`);
+      const platformId = '7d9c3f5e-2b1a-4c8e-9f4d-1a2b3c4d5e6f';
+      const query = new URLSearchParams({ platformId, domain: 'cozy-candles.example', mode: 'page', ancestors: demoOrigin });
+      const embed = await fetch(`${service.baseUrl}/plugin/v2/embed?${query}`, {
+        headers: { referer: `${demoOrigin}/`, 'sec-fetch-dest': 'iframe' },
+      });
+      const boot = /<script type="application\/json" id="embed-boot">(.*?)<\/script>/.exec(await embed.text())![1]!;
+      expect(JSON.parse(boot)).toMatchObject({ page: 'app', parentOrigin: demoOrigin });
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+  }, 120_000);
 });

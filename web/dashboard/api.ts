@@ -50,6 +50,7 @@ export type {
   Invitation,
   IssuedKey,
   Offer,
+  OwnOffer,
   Partner,
   PartnerPage,
   RecommendationWithId as Recommendation,
@@ -59,6 +60,7 @@ export type {
   Session,
   SidePerformance,
   SideTotals,
+  SetupProposal,
   CurrencyFigures,
   AttributionSettings,
 } from '../../src/dashboard/schemas.ts';

@@ -8,15 +8,25 @@ type Screen = 'sign-in' | 'sign-up' | 'reset';
 /** `#/sign-up` and `#/reset` open those screens (the OAuth sign-in page links the first). */
 const screenFromHash = (): Screen => (location.hash === '#/reset' ? 'reset' : location.hash === '#/sign-up' ? 'sign-up' : 'sign-in');
 
-export function AuthScreens({ onSignedIn, devMailbox }: { onSignedIn: () => Promise<void>; devMailbox: boolean }) {
+export function AuthScreens({
+  onSignedIn,
+  devMailbox,
+  demoSignIn,
+}: {
+  onSignedIn: () => Promise<void>;
+  devMailbox: boolean;
+  demoSignIn: { email: string; password: string; brandName: string } | null;
+}) {
   const [screen, setScreen] = useState<Screen>(screenFromHash());
-  const [error, run, busy] = useAction();
+  const [error, run, busy, setError] = useAction();
   const [joining, setJoining] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
 
+  // A message is about the form it came from: another tab starts clean.
   const switchTo = (next: Screen) => {
     setScreen(next);
     setNotice(null);
+    setError(null);
   };
 
   return (
@@ -61,6 +71,13 @@ export function AuthScreens({ onSignedIn, devMailbox }: { onSignedIn: () => Prom
           <button type="submit" disabled={busy}>
             Sign in
           </button>
+          {demoSignIn && (
+            <p class="muted" data-testid="demo-sign-in">
+              To look around this test host, sign in as the demo staff of {demoSignIn.brandName}.
+              <br />
+              Email <code>{demoSignIn.email}</code>, password <code>{demoSignIn.password}</code>
+            </p>
+          )}
         </form>
       )}
 

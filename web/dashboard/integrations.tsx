@@ -355,6 +355,10 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
             <a href={`/sandbox/shop/${encodeURIComponent(domain)}`}>storefront</a> through partners' referral links; the{' '}
             <a href={`/sandbox/stores/${encodeURIComponent(domain)}`}>store admin</a> lists the orders and what the service answered.
           </p>
+          <p class="muted">
+            The store admin asks for the store owner's sign-in: for the demo brand, the one the service's start banner prints; for a store
+            you claimed, the one you set up when you confirmed it.
+          </p>
         </section>
       )}
     </>

@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post, setCsrfToken, type Session } from './api.ts';
 import { AuthScreens } from './auth.tsx';
 import { ClaimScreen } from './claim.tsx';
@@ -36,6 +36,8 @@ function App() {
     setCsrfToken(loaded.csrfToken);
     setSession(loaded);
   };
+  const heading = useRef<HTMLHeadingElement>(null);
+  const menuToggle = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     void load();
     const onHash = () => {
@@ -45,6 +47,22 @@ function App() {
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
+  // After signing in and on each new section, focus goes to the page's heading, so a screen reader starts there.
+  const signedIn = Boolean(session?.user?.companyId);
+  useEffect(() => {
+    if (signedIn) heading.current?.focus();
+  }, [signedIn, section]);
+  // Escape folds the phone menu and gives focus back to its button.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setMenuOpen(false);
+      menuToggle.current?.focus();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [menuOpen]);
 
   if (!session)
     return (
@@ -52,15 +70,20 @@ function App() {
         <p>Loading…</p>
       </main>
     );
-  if (!session.user) return <AuthScreens onSignedIn={load} devMailbox={session.devMailbox} />;
+  if (!session.user) return <AuthScreens onSignedIn={load} devMailbox={session.devMailbox} demoSignIn={session.demoSignIn} />;
   if (!session.user.companyId) return <ClaimScreen session={session} onChanged={load} />;
 
   const title = SECTIONS.find(([id]) => id === section)![1];
   return (
     <>
+      {/* The sections live in the address's hash, so the skip control moves focus itself rather than change it. */}
+      <button type="button" class="skip-link" onClick={() => heading.current?.focus()}>
+        Skip to content
+      </button>
       <header class="topbar">
         <span class="brand">{session.user.brandName ?? 'Your brand'}</span>
         <button
+          ref={menuToggle}
           type="button"
           class="secondary menu-toggle"
           aria-expanded={menuOpen}
@@ -87,8 +110,10 @@ function App() {
           Sign out
         </button>
       </header>
-      <main>
-        <h1>{title}</h1>
+      <main id="main-content">
+        <h1 ref={heading} tabIndex={-1}>
+          {title}
+        </h1>
         {section === 'partnerships' && <Partnerships />}
         {section === 'campaigns' && <Campaigns />}
         {section === 'offer' && <OfferPage storeDomain={session.user.domain} />}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, post, type Offer, type ReferralLink } from './api.ts';
+import { get, post, type OwnOffer, type Offer, type ReferralLink, type SetupProposal } from './api.ts';
 import { ErrorText, Field, formValue, StatusText, useAction } from './ui.tsx';
 
 interface Draft {
@@ -94,18 +94,41 @@ function ReferralLinks() {
   );
 }
 
+/** What store setup built from the store's best sellers while the offer says something else: the staff choose whether to use it. */
+function ProposalNote({ proposal, use }: { proposal: SetupProposal; use: () => void }) {
+  return (
+    <section class="notice" aria-labelledby="proposal-title">
+      <h2 id="proposal-title">Store setup's suggestion</h2>
+      <p>
+        Setting up your store built this from your best sellers. Your offer stays as you wrote it; use the suggestion only if you want it.
+      </p>
+      <p>
+        Subtitle: <strong>{proposal.subtitle}</strong>
+      </p>
+      <p>
+        Image: <code>{proposal.imageUrl}</code>
+      </p>
+      <button type="button" class="secondary" onClick={use}>
+        Put the suggestion in the form
+      </button>
+    </section>
+  );
+}
+
 /** The brand's own offer: what partners show their shoppers in every collab, its preview, and the links that lead to it. */
 export function OfferPage({ storeDomain }: { storeDomain: string | null }) {
   const [offer, setOffer] = useState<Offer | null | undefined>(undefined);
+  const [proposal, setProposal] = useState<SetupProposal | null>(null);
   const [draft, setDraft] = useState<Draft>(draftOf(null));
   const [saved, setSaved] = useState<string | null>(null);
   const [error, run, busy] = useAction();
+  const show = (loaded: OwnOffer) => {
+    setOffer(loaded.offer);
+    setProposal(loaded.setupProposal);
+    setDraft(draftOf(loaded.offer));
+  };
   useEffect(() => {
-    void run(async () => {
-      const loaded = (await get<{ offer: Offer | null }>('offer')).offer;
-      setOffer(loaded);
-      setDraft(draftOf(loaded));
-    });
+    void run(async () => show(await get<OwnOffer>('offer')));
   }, []);
   if (offer === undefined) return <ErrorText error={error} />;
   const change = (field: keyof Draft) => (event: Event) => {
@@ -114,6 +137,15 @@ export function OfferPage({ storeDomain }: { storeDomain: string | null }) {
   };
   return (
     <>
+      {proposal && (
+        <ProposalNote
+          proposal={proposal}
+          use={() => {
+            setDraft({ ...draft, subtitle: proposal.subtitle, imageUrl: proposal.imageUrl });
+            setSaved('The suggestion is in the form: save the offer to use it.');
+          }}
+        />
+      )}
       <div class="offer-editor">
         <form
           aria-label="Your offer"
@@ -123,14 +155,13 @@ export function OfferPage({ storeDomain }: { storeDomain: string | null }) {
             const discount = formValue(form, 'discountPercent');
             setSaved(null);
             void run(async () => {
-              const result = await post<{ offer: Offer }>('offer', {
+              const result = await post<OwnOffer>('offer', {
                 title: formValue(form, 'title'),
                 subtitle: formValue(form, 'subtitle') || null,
                 imageUrl: formValue(form, 'imageUrl'),
                 discountPercent: discount ? Number(discount) : null,
               });
-              setOffer(result.offer);
-              setDraft(draftOf(result.offer));
+              show(result);
               setSaved("Saved. Partners' shoppers see it right away.");
             });
           }}
