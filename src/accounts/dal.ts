@@ -454,3 +454,16 @@ export async function listOutboxMail(db: Db, limit: number) {
     .limit(limit)
     .execute();
 }
+
+/** Whether `claimId` is the user's claim of `domain`, still waiting for the store owner. */
+export async function isPendingClaimOf(db: Db, claim: { claimId: string; userId: string; domain: string }): Promise<boolean> {
+  const row = await db
+    .selectFrom('brand_claims')
+    .select('id')
+    .where('id', '=', claim.claimId)
+    .where('user_id', '=', claim.userId)
+    .where('domain', '=', claim.domain)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -19,6 +19,7 @@ import * as shopify from './migrations/0016_shopify.js';
 import * as brandOAuthApps from './migrations/0017_brand_oauth_apps.js';
 import * as shopifyProofAndParking from './migrations/0018_shopify_proof_and_parking.js';
 import * as performanceMoney from './migrations/0019_performance_money.js';
+import * as shopifyConfirmationRequests from './migrations/0020_shopify_confirmation_requests.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017_brand_oauth_apps': brandOAuthApps,
   '0018_shopify_proof_and_parking': shopifyProofAndParking,
   '0019_performance_money': performanceMoney,
+  '0020_shopify_confirmation_requests': shopifyConfirmationRequests,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

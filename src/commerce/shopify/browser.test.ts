@@ -171,7 +171,9 @@ describe('a Shopify store through the plugin, in Chromium', () => {
       brand: { businessName: 'Maple & Moss', domain: shop, categories: [] },
     });
     expect(signUp.statusCode, signUp.body).toBe(201);
-    expect((await install(context.app, standIn, signUp.json().claim.confirmUrl)).statusCode).toBeLessThan(400);
+    expect((await install(context.app, standIn, signUp.json().claim.confirmUrl, { cookie: merchant.cookies })).statusCode).toBeLessThan(
+      400,
+    );
     const storeId: string = (await merchant.post('/dashboard/api/claim/check')).json().companyId;
     expect(storeId).toBeTruthy();
     const shower = new DashboardClient(context.app);
