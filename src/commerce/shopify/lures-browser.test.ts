@@ -102,7 +102,7 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
     return { attacker, confirmUrl: signUp.json().claim.confirmUrl as string };
   }
 
-  it('critical: the merchant lured to an attacker’s confirmUrl is refused before Shopify; the claim stays pending, nothing written', async () => {
+  it('critical: the merchant lured to an attacker’s confirmUrl is refused before Shopify; nothing written', async () => {
     for (const state of ['installed', 'not installed'] as const) {
       const shop = state === 'installed' ? await installedShop('Victim Goods') : newShop('Victim Goods');
       const { attacker, confirmUrl } = await attackerClaims(shop, 'Victim Goods');
@@ -126,7 +126,7 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
     }
   });
 
-  it('critical: the claimant’s own install, taken to another browser at Shopify, is refused at the callback with nothing written', async () => {
+  it('critical: the claimant’s install, taken to another browser at Shopify, is refused at the callback', async () => {
     const shop = await installedShop('Victim Goods');
     const { attacker, confirmUrl } = await attackerClaims(shop, 'Victim Goods');
     // The attacker starts the install signed in, and hands the merchant Shopify's authorize address.
@@ -149,7 +149,7 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
     expect((await attacker.post('/dashboard/api/claim/check')).json()).toMatchObject({ companyId: null });
   });
 
-  it('high: a made-up challenge through the install link or the plan link asks the merchant and confirms nothing; the secret buys no token', async () => {
+  it('high: a made-up challenge through the install or the plan link confirms nothing; its secret buys no token', async () => {
     const shop = await installedShop('Victim Goods');
     for (const link of ['install', 'plan'] as const) {
       const secret = crypto.randomBytes(16).toString('hex');
@@ -188,7 +188,7 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
     }
   });
 
-  it('the honest claim stays one click: signed in, “Confirm at your store”, Shopify sends back, the service’s page, Confirm', async () => {
+  it('the honest claim stays one click: signed in, “Confirm at your store”, then Confirm on the service’s page', async () => {
     const shop = await installedShop('Victim Goods');
     // The attacker's claim, pending, does not stand in the real merchant's way.
     await attackerClaims(shop, 'Victim Goods');
