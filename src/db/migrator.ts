@@ -20,6 +20,7 @@ import * as brandOAuthApps from './migrations/0017_brand_oauth_apps.js';
 import * as shopifyProofAndParking from './migrations/0018_shopify_proof_and_parking.js';
 import * as performanceMoney from './migrations/0019_performance_money.js';
 import * as shopifyConfirmationRequests from './migrations/0020_shopify_confirmation_requests.js';
+import * as ledgerRefusesTruncate from './migrations/0021_ledger_refuses_truncate.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_shopify_proof_and_parking': shopifyProofAndParking,
   '0019_performance_money': performanceMoney,
   '0020_shopify_confirmation_requests': shopifyConfirmationRequests,
+  '0021_ledger_refuses_truncate': ledgerRefusesTruncate,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
