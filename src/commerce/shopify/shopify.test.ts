@@ -91,6 +91,22 @@ describeEachDatabase(
       expect(await count('shopify_oauth_requests')).toBe(0);
     });
 
+    it('bounds anonymous installs: a shop keeps its newest 10 in flight, and those past their window are dropped', async () => {
+      const shop = newShop();
+      const inFlight = async () =>
+        (await use().db.selectFrom('shopify_oauth_requests').select('state_hash').where('shop', '=', shop).execute()).length;
+      for (let i = 0; i < 15; i += 1) expect((await get(`/commerce/shopify/install?shop=${shop}`)).statusCode).toBe(302);
+      expect(await inFlight()).toBe(10);
+      // Ten minutes on, nobody came back from them: the next install, for any shop, drops them.
+      await use()
+        .db.updateTable('shopify_oauth_requests')
+        .set({ created_at: new Date(Date.now() - 11 * 60_000) })
+        .where('shop', '=', shop)
+        .execute();
+      expect((await get(`/commerce/shopify/install?shop=${newShop()}`)).statusCode).toBe(302);
+      expect(await inFlight()).toBe(0);
+    });
+
     it('installs through OAuth: the token stored encrypted, webhooks subscribed, the plugin confirmed; a replay is refused', async () => {
       const shop = newShop();
       const secret = crypto.randomBytes(16).toString('hex');
