@@ -110,7 +110,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await registerOpenApi(app, config);
   await registerApiReference(app, config.baseUrl);
 
-  installMetrics(app);
+  installMetrics(app, config.serviceEnv === 'prod' ? { open: false, token: config.metricsToken } : { open: true });
   installAuthHooks(app, runtime.auth);
   installAdminAuth(app, config.adminToken);
   installRateLimits(app, runtime);

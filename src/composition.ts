@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { longestWaitMs, type DatabaseBounds, type DatabaseHandle, type Db } from './db/database.js';
@@ -17,6 +17,7 @@ import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
 import { SetupWorker } from './plugin/setup-worker.js';
 import { challengeConfirmed } from './plugin/merchant-tokens.js';
+import { claimantOf, type Claimant } from './accounts/sessions.js';
 import { Onboarding } from './plugin/onboarding.js';
 import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
 import { WebhookWorker } from './commerce/shopify/webhooks.js';
@@ -51,6 +52,12 @@ export interface Runtime extends Infrastructure {
    * commerce platform's routes the browser follows from the plugin, which carry no token.
    */
   challengeConfirmed(domain: string, challenge: string): Promise<boolean>;
+  /**
+   * The signed-in account of `request` when `claimId` is its pending claim of `domain`
+   * (src/accounts/sessions.ts): for a commerce platform's routes, which bind the owner's
+   * confirmation of a claim to the claimant's own session.
+   */
+  claimantOf(request: FastifyRequest, claimId: string, domain: string): Promise<Claimant | undefined>;
   jobs: BackgroundJobs;
   /**
    * The plugin's onboarding, which hears the commerce platforms' events (install, plan, uninstall,
@@ -135,6 +142,7 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
     attribution,
     commerce,
     challengeConfirmed: (domain, challenge) => challengeConfirmed(database.db, domain, challenge),
+    claimantOf: (request, claimId, domain) => claimantOf(database.db, request, claimId, domain),
     jobs,
     onboarding,
     async close() {

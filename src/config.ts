@@ -25,6 +25,8 @@ export interface Config {
   serviceEnv: ServiceEnv;
   servicePlatformId: string;
   adminToken: string | undefined;
+  /** The Bearer token /metrics asks for on a prod host (issue 23); without it /metrics is off there. Open on test and dev. */
+  metricsToken: string | undefined;
   seedFile: string | undefined;
   logLevel: string;
   defaultRateLimitPerMinute: number;
@@ -255,6 +257,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('ADMIN_TOKEN must be at least 16 characters long');
   }
 
+  const metricsToken = blankToUndefined('METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    problems.push('METRICS_TOKEN must be at least 16 characters long');
+  }
+
   const logLevel = blankToUndefined('LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
@@ -331,6 +338,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serviceEnv,
     servicePlatformId: servicePlatformId.toLowerCase(),
     adminToken,
+    metricsToken,
     seedFile: blankToUndefined('SEED_FILE'),
     logLevel,
     defaultRateLimitPerMinute,

@@ -125,10 +125,11 @@ async function inTurn<T>(db: Db, keys: string[], work: (trx: Db) => Promise<T>):
 }
 
 /**
- * A sign-in attempt's turn: with the email and the address locked, reads the email's failures since
- * `accountSince` and the address's since `addressSince`; unless `refuse` returns a reason to wait,
- * records the attempt as a failure before the password is checked (a correct one then clears the
- * email's failures), and returns null.
+ * A sign-in attempt's turn: with the email and the address locked, reads the email's failures from
+ * this address since `accountSince` (an account's delay is its own per address, so failures from
+ * elsewhere never keep a person out) and the address's failures on every account since
+ * `addressSince`; unless `refuse` returns a reason to wait, records the attempt as a failure before
+ * the password is checked (a correct one then clears the email's failures there), and returns null.
  */
 export async function takeSignInTurn<Refusal>(
   db: Db,
@@ -140,14 +141,16 @@ export async function takeSignInTurn<Refusal>(
     const row = await trx
       .selectFrom('sign_in_failures')
       .select([
-        sql<number>`count(*) filter (where email = ${email} and failed_at > ${turn.accountSince})`.as('account_failures'),
-        sql<Date | null>`max(failed_at) filter (where email = ${email} and failed_at > ${turn.accountSince})`.as('latest_account_failure'),
+        sql<number>`count(*) filter (where email = ${email} and ip = ${ip} and failed_at > ${turn.accountSince})`.as('account_failures'),
+        sql<Date | null>`max(failed_at) filter (where email = ${email} and ip = ${ip} and failed_at > ${turn.accountSince})`.as(
+          'latest_account_failure',
+        ),
         sql<number>`count(*) filter (where ip = ${ip} and failed_at > ${turn.addressSince})`.as('address_failures'),
         sql<Date | null>`min(failed_at) filter (where ip = ${ip} and failed_at > ${turn.addressSince})`.as('oldest_address_failure'),
       ])
       .where((eb) =>
         eb.or([
-          eb.and([eb('email', '=', email), eb('failed_at', '>', turn.accountSince)]),
+          eb.and([eb('email', '=', email), eb('ip', '=', ip), eb('failed_at', '>', turn.accountSince)]),
           eb.and([eb('ip', '=', ip), eb('failed_at', '>', turn.addressSince)]),
         ]),
       )
@@ -196,8 +199,9 @@ export async function takePasswordResetTurn<Refusal>(
   });
 }
 
-export async function clearFailures(db: Db, email: string): Promise<void> {
-  await db.deleteFrom('sign_in_failures').where('email', '=', email).execute();
+/** A success from an address clears the account's failures from there (others' failures keep their own waits). */
+export async function clearFailures(db: Db, email: string, ip: string): Promise<void> {
+  await db.deleteFrom('sign_in_failures').where('email', '=', email).where('ip', '=', ip).execute();
 }
 
 export async function insertSession(db: Db, session: { userId: string; tokenHash: string; expiresAt: Date }): Promise<void> {
@@ -317,7 +321,14 @@ export async function resetPassword(db: Db, tokenHash: string, passwordHash: str
       .execute();
     const userId = spent[0]?.user_id;
     if (!userId) return false;
-    await trx.updateTable('brand_users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+    const user = await trx
+      .updateTable('brand_users')
+      .set({ password_hash: passwordHash })
+      .where('id', '=', userId)
+      .returning('email')
+      .executeTakeFirstOrThrow();
+    // The old password's failures say nothing about the new one: every address starts over.
+    await trx.deleteFrom('sign_in_failures').where('email', '=', user.email).execute();
     await trx.updateTable('user_sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
     return true;
   });
@@ -453,4 +464,17 @@ export async function listOutboxMail(db: Db, limit: number) {
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
+}
+
+/** Whether `claimId` is the user's claim of `domain`, still waiting for the store owner. */
+export async function isPendingClaimOf(db: Db, claim: { claimId: string; userId: string; domain: string }): Promise<boolean> {
+  const row = await db
+    .selectFrom('brand_claims')
+    .select('id')
+    .where('id', '=', claim.claimId)
+    .where('user_id', '=', claim.userId)
+    .where('domain', '=', claim.domain)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -38,3 +38,21 @@ export async function endSession(db: Db, request: FastifyRequest, reply: Fastify
   if (token) await dal.revokeSession(db, hashSecret(token));
   reply.clearCookie(SESSION_COOKIE, cookieOptions(policy));
 }
+
+/** Who asks for a store, by the signed-in session that made the claim. */
+export interface Claimant {
+  sessionId: string;
+  email: string;
+}
+
+/**
+ * The signed-in account, when `claimId` is its own claim of `domain` still waiting for the
+ * owner: a commerce platform's confirmation of a claim is taken only in a flow its claimant
+ * started, in the claimant's own signed-in browser (issue 23).
+ */
+export async function claimantOf(db: Db, request: FastifyRequest, claimId: string, domain: string): Promise<Claimant | undefined> {
+  const account = await currentAccount(db, request);
+  if (!account || account.companyId !== null) return undefined;
+  if (!(await dal.isPendingClaimOf(db, { claimId, userId: account.userId, domain }))) return undefined;
+  return { sessionId: account.sessionId, email: account.email };
+}

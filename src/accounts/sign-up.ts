@@ -137,12 +137,12 @@ export async function signUp(
   checkPassword(input.password);
   const email = checkedEmail(input.email);
   const taken = () => new ApiError(409, 'email_taken', `a user with email ${email} already exists`);
-  if (await dal.findUserIdByEmail(ctx.db, email)) throw taken();
   if (input.invitationCode !== undefined) {
     const codeHash = hashSecret(input.invitationCode);
     const passwordHash = await hashPassword(input.password);
-    // The code is spent only together with the account it makes: a sign-up that loses the email
-    // to a concurrent one leaves the code usable.
+    // The code is checked before the email, so a bad code is answered alike whether the email has an
+    // account or not (issue 23); the code is spent only together with the account it makes: a
+    // sign-up that finds the email taken leaves it usable.
     return ctx.db.transaction().execute(async (trx) => {
       const companyId = await takeInvitationOrRefuse(trx, codeHash, now);
       const userId = await dal.insertUser(trx, { companyId, email, displayName: null, passwordHash });
@@ -150,7 +150,9 @@ export async function signUp(
       return { userId, companyId, claim: null };
     });
   }
+  // The claim is checked first too: only a sign-up that would otherwise succeed learns the email is taken.
   const claim = await checkedClaim(ctx.db, input.brand!);
+  if (await dal.findUserIdByEmail(ctx.db, email)) throw taken();
   const created = await dal.insertUserWithClaim(ctx.db, { email, passwordHash: await hashPassword(input.password) }, claim);
   if (!created) throw taken();
   await requestConfirmation(ctx, { id: created.claimId, domain: claim.domain }, email);

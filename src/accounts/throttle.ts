@@ -1,8 +1,9 @@
 /**
  * How sign-in and password reset attempts are held back (OWASP's authentication advice): per
- * account a delay that grows with each failure and ends with a success, never a lock an attacker
- * could keep a person out with; per client address a budget across all accounts, against password
- * spraying and reset floods. Counted in the database, which every instance shares
+ * account and client address a delay that grows with each failure there and ends with a success
+ * there or a password reset, so an attacker's failures never make a person wait at their own
+ * address (issue 23); per client address a budget across all accounts, against password spraying
+ * and reset floods. Counted in the database, which every instance shares
  * (docs/decisions.md, "Sign-in throttling").
  */
 export const SIGN_IN_THROTTLE = {
@@ -28,7 +29,7 @@ export interface Wait {
   retryAfterSeconds: number;
 }
 
-/** An account's failures since its last success, and an address's within its window. */
+/** An account's failures from this address since its last success there, and the address's within its window. */
 export interface AttemptHistory {
   accountFailures: number;
   latestAccountFailure: Date | null;

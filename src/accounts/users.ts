@@ -62,7 +62,9 @@ export type SignInResult =
  * Checks an email and password, held back as src/accounts/throttle.ts says: the attempt takes its
  * turn (and is recorded as a failure) before the password is checked, so a guess made while the
  * account or the address has to wait learns nothing, even with the right password; a success
- * clears the account's failures. Emails without an account are counted and answered alike.
+ * clears the account's failures from that address. An account's delay is kept per address, so
+ * an attacker failing from theirs never holds a person out of their account; the address's budget
+ * across accounts bounds guessing from many. Emails without an account are counted and answered alike.
  */
 export async function checkSignIn(db: Db, emailInput: string, password: string, ip: string, now = new Date()): Promise<SignInResult> {
   const email = normalizeEmail(emailInput);
@@ -81,6 +83,6 @@ export async function checkSignIn(db: Db, emailInput: string, password: string, 
   const user = password.length <= MAX_PASSWORD_LENGTH ? await dal.findUserByEmail(db, email) : undefined;
   const valid = await verifyPassword(user?.passwordHash, password.slice(0, MAX_PASSWORD_LENGTH));
   if (!user || !valid) return { outcome: 'rejected' };
-  await dal.clearFailures(db, email);
+  await dal.clearFailures(db, email, ip);
   return { outcome: 'signed_in', userId: user.userId, companyId: user.companyId };
 }

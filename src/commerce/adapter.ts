@@ -56,6 +56,8 @@ export interface PlatformLink {
   returnTo: string | null;
   /** Handed back in a `merchant_confirmed` event once the store's owner finished the action. */
   state: string | null;
+  /** The tech platform whose plugin made the link: a platform that asks its owner names it. */
+  platformId?: string | undefined;
 }
 
 /** A sign-up that says it acts for the store, which the store's owner confirms at the platform. */
@@ -91,7 +93,7 @@ export interface CommerceAdapter {
    * Where the store's owner, signed in at the platform, confirms that the plugin session that
    * made `state` acts for the store; the platform answers with a `merchant_confirmed` event.
    */
-  merchantConfirmationUrl(domain: string, state: string): string;
+  merchantConfirmationUrl(domain: string, state: string, platformId?: string): string;
   profile(domain: string): Promise<StoreProfile>;
   catalog(domain: string): Promise<CatalogProduct[]>;
   /** Read at every plugin load until the merchant consents, so a platform answers it cheaply. */

@@ -175,6 +175,33 @@ the install step would be, and takes no action`, async () => {
         offer: { title: 'Live elsewhere' },
       });
     });
+
+    it('keeps /metrics off a live host without METRICS_TOKEN (issue 23: routes, status counts, memory and Node version)', async () => {
+      const response = await use().app.inject({ method: 'GET', url: '/metrics' });
+      expect(response.statusCode).toBe(404);
+      expect(response.body).not.toContain('nodejs_version_info');
+    });
   },
   { SERVICE_ENV: 'prod' },
+);
+
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
+
+describeEachDatabase(
+  'a live host with METRICS_TOKEN',
+  (use) => {
+    it('serves /metrics to the scraper with the token only, 401 otherwise', async () => {
+      const get = (authorization?: string) =>
+        use().app.inject({ method: 'GET', url: '/metrics', headers: authorization ? { authorization } : {} });
+      for (const authorization of [undefined, 'Bearer wrong-token-0123456789', `Basic ${METRICS_TOKEN}`]) {
+        const refused = await get(authorization);
+        expect(refused.statusCode, authorization).toBe(401);
+        expect(refused.json()).toMatchObject({ error: 'unauthorized', message: expect.stringContaining('METRICS_TOKEN') });
+      }
+      const scraped = await get(`Bearer ${METRICS_TOKEN}`);
+      expect(scraped.statusCode).toBe(200);
+      expect(scraped.body).toContain('http_requests_total');
+    });
+  },
+  { SERVICE_ENV: 'prod', METRICS_TOKEN },
 );

@@ -81,8 +81,8 @@ class PerStoreCommerce implements CommerceAdapter {
   planApprovalUrl(domain: string, link: PlatformLink) {
     return this.of(domain).planApprovalUrl(domain, link);
   }
-  merchantConfirmationUrl(domain: string, state: string) {
-    return this.of(domain).merchantConfirmationUrl(domain, state);
+  merchantConfirmationUrl(domain: string, state: string, platformId?: string) {
+    return this.of(domain).merchantConfirmationUrl(domain, state, platformId);
   }
   profile(domain: string) {
     return this.of(domain).profile(domain);

@@ -128,6 +128,21 @@ describeEachDatabase('dashboard API for a newcomer (issue 18)', (use) => {
       expect(registered.json().clientSecret).toBeUndefined();
       const [stored] = await oauthClientsOf(brand.companyId);
       expect(stored).toMatchObject({ secret_hash: null, company_id: null, owner_company_id: brand.companyId });
+
+      // Another brand's staff asked to allow it see which brand registered it (issue 23).
+      const staff = await signedUpBrand('Careful Staff');
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: registered.json().clientId,
+        redirect_uri: REDIRECT,
+        scope: 'brand',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      });
+      const consent = await staff.client.get(`/v1/oauth/authorize?${query.toString()}`);
+      expect(consent.statusCode, consent.body).toBe(200);
+      expect(consent.body).toContain('Registered by');
+      expect(consent.body).toContain('the brand Public App Maker, not by Partner Collaboration');
     });
 
     it.each([
@@ -144,6 +159,13 @@ describeEachDatabase('dashboard API for a newcomer (issue 18)', (use) => {
       ['a relative redirect URI', { name: 'App', redirectUris: ['/callback'], confidential: true }, 'is not an absolute URL'],
       ['a redirect URI with a fragment', { name: 'App', redirectUris: [`${REDIRECT}#x`], confidential: true }, 'must not have a fragment'],
       ['no kind', { name: 'App', redirectUris: [REDIRECT] }, 'confidential'],
+      ['the service’s name', { name: 'Partner Collaboration (official)', redirectUris: [REDIRECT], confidential: false }, 'Partner Collab'],
+      [
+        'the service’s name in full width',
+        { name: 'ＰａｒｔｎｅｒＣｏｌｌａｂ', redirectUris: [REDIRECT], confidential: false },
+        'Partner Collab',
+      ],
+      ['“official”', { name: 'Checkout Helper – Official', redirectUris: [REDIRECT], confidential: false }, 'official'],
       ['an unknown field', { name: 'App', redirectUris: [REDIRECT], confidential: true, companyId: 'other' }, 'companyId'],
     ])('refuses %s with 400 and registers nothing', async (_case, body, named) => {
       const brand = await signedUpBrand('Careful Maker');

@@ -234,6 +234,24 @@ racing for one email leave the loser's code usable`, async () => {
       expect(await everything()).toEqual(before);
     });
 
+    it('answers a bad invitation code alike whether the email has an account or not (issue 23), writing nothing', async () => {
+      const email = `${uniqueId('t')}@taken.example`;
+      await newClient().signUpBrand('Taken Three', `${uniqueId('taken')}.example`, email);
+      const before = await everything();
+      const answers = [];
+      for (const candidate of [email, `${uniqueId('free')}@taken.example`]) {
+        const response = await (await newClient().start()).post('/dashboard/api/sign-up', {
+          email: candidate,
+          password: DASHBOARD_PASSWORD,
+          invitationCode: 'not-a-real-invitation-code',
+        });
+        answers.push({ status: response.statusCode, error: response.json().error, message: response.json().message });
+      }
+      expect(answers[0]).toEqual(answers[1]);
+      expect(answers[0]).toMatchObject({ status: 400, error: 'invalid_invitation' });
+      expect(await everything()).toEqual(before);
+    });
+
     it('refuses an email that is taken with 409', async () => {
       const email = `${uniqueId('t')}@taken.example`;
       await newClient().signUpBrand('Taken One', `${uniqueId('taken')}.example`, email);

@@ -19,6 +19,8 @@ import * as shopify from './migrations/0016_shopify.js';
 import * as brandOAuthApps from './migrations/0017_brand_oauth_apps.js';
 import * as shopifyProofAndParking from './migrations/0018_shopify_proof_and_parking.js';
 import * as performanceMoney from './migrations/0019_performance_money.js';
+import * as shopifyConfirmationRequests from './migrations/0020_shopify_confirmation_requests.js';
+import * as ledgerRefusesTruncate from './migrations/0021_ledger_refuses_truncate.js';
 import * as offerSetupProposals from './migrations/0026_offer_setup_proposals.js';
 import * as shopifyExpiringTokens from './migrations/0028_shopify_expiring_tokens.js';
 import * as shopifyFailedDeliveries from './migrations/0029_shopify_failed_deliveries.js';
@@ -44,6 +46,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017_brand_oauth_apps': brandOAuthApps,
   '0018_shopify_proof_and_parking': shopifyProofAndParking,
   '0019_performance_money': performanceMoney,
+  '0020_shopify_confirmation_requests': shopifyConfirmationRequests,
+  '0021_ledger_refuses_truncate': ledgerRefusesTruncate,
   '0026_offer_setup_proposals': offerSetupProposals,
   '0028_shopify_expiring_tokens': shopifyExpiringTokens,
   '0029_shopify_failed_deliveries': shopifyFailedDeliveries,

@@ -625,6 +625,25 @@ export interface ShopifyOAuthRequestsTable {
   challenge: string | null;
   return_to: string | null;
   claim_id: string | null;
+  /** Migration 0020: the dashboard session that started an install carrying a claim. */
+  claimant_session_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0020: the tech platform whose plugin link started the install. */
+  platform_id: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: ColumnType<Date, Date, Date>;
+}
+
+/** Migration 0020: what a verified callback asks the store's staff, until they answer with a POST (by the hash of the form's token). */
+export interface ShopifyConfirmationRequestsTable {
+  token_hash: string;
+  shop: string;
+  shop_name: string;
+  claim_id: string | null;
+  claimant_session_id: string | null;
+  claimant_email: string | null;
+  challenge: string | null;
+  platform_id: string | null;
+  platform_name: string | null;
+  return_to: string | null;
   created_at: ColumnType<Date, Date, Date>;
 }
 
@@ -667,6 +686,7 @@ export interface ShopifyUsageRecordsTable {
 export interface ShopifyTables {
   shopify_shops: ShopifyShopsTable;
   shopify_oauth_requests: ShopifyOAuthRequestsTable;
+  shopify_confirmation_requests: ShopifyConfirmationRequestsTable;
   shopify_ownership_confirmations: ShopifyOwnershipConfirmationsTable;
   shopify_webhook_deliveries: ShopifyWebhookDeliveriesTable;
   shopify_usage_records: ShopifyUsageRecordsTable;

@@ -1,9 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import crypto from 'node:crypto';
+import { unauthorized } from './errors.js';
 import { UNLIMITED } from './rate-limit.js';
 
+/**
+ * Who may read /metrics: anyone on a test or dev host; on a live (prod) host only a scraper with
+ * `Authorization: Bearer <METRICS_TOKEN>`, and nobody (404) when METRICS_TOKEN is unset. The
+ * figures (routes and their status counts, memory, the Node version) help an attacker map the
+ * service, so a live host does not hand them out.
+ */
+export type MetricsAccess = { open: true } | { open: false; token: string | undefined };
+
+/** Compared as SHA-256 digests, in constant time whatever the lengths. */
+function tokenMatches(given: string, token: string): boolean {
+  const digest = (value: string) => crypto.createHash('sha256').update(value).digest();
+  return crypto.timingSafeEqual(digest(given), digest(token));
+}
+
 /** Prometheus metrics of one app instance, on its own registry so several apps can share a process. */
-export function installMetrics(app: FastifyInstance): Registry {
+export function installMetrics(app: FastifyInstance, access: MetricsAccess = { open: true }): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -39,7 +55,13 @@ export function installMetrics(app: FastifyInstance): Registry {
     done();
   });
 
-  app.get('/metrics', { config: UNLIMITED, schema: { hide: true } }, async (_request, reply) => {
+  if (!access.open && access.token === undefined) return registry;
+  const token = access.open ? undefined : access.token;
+  app.get('/metrics', { config: UNLIMITED, schema: { hide: true } }, async (request, reply) => {
+    if (token !== undefined) {
+      const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      if (!tokenMatches(given, token)) throw unauthorized('/metrics needs Authorization: Bearer <METRICS_TOKEN>');
+    }
     reply.type(registry.contentType);
     return registry.metrics();
   });

@@ -14,6 +14,8 @@ export interface AuthorizeRequest {
   scope: string[];
   codeChallenge: string;
   platform: { id: string; name: string } | null;
+  /** The brand that registered the app on its dashboard, shown on the consent page; null for the service's own registrations. */
+  registeredBy: string | null;
 }
 
 /**
@@ -29,6 +31,7 @@ export type AuthorizeCheck =
 export interface AuthorizeLookups {
   findClient(clientId: string): Promise<ServiceClient | undefined>;
   findActivePlatform(platformId: string): Promise<{ id: string; name: string } | undefined>;
+  registeringBrand(clientId: string): Promise<string | null>;
 }
 
 /** The lookups of the authorize endpoint: clients from the database, platforms through the authenticator's cache. */
@@ -43,6 +46,7 @@ export function authorizeLookups(db: Db, auth: Pick<Authenticator, 'findPlatform
       if (!platform?.active) return undefined;
       return { id: platform.id, name: (await dal.platformName(db, platform.id)) ?? platform.id };
     },
+    registeringBrand: (clientId) => dal.registeringBrand(db, clientId),
   };
 }
 
@@ -111,7 +115,8 @@ export async function checkAuthorizeRequest(lookups: AuthorizeLookups, input: un
     if (!platform) return fail('invalid_request', 'platform_id is not an active platform');
   }
 
-  return { kind: 'ok', request: { client, redirectUri, state, scope, codeChallenge, platform } };
+  const registeredBy = await lookups.registeringBrand(client.id);
+  return { kind: 'ok', request: { client, redirectUri, state, scope, codeChallenge, platform, registeredBy } };
 }
 
 /** The redirect back to the app, keeping any query the registered URI has; `iss` per RFC 9207. */

@@ -127,6 +127,25 @@ function checkNameAndRedirectUris(input: { name: string; redirectUris: string[] 
   }
 }
 
+/**
+ * Words a brand's app name may not carry: the service's own name and "official", in any case,
+ * spacing, punctuation or compatibility form ("Partner Collaboration (official)", "ＰａｒｔｎｅｒＣｏｌｌａｂ").
+ * Support's registrations (the admin API) may use them.
+ */
+const RESERVED_APP_WORDS = ['partnercollab', 'official'];
+
+function checkNotReserved(name: string): void {
+  const folded = name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
+  if (RESERVED_APP_WORDS.some((word) => folded.includes(word))) {
+    throw badRequest(
+      'name must not name Partner Collaboration or say "official": the consent page shows your brand as the app’s registrant',
+    );
+  }
+}
+
 /** How many OAuth apps one brand may register itself; support registers more. */
 export const MAX_APPS_PER_BRAND = 20;
 
@@ -143,6 +162,7 @@ export async function registerBrandApp(
   input: { name: string; redirectUris: string[]; confidential: boolean },
 ): Promise<RegisteredClient> {
   checkNameAndRedirectUris(input);
+  checkNotReserved(input.name);
   const clientId = newClientId();
   const clientSecret = input.confidential ? newClientSecret() : undefined;
   const client = {

@@ -101,6 +101,17 @@ export async function findClient(db: Db, clientId: string): Promise<ClientRecord
   );
 }
 
+/** The business name of the brand that registered the client on its dashboard; null for support's clients. */
+export async function registeringBrand(db: Db, clientId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('oauth_clients as o')
+    .innerJoin('companies as c', 'c.id', 'o.owner_company_id')
+    .select('c.business_name')
+    .where('o.client_id', '=', clientId)
+    .executeTakeFirst();
+  return row?.business_name ?? null;
+}
+
 export async function listClients(db: Db) {
   const rows = await db
     .selectFrom('oauth_clients')

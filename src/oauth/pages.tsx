@@ -38,6 +38,8 @@ export function consentPage(options: {
         <dl>
           <dt>App</dt>
           <dd>{app}</dd>
+          <dt>Registered by</dt>
+          <dd>{request.registeredBy ? `the brand ${request.registeredBy}, not by Partner Collaboration` : 'Partner Collaboration'}</dd>
           <dt>Brand</dt>
           <dd>{brand}</dd>
           <dt>Platform</dt>

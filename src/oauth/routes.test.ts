@@ -392,13 +392,22 @@ describeEachDatabase('OAuth endpoints', (use) => {
       expect(response.json()).toEqual({ error, error_description: expect.stringMatching(description) });
     };
 
-    it('refuses a wrong code_verifier and consumes the code', async () => {
+    it('refuses a wrong code_verifier without spending the code: the app holding the verifier still redeems it', async () => {
       const { code, verifier } = await freshCode();
       const before = await counts(use());
+      // Whoever intercepted the code sends it with a verifier of their own, and with another redirect URI.
       await expectGrantError(await exchange(code, pkce().verifier), 400, 'invalid_grant', /code verifier is invalid/);
-      await expectGrantError(await exchange(code, verifier), 400, 'invalid_grant', /already used/);
+      await expectGrantError(
+        await exchange(code, pkce().verifier, { redirect_uri: 'https://evil.example/cb' }),
+        400,
+        'invalid_grant',
+        /invalid/,
+      );
       const after = await counts(use());
       expect([after.access, after.refresh]).toEqual([before.access, before.refresh]);
+      const redeemed = await exchange(code, verifier);
+      expect(redeemed.statusCode, redeemed.body).toBe(200);
+      await expectGrantError(await exchange(code, verifier), 400, 'invalid_grant', /already used/);
     });
 
     it('refuses a missing code_verifier', async () => {

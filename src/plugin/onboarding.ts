@@ -112,7 +112,7 @@ export class Onboarding {
         case 'not_eligible':
           return { kind: 'notice', notice: 'not_eligible', reasons: decision.reasons };
         case 'turned_off':
-          return { kind: 'notice', notice: 'turned_off', confirm: this.confirmLink(domain, challenge) };
+          return { kind: 'notice', notice: 'turned_off', confirm: this.confirmLink(platform, domain, challenge) };
         default:
           return { kind: 'notice', notice: decision.notice };
       }
@@ -140,7 +140,7 @@ export class Onboarding {
           choices: [...DISCOUNT_CHOICES],
           termsUrl: TERMS_URL,
           privacyUrl: PRIVACY_URL,
-          confirm: this.confirmLink(domain, challenge),
+          confirm: this.confirmLink(platform, domain, challenge),
         };
       }
       case 'live': {
@@ -171,7 +171,7 @@ export class Onboarding {
     const adapter = this.deps.adapter!;
     const sameTab = await returnFlowHolds(this.deps.db, platform, domain);
     const returnTo = sameTab ? `/plugin/v2/return?${new URLSearchParams({ platformId: platform.id, domain }).toString()}` : null;
-    const link = { returnTo, state: challenge };
+    const link = { returnTo, state: challenge, platformId: platform.id };
     const url = action === 'install' ? adapter.installUrl(domain, link) : adapter.planApprovalUrl(domain, link);
     return { url, sameTab };
   }
@@ -180,8 +180,8 @@ export class Onboarding {
    * Where the owner confirms at the commerce platform that this app acts for the store. Always a
    * new tab: the app that made the challenge must still be there to trade its secret.
    */
-  private confirmLink(domain: string, challenge: string | null): ActionLink | null {
-    return challenge ? { url: this.deps.adapter!.merchantConfirmationUrl(domain, challenge), sameTab: false } : null;
+  private confirmLink(platform: dal.PluginPlatform, domain: string, challenge: string | null): ActionLink | null {
+    return challenge ? { url: this.deps.adapter!.merchantConfirmationUrl(domain, challenge, platform.id), sameTab: false } : null;
   }
 
   /**

@@ -65,7 +65,8 @@ export async function routeBrowserToStandIn(
       const response = await route.fetch({ maxRedirects: 0 });
       const location = response.headers().location;
       const target = location ? new URL(location, url) : null;
-      if (!target || !isStandInHost(target.hostname)) {
+      // A redirect to another page the route takes (the service's plan link to its install) is handed over too.
+      if (!target || !(isStandInHost(target.hostname) || (target.origin === url.origin && mayRedirect(target)))) {
         await route.fulfill({ response });
         return;
       }

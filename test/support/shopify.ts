@@ -56,19 +56,32 @@ function check(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);
 }
 
-const cookiesOf = (response: LightMyRequestResponse) =>
-  ([] as string[])
-    .concat(response.headers['set-cookie'] ?? [])
-    .map((cookie) => cookie.split(';')[0])
-    .join('; ');
+/** The browser's cookies after `response`: a cookie jar as a Cookie header (values may hold `=`). */
+export function withCookies(previous: string, response: LightMyRequestResponse): string {
+  const jar = new Map(
+    previous
+      .split('; ')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const),
+  );
+  for (const cookie of response.cookies as Array<{ name: string; value: string }>) {
+    if (cookie.value === '') jar.delete(cookie.name);
+    else jar.set(cookie.name, cookie.value);
+  }
+  return [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+}
 
-/** The install link followed to Shopify's signed callback (through the grant page when the app is new there). */
+/**
+ * The install link followed to Shopify's signed callback (through the grant page when the app is
+ * new there), by a browser holding `cookie` (a dashboard session, for a claim's link).
+ */
 export async function installToCallback(
   app: App,
   standIn: ShopifyStandIn,
   installPath: string,
+  cookie = '',
 ): Promise<{ callback: URL; cookie: string }> {
-  const install = await app.inject({ method: 'GET', url: installPath, headers: { 'user-agent': BROWSER_USER_AGENT } });
+  const install = await app.inject({ method: 'GET', url: installPath, headers: { cookie, 'user-agent': BROWSER_USER_AGENT } });
   check(install.statusCode === 302, `install answered ${install.statusCode}: ${install.body}`);
   const authorize = new URL(String(install.headers.location));
   const page = await standIn.fetch(authorize);
@@ -84,7 +97,7 @@ export async function installToCallback(
     check(granted.status === 302, `the grant answered ${granted.status}`);
     callback = granted.headers.get('location')!;
   }
-  return { callback: new URL(callback), cookie: cookiesOf(install) };
+  return { callback: new URL(callback), cookie: withCookies(cookie, install) };
 }
 
 export function followCallback(app: App, callback: URL, cookie: string) {
@@ -95,10 +108,40 @@ export function followCallback(app: App, callback: URL, cookie: string) {
   });
 }
 
-/** Installs the app on the shop through OAuth; returns the service's answer to the callback. */
-export async function install(app: App, standIn: ShopifyStandIn, installPath: string) {
-  const { callback, cookie } = await installToCallback(app, standIn, installPath);
-  return followCallback(app, callback, cookie);
+/** Whether the service's answer is its question to the store's staff (a claim, a plugin's challenge) after the callback. */
+export const asksStaff = (response: LightMyRequestResponse) =>
+  response.statusCode === 200 && response.body.includes('action="/commerce/shopify/confirm"');
+
+/** The hidden fields of the service's page (rendered as `<input ... />`). */
+export function hiddenFields(html: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/?>/g)) fields[match[1]!] = match[2]!;
+  return fields;
+}
+
+/** Answers the service's question on the page `question`, by its form, as the browser holding `cookie` posts it. */
+export function answerQuestion(app: App, question: LightMyRequestResponse, cookie: string, decision: 'confirm' | 'decline' = 'confirm') {
+  return app.inject({
+    method: 'POST',
+    url: '/commerce/shopify/confirm',
+    headers: {
+      cookie: withCookies(cookie, question),
+      origin: 'http://localhost:80',
+      'content-type': 'application/x-www-form-urlencoded',
+      'user-agent': BROWSER_USER_AGENT,
+    },
+    payload: new URLSearchParams({ ...hiddenFields(question.body), decision }).toString(),
+  });
+}
+
+/**
+ * Installs the app on the shop through OAuth, and answers the service's question when it asks
+ * one (a claim's link needs the claimant's dashboard cookies): the service's last answer.
+ */
+export async function install(app: App, standIn: ShopifyStandIn, installPath: string, options: { cookie?: string } = {}) {
+  const { callback, cookie } = await installToCallback(app, standIn, installPath, options.cookie);
+  const answer = await followCallback(app, callback, cookie);
+  return asksStaff(answer) ? answerQuestion(app, answer, cookie) : answer;
 }
 
 /** Approves (or declines) the usage plan on Shopify's confirmation page; returns the service's answer to the return. */

@@ -147,6 +147,7 @@ export class ShopifyCommerce implements CommerceAdapter {
     const query = new URLSearchParams({ shop: domain });
     if (link.returnTo) query.set('return', link.returnTo);
     if (link.state) query.set('challenge', link.state);
+    if (link.platformId) query.set('platform', link.platformId);
     return `${path}?${query.toString()}`;
   }
 
@@ -158,9 +159,18 @@ export class ShopifyCommerce implements CommerceAdapter {
     return this.link('/commerce/shopify/plan', domain, link);
   }
 
-  /** Installing again (Shopify skips the grant page when the app holds its scopes) is the owner's confirmation. */
-  merchantConfirmationUrl(domain: string, state: string): string {
-    return this.installUrl(domain, { returnTo: null, state });
+  /**
+   * Installing again signs the store's staff in at Shopify (which skips its grant page when the
+   * app holds its scopes); the service's page after the callback asks them (routes.ts).
+   */
+  merchantConfirmationUrl(domain: string, state: string, platformId?: string): string {
+    return this.installUrl(domain, { returnTo: null, state, platformId });
+  }
+
+  /** The store's name as its staff know it at Shopify, for the pages that ask them. */
+  async shopName(domain: string): Promise<string> {
+    const data = await this.request<{ shop: { name: string } }>(domain, documents.SHOP_PROFILE);
+    return data.shop.name;
   }
 
   /** The shop, and its catalog read in full (pages, or a bulk operation for a large one): the active products it counts. */

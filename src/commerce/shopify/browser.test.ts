@@ -43,6 +43,7 @@ describe('a Shopify store through the plugin, in Chromium', () => {
   let service: string;
   let demo: string;
   let platformId: string;
+  let platformName: string;
   let standIn: ShopifyStandIn;
   let shop: string;
 
@@ -75,6 +76,7 @@ describe('a Shopify store through the plugin, in Chromium', () => {
     await host.listen({ port: 0, host: '127.0.0.1' });
     demo = `http://127.0.0.1:${(host.server.address() as net.AddressInfo).port}`;
     ({ platformId } = await createPlatform(context.support, { approvedOrigins: [demo] }));
+    platformName = (await context.db.selectFrom('platforms').select('name').where('id', '=', platformId).executeTakeFirstOrThrow()).name;
     browser = await launchBrowser();
   });
 
@@ -102,14 +104,25 @@ describe('a Shopify store through the plugin, in Chromium', () => {
     ).toEqual([]);
   }
 
-  /** The merchant follows the plugin's link to Shopify in a new tab, acts there, and comes back. */
-  async function atShopify(page: Page, frame: FrameLocator, link: string, button: string, doneText: RegExp) {
+  /**
+   * The merchant follows the plugin's link to Shopify in a new tab, acts there, and comes back;
+   * after an install the service asks on its own page (naming the platform) and they confirm.
+   */
+  async function atShopify(page: Page, frame: FrameLocator, link: string, button: string, doneText: RegExp, confirmAtService = false) {
     const [tab] = await Promise.all([page.context().waitForEvent('page'), frame.getByRole('link', { name: new RegExp(link) }).click()]);
     await tab.getByRole('button', { name: button }).waitFor();
     expect(new URL(tab.url()).hostname).toMatch(/\.myshopify\.com$/);
     await expectReadable(tab, `Shopify's ${button} page`);
     await tab.screenshot({ path: `${ARTIFACTS}/shopify-${button.toLowerCase().replace(/\W+/g, '-')}.png` });
     await tab.getByRole('button', { name: button }).click();
+    if (confirmAtService) {
+      await tab.getByRole('heading', { name: 'Confirm what you asked for' }).waitFor();
+      expect(new URL(tab.url()).origin).toBe(service);
+      await expect(tab.locator('main').textContent()).resolves.toContain(`${platformName} asks to turn on cross-promotion for this store`);
+      await expectReadable(tab, "the service's confirmation page");
+      await tab.screenshot({ path: `${ARTIFACTS}/service-confirm.png` });
+      await tab.getByRole('button', { name: 'Confirm', exact: true }).click();
+    }
     await tab.getByRole('heading', { name: doneText }).waitFor();
     expect(new URL(tab.url()).origin).toBe(service);
     await expectReadable(tab, `the service's page after ${button}`);
@@ -134,7 +147,7 @@ describe('a Shopify store through the plugin, in Chromium', () => {
 
     await frame.locator('[data-screen="install"]').waitFor({ timeout: 60_000 });
     await expectReadable(page, 'install', frame);
-    await atShopify(page, frame, 'Install the app', 'Install app', /The app is installed/);
+    await atShopify(page, frame, 'Install the app', 'Install app', /The app is installed/, true);
     expect((await context.runtime.commerce.forStore(shop).status(shop)).installation).toBe('installed');
 
     await frame.locator('[data-screen="plan"]').waitFor({ timeout: 60_000 });
@@ -171,7 +184,9 @@ describe('a Shopify store through the plugin, in Chromium', () => {
       brand: { businessName: 'Maple & Moss', domain: shop, categories: [] },
     });
     expect(signUp.statusCode, signUp.body).toBe(201);
-    expect((await install(context.app, standIn, signUp.json().claim.confirmUrl)).statusCode).toBeLessThan(400);
+    expect((await install(context.app, standIn, signUp.json().claim.confirmUrl, { cookie: merchant.cookies })).statusCode).toBeLessThan(
+      400,
+    );
     const storeId: string = (await merchant.post('/dashboard/api/claim/check')).json().companyId;
     expect(storeId).toBeTruthy();
     const shower = new DashboardClient(context.app);

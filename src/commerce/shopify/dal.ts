@@ -129,42 +129,84 @@ export interface OAuthRequest {
   challenge: string | null;
   returnTo: string | null;
   claimId: string | null;
+  /** The claimant's dashboard session, for an install carrying a claim. */
+  claimantSessionId: string | null;
+  /** The tech platform whose plugin link started the install. */
+  platformId: string | null;
 }
 
-export async function insertOAuthRequest(db: Db, state: string, request: OAuthRequest, now: Date): Promise<void> {
-  await db
-    .insertInto('shopify_oauth_requests')
-    .values({
-      state_hash: stateHash(state),
-      shop: request.shop,
-      challenge: request.challenge,
-      return_to: request.returnTo,
-      claim_id: request.claimId,
-      created_at: now,
-    })
-    .execute();
+/** Installs in flight kept per shop: an older one nobody came back from gives way to a newer one. */
+export const OAUTH_REQUESTS_PER_SHOP = 10;
+/** Installs in flight over every shop; beyond it a new install waits for old ones to run out. */
+export const OAUTH_REQUESTS_IN_FLIGHT = 10_000;
+
+/**
+ * Notes an install this service started, unless `OAUTH_REQUESTS_IN_FLIGHT` started after
+ * `expiredBefore` are in flight already (false then, nothing written). Requests started before
+ * it are dropped, and the shop keeps its newest `OAUTH_REQUESTS_PER_SHOP`: anonymous installs
+ * cannot grow the table.
+ */
+export async function insertOAuthRequest(db: Db, state: string, request: OAuthRequest, now: Date, expiredBefore: Date): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('shopify_oauth_requests').where('created_at', '<=', expiredBefore).execute();
+    const inFlight = await trx
+      .selectFrom('shopify_oauth_requests')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    if (Number(inFlight.n) >= OAUTH_REQUESTS_IN_FLIGHT) return false;
+    await trx
+      .insertInto('shopify_oauth_requests')
+      .values({
+        state_hash: stateHash(state),
+        shop: request.shop,
+        challenge: request.challenge,
+        return_to: request.returnTo,
+        claim_id: request.claimId,
+        claimant_session_id: request.claimantSessionId,
+        platform_id: request.platformId,
+        created_at: now,
+      })
+      .execute();
+    await sql`
+      delete from shopify_oauth_requests where shop = ${request.shop} and state_hash not in (
+        select state_hash from shopify_oauth_requests where shop = ${request.shop}
+        order by created_at desc, state_hash limit ${OAUTH_REQUESTS_PER_SHOP}
+      )`.execute(trx);
+    return true;
+  });
 }
 
 /** An OAuth request not yet taken, started after `after`, for this shop. */
 export async function findOAuthRequest(db: Db, state: string, shop: string, after: Date): Promise<OAuthRequest | undefined> {
   const row = await db
     .selectFrom('shopify_oauth_requests')
-    .select(['shop', 'challenge', 'return_to', 'claim_id'])
+    .select(['shop', 'challenge', 'return_to', 'claim_id', 'claimant_session_id', 'platform_id'])
     .where('state_hash', '=', stateHash(state))
     .where('shop', '=', shop)
     .where('created_at', '>', after)
     .executeTakeFirst();
-  return row && { shop: row.shop, challenge: row.challenge, returnTo: row.return_to, claimId: row.claim_id };
+  return (
+    row && {
+      shop: row.shop,
+      challenge: row.challenge,
+      returnTo: row.return_to,
+      claimId: row.claim_id,
+      claimantSessionId: row.claimant_session_id,
+      platformId: row.platform_id,
+    }
+  );
 }
 
 /**
  * Takes the OAuth request (once: a replayed callback finds none) and stores the shop's token, in
- * one transaction, with the ownership confirmation the request carried. False, and nothing
- * written, when the request was already taken.
+ * one transaction. False, and nothing written, when the request was already taken. What the
+ * request carried (a claim, a plugin's challenge) is not confirmed here: a callback is what any
+ * page can make a signed-in merchant's browser reach (Shopify sends staff of a store that has the
+ * app straight back), so the staff are asked on a page of the service (insertConfirmationRequest).
  */
 export async function completeInstall(
   db: Db,
-  install: StoredTokens & { state: string; shop: string; scopes: string; claimId: string | null; now: Date },
+  install: StoredTokens & { state: string; shop: string; scopes: string; now: Date },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const taken = await trx
@@ -190,20 +232,80 @@ export async function completeInstall(
         }),
       )
       .execute();
-    if (install.claimId) {
-      await trx
-        .insertInto('shopify_ownership_confirmations')
-        .values({ claim_id: install.claimId, shop: install.shop, confirmed_at: install.now })
-        .onConflict((oc) => oc.column('claim_id').doNothing())
-        .execute();
-    }
-    // Requests nobody came back from are of no use after a day.
-    await trx
-      .deleteFrom('shopify_oauth_requests')
-      .where('created_at', '<', new Date(install.now.getTime() - 86_400_000))
-      .execute();
     return true;
   });
+}
+
+/** What a verified callback asks the store's staff: a sign-up's claim, a plugin's challenge, or both. */
+export interface ConfirmationRequest {
+  shop: string;
+  shopName: string;
+  claim: { claimId: string; sessionId: string; email: string } | null;
+  plugin: { challenge: string; platformId: string | null; platformName: string | null } | null;
+  returnTo: string | null;
+}
+
+/** Notes the question, by the hash of the token its form carries; questions older than `expiredBefore` go. */
+export async function insertConfirmationRequest(db: Db, token: string, request: ConfirmationRequest, now: Date, expiredBefore: Date) {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('shopify_confirmation_requests').where('created_at', '<=', expiredBefore).execute();
+    await trx
+      .insertInto('shopify_confirmation_requests')
+      .values({
+        token_hash: stateHash(token),
+        shop: request.shop,
+        shop_name: request.shopName,
+        claim_id: request.claim?.claimId ?? null,
+        claimant_session_id: request.claim?.sessionId ?? null,
+        claimant_email: request.claim?.email ?? null,
+        challenge: request.plugin?.challenge ?? null,
+        platform_id: request.plugin?.platformId ?? null,
+        platform_name: request.plugin?.platformName ?? null,
+        return_to: request.returnTo,
+        created_at: now,
+      })
+      .execute();
+  });
+}
+
+/** The question the form's token names, if it was asked after `after` and is not answered yet. */
+export async function findConfirmationRequest(db: Db, token: string, after: Date): Promise<ConfirmationRequest | undefined> {
+  const row = await db
+    .selectFrom('shopify_confirmation_requests')
+    .selectAll()
+    .where('token_hash', '=', stateHash(token))
+    .where('created_at', '>', after)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    shop: row.shop,
+    shopName: row.shop_name,
+    claim:
+      row.claim_id && row.claimant_session_id
+        ? { claimId: row.claim_id, sessionId: row.claimant_session_id, email: row.claimant_email ?? '' }
+        : null,
+    plugin: row.challenge ? { challenge: row.challenge, platformId: row.platform_id, platformName: row.platform_name } : null,
+    returnTo: row.return_to,
+  };
+}
+
+/** Takes the question (once: a second answer finds none); false when it was taken before. */
+export async function takeConfirmationRequest(db: Db, token: string): Promise<boolean> {
+  const row = await db
+    .deleteFrom('shopify_confirmation_requests')
+    .where('token_hash', '=', stateHash(token))
+    .returning('token_hash')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The store's staff confirmed, in the claimant's own session, that the claimant acts for the store. */
+export async function confirmOwnership(db: Db, claimId: string, shop: string, now: Date): Promise<void> {
+  await db
+    .insertInto('shopify_ownership_confirmations')
+    .values({ claim_id: claimId, shop, confirmed_at: now })
+    .onConflict((oc) => oc.column('claim_id').doNothing())
+    .execute();
 }
 
 export async function ownershipConfirmed(db: Db, shop: string, claimId: string): Promise<boolean> {
@@ -500,6 +602,7 @@ export async function eraseShop(db: Db, shop: string, keepWebhookId: string): Pr
     await trx.deleteFrom('shopify_usage_records').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_ownership_confirmations').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_oauth_requests').where('shop', '=', shop).execute();
+    await trx.deleteFrom('shopify_confirmation_requests').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_webhook_deliveries').where('shop', '=', shop).where('webhook_id', '<>', keepWebhookId).execute();
     await trx.deleteFrom('shopify_shops').where('shop', '=', shop).execute();
   });

@@ -1,16 +1,30 @@
 import type { ServerResponse } from 'node:http';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
 import { Type } from 'typebox';
 import { isUuid } from '../../config.js';
 import type { Runtime } from '../../composition.js';
 import { ApiError, badRequest, notFound, unauthorized } from '../../http/errors.js';
-import { isSecretHash as isChallenge } from '../../shared/keys.js';
+import { formField } from '../../http/forms.js';
+import { requireOwnOrigin } from '../../http/origin.js';
+import { cookiePolicyFor, csrfTokenFor, csrfTokenMatches } from '../../shared/cookies.js';
+import { isSecretHash as isChallenge, randomToken } from '../../shared/keys.js';
+import { findPlatform } from '../../platforms/dal.js';
 import { StoreDisconnectedError } from './admin-client.js';
 import { isShopDomain, type ShopifyCommerce, StoreNotInstalledError } from './adapter.js';
 import * as dal from './dal.js';
 import { securePages } from '../../http/security-headers.js';
-import { sendDonePage } from './pages.js';
+import {
+  CONFIRMATION_FIELD,
+  CSRF_FIELD,
+  REFUSALS,
+  sendConfirmationPage,
+  sendDeclinedPage,
+  sendDonePage,
+  sendRefusalPage,
+} from './pages.js';
 import { InstallQuery, PlanQuery, RetriedDelivery, ShopifyAttention, WebhookIdParams, WebhookReceipt } from './schemas.js';
 import { COMPLIANCE_TOPICS, LIFECYCLE_TOPICS, TOPICS, handleDelivery } from './webhooks.js';
 
@@ -18,6 +32,8 @@ const errorRef = Type.Ref('ErrorResponse');
 export const CALLBACK_PATH = '/commerce/shopify/callback';
 /** How long an install may take from the service's redirect to Shopify's callback. */
 const INSTALL_WINDOW_MS = 10 * 60_000;
+/** How long the store's staff have to answer the service's question after the callback. */
+const CONFIRMATION_WINDOW_MS = 15 * 60_000;
 
 /**
  * What the library writes to a Node response, caught so Fastify sends it (with the service's
@@ -54,6 +70,15 @@ function returnPathOf(raw: string | undefined): string | null {
 
 const refused = (message: string) => new ApiError(400, 'invalid_callback', message);
 
+const refuse = (reply: FastifyReply, refusal: (typeof REFUSALS)[keyof typeof REFUSALS]) =>
+  sendRefusalPage(reply, refusal.status, refusal.heading, refusal.text);
+
+function platformOf(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  if (!isUuid(raw)) throw badRequest('platform must be a UUID');
+  return raw.toLowerCase();
+}
+
 /**
  * Shopify's routes: install (OAuth), its callback, plan approval and its return, and the one
  * webhook endpoint. Registered only when Shopify is configured, so they are 404 otherwise.
@@ -63,8 +88,11 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
   if (!shopify) return;
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config } = runtime;
-  // The callback and plan return may end on a page of the service.
+  const policy = cookiePolicyFor(config.baseUrl);
+  // The callback and plan return may end on a page of the service; the confirmation is its form.
   await securePages(app, config.baseUrl);
+  await app.register(cookie);
+  await app.register(formbody);
 
   app.get(
     '/commerce/shopify/install',
@@ -73,7 +101,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
         summary: 'Install the app on a Shopify store: a redirect to Shopify OAuth (offline token) with a state bound to this browser',
         tags: ['commerce'],
         querystring: InstallQuery,
-        response: { 400: errorRef },
+        response: { 400: errorRef, 429: errorRef },
       },
     },
     async (request, reply) => {
@@ -83,6 +111,10 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       if (challenge !== null && !isChallenge(challenge)) throw badRequest('challenge must be 64 hexadecimal digits');
       const claimId = request.query.claim ?? null;
       if (claimId !== null && !isUuid(claimId)) throw badRequest('claim must be a UUID');
+      const platformId = platformOf(request.query.platform);
+      // A claim is confirmed only in a flow its claimant started, signed in: another browser sent here gets nothing.
+      const claimant = claimId === null ? undefined : await runtime.claimantOf(request, claimId, shop);
+      if (claimId !== null && !claimant) return refuse(reply, REFUSALS.notClaimant);
       const captured = new CapturedResponse();
       await shopify.library.auth.begin({
         shop,
@@ -96,7 +128,12 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
         throw new ApiError(captured.statusCode === 410 ? 410 : 400, 'install_refused', 'Shopify install could not start from this client');
       }
       const state = new URL(location).searchParams.get('state')!;
-      await dal.insertOAuthRequest(db, state, { shop, challenge, returnTo, claimId }, new Date());
+      const now = new Date();
+      const inFlight = { shop, challenge, returnTo, claimId, claimantSessionId: claimant?.sessionId ?? null, platformId };
+      if (!(await dal.insertOAuthRequest(db, state, inFlight, now, new Date(now.getTime() - INSTALL_WINDOW_MS)))) {
+        reply.header('Retry-After', '60');
+        throw new ApiError(429, 'rate_limited', 'too many installs are in flight: try again in a minute');
+      }
       const cookies = captured.headers['set-cookie'];
       if (cookies) reply.header('set-cookie', cookies);
       reply.header('Cache-Control', 'no-store');
@@ -122,6 +159,9 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       // A replayed callback (or one whose install this service never started) is refused before its code is used.
       const pending = await dal.findOAuthRequest(db, state, shop, new Date(now.getTime() - INSTALL_WINDOW_MS));
       if (!pending) throw refused('this install was completed already or never started here: start the install again');
+      // The claimant's own session, still: checked before the code is spent, so a refusal writes nothing.
+      const claimant = pending.claimId === null ? undefined : await runtime.claimantOf(request, pending.claimId, shop);
+      if (pending.claimId !== null && claimant?.sessionId !== pending.claimantSessionId) return refuse(reply, REFUSALS.notClaimant);
       let session: Awaited<ReturnType<ShopifyCommerce['library']['auth']['callback']>>['session'];
       try {
         ({ session } = await shopify.library.auth.callback({ expiring: true, rawRequest: request.raw, rawResponse: reply.raw }));
@@ -134,14 +174,82 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
         shop: session.shop,
         ...shopify.tokens.toStore(session),
         scopes: session.scope ?? '',
-        claimId: pending.claimId,
         now,
       });
       if (!stored) throw refused('this install was completed already: start the install again');
-      await afterInstall(shopify, session.shop, pending.challenge);
+      await afterInstall(shopify, session.shop);
       reply.header('Cache-Control', 'no-store');
+      if (claimant || pending.challenge) return askStaff(request, reply, session.shop, pending, claimant ?? null, now);
       if (pending.returnTo) return reply.redirect(pending.returnTo, 303);
       return sendDonePage(reply, 'The app is installed', session.shop);
+    },
+  );
+
+  /** The service's own question after a verified callback, answered by a POST with this page's CSRF token. */
+  const askStaff = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    shop: string,
+    pending: dal.OAuthRequest,
+    claimant: { sessionId: string; email: string } | null,
+    now: Date,
+  ) => {
+    const shopName = await shopify.shopName(shop).catch((error: unknown) => {
+      request.log.warn({ err: error, shop }, 'could not read the Shopify store name for the confirmation page');
+      return shop;
+    });
+    const platformName = pending.platformId ? ((await findPlatform(db, pending.platformId))?.name ?? null) : null;
+    const token = randomToken(43);
+    const question = {
+      shop,
+      shopName,
+      claim: claimant && pending.claimId ? { claimId: pending.claimId, ...claimant } : null,
+      plugin: pending.challenge ? { challenge: pending.challenge, platformId: pending.platformId, platformName } : null,
+      returnTo: pending.returnTo,
+    };
+    await dal.insertConfirmationRequest(db, token, question, now, new Date(now.getTime() - CONFIRMATION_WINDOW_MS));
+    return sendConfirmationPage(reply, {
+      shop,
+      shopName,
+      claimantEmail: claimant?.email ?? null,
+      plugin: question.plugin && { platformName },
+      token,
+      csrfToken: csrfTokenFor(request, reply, policy),
+    });
+  };
+
+  app.post(
+    '/commerce/shopify/confirm',
+    {
+      schema: {
+        summary:
+          "The store's staff answer the question a verified callback showed them (a sign-up's claim, a plugin's challenge): " +
+          'a form of that page, with its CSRF token, from the claimant’s own session for a claim',
+        tags: ['commerce'],
+        response: { 403: errorRef },
+      },
+    },
+    async (request, reply) => {
+      requireOwnOrigin(request);
+      reply.header('Cache-Control', 'no-store');
+      if (!csrfTokenMatches(request, formField(request.body, CSRF_FIELD))) return refuse(reply, REFUSALS.formExpired);
+      const token = formField(request.body, CONFIRMATION_FIELD) ?? '';
+      const now = new Date();
+      const question =
+        token === '' ? undefined : await dal.findConfirmationRequest(db, token, new Date(now.getTime() - CONFIRMATION_WINDOW_MS));
+      if (!question) return refuse(reply, REFUSALS.answered);
+      if (question.claim) {
+        const claimant = await runtime.claimantOf(request, question.claim.claimId, question.shop);
+        if (claimant?.sessionId !== question.claim.sessionId) return refuse(reply, REFUSALS.notClaimant);
+      }
+      const decision = formField(request.body, 'decision');
+      if (decision !== 'confirm' && decision !== 'decline') return refuse(reply, REFUSALS.chooseDecision);
+      if (!(await dal.takeConfirmationRequest(db, token))) return refuse(reply, REFUSALS.answered);
+      if (decision === 'decline') return sendDeclinedPage(reply, question.shop);
+      if (question.claim) await dal.confirmOwnership(db, question.claim.claimId, question.shop, now);
+      if (question.plugin) await shopify.emit({ type: 'merchant_confirmed', domain: question.shop, state: question.plugin.challenge });
+      if (question.returnTo) return reply.redirect(question.returnTo, 303);
+      return sendDonePage(reply, 'The app is installed', question.shop);
     },
   );
 
@@ -167,13 +275,13 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
         throw unauthorized('the plan is approved from the plugin, whose link carries the proof that the store’s owner installed the app');
       }
       reply.header('Cache-Control', 'no-store');
-      const link = { returnTo, state: challenge };
+      const link = { returnTo, state: challenge, platformId: platformOf(request.query.platform) ?? undefined };
       const status = await shopify.status(shop);
       if (status.installation !== 'installed') return reply.redirect(shopify.installUrl(shop, link), 303);
       if (!(await runtime.challengeConfirmed(shop, challenge))) {
         // A page loaded after the install (a reload, the same-tab return) holds a challenge nobody confirmed yet:
-        // installing again confirms it (Shopify signs its staff in and skips the grant page) and comes back here.
-        return reply.redirect(shopify.installUrl(shop, { returnTo: shopify.planApprovalUrl(shop, link), state: challenge }), 303);
+        // installing again signs the staff in at Shopify, the service's page asks them, and their answer comes back here.
+        return reply.redirect(shopify.installUrl(shop, { ...link, returnTo: shopify.planApprovalUrl(shop, link) }), 303);
       }
       if (status.planApproved) {
         return returnTo ? reply.redirect(returnTo, 303) : sendDonePage(reply, 'The plan is approved', shop);
@@ -252,12 +360,11 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
   await app.register(async (scope) => webhookRoute(scope, runtime, shopify));
 };
 
-/** After a verified install: webhooks subscribed, the plan read back, the plugin told. */
-async function afterInstall(shopify: ShopifyCommerce, shop: string, challenge: string | null): Promise<void> {
+/** After a verified install: webhooks subscribed, the plan read back, the plugin told the app is there. */
+async function afterInstall(shopify: ShopifyCommerce, shop: string): Promise<void> {
   await shopify.registerWebhooks(shop);
   await shopify.refreshSubscription(shop);
   await shopify.emit({ type: 'app_installed', domain: shop });
-  if (challenge) await shopify.emit({ type: 'merchant_confirmed', domain: shop, state: challenge });
 }
 
 const rawBodies = new WeakMap<FastifyRequest, string>();

@@ -3,14 +3,20 @@ import { Type } from 'typebox';
 export const InstallQuery = Type.Object({
   shop: Type.String({ description: 'The store, as its {name}.myshopify.com domain' }),
   return: Type.Optional(Type.String({ description: "A path of this service to continue at afterwards (the plugin's return flow)" })),
-  challenge: Type.Optional(Type.String({ description: "The plugin's challenge: the store's owner confirms that plugin by installing" })),
-  claim: Type.Optional(Type.String({ description: "A sign-up's claim on the store, confirmed by the install" })),
+  challenge: Type.Optional(
+    Type.String({ description: "The plugin's challenge: after the callback the store's staff are asked to confirm that plugin" }),
+  ),
+  claim: Type.Optional(
+    Type.String({ description: "A sign-up's claim on the store: only its claimant, signed in, may start this install" }),
+  ),
+  platform: Type.Optional(Type.String({ description: 'The tech platform whose plugin made the link, named to the store’s staff' })),
 });
 
 export const PlanQuery = Type.Object({
   shop: Type.String(),
   return: Type.Optional(Type.String()),
   challenge: Type.Optional(Type.String()),
+  platform: Type.Optional(Type.String()),
 });
 
 export const WebhookReceipt = Type.Object({

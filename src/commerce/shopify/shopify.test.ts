@@ -6,6 +6,8 @@ import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { collabReferral, DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
 import {
   answerPlan,
+  answerQuestion,
+  asksStaff,
   followCallback,
   install,
   installToCallback,
@@ -89,6 +91,22 @@ describeEachDatabase(
       expect(await count('shopify_oauth_requests')).toBe(0);
     });
 
+    it('bounds anonymous installs: a shop keeps its newest 10 in flight, and those past their window are dropped', async () => {
+      const shop = newShop();
+      const inFlight = async () =>
+        (await use().db.selectFrom('shopify_oauth_requests').select('state_hash').where('shop', '=', shop).execute()).length;
+      for (let i = 0; i < 15; i += 1) expect((await get(`/commerce/shopify/install?shop=${shop}`)).statusCode).toBe(302);
+      expect(await inFlight()).toBe(10);
+      // Ten minutes on, nobody came back from them: the next install, for any shop, drops them.
+      await use()
+        .db.updateTable('shopify_oauth_requests')
+        .set({ created_at: new Date(Date.now() - 11 * 60_000) })
+        .where('shop', '=', shop)
+        .execute();
+      expect((await get(`/commerce/shopify/install?shop=${newShop()}`)).statusCode).toBe(302);
+      expect(await inFlight()).toBe(0);
+    });
+
     it('installs through OAuth: the token stored encrypted, webhooks subscribed, the plugin confirmed; a replay is refused', async () => {
       const shop = newShop();
       const secret = crypto.randomBytes(16).toString('hex');
@@ -99,7 +117,13 @@ describeEachDatabase(
         `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`,
       );
       expect(Object.fromEntries(callback.searchParams)).toMatchObject({ shop });
-      const done = await followCallback(use().app, callback, cookie);
+      // The callback installs and asks; only the staff's answer, a form of that page, confirms the plugin.
+      const question = await followCallback(use().app, callback, cookie);
+      expect(asksStaff(question), question.body).toBe(true);
+      expect(question.body).toContain('asks to turn on cross-promotion for this store');
+      const confirmations = () => use().db.selectFrom('merchant_confirmations').selectAll().where('challenge', '=', challenge).execute();
+      expect(await confirmations()).toEqual([]);
+      const done = await answerQuestion(use().app, question, cookie);
       expect(done.statusCode, done.body).toBe(200);
       expect(done.body).toContain('The app is installed');
 
@@ -119,8 +143,11 @@ describeEachDatabase(
         'ORDERS_PAID',
         'REFUNDS_CREATE',
       ]);
-      const confirmed = await use().db.selectFrom('merchant_confirmations').selectAll().where('challenge', '=', challenge).execute();
-      expect(confirmed.map((entry) => entry.domain)).toEqual([shop]);
+      expect((await confirmations()).map((entry) => entry.domain)).toEqual([shop]);
+      // The same answer again: the question was taken, nothing more is written.
+      const again = await answerQuestion(use().app, question, cookie);
+      expect(again.statusCode).toBe(400);
+      expect(await confirmations()).toHaveLength(1);
 
       // The same callback again (the code and the state spent): refused, the stored token untouched.
       const replay = await followCallback(use().app, callback, cookie);
@@ -576,7 +603,7 @@ async function shopifyCollab(context: TestContext, standIn: ShopifyStandIn) {
   expect(signUp.json().claim.message).toBe(`Confirm at Shopify, signed in as the owner of ${shop}, that you act for the store.`);
   // The plugin's challenge rides on the install, as the plugin's links carry it; the plan asks for it.
   const challenge = newChallenge();
-  const installed = await install(context.app, standIn, `${confirmUrl}&challenge=${challenge}`);
+  const installed = await install(context.app, standIn, `${confirmUrl}&challenge=${challenge}`, { cookie: partner.cookies });
   expect(installed.statusCode).toBe(303);
   const checked = await partner.post('/dashboard/api/claim/check');
   const partnerId: string = checked.json().companyId;
