@@ -19,6 +19,8 @@ import * as shopify from './migrations/0016_shopify.js';
 import * as brandOAuthApps from './migrations/0017_brand_oauth_apps.js';
 import * as shopifyProofAndParking from './migrations/0018_shopify_proof_and_parking.js';
 import * as performanceMoney from './migrations/0019_performance_money.js';
+import * as moneyBaseAndEventsAhead from './migrations/0023_money_base_and_events_ahead.js';
+import * as statements from './migrations/0024_statements.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -41,6 +43,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017_brand_oauth_apps': brandOAuthApps,
   '0018_shopify_proof_and_parking': shopifyProofAndParking,
   '0019_performance_money': performanceMoney,
+  '0023_money_base_and_events_ahead': moneyBaseAndEventsAhead,
+  '0024_statements': statements,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
