@@ -82,6 +82,7 @@ customer's first order carries 5%; a replay counts once`, async () => {
         newCustomer: true,
         customerBasis: 'store_history',
         commissionCents: 500,
+        currency: 'USD',
         eventsApplied: [],
       });
       const usd = { currency: 'USD', orders: 1, newCustomers: 1, revenueMinor: 10_000, commissionMinor: 500 };

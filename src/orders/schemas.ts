@@ -96,6 +96,7 @@ export const OrderOutcome = Type.Object(
       description: "Why the customer counts as new or returning: the store's history, or the commerce platform's order count",
     }),
     commissionCents: Type.Integer({ description: "The commission on the order's merchandise after discounts, in minor units" }),
+    currency: Type.String({ description: "The order's ISO 4217 currency, as the service keeps it (upper case)" }),
     eventsApplied: Type.Array(OrderEventOutcome, {
       description: 'Cancels and refunds that came before the order, applied now in the order they occurred',
     }),
@@ -113,6 +114,7 @@ export const OrderOutcome = Type.Object(
         newCustomer: true,
         customerBasis: 'store_history',
         commissionCents: 180,
+        currency: 'USD',
         eventsApplied: [],
       },
     ],

@@ -49,6 +49,8 @@ export interface OrderOutcome {
   newCustomer: boolean;
   customerBasis: CustomerBasis;
   commissionCents: number;
+  /** The order's ISO 4217 currency, upper case. */
+  currency: string;
   /** Cancels and refunds that came before the order, applied now, in the order they occurred. */
   eventsApplied: OrderEventOutcome[];
 }
@@ -205,6 +207,7 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder, 
       newCustomer: stored?.new_customer ?? false,
       customerBasis: stored?.customer_basis ?? 'store_history',
       commissionCents: Number(stored?.commission_cents ?? 0),
+      currency: stored?.currency ?? record.currency,
       eventsApplied: [],
     };
   }
@@ -215,6 +218,7 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder, 
     matchedBy: showing?.matchedBy ?? null,
     touch: showing?.touch ?? null,
     outsideWindow,
+    currency: record.currency,
     ...outcome,
   };
 }

@@ -118,13 +118,12 @@ events land on the next statement naming the order and the closed statement, and
       entry.currency,
       entry.adjusts,
     ]);
-    expect(lines).toEqual(
-      [
-        ['reversal', 'oct-usd', -200, 'USD', { number: october.number, month: '2026-10' }],
-        ['adjustment', null, -150, 'EUR', null],
-        ['commission', 'oct-straggler', 100, 'USD', null],
-      ].sort((a, b) => (a[1] === 'oct-straggler' ? -1 : b[1] === 'oct-straggler' ? 1 : 0)),
-    );
+    // Oldest first: the straggler stamped October, the refund, support's credit.
+    expect(lines).toEqual([
+      ['commission', 'oct-straggler', 100, 'USD', null],
+      ['reversal', 'oct-usd', -200, 'USD', { number: october.number, month: '2026-10' }],
+      ['adjustment', null, -150, 'EUR', null],
+    ]);
     expect(november.entries.find((entry: { kind: string }) => entry.kind === 'adjustment')).toMatchObject({
       reason: 'Goodwill credit for a duplicate order',
       postedBy: 'sam@support.example',
