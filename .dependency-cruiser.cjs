@@ -5,6 +5,9 @@
  * Type-only imports count (tsPreCompilationDeps): a type is a dependency too.
  */
 
+/** What the embed app, the loader and the service share: stages, messages, discount choices. */
+const EMBED_CONTRACT = '^src/plugin/embed-contract[.]ts$';
+
 /** The shared layers at the bottom: no tables, no domain rules; every domain may import them. */
 const SHARED_LAYERS = '^src/(shared|http|db|cache|jobs)/|^src/(config|service-context)[.]ts$';
 
@@ -56,20 +59,38 @@ module.exports = {
       to: { path: '^src/composition[.]ts$', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'server-imports-no-browser-code',
+      comment:
+        'The service never imports web/: the server compiles to dist/ on its own, and what both sides need (the embed ' +
+        'contract) lives in src/plugin/embed-contract.ts, which both import.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^web/' },
+    },
+    {
+      name: 'embed-contract-imports-nothing',
+      comment:
+        'src/plugin/embed-contract.ts is bundled into the browser code (the embed app and the published loader), so it ' +
+        'imports nothing: no server module can ride along into a bundle through it.',
+      severity: 'error',
+      from: { path: EMBED_CONTRACT },
+      to: {},
+    },
+    {
       name: 'web-imports-only-server-types',
       comment:
         'Browser code (web/) never bundles server modules: from src/ it takes type-only imports (`import type`), and only ' +
-        "of a domain's schemas or response shapes. Values both sides need live in web/ (web/loader/embed-state.ts).",
+        "of a domain's schemas or response shapes. The values both sides need live in src/plugin/embed-contract.ts.",
       severity: 'error',
       from: { path: '^web/' },
-      to: { path: '^src/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/', pathNot: EMBED_CONTRACT, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'web-imports-only-schema-types',
-      comment: "The server types web/ may import: a domain's schemas.ts (TypeBox response types) and the embed page's shapes.",
+      comment: "The server types web/ may import: a domain's schemas.ts (TypeBox response types), the embed page's shapes and the embed contract.",
       severity: 'error',
       from: { path: '^web/' },
-      to: { path: '^src/', pathNot: '^src/[^/]+/(schemas|embed-view)[.]ts$' },
+      to: { path: '^src/', pathNot: `^src/[^/]+/(schemas|embed-view)[.]ts$|${EMBED_CONTRACT}` },
     },
     {
       name: 'imports-resolve',

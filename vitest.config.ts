@@ -1,19 +1,70 @@
 import { defineConfig } from 'vitest/config';
 
+/** Tests that touch no database, no port and no process: pure functions and in-memory stand-ins. */
+const UNIT = [
+  'src/admin/data-dir-lock.test.ts',
+  'src/attribution/group-commit.test.ts',
+  'src/campaigns/status.test.ts',
+  'src/commerce/sandbox-generator.test.ts',
+  'src/commerce/shopify/documents.test.ts',
+  'src/config.test.ts',
+  'src/http/logging.test.ts',
+  'src/offers/cache.test.ts',
+  'src/recommendations/scoring.test.ts',
+  'src/shared/*.test.ts',
+  'test/architecture/table-owners.test.ts',
+  'test/shopify-standin/*.test.ts',
+];
+/** Tests that drive Chromium. */
+const BROWSER = ['**/*browser.test.ts', 'src/oauth/e2e.test.ts', 'src/http/landing.test.ts', 'src/http/reference-page.test.ts'];
+/** Tests of the service as its own process: starts, signals, faults, bounds it keeps. */
+const RESILIENCE = ['test/resilience/*.test.ts', 'test/server/*.test.ts', 'test/durability/*.test.ts'];
+
 /**
  * A test's own deadlines say what is correct (a bound the service promises, a change seen before a
  * cache would expire); vitest's timeouts only catch a hang. They are generous because the suite
  * shares two cores with everything else: beside a CPU burner, two starts of the service on PGlite
  * took 96 s (18 s on a quiet machine).
+ *
+ * Four tiers (README, "Tests"). Unit and integration run first, side by side; then the browser tier
+ * on one worker with one shared Chromium; then the resilience tier on its own, so the bounds it
+ * proves are not measured beside the rest of the suite. Files in one worker share the module graph
+ * (isolate: false): no test leaves state behind in a module (each builds its own app and database),
+ * and importing the service once per worker instead of once per file is most of what setup costs.
  */
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 300_000,
     hookTimeout: 300_000,
     // expect.poll waits for something the page or the service does by itself: 1 s by default.
     expect: { poll: { timeout: 30_000 } },
-    pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT, exclude: BROWSER, pool: 'threads', isolate: false } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: [...UNIT, ...BROWSER, ...RESILIENCE],
+          pool: 'forks',
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: BROWSER,
+          globalSetup: ['test/support/global-setup.ts', 'test/support/browser-server.ts'],
+          pool: 'forks',
+          isolate: false,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      { extends: true, test: { name: 'resilience', include: RESILIENCE, pool: 'forks', sequence: { groupOrder: 2 } } },
+    ],
   },
 });

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: type check, lint and format check, then every test on PGlite and on the PostgreSQL server.
+# The whole test suite: type check, lint and format check, then every tier (vitest.config.ts): unit and
+# integration side by side, then the browser tier, then the resilience tier. README, "Tests".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

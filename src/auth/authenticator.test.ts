@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import crypto from 'node:crypto';
-import { describeEachDatabase } from '../../test/support/harness.js';
+import { describeOnBothEngines } from '../../test/support/harness.js';
 import { createBrand, createPlatform, savePlatform } from '../../test/support/factories.js';
 import { ApiError } from '../http/errors.js';
 import { issueBrandKey, revokeKey } from './credentials.js';
@@ -17,7 +17,7 @@ async function refusal(promise: Promise<unknown>): Promise<ApiError> {
   throw new Error('expected the call to be refused');
 }
 
-describeEachDatabase('brand authentication and X-Platform-Id', (use) => {
+describeOnBothEngines('brand authentication and X-Platform-Id', (use) => {
   let brand: { companyId: string; key: string; keyId: string };
   let platform: { platformId: string; key: string };
 

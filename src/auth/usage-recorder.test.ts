@@ -1,10 +1,10 @@
 import { expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { describeEachDatabase } from '../../test/support/harness.js';
+import { describeOnBothEngines } from '../../test/support/harness.js';
 import { createBrand, createPlatform } from '../../test/support/factories.js';
 import { UsageRecorder } from './usage-recorder.js';
 
-describeEachDatabase('UsageRecorder', (use) => {
+describeOnBothEngines('UsageRecorder', (use) => {
   const recorder = () => new UsageRecorder(use().db, use().app.log);
   const keyLastUsed = async (keyId: string) =>
     (await use().db.selectFrom('brand_api_keys').select('last_used_at').where('id', '=', keyId).executeTakeFirstOrThrow()).last_used_at;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
-import { DATABASE_KINDS } from '../../test/support/databases.js';
+import { HTTP_ENGINES } from '../../test/support/databases.js';
 import { freePort } from '../../test/support/service-process.js';
 import { uniqueId } from '../../test/support/factories.js';
 import { DashboardClient, runningCollab } from '../../test/support/dashboard-client.js';
@@ -12,7 +12,7 @@ const SECRET = 'orders-webhook-secret-0123456789';
  * referral link to the sandbox storefront, orders there, and the platform posts the order,
  * signed, to the service's order webhook over HTTP (so the app listens on a real port).
  */
-for (const kind of DATABASE_KINDS) {
+for (const kind of HTTP_ENGINES) {
   describe(`sandbox storefront orders through the signed webhook [${kind}]`, () => {
     let context: TestContext;
     let world: Awaited<ReturnType<typeof runningCollab>>;

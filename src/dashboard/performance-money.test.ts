@@ -1,6 +1,6 @@
 import { beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { describeEachDatabase } from '../../test/support/harness.js';
+import { describeOnBothEngines } from '../../test/support/harness.js';
 import { uniqueId } from '../../test/support/factories.js';
 import { seedPerformanceStory, utcDay, type PerformanceStory } from '../../test/support/performance-story.js';
 import { receiveOrder, recordOrderEvent, redactCustomer } from '../orders/service.js';
@@ -14,7 +14,7 @@ type Side = 'shown' | 'received';
  * partial refund and a cancel of Alpha's euro order on the sealed day, a partial refund of the
  * story's first dollar order, a cancel of yesterday's and a refund after it.
  */
-describeEachDatabase('performance page: each role’s money per currency equals the ledger', (use) => {
+describeOnBothEngines('performance page: each role’s money per currency equals the ledger', (use) => {
   let story: PerformanceStory;
   let domains: { alpha: string; zeta: string };
   const [from, to] = [utcDay(10), utcDay(0)];

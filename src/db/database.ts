@@ -89,6 +89,8 @@ export interface DatabaseOptions {
   bounds: DatabaseBounds;
   /** Called with the SQL of every statement sent, transaction control included (tests count them). */
   onQuery?: (sql: string) => void;
+  /** PGlite in memory: start from this dump of a data directory (the tests' migrated template) instead of an empty one. */
+  pgliteDump?: Blob;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -118,7 +120,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     fs.mkdirSync(dir, { recursive: true });
     pglite = await PGlite.create(dir, { extensions });
   } else {
-    pglite = await PGlite.create({ extensions });
+    pglite = await PGlite.create({ extensions, ...(options.pgliteDump ? { loadDataDir: options.pgliteDump } : {}) });
   }
   // In process, a statement cannot hang on a network, and PGlite cannot cancel one (it has no
   // statement_timeout): the one wait to bound is for its single connection.

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync } from 'fastify';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
 import { notFound } from './errors.js';
 import { securePages } from './security-headers.js';
 import type { Runtime } from '../composition.js';
@@ -10,6 +11,14 @@ import type { Runtime } from '../composition.js';
 export const ASSETS_PATH = '/assets/';
 
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
+
+/**
+ * Where `npm run build` writes the prebuilt browser files and their manifest: `dist/assets/`, beside
+ * the compiled server (dist/http/assets.js). Run from TypeScript (src/http/assets.ts, under tsx: the
+ * tests and `npm run dev`) this folder does not exist, so the service bundles web/ on demand instead.
+ */
+export const PREBUILT_ASSETS = fileURLToPath(new URL('../assets/', import.meta.url));
+const MANIFEST = 'manifest.json';
 const PREACT: esbuild.BuildOptions = { format: 'iife', jsx: 'automatic', jsxImportSource: 'preact' };
 
 interface Entry {
@@ -52,6 +61,10 @@ export interface BrowserAssets {
 
 /** Bundles one browser entry point (script or stylesheet) in memory, minified for the browsers we support. */
 export async function buildBrowserBundle(entryPoint: string, options: esbuild.BuildOptions = {}): Promise<Buffer> {
+  // Loaded only when bundling: esbuild is a devDependency, absent from a production install.
+  const esbuild = await import('esbuild').catch((error: unknown) => {
+    throw new Error(`no prebuilt browser files in ${PREBUILT_ASSETS} and no esbuild to bundle web/: run npm run build`, { cause: error });
+  });
   const result = await esbuild.build({
     entryPoints: [entryPoint],
     bundle: true,
@@ -68,7 +81,12 @@ export async function buildBrowserBundle(entryPoint: string, options: esbuild.Bu
   return Buffer.from(output.contents);
 }
 
-async function buildAll(): Promise<BrowserAssets> {
+function contentTypeOf(file: string): string {
+  return file.endsWith('.css') ? 'text/css; charset=utf-8' : 'application/javascript; charset=utf-8';
+}
+
+/** Bundles every entry of web/ in memory, each under its content-hashed name. */
+export async function bundleBrowserAssets(): Promise<BrowserAssets> {
   const files = new Map<string, AssetFile>();
   const entries: Array<[string, Entry]> = Object.entries(ENTRIES);
   const built = await Promise.all(
@@ -77,21 +95,50 @@ async function buildAll(): Promise<BrowserAssets> {
       const css = entry.endsWith('.css');
       // Content-hashed names, so the files can be cached forever and a release never serves stale code.
       const file = `${stem}.${crypto.createHash('sha256').update(body).digest('hex').slice(0, 12)}.${css ? 'css' : 'js'}`;
-      files.set(file, { body, contentType: css ? 'text/css; charset=utf-8' : 'application/javascript; charset=utf-8' });
+      files.set(file, { body, contentType: contentTypeOf(file) });
       return [name, `${ASSETS_PATH}${file}`] as const;
     }),
   );
   return { files, url: Object.fromEntries(built) as Record<AssetName, string> };
 }
 
+/** Writes the bundles and a manifest (asset name to file name) for a compiled server to read. */
+export async function writePrebuiltAssets(assets: BrowserAssets, directory: string): Promise<void> {
+  await fs.mkdir(directory, { recursive: true });
+  await Promise.all([...assets.files].map(([file, { body }]) => fs.writeFile(`${directory}${file}`, body)));
+  const manifest = Object.fromEntries(Object.entries(assets.url).map(([name, url]) => [name, url.slice(ASSETS_PATH.length)]));
+  await fs.writeFile(`${directory}${MANIFEST}`, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+async function readPrebuiltAssets(manifestText: string): Promise<BrowserAssets> {
+  const manifest = JSON.parse(manifestText) as Record<AssetName, string>;
+  const files = new Map<string, AssetFile>();
+  await Promise.all(
+    Object.values(manifest).map(async (file) => {
+      files.set(file, { body: await fs.readFile(`${PREBUILT_ASSETS}${file}`), contentType: contentTypeOf(file) });
+    }),
+  );
+  const url = Object.fromEntries(Object.entries(manifest).map(([name, file]) => [name, `${ASSETS_PATH}${file}`]));
+  return { files, url: url as Record<AssetName, string> };
+}
+
+async function loadBrowserAssets(): Promise<BrowserAssets> {
+  const manifest = await fs.readFile(`${PREBUILT_ASSETS}${MANIFEST}`, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  return manifest === undefined ? bundleBrowserAssets() : readPrebuiltAssets(manifest);
+}
+
 let pending: Promise<BrowserAssets> | undefined;
 
 /**
- * Every browser bundle and stylesheet, built from web/ once per process on first use. A failed
- * build is not kept, so the next request tries again.
+ * Every browser bundle and stylesheet, loaded once per process on first use: the prebuilt files of
+ * `npm run build` when the compiled server runs, else bundled from web/ in memory. A failed load is
+ * not kept, so the next request tries again.
  */
 export function browserAssets(): Promise<BrowserAssets> {
-  pending ??= buildAll().catch((error) => {
+  pending ??= loadBrowserAssets().catch((error) => {
     pending = undefined;
     throw error;
   });

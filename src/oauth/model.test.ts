@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, describeEachDatabase } from '../../test/support/harness.js';
+import { ADMIN_TOKEN, describeOnBothEngines } from '../../test/support/harness.js';
 import { createBrand } from '../../test/support/factories.js';
 import { registerOAuthClient } from './clients.js';
 import { authenticateClient, createOAuthModel } from './model.js';
@@ -15,7 +15,7 @@ describe('sealed successor pairs', () => {
   });
 });
 
-describeEachDatabase('OAuth model and client registry', (use) => {
+describeOnBothEngines('OAuth model and client registry', (use) => {
   let companyId: string;
   beforeAll(async () => {
     ({ companyId } = await createBrand(use().support));

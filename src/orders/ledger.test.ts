@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { describeEachDatabase, type TestContext } from '../../test/support/harness.js';
+import { describeOnBothEngines, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
 import { seedPartnerOffer } from '../../test/durability/seed.js';
 import type { LinkKey } from '../attribution/dal.js';
@@ -41,7 +41,7 @@ async function partnerWorld(context: TestContext) {
   return { brandId, partner, links, token: token!, show, order, ledger };
 }
 
-describeEachDatabase(
+describeOnBothEngines(
   'attribution window and commission ledger',
   (use) => {
     it('attributes an order to a click 14 days before it, and records one 15 days after its click without attributing it', async () => {

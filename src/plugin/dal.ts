@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { BestSellerPreview } from '../../web/loader/embed-state.js';
+import type { BestSellerPreview } from './embed-contract.js';
 
 /** SQL of merchant onboarding: the plugin's reads of platforms and brands, setup jobs and consent. */
 

@@ -1,9 +1,9 @@
-import type { ActionLink, EmbedBoot as LoaderEmbedBoot, EmbedState as StageState } from '../../web/loader/embed-state.js';
+import type { ActionLink, EmbedBoot as LoaderEmbedBoot, EmbedState as StageState } from './embed-contract.js';
 
 /**
  * What the embed app is told about a store and what its page boots with: the shapes of
- * web/loader/embed-state.ts, plus what acting for the store needs (docs/plugin.md, "Acting for the
- * store"). Kept apart on purpose: the published loader v2.0.0 is built from embed-state.ts, and esbuild
+ * src/plugin/embed-contract.ts, plus what acting for the store needs (docs/plugin.md, "Acting for the
+ * store"). Kept apart on purpose: the published loader v2.0.0 is built from embed-contract.ts, and esbuild
  * names its minified symbols by the characters of the files it bundles, so any change to that
  * file's code (types included) changes the loader's bytes.
  */

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig, type TestContext } from '../../test/support/harness.js';
-import { createTestDatabase, DATABASE_KINDS } from '../../test/support/databases.js';
+import { createTestDatabase, HTTP_ENGINES } from '../../test/support/databases.js';
 import { buildApp } from '../app.js';
 import { createPlatform } from '../../test/support/factories.js';
 import { injectTransport, merchantToken, StoreOwner } from '../../test/support/sandbox-owner.js';
@@ -24,7 +24,7 @@ type StageName = (typeof STAGES)[number];
  * refused, and without the owner's sandbox session and the page's CSRF token, so are the sandbox's
  * own controls. Every forged request is refused 401 or 403 and leaves every table as it was.
  */
-for (const kind of DATABASE_KINDS) {
+for (const kind of HTTP_ENGINES) {
   describe(`forged plugin and sandbox actions [${kind}]`, () => {
     let context: TestContext | undefined;
     const use = () => context!;

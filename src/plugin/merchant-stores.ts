@@ -3,7 +3,7 @@ import { recordImportedStore } from '../companies/service.js';
 import { turnOnConsentedOffer, saveDraftOffer, setOfferLive } from '../offers/service.js';
 import { inTransaction, type DataContext } from '../service-context.js';
 import * as dal from './dal.js';
-import type { BestSellerPreview } from '../../web/loader/embed-state.js';
+import type { BestSellerPreview } from './embed-contract.js';
 
 /**
  * A merchant's store as onboarding changes it: its onboarding record (merchant_stores) together

@@ -5,7 +5,7 @@ import type { CommerceAdapter, CommerceEvent } from '../commerce/adapter.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { discountCodeFor } from '../offers/service.js';
 import * as dal from './dal.js';
-import { DISCOUNT_CHOICES, type ActionLink } from '../../web/loader/embed-state.js';
+import { DISCOUNT_CHOICES, type ActionLink } from './embed-contract.js';
 import type { EmbedState } from './embed-view.js';
 import { consentToOffer, showStoreOffer } from './merchant-stores.js';
 import { recordConfirmation } from './merchant-tokens.js';

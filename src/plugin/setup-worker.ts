@@ -6,7 +6,7 @@ import { DrainingWorker } from '../jobs/draining-worker.js';
 import { scoreBrandNow } from '../recommendations/scorer.js';
 import * as dal from './dal.js';
 import { importStore, saveStoreDraftOffer } from './merchant-stores.js';
-import type { BestSellerPreview } from '../../web/loader/embed-state.js';
+import type { BestSellerPreview } from './embed-contract.js';
 
 const MAX_RETRY_MS = 60_000;
 

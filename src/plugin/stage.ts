@@ -1,5 +1,5 @@
 import type { AppInstallation } from '../commerce/adapter.js';
-import type { Notice, ProgressStep, Stage } from '../../web/loader/embed-state.js';
+import type { Notice, ProgressStep, Stage } from './embed-contract.js';
 
 /** Everything the stage depends on, read fresh at every load (SPEC 3.4). */
 export interface StoreFacts {

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
-import { describeEachDatabase } from '../../test/support/harness.js';
+import { describeOnBothEngines } from '../../test/support/harness.js';
 import { uniqueId } from '../../test/support/factories.js';
 import { waitUntil } from '../../test/support/service-process.js';
 import { insertCompanies, settleScores } from '../../test/support/bulk-seeds.js';
 import { claimQueuedBrands } from './dal.js';
 import { drainScoringQueue } from './scorer.js';
 
-describeEachDatabase('recommendation scorer', (use) => {
+describeOnBothEngines('recommendation scorer', (use) => {
   const scoresAmong = async (ids: string[]) =>
     (
       await use()

@@ -1,19 +1,45 @@
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
+import { inject } from 'vitest';
 
 /** Debian's Chromium, headless, with the flags this machine's closed network needs. */
+export const CHROMIUM_OPTIONS: LaunchOptions = {
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  headless: true,
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-dev-shm-usage',
+  ],
+};
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Set by test/support/browser-server.ts: the run's one Chromium, shared by every browser test file. */
+    chromiumEndpoint: string | undefined;
+  }
+}
+
+/**
+ * Chromium for one test file: a connection to the run's shared Chromium where the browser tier
+ * started one (test/support/browser-server.ts), else a Chromium of its own. close() on a connection
+ * closes the file's contexts and disconnects; the shared Chromium stays up for the next file.
+ */
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-dev-shm-usage',
-    ],
-  });
+  const endpoint = sharedChromiumEndpoint();
+  if (endpoint) return chromium.connect(endpoint);
+  return chromium.launch(CHROMIUM_OPTIONS);
+}
+
+/** Outside vitest (the benches) there is no run to share a Chromium with: inject() throws there. */
+function sharedChromiumEndpoint(): string | undefined {
+  try {
+    return inject('chromiumEndpoint');
+  } catch {
+    return undefined;
+  }
 }

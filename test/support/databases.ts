@@ -1,11 +1,24 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { openDatabase, type DatabaseBounds, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
+/** Both engines: for what differs between them, the data layer (dal, group commit, counters, concurrency, service context, migrations). */
 export const DATABASE_KINDS: DatabaseKind[] = ['pglite', 'postgres'];
+
+/**
+ * The engines an HTTP-level suite runs on: PostgreSQL only, since what differs between the engines
+ * is the data layer, which its own suites test on both (and test/smoke/newcomer-pglite.test.ts
+ * walks the newcomer's path end to end on PGlite). The one place to change that choice.
+ */
+export const HTTP_ENGINES: DatabaseKind[] = ['postgres'];
 
 /** The PostgreSQL server the suite uses; each test file gets a database of its own on it. */
 export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -46,29 +59,144 @@ function withDatabaseName(url: string, name: string): string {
   return parsed.toString();
 }
 
+/**
+ * The migrated templates are keyed by the migrations' own text (and PGlite's version): a changed or
+ * added migration, in this checkout or another one sharing the server, gets a template of its own.
+ */
+export function migrationsKey(): string {
+  cachedKey ??= computeMigrationsKey();
+  return cachedKey;
+}
+
+let cachedKey: string | undefined;
+
+function computeMigrationsKey(): string {
+  const dbDir = new URL('../../src/db/', import.meta.url);
+  const migrationsDir = new URL('migrations/', dbDir);
+  const hash = crypto.createHash('sha256');
+  hash.update(fs.readFileSync(new URL('migrator.ts', dbDir)));
+  for (const file of fs.readdirSync(migrationsDir).sort()) hash.update(file).update(fs.readFileSync(new URL(file, migrationsDir)));
+  hash.update(PGLITE_VERSION);
+  return hash.digest('hex').slice(0, 16);
+}
+
+const PGLITE_VERSION = (
+  JSON.parse(fs.readFileSync(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+const TEMPLATE_DIR = path.join(os.tmpdir(), 'svc-test-templates');
+const pgliteDumpPath = (key: string) => path.join(TEMPLATE_DIR, `pglite-${key}.tar`);
+const postgresTemplateName = (key: string) => `svc_tpl_${key}`;
+
+async function withAdmin<T>(body: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  try {
+    return await body(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * Builds the migrated templates once per run (vitest's globalSetup), unless they exist: a
+ * PostgreSQL database marked as a template, and a dump of a migrated PGlite data directory. Each is
+ * built under a name of its own and then moved into place, so a concurrent run never sees half of one.
+ */
+export async function buildMigratedTemplates(): Promise<void> {
+  const key = migrationsKey();
+  await Promise.all([buildPostgresTemplate(key), buildPgliteDump(key)]);
+}
+
+async function buildPostgresTemplate(key: string): Promise<void> {
+  const template = postgresTemplateName(key);
+  const exists = await withAdmin(async (admin) => (await admin.query('select 1 from pg_database where datname = $1', [template])).rowCount);
+  if (exists) return;
+  const building = `${template}_${crypto.randomBytes(4).toString('hex')}`;
+  await withAdmin((admin) => admin.query(`create database ${building}`));
+  const handle = await openDatabase({
+    databaseUrl: withDatabaseName(TEST_POSTGRES_URL, building),
+    poolSize: 1,
+    bounds: TEST_DATABASE_BOUNDS,
+  });
+  await migrateToLatest(handle.db);
+  await handle.close();
+  await withAdmin(async (admin) => {
+    try {
+      await admin.query(`alter database ${building} rename to ${template}`);
+    } catch (error) {
+      // Another run built it first: use theirs.
+      if ((error as { code?: string }).code !== '42P04') throw error;
+      await admin.query(`drop database ${building}`);
+      return;
+    }
+    // No one connects to it, so cloning it never finds it in use.
+    await admin.query(`alter database ${template} with is_template true allow_connections false`);
+  });
+}
+
+async function buildPgliteDump(key: string): Promise<void> {
+  const target = pgliteDumpPath(key);
+  if (fs.existsSync(target)) return;
+  fs.mkdirSync(TEMPLATE_DIR, { recursive: true });
+  const dataDir = fs.mkdtempSync(path.join(TEMPLATE_DIR, 'build-'));
+  try {
+    const handle = await openDatabase({ dataDir, bounds: TEST_DATABASE_BOUNDS });
+    await migrateToLatest(handle.db);
+    await handle.close();
+    const pglite = await PGlite.create(path.join(dataDir, 'pglite'), { extensions: { pg_trgm } });
+    const dump = await pglite.dumpDataDir('none');
+    await pglite.close();
+    const partial = `${target}.${process.pid}`;
+    fs.writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+    fs.renameSync(partial, target);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+let pgliteDump: Blob | null | undefined;
+
+/** The migrated PGlite dump, read once per process; null when no run built it (a bench, a single file run outside vitest). */
+function migratedPgliteDump(): Blob | null {
+  if (pgliteDump === undefined) {
+    const file = pgliteDumpPath(migrationsKey());
+    pgliteDump = fs.existsSync(file) ? new Blob([fs.readFileSync(file)]) : null;
+  }
+  return pgliteDump;
+}
+
+/** A fresh database, already migrated to the latest: cloned from the run's template where there is one, else built and migrated. */
 export async function createTestDatabase(kind: DatabaseKind, options: { onQuery?: (sql: string) => void } = {}): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const handle = await openDatabase({ onQuery: options.onQuery, bounds: TEST_DATABASE_BOUNDS });
-    await migrateToLatest(handle.db);
+    const dump = migratedPgliteDump();
+    const handle = await openDatabase({ onQuery: options.onQuery, bounds: TEST_DATABASE_BOUNDS, ...(dump ? { pgliteDump: dump } : {}) });
+    if (!dump) await migrateToLatest(handle.db);
     return { ...handle, url: undefined };
   }
   const name = `svc_test_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  const cloned = await withAdmin(async (admin) => {
+    try {
+      await admin.query(`create database ${name} template ${postgresTemplateName(migrationsKey())}`);
+      return true;
+    } catch (error) {
+      // No template (3D000): this process was not started by a run that built one.
+      if ((error as { code?: string }).code !== '3D000') throw error;
+      await admin.query(`create database ${name}`);
+      return false;
+    }
+  });
   const url = withDatabaseName(TEST_POSTGRES_URL, name);
   const handle = await openDatabase({ databaseUrl: url, poolSize: 5, onQuery: options.onQuery, bounds: TEST_DATABASE_BOUNDS });
-  await migrateToLatest(handle.db);
+  if (!cloned) await migrateToLatest(handle.db);
   return {
     ...handle,
     url,
     close: async () => {
       await handle.close();
-      const cleanup = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-      await cleanup.connect();
-      await cleanup.query(`drop database if exists ${name} with (force)`);
-      await cleanup.end();
+      await withAdmin((admin) => admin.query(`drop database if exists ${name} with (force)`));
     },
   };
 }

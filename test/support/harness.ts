@@ -4,7 +4,14 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
 import type { Runtime } from '../../src/composition.js';
 import type { ServiceContext } from '../../src/service-context.js';
-import { createTestDatabase, DATABASE_KINDS, PATIENT_DATABASE_ENV, type DatabaseKind, type TestDatabase } from './databases.js';
+import {
+  createTestDatabase,
+  DATABASE_KINDS,
+  HTTP_ENGINES,
+  PATIENT_DATABASE_ENV,
+  type DatabaseKind,
+  type TestDatabase,
+} from './databases.js';
 
 export interface TestContext {
   kind: DatabaseKind;
@@ -56,11 +63,17 @@ export async function stopTestApp(context: TestContext): Promise<void> {
 }
 
 /**
- * Runs a suite once on PGlite and once on the PostgreSQL server, each with its own fresh
- * database and app. `use()` returns the context inside tests.
+ * Runs a suite on each engine an HTTP-level suite runs on (HTTP_ENGINES: PostgreSQL), with its own
+ * fresh database and app. `use()` returns the context inside tests. A suite of the data layer, where
+ * the engines differ, passes DATABASE_KINDS as `engines`, or calls describeOnBothEngines.
  */
-export function describeEachDatabase(name: string, body: (use: () => TestContext) => void, env: Record<string, string> = {}): void {
-  for (const kind of DATABASE_KINDS) {
+export function describeEachDatabase(
+  name: string,
+  body: (use: () => TestContext) => void,
+  env: Record<string, string> = {},
+  engines: readonly DatabaseKind[] = HTTP_ENGINES,
+): void {
+  for (const kind of engines) {
     describe(`${name} [${kind}]`, () => {
       let context: TestContext | undefined;
       beforeAll(async () => {
@@ -75,4 +88,9 @@ export function describeEachDatabase(name: string, body: (use: () => TestContext
       });
     });
   }
+}
+
+/** describeEachDatabase on PGlite and on the PostgreSQL server: for the data layer, where the engines differ. */
+export function describeOnBothEngines(name: string, body: (use: () => TestContext) => void, env: Record<string, string> = {}): void {
+  describeEachDatabase(name, body, env, DATABASE_KINDS);
 }

@@ -180,7 +180,10 @@ export async function untilShuttingDown(service: { baseUrl: string }, withinMs =
   );
 }
 
-/** Starts the real service (`src/server.ts`) as its own process and waits until /readyz answers. */
+/**
+ * Starts the real service (`src/server.ts`) as its own process and waits until it has printed its
+ * start-up banner (written after it listens and its demo host is up) and /readyz answers.
+ */
 export async function startService(env: Record<string, string>, options: { port?: number; cwd?: string } = {}): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -190,7 +193,8 @@ export async function startService(env: Record<string, string>, options: { port?
     {
       captureStderr: false,
       cwd: options.cwd,
-      isReady: async () => {
+      isReady: async (output) => {
+        if (!output.includes(`Base URL:        ${baseUrl}`)) return false;
         try {
           return (await fetch(`${baseUrl}/readyz`)).ok;
         } catch {

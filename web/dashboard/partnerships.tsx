@@ -101,7 +101,9 @@ export function Partnerships() {
   const loadList = (status: List, page: number) => get<PartnerPage>(`partners?status=${status}&pageIndex=${page}&pageSize=${PAGE_SIZE}`);
   const refreshLists = async (at = pages) => {
     const loaded = await Promise.all(LISTS.map((status) => loadList(status, at[status])));
+    // The page numbers change with the lists they name, so the pager never names a page it does not show yet.
     setLists(Object.fromEntries(LISTS.map((status, i) => [status, loaded[i]!])));
+    setPages(at);
   };
   const loadRecommendations = async () => {
     const loaded = await get<Recommendations>('recommendations');
@@ -142,9 +144,7 @@ export function Partnerships() {
 
   const turnPage = (status: List, page: number) =>
     run(async () => {
-      const next = { ...pages, [status]: page };
-      setPages(next);
-      await refresh(next);
+      await refresh({ ...pages, [status]: page });
     });
 
   const actionsFor = (partner: Partner, current: string | undefined) => {

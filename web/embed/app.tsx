@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { ActionLink, OfferPreview, ProgressStep } from '../loader/embed-state';
+import type { ActionLink, OfferPreview, ProgressStep } from '../../src/plugin/embed-contract';
 import type { EmbedBoot, EmbedState } from '../../src/plugin/embed-view';
 import { exchangeSecret, fetchState, ServiceError, turnBackOn, turnOnCrossPromotion } from './api';
 import { createBridge } from './bridge';

@@ -1,4 +1,4 @@
-import { MESSAGE_CHANNEL, type EmbedToLoader, type LoaderToEmbed, type Stage } from '../loader/embed-state';
+import { MESSAGE_CHANNEL, type EmbedToLoader, type LoaderToEmbed, type Stage } from '../../src/plugin/embed-contract';
 
 type Outgoing =
   | { type: 'ready' }
