@@ -335,6 +335,14 @@ AS $function$
         using errcode = 'restrict_violation';
     end $function$;
 
+CREATE OR REPLACE FUNCTION public.refuse_statement_change()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      raise exception '% is closed: a closed statement never changes', tg_table_name using errcode = 'restrict_violation';
+    end $function$;
+
 CREATE OR REPLACE FUNCTION public.rename_performance_partners()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -383,3 +391,7 @@ CREATE TRIGGER order_events_money_delete AFTER DELETE ON order_events REFERENCIN
 CREATE TRIGGER order_events_money_insert AFTER INSERT ON order_events REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION record_order_event_money();
 CREATE TRIGGER order_events_money_update AFTER UPDATE ON order_events REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION record_order_event_money();
 CREATE TRIGGER partnerships_queue_scoring AFTER INSERT OR UPDATE OF status ON partnerships FOR EACH ROW EXECUTE FUNCTION queue_partnership_scoring();
+CREATE TRIGGER statement_closings_closed BEFORE DELETE OR UPDATE ON statement_closings FOR EACH ROW EXECUTE FUNCTION refuse_statement_change();
+CREATE TRIGGER statement_entries_closed BEFORE DELETE OR UPDATE ON statement_entries FOR EACH ROW EXECUTE FUNCTION refuse_statement_change();
+CREATE TRIGGER statement_totals_closed BEFORE DELETE OR UPDATE ON statement_totals FOR EACH ROW EXECUTE FUNCTION refuse_statement_change();
+CREATE TRIGGER statements_closed BEFORE DELETE OR UPDATE ON statements FOR EACH ROW EXECUTE FUNCTION refuse_statement_change();

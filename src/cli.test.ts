@@ -415,7 +415,7 @@ describe('CLI on PostgreSQL', () => {
       const csv = await cli(['statement', companyId, '2026-11', '--csv'], env);
       expect(csv.code).toBe(0);
       expect(csv.stdout.split('\r\n').filter((line) => line.startsWith('entry,'))).toHaveLength(2);
-      expect(csv.stdout).toContain('net,,,,,,,,,,,,,,,400,USD');
+      expect(csv.stdout).toContain(`net${','.repeat(18)},400,4,USD`);
 
       const badMonth = await cli(['statement', companyId, '2026-13'], env);
       expect(badMonth.code).toBe(1);
@@ -424,6 +424,26 @@ describe('CLI on PostgreSQL', () => {
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toMatch(/Error \(not_found\): no company no-such-brand/);
       expect((await cli(['statement', companyId], env)).code).toBe(2);
+
+      const adjusted = await cli(
+        ['adjustment', 'post', companyId, '--amount-minor=-250', '--currency', 'eur', '--reason', 'Goodwill credit', '--posted-by', 'sam'],
+        env,
+      );
+      expect(adjusted.stderr).toBe('');
+      expect(JSON.parse(adjusted.stdout)).toMatchObject({ kind: 'adjustment', amountMinor: -250, currency: 'EUR', postedBy: 'sam' });
+      const ledgerSize = async () => (await database.db.selectFrom('commission_ledger').select('id').execute()).length;
+      const sizeBefore = await ledgerSize();
+      const notIso = await cli(
+        ['adjustment', 'post', companyId, '--amount-minor=5', '--currency', 'ZZZ', '--reason', 'x', '--posted-by', 'sam'],
+        env,
+      );
+      expect(notIso.code).toBe(1);
+      expect(notIso.stderr).toMatch(/Error \(invalid_currency\): currency ZZZ is not an ISO 4217 currency code/);
+      expect(await ledgerSize()).toBe(sizeBefore);
+      const closing = await cli(['statements', 'close'], env);
+      expect(closing.stderr).toBe('');
+      expect(JSON.parse(closing.stdout)).toEqual({ closed: expect.any(Array) });
+      expect(JSON.parse((await cli(['statements', 'close'], env)).stdout)).toEqual({ closed: [] });
     },
     SPAWNING_TIMEOUT,
   );

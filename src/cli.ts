@@ -19,9 +19,10 @@ import { CreateCompanyBody, CreatePlatformBody, UpdateCompanyBody, UpdatePlatfor
 import { registerOAuthClient } from './oauth/clients.js';
 import { listOAuthClients } from './oauth/clients.js';
 import { RegisterClientBody } from './oauth/schemas.js';
+import { AdjustmentBody } from './orders/schemas.js';
 import { commercePlatformsFor } from './commerce/registry.js';
 import { setSandboxOwner } from './commerce/sandbox-owners.js';
-import { monthlyStatement, statementCsv } from './orders/statements.js';
+import { closeEndedMonths, monthlyStatement, postAdjustment, statementCsv } from './orders/statements.js';
 
 /**
  * Support's command line: the same service functions as the admin API, run directly on the
@@ -59,6 +60,10 @@ const USAGE = `Usage: npm run cli -- <command> [arguments] [--flags]
 
   statement <companyId> <YYYY-MM> [--csv]   a brand's monthly statement: commission owed, reversals and net
                                             per currency with every ledger entry (--csv: as the dashboard's CSV)
+  adjustment post <companyId> --amount-minor=<n> --currency <ISO 4217> --reason <why> --posted-by <who>
+                                            support's manual ledger entry (negative credits the brand); it shows
+                                            on the brand's next statement
+  statements close                          close every month that ended (the background job does it too)
 
   sandbox-owner set <domain> --email <email>
                                             set up (or replace) a sandbox store's owner sign-in, test and
@@ -152,7 +157,16 @@ function fieldsFrom(flags: Flags, clearable: boolean): Record<string, unknown> {
 
 async function run(argv: string[], ctx: ServiceContext, database: DatabaseHandle, config: Config): Promise<unknown> {
   const [command, sub, ...rest] = argv;
-  const grouped = ['platform', 'platform-key', 'company', 'brand-key', 'oauth-client', 'sandbox-owner'].includes(command ?? '');
+  const grouped = [
+    'platform',
+    'platform-key',
+    'company',
+    'brand-key',
+    'oauth-client',
+    'sandbox-owner',
+    'adjustment',
+    'statements',
+  ].includes(command ?? '');
   const key = grouped ? `${command} ${sub ?? ''}`.trim() : command;
   const tail = grouped ? rest : argv.slice(1);
   switch (key) {
@@ -237,6 +251,17 @@ async function run(argv: string[], ctx: ServiceContext, database: DatabaseHandle
       const statement = await monthlyStatement(ctx, args[0]!, args[1]!);
       return flags.csv ? new TextOutput(statementCsv(statement)) : statement;
     }
+    case 'adjustment post': {
+      const { flags, args } = parse(tail, text(['amount-minor', 'currency', 'reason', 'posted-by']), ['companyId']);
+      const amount = flags['amount-minor'];
+      if (typeof amount !== 'string' || !/^-?\d+$/.test(amount))
+        throw new UsageError('--amount-minor must be a whole number of minor units');
+      const body = { amountMinor: Number(amount), currency: flags.currency, reason: flags.reason, postedBy: flags['posted-by'] };
+      return postAdjustment(ctx, args[0]!, checkInput(AdjustmentBody, body));
+    }
+    case 'statements close':
+      parse(tail, {}, []);
+      return { closed: await closeEndedMonths(ctx.db) };
     case 'sandbox-owner set': {
       const { flags, args } = parse(tail, text(['email']), ['domain']);
       if (typeof flags.email !== 'string') throw new UsageError('--email is required');

@@ -15,6 +15,7 @@ import { createOAuthModel, type OAuthModel } from './oauth/model.js';
 import { PeriodicJob } from './jobs/periodic.js';
 import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
+import { statementCloser } from './orders/statement-closer.js';
 import { SetupWorker } from './plugin/setup-worker.js';
 import { challengeConfirmed } from './plugin/merchant-tokens.js';
 import { claimantOf, type Claimant } from './accounts/sessions.js';
@@ -163,10 +164,11 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
 const TOKEN_KEEPER_BATCH = 500;
 const TOKEN_KEEPER_INTERVAL_MS = 60 * 60_000;
 
-/** Every background job: recommendation scoring, performance sealing and store setup. */
+/** Every background job: recommendation scoring, performance sealing, statement closing and store setup. */
 export class BackgroundJobs {
   private readonly scoring: PeriodicJob;
   private readonly sealer: PeriodicJob;
+  private readonly closer: PeriodicJob;
   /** Store setup reads stores from a commerce platform: a host with none has no setup to run. */
   private readonly setup: SetupWorker | undefined;
   /** Shopify's webhook deliveries (orders, refunds, compliance), when Shopify is configured. */
@@ -187,6 +189,7 @@ export class BackgroundJobs {
     const { db, bus, log, adapter, plugin } = options;
     this.scoring = scoringLoop(db, log);
     this.sealer = performanceSealer(db, log);
+    this.closer = statementCloser(db, log);
     this.setup = adapter
       ? new SetupWorker({
           db: options.setupDb,
@@ -225,6 +228,7 @@ export class BackgroundJobs {
   start(options: { keepProcessAlive: boolean }): void {
     this.scoring.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
     this.sealer.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
+    this.closer.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
     this.setup?.start();
     this.shopifyWebhooks?.start();
     this.shopifyTokens?.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
@@ -234,6 +238,7 @@ export class BackgroundJobs {
     await Promise.all([
       this.scoring.stop(),
       this.sealer.stop(),
+      this.closer.stop(),
       this.setup?.stop(),
       this.shopifyWebhooks?.stop(),
       this.shopifyTokens?.stop(),
@@ -252,6 +257,6 @@ export class BackgroundJobs {
 
   describe(): string {
     const setup = this.setup ? 'store setup' : 'no store setup (no commerce platform connected)';
-    return `recommendation scoring, performance sealing, ${setup}${this.shopifyWebhooks ? ', Shopify webhooks and tokens' : ''}`;
+    return `recommendation scoring, performance sealing, statement closing, ${setup}${this.shopifyWebhooks ? ', Shopify webhooks and tokens' : ''}`;
   }
 }

@@ -7,8 +7,8 @@ import { createCompany, updateCompany } from '../companies/service.js';
 import { createPlatform, listPlatformBrands, listPlatforms, setPlatformActive, updatePlatform } from '../platforms/service.js';
 import type { ServiceContext } from '../service-context.js';
 import { companyWithKeys, platformWithKeys } from './service.js';
-import { monthlyStatement, statementCsv } from '../orders/statements.js';
-import { Statement, StatementQuery } from '../orders/schemas.js';
+import { monthlyStatement, postAdjustment, statementCsv } from '../orders/statements.js';
+import { AdjustmentBody, Statement, StatementEntry, StatementQuery } from '../orders/schemas.js';
 import {
   Company,
   CompanyDetail,
@@ -169,6 +169,21 @@ export const adminRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
         .header('Content-Disposition', `attachment; filename="statement-${request.params.companyId}-${request.query.month}.csv"`)
         .send(csv);
     },
+  );
+
+  app.post(
+    '/admin/companies/:companyId/adjustments',
+    {
+      schema: {
+        ...meta,
+        summary: "Post support's manual adjustment to a brand's ledger (shown on its next statement)",
+        description: 'Append-only like every ledger entry: a mistake is corrected by another adjustment of the opposite sign.',
+        params: CompanyIdParams,
+        body: AdjustmentBody,
+        response: { 201: StatementEntry, ...errors },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await postAdjustment(ctx, request.params.companyId, request.body)),
   );
 
   app.post(

@@ -168,13 +168,21 @@ export async function takeBackCounterBatch(
   });
 }
 
+/** A platform's orders and their money in one currency; amounts of different currencies are never added. */
+export interface CurrencyFigures {
+  currency: string;
+  orders: number;
+  newCustomers: number;
+  revenueMinor: number;
+  commissionMinor: number;
+}
+
 export interface PerformanceFigures {
   views: number;
   clicks: number;
   orders: number;
   newCustomers: number;
-  revenueCents: number;
-  commissionCents: number;
+  money: CurrencyFigures[];
 }
 
 /** UTC days, inclusive; either end may be open. */
@@ -184,30 +192,38 @@ export interface DayRange {
 }
 
 /**
- * What a platform was credited with, from the raw counters and orders (not the dashboard's
- * rollups, so the two are checked against each other): one index range per table.
+ * What a platform was credited with, from the raw counters, orders, events and ledger (not the
+ * dashboard's rollups, so the two are checked against each other): views and clicks, the order
+ * counts, and per currency the orders' totals less what cancels and refunds took (revenue) and
+ * the sum of their ledger entries (commission less reversals), in minor units.
  */
 export async function platformTotals(db: Db, platformId: string, range: DayRange = {}): Promise<PerformanceFigures> {
   const from = range.from ?? null;
   const to = range.to ?? null;
-  const result = await sql<PerformanceFigures>`
-    select counted.views, counted.clicks, sold.orders,
-           sold.new_customers as "newCustomers", sold.revenue_cents as "revenueCents", sold.commission_cents as "commissionCents"
-    from (
-      select coalesce(sum(views), 0)::int8 as views, coalesce(sum(clicks), 0)::int8 as clicks
-      from attribution_counters
-      where platform_id = ${platformId}::uuid
-        and (${from}::date is null or day >= ${from}::date) and (${to}::date is null or day <= ${to}::date)
-    ) counted
-    cross join (
-      select count(*)::int8 as orders, count(*) filter (where new_customer)::int8 as new_customers,
-             coalesce(sum(total_cents), 0)::int8 as revenue_cents,
-             coalesce(sum(commission_cents), 0)::int8 as commission_cents
-      from attributed_orders
-      where platform_id = ${platformId}::uuid
-        and (${from}::date is null or placed_at >= ${from}::date::timestamp at time zone 'UTC')
-        and (${to}::date is null or placed_at < (${to}::date + 1)::timestamp at time zone 'UTC')
-    ) sold`.execute(db);
+  const counted = await sql<{ views: number; clicks: number }>`
+    select coalesce(sum(views), 0)::int8 as views, coalesce(sum(clicks), 0)::int8 as clicks
+    from attribution_counters
+    where platform_id = ${platformId}::uuid
+      and (${from}::date is null or day >= ${from}::date) and (${to}::date is null or day <= ${to}::date)`.execute(db);
+  const money = await sql<CurrencyFigures>`
+    select o.currency, count(*)::int8 as orders, count(*) filter (where o.new_customer)::int8 as "newCustomers",
+           coalesce(sum(o.total_cents - coalesce(taken.amount, 0)), 0)::int8 as "revenueMinor",
+           coalesce(sum(coalesce(booked.amount, 0)), 0)::int8 as "commissionMinor"
+    from attributed_orders o
+    left join lateral (select sum(e.amount_cents) as amount from order_events e
+                       where e.store_domain = o.store_domain and e.order_id = o.order_id) taken on true
+    left join lateral (select sum(l.amount_minor) as amount from commission_ledger l
+                       where l.store_domain = o.store_domain and l.order_id = o.order_id) booked on true
+    where o.platform_id = ${platformId}::uuid
+      and (${from}::date is null or o.placed_at >= ${from}::date::timestamp at time zone 'UTC')
+      and (${to}::date is null or o.placed_at < (${to}::date + 1)::timestamp at time zone 'UTC')
+    group by o.currency
+    order by o.currency`.execute(db);
   // Every column is int8, which src/db/database.ts parses as a number on both engines.
-  return result.rows[0]!;
+  return {
+    ...counted.rows[0]!,
+    orders: money.rows.reduce((sum, row) => sum + row.orders, 0),
+    newCustomers: money.rows.reduce((sum, row) => sum + row.newCustomers, 0),
+    money: money.rows,
+  };
 }

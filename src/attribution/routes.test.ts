@@ -115,8 +115,7 @@ describeEachDatabase('referral links and platform stats', (use) => {
         clicks: 0,
         orders: 0,
         newCustomers: 0,
-        revenueCents: 0,
-        commissionCents: 0,
+        money: [],
       });
       const response = await use().app.inject({
         method: 'GET',
@@ -130,8 +129,7 @@ describeEachDatabase('referral links and platform stats', (use) => {
         clicks: 1,
         orders: 0,
         newCustomers: 0,
-        revenueCents: 0,
-        commissionCents: 0,
+        money: [],
       });
     });
 

@@ -13,10 +13,18 @@ export const PlatformStats = Type.Object(
   {
     views: Type.Integer({ description: 'Offers shown by the platform (one per offer returned)' }),
     clicks: Type.Integer({ description: 'Referral links followed from the platform' }),
-    orders: Type.Integer({ description: 'Orders credited to the platform' }),
+    orders: Type.Integer({ description: 'Orders credited to the platform, in every currency' }),
     newCustomers: Type.Integer({ description: 'Of those orders, first orders of a customer new to the store' }),
-    revenueCents: Type.Integer({ description: 'Total of the orders credited to the platform, in cents' }),
-    commissionCents: Type.Integer({ description: "The service's commission on those orders, in cents" }),
+    money: Type.Array(
+      Type.Object({
+        currency: Type.String({ description: 'ISO 4217 code' }),
+        orders: Type.Integer(),
+        newCustomers: Type.Integer(),
+        revenueMinor: Type.Integer({ description: "The orders' totals less what cancels and refunds took, in minor units" }),
+        commissionMinor: Type.Integer({ description: "The service's commission on those orders less reversals, in minor units" }),
+      }),
+      { description: 'One line per currency: amounts of different currencies are never added together' },
+    ),
   },
   { title: 'PlatformStats' },
 );

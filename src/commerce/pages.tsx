@@ -5,7 +5,8 @@ import { ANY_IMAGE, pagePolicy } from '../http/csp.js';
 import { PageShell, sendPage } from '../http/page.js';
 import type { CatalogProduct } from './adapter.js';
 import type * as dal from './dal.js';
-import { discountedCents, SANDBOX_PLATFORM_NAME } from './sandbox.js';
+import { majorUnits } from '../shared/currency.js';
+import { discountedCents, SANDBOX_CURRENCY, SANDBOX_PLATFORM_NAME } from './sandbox.js';
 import { storePath } from './sandbox-owners.js';
 
 /** A refund the sandbox store admin takes: major units with at most two decimals (the browser checks it too). */
@@ -14,8 +15,9 @@ export const REFUND_AMOUNT = /^\d{1,7}(\.\d{1,2})?$/;
 /** The service's app as the sandbox commerce platform names it to merchants. */
 export const APP_NAME = 'Partner Collab';
 
+/** An amount of the sandbox's currency in its minor units, written as the currency writes it ($12.34). */
 export function money(cents: number): string {
-  return `$${(cents / 100).toFixed(2)}`;
+  return new Intl.NumberFormat('en-US', { style: 'currency', currency: SANDBOX_CURRENCY }).format(majorUnits(cents, SANDBOX_CURRENCY));
 }
 
 export interface SandboxPage {

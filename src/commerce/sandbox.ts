@@ -19,6 +19,9 @@ import { generateStore } from './sandbox-generator.js';
 import { SIGNATURE_HEADER, signOrderBody, TIMESTAMP_HEADER } from '../orders/signature.js';
 
 export const SANDBOX_PLATFORM_NAME = 'Sandbox Commerce';
+
+/** The sandbox's stores sell in US dollars; their amounts are minor units of it (ISO 4217: cents). */
+export const SANDBOX_CURRENCY = 'USD';
 const ORDER_WEBHOOK_PATH = '/webhooks/commerce/orders';
 const ORDER_EVENT_WEBHOOK_PATH = '/webhooks/commerce/order-events';
 const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -308,7 +311,7 @@ export class SandboxCommerce implements CommerceAdapter {
       storeDomain: domain,
       customerId: order.customerEmail,
       totalCents: order.totalCents,
-      currency: 'USD',
+      currency: SANDBOX_CURRENCY,
       placedAt: order.placedAt.toISOString(),
       ...(order.referralToken ? { referralToken: order.referralToken } : {}),
       ...(order.discountCode ? { discountCode: order.discountCode } : {}),
@@ -345,7 +348,7 @@ export class SandboxCommerce implements CommerceAdapter {
       orderId,
       storeDomain: domain,
       ...(change.kind === 'refund' ? { amountCents: takenCents } : {}),
-      currency: 'USD',
+      currency: SANDBOX_CURRENCY,
       occurredAt: now.toISOString(),
     });
     return { takenCents, delivery };

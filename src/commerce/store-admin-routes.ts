@@ -2,9 +2,10 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { formField } from '../http/forms.js';
 import { notFound as apiNotFound } from '../http/errors.js';
 import { helmetPolicy, LOADABLE_ANYWHERE } from '../http/security-headers.js';
+import { decimalToMinorUnits } from '../shared/currency.js';
 import { storeDomain } from '../shared/domain.js';
 import type { OwnerGate } from './owner-gate.js';
-import type { SandboxCommerce } from './sandbox.js';
+import { SANDBOX_CURRENCY, type SandboxCommerce } from './sandbox.js';
 import { placeholderSvg } from './sandbox-generator.js';
 import {
   alreadyDonePage,
@@ -189,7 +190,7 @@ export function storeAdminRoutes(options: StoreAdminRoutesOptions): FastifyPlugi
     app.post<{ Params: { domain: string } }>('/sandbox/stores/:domain/refund', { schema: { hide: true } }, async (request, reply) =>
       ownerAction(request, reply, async (domain) => {
         const amount = REFUND_AMOUNT.exec(formField(request.body, 'amount') ?? '');
-        const amountCents = amount ? Math.round(Number(amount[0]) * 100) : 0;
+        const amountCents = amount ? (decimalToMinorUnits(amount[0], SANDBOX_CURRENCY) ?? 0) : 0;
         if (amountCents > 0) await adapter.takeBack(domain, formField(request.body, 'order') ?? '', { kind: 'refund', amountCents });
         return reply.redirect(`/sandbox/stores/${encodeURIComponent(domain)}`, 303);
       }),

@@ -125,11 +125,13 @@ for (const kind of HTTP_ENGINES) {
       for (const [, total, offered] of rows) expect(offered).toBe(total);
     });
 
-    it('credits an order with only the discount code to the showing clicked last', async () => {
+    it('credits an order with only the discount code to the brand pair, not to the platform clicked last', async () => {
       const code = await referralCode();
       const response = await checkout(world.partnerDomain, { email: 'second@buyer.example', discount: code });
       expect(response.statusCode).toBe(201);
-      expect((await creditedOrders()).map((order) => order.matched_by).sort()).toEqual(['discount_code', 'referral_link']);
+      expect((await creditedOrders()).map((order) => order.matched_by)).toEqual(['referral_link']);
+      const coded = await context.db.selectFrom('attributed_orders').selectAll().where('matched_by', '=', 'discount_code').execute();
+      expect(coded.map((order) => [order.platform_id, order.brand_id !== null, order.new_customer])).toEqual([[null, true, true]]);
     });
 
     it("knows a returning customer from the store's order history: credited, but no new customer and no commission", async () => {

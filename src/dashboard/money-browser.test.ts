@@ -132,9 +132,12 @@ and the commission it owes`, async () => {
     await fitsAndPasses(page, 'partner performance');
 
     await page.getByRole('navigation', { name: 'Dashboard sections' }).getByRole('link', { name: 'Statements' }).click();
-    const owedTable = page.getByRole('table', { name: /^Owed in / });
+    const owedTable = page.getByRole('table', { name: 'Totals per currency' });
     await owedTable.getByRole('row', { name: /USD/ }).waitFor();
     await expect(owedTable.locator('[data-net="USD"]').textContent()).resolves.toBe(dollars(owed));
+    await expect(owedTable.locator('[data-owed="USD"]').textContent()).resolves.toBe(dollars(owed));
+    await expect(page.locator('[data-statement-status]').textContent()).resolves.toMatch(/^Open until /);
+    await expect(page.getByRole('button', { name: 'Print or save as PDF' }).isVisible()).resolves.toBe(true);
     const entries = page.getByRole('table', { name: 'Entries' }).locator('tbody tr');
     await expect(entries.count()).resolves.toBe(2);
     await expect(entries.locator('td[data-label="Amount"]').allTextContents()).resolves.toEqual([

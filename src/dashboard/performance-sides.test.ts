@@ -170,12 +170,12 @@ describeEachDatabase('performance page: the two roles apart', (use) => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-disposition']).toContain(`performance-received-${from}-${to}.csv`);
     const lines = csv.body.trim().split('\r\n');
-    expect(lines[0]).toBe('group,id,name,views,clicks,orders,newCustomers,currency,revenueMinor,commissionMinor');
-    expect(lines.slice(-2)).toEqual(['total,,,4,2,2,2,EUR,7000,350', 'total,,,,,,,USD,1500,75']);
-    expect(lines).toContain(`partner,${story.zetaId},Zeta Coffee House,4,2,2,2,EUR,7000,350`);
-    expect(lines).toContain(`partner,${story.betaId},Beta Tea Traders,0,0,0,0,,,`);
+    expect(lines[0]).toBe('group,id,name,views,clicks,orders,newCustomers,currency,revenueMinor,revenue,commissionMinor,commission');
+    expect(lines.slice(-2)).toEqual(['total,,,4,2,2,2,EUR,7000,70,350,3.5', 'total,,,,,,,USD,1500,15,75,0.75']);
+    expect(lines).toContain(`partner,${story.zetaId},Zeta Coffee House,4,2,2,2,EUR,7000,70,350,3.5`);
+    expect(lines).toContain(`partner,${story.betaId},Beta Tea Traders,0,0,0,0,,,,,`);
     const shownCsv = (await story.alpha.get(`/dashboard/api/performance/shown.csv?from=${from}&to=${to}`)).body;
-    expect(shownCsv.trim().split('\r\n').at(-1)).toBe('total,,,10,3,2,1,USD,14000,500');
+    expect(shownCsv.trim().split('\r\n').at(-1)).toBe('total,,,10,3,2,1,USD,14000,140,500,5');
 
     for (const query of [`from=${from}`, 'from=yesterday&to=today', `from=${to}&to=2000-01-01`, 'from=2020-01-01&to=2022-01-01']) {
       const response = await story.alpha.get(`/dashboard/api/performance/received?${query}`);

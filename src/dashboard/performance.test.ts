@@ -8,6 +8,23 @@ import * as service from './service.js';
 
 const NOTHING = { views: 0, clicks: 0, orders: 0, newCustomers: 0, revenueCents: 0, commissionCents: 0 };
 
+/** The story's orders are all in US dollars: the API gives their money as one line of that currency (none without orders). */
+const inUsd = ({ revenueCents, commissionCents, ...counts }: typeof NOTHING) => ({
+  ...counts,
+  money:
+    counts.orders === 0
+      ? []
+      : [
+          {
+            currency: 'USD',
+            orders: counts.orders,
+            newCustomers: counts.newCustomers,
+            revenueMinor: revenueCents,
+            commissionMinor: commissionCents,
+          },
+        ],
+});
+
 describeEachDatabase('performance page and admin stats', (use) => {
   let story: PerformanceStory;
   const [from, to] = [utcDay(3), utcDay(0)];
@@ -32,26 +49,29 @@ describeEachDatabase('performance page and admin stats', (use) => {
     const body = await report(`from=${from}&to=${to}`);
     const p1 = { views: 9, clicks: 3, orders: 3, newCustomers: 2, revenueCents: 16_500, commissionCents: 625 };
     const p2 = { ...NOTHING, views: 5, clicks: 1 };
-    expect(body.totals).toEqual({ ...p1, views: 14, clicks: 4 });
+    expect(body.totals).toEqual(inUsd({ ...p1, views: 14, clicks: 4 }));
     expect(body.byPlatform).toEqual(
       [
-        { platformId: story.platforms.p1, name: expect.any(String), ...p1 },
-        { platformId: story.platforms.p2, name: expect.any(String), ...p2 },
+        { platformId: story.platforms.p1, name: expect.any(String), ...inUsd(p1) },
+        { platformId: story.platforms.p2, name: expect.any(String), ...inUsd(p2) },
       ].sort((a, b) => a.platformId.localeCompare(b.platformId)),
     );
     expect(body.byDay).toEqual([
-      { date: utcDay(3), ...NOTHING, views: 5, clicks: 2, orders: 1, newCustomers: 1, revenueCents: 10_000, commissionCents: 500 },
-      { date: utcDay(2), views: 7, clicks: 2, orders: 2, newCustomers: 1, revenueCents: 6_500, commissionCents: 125 },
-      { date: utcDay(1), ...NOTHING },
-      { date: utcDay(0), ...NOTHING, views: 2 },
+      {
+        date: utcDay(3),
+        ...inUsd({ ...NOTHING, views: 5, clicks: 2, orders: 1, newCustomers: 1, revenueCents: 10_000, commissionCents: 500 }),
+      },
+      { date: utcDay(2), ...inUsd({ views: 7, clicks: 2, orders: 2, newCustomers: 1, revenueCents: 6_500, commissionCents: 125 }) },
+      { date: utcDay(1), ...inUsd(NOTHING) },
+      { date: utcDay(0), ...inUsd({ ...NOTHING, views: 2 }) },
     ]);
     expect(body.byPartner).toEqual({
       pageIndex: 1,
       pageSize: 50,
       totalRows: 2,
       data: [
-        { companyId: story.betaId, name: 'Beta Tea Traders', ...NOTHING, views: 3, clicks: 1 },
-        { companyId: story.zetaId, name: 'Zeta Coffee House', ...p1, views: 11, clicks: 3 },
+        { companyId: story.betaId, name: 'Beta Tea Traders', ...inUsd({ ...NOTHING, views: 3, clicks: 1 }) },
+        { companyId: story.zetaId, name: 'Zeta Coffee House', ...inUsd({ ...p1, views: 11, clicks: 3 }) },
       ],
     });
   });
@@ -67,7 +87,7 @@ admin stats keep their totals without a range`, async () => {
       for (const platformId of [story.platforms.p1, story.platforms.p2]) {
         const stats = (await adminStats(platformId, `?from=${start}&to=${end}`)).json();
         const shown = alphaReport.byPlatform.find((row: { platformId: string }) => row.platformId === platformId);
-        const { platformId: _id, name: _name, ...figures } = shown ?? { platformId, name: null, ...NOTHING };
+        const { platformId: _id, name: _name, ...figures } = shown ?? { platformId, name: null, ...inUsd(NOTHING) };
         expect(figures, `Alpha ${platformId} ${start}..${end}`).toEqual(stats);
       }
     }
@@ -76,8 +96,16 @@ admin stats keep their totals without a range`, async () => {
     const { platformId: _id, name: _name, ...zetaP1 } = zetaReport.byPlatform.find((row) => row.platformId === story.platforms.p1)!;
     expect(zetaP1).toEqual((await adminStats(story.platforms.p1, `?from=${from}&to=${to}`)).json());
     expect((await adminStats(story.platforms.p1)).json()).toEqual((await adminStats(story.platforms.p1, `?from=${from}&to=${to}`)).json());
-    expect((await adminStats(story.platforms.p1, `?from=${utcDay(2)}`)).json()).toMatchObject({ views: 4, orders: 2, revenueCents: 6_500 });
-    expect((await adminStats(story.platforms.p1, `?to=${utcDay(3)}`)).json()).toMatchObject({ views: 5, orders: 1, revenueCents: 10_000 });
+    expect((await adminStats(story.platforms.p1, `?from=${utcDay(2)}`)).json()).toMatchObject({
+      views: 4,
+      orders: 2,
+      money: [expect.objectContaining({ currency: 'USD', revenueMinor: 6_500 })],
+    });
+    expect((await adminStats(story.platforms.p1, `?to=${utcDay(3)}`)).json()).toMatchObject({
+      views: 5,
+      orders: 1,
+      money: [expect.objectContaining({ currency: 'USD', revenueMinor: 10_000 })],
+    });
     // Another pair's showings on a third platform count for that platform only.
     expect((await adminStats(story.platforms.unrelated)).json()).toMatchObject({ views: 7 });
     expect((await report(`from=${from}&to=${to}`)).byPlatform.map((row: { platformId: string }) => row.platformId)).not.toContain(
@@ -112,7 +140,7 @@ admin stats keep their totals without a range`, async () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-disposition']).toBe(`attachment; filename="performance-${from}-${to}.csv"`);
     const lines = response.body.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('group,id,name,views,clicks,orders,newCustomers,revenueCents,commissionCents');
+    expect(lines[0]).toBe('group,id,name,views,clicks,orders,newCustomers,currency,revenueMinor,revenue,commissionMinor,commission');
     expect(lines.filter((line) => line.startsWith('day,')).map((line) => line.split(',')[1])).toEqual([
       utcDay(3),
       utcDay(2),
@@ -121,10 +149,10 @@ admin stats keep their totals without a range`, async () => {
     ]);
     expect(lines.filter((line) => line.startsWith('platform,'))).toHaveLength(2);
     expect(lines.filter((line) => line.startsWith('partner,'))).toEqual([
-      `partner,${story.betaId},Beta Tea Traders,3,1,0,0,0,0`,
-      `partner,${story.zetaId},Zeta Coffee House,11,3,3,2,16500,625`,
+      `partner,${story.betaId},Beta Tea Traders,3,1,0,0,,,,,`,
+      `partner,${story.zetaId},Zeta Coffee House,11,3,3,2,USD,16500,165,625,6.25`,
     ]);
-    expect(lines.at(-1)).toBe('total,,,14,4,3,2,16500,625');
+    expect(lines.at(-1)).toBe('total,,,14,4,3,2,USD,16500,165,625,6.25');
   });
 
   it('exports names that look like spreadsheet formulas as text, and quotes commas and quotes', async () => {
@@ -134,8 +162,8 @@ admin stats keep their totals without a range`, async () => {
     try {
       const lines = (await story.alpha.get(`/dashboard/api/performance.csv?from=${from}&to=${to}`)).body.trimEnd().split('\r\n');
       expect(lines.filter((line) => line.startsWith('partner,'))).toEqual([
-        `partner,${story.zetaId},"'-2+3, Zeta",11,3,3,2,16500,625`,
-        `partner,${story.betaId},"'=HYPERLINK(""https://evil.example"",""Beta"")",3,1,0,0,0,0`,
+        `partner,${story.zetaId},"'-2+3, Zeta",11,3,3,2,USD,16500,165,625,6.25`,
+        `partner,${story.betaId},"'=HYPERLINK(""https://evil.example"",""Beta"")",3,1,0,0,,,,,`,
       ]);
     } finally {
       await use().db.updateTable('companies').set({ business_name: 'Beta Tea Traders' }).where('id', '=', story.betaId).execute();
@@ -194,10 +222,15 @@ admin stats keep their totals without a range`, async () => {
       .set({ total_cents: order!.total_cents + 1 })
       .where('order_id', '=', order!.order_id)
       .execute();
-    expect((await report(`from=${from}&to=${to}`)).totals).toEqual({ ...before, revenueCents: before.revenueCents + 1 });
+    const [usd] = before.money;
+    expect((await report(`from=${from}&to=${to}`)).totals).toEqual({ ...before, money: [{ ...usd, revenueMinor: usd.revenueMinor + 1 }] });
     await use().db.deleteFrom('attributed_orders').where('order_id', '=', order!.order_id).execute();
     const afterRemoval = await report(`from=${from}&to=${to}`);
-    expect(afterRemoval.totals).toEqual({ ...before, orders: before.orders - 1, revenueCents: before.revenueCents - order!.total_cents });
+    expect(afterRemoval.totals).toEqual({
+      ...before,
+      orders: before.orders - 1,
+      money: [{ ...usd, orders: usd.orders - 1, revenueMinor: usd.revenueMinor - order!.total_cents }],
+    });
     const {
       platformId: _id,
       name: _name,

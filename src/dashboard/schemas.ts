@@ -290,13 +290,23 @@ export const AppRegistered = Type.Object({
 export type AppRegistered = Static<typeof AppRegistered>;
 export const AppDeleted = Done('deleted', Type.Boolean());
 
+/** Orders and their money in one currency; currencies are never added together. */
+export const CurrencyFigures = Type.Object({
+  currency: Type.String({ description: 'ISO 4217 code' }),
+  orders: Type.Integer(),
+  newCustomers: Type.Integer(),
+  revenueMinor: Type.Integer({ description: 'Order totals less what cancels and refunds took, in minor units' }),
+  commissionMinor: Type.Integer({ description: 'The ledger entries of the orders, reversals included, in minor units' }),
+});
+export type CurrencyFigures = Static<typeof CurrencyFigures>;
+
+/** Counts of every currency, and money per currency (`money`): amounts of different currencies are never added together. */
 export const Figures = Type.Object({
   views: Type.Integer(),
   clicks: Type.Integer(),
-  orders: Type.Integer(),
+  orders: Type.Integer({ description: 'Attributed orders, in every currency' }),
   newCustomers: Type.Integer(),
-  revenueCents: Type.Integer(),
-  commissionCents: Type.Integer(),
+  money: Type.Array(CurrencyFigures),
 });
 export type Figures = Static<typeof Figures>;
 const withFigures = <T extends Record<string, TSchema>>(fields: T) => Type.Object({ ...fields, ...Figures.properties });
@@ -316,16 +326,6 @@ export const Performance = Type.Object({
   }),
 });
 export type Performance = Static<typeof Performance>;
-
-/** Orders and their money in one currency; currencies are never added together. */
-export const CurrencyFigures = Type.Object({
-  currency: Type.String({ description: 'ISO 4217 code' }),
-  orders: Type.Integer(),
-  newCustomers: Type.Integer(),
-  revenueMinor: Type.Integer({ description: 'Order totals less what cancels and refunds took, in minor units' }),
-  commissionMinor: Type.Integer({ description: 'The ledger entries of the orders, reversals included, in minor units' }),
-});
-export type CurrencyFigures = Static<typeof CurrencyFigures>;
 
 const SideFigures = {
   views: Type.Integer(),

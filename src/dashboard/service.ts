@@ -9,8 +9,8 @@ import { findingFirstMatches, listRecommendations } from '../recommendations/ser
 import { DEFAULT_PAGE_SIZE, pageWindow } from '../http/paging.js';
 import { inTransaction, type ServiceContext } from '../service-context.js';
 import * as dal from './dal.js';
-import type { PerformanceFigures as Figures } from '../attribution/dal.js';
-import type { CurrencyFigures, SidePerformance, SideTotals } from './schemas.js';
+import { majorUnits } from '../shared/currency.js';
+import type { CurrencyFigures, Figures, SidePerformance, SideTotals } from './schemas.js';
 
 /**
  * What the dashboard's handlers work with: the service context and the commerce platform that
@@ -115,23 +115,53 @@ export async function createCollab(
 
 // --- performance ---
 
-const FIGURES: Array<keyof Figures> = ['views', 'clicks', 'orders', 'newCustomers', 'revenueCents', 'commissionCents'];
+const COUNTS = ['views', 'clicks', 'orders', 'newCustomers'] as const;
 
-function figuresOf(row: dal.PerformanceFigureRow): Figures {
-  return {
-    views: row.views,
-    clicks: row.clicks,
-    orders: row.orders,
-    newCustomers: row.new_customers,
-    revenueCents: row.revenue_cents,
-    commissionCents: row.commission_cents,
-  };
+function figuresOf(row: dal.PerformanceFigureRow, money: CurrencyFigures[]): Figures {
+  return { views: row.views, clicks: row.clicks, orders: row.orders, newCustomers: row.new_customers, money };
+}
+
+/** Money lines added up per currency (the same currency only), sorted by currency. */
+function moneyTotals(lines: CurrencyFigures[]): CurrencyFigures[] {
+  const byCurrency = new Map<string, CurrencyFigures>();
+  for (const line of lines) {
+    const total = byCurrency.get(line.currency) ?? {
+      currency: line.currency,
+      orders: 0,
+      newCustomers: 0,
+      revenueMinor: 0,
+      commissionMinor: 0,
+    };
+    total.orders += line.orders;
+    total.newCustomers += line.newCustomers;
+    total.revenueMinor += line.revenueMinor;
+    total.commissionMinor += line.commissionMinor;
+    byCurrency.set(line.currency, total);
+  }
+  return [...byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
 }
 
 function sumOf(rows: Figures[]): Figures {
-  const total: Figures = { views: 0, clicks: 0, orders: 0, newCustomers: 0, revenueCents: 0, commissionCents: 0 };
-  for (const row of rows) for (const figure of FIGURES) total[figure] += row[figure];
+  const total: Figures = { views: 0, clicks: 0, orders: 0, newCustomers: 0, money: [] };
+  for (const row of rows) for (const figure of COUNTS) total[figure] += row[figure];
+  total.money = moneyTotals(rows.flatMap((row) => row.money));
   return total;
+}
+
+/** Both roles' money rows: each order is the brand's in one role only, so together they hold each order once. */
+async function bothSidesMoney(ctx: Pick<DashboardContext, 'db'>, companyId: string, range: PerformanceRange) {
+  const sides = await Promise.all(
+    (['shown', 'received'] as const).map((side) => dal.sideMoneyByDayAndPlatform(ctx.db, companyId, side, range.from, range.to)),
+  );
+  return sides.flat();
+}
+
+async function bothSidesPartnerMoney(ctx: Pick<DashboardContext, 'db'>, companyId: string, range: PerformanceRange, others?: string[]) {
+  const sides = await Promise.all(
+    (['shown', 'received'] as const).map((side) => dal.sidePartnerMoney(ctx.db, companyId, side, range.from, range.to, others)),
+  );
+  const byPartner = moneyByPartner(sides.flat());
+  return new Map([...byPartner].map(([id, lines]) => [id, moneyTotals(lines)]));
 }
 
 export const MAX_RANGE_DAYS = 366;
@@ -151,27 +181,56 @@ function daysOf(range: PerformanceRange): string[] {
   return Array.from({ length: count }, (_, index) => new Date(from + index * DAY_MS).toISOString().slice(0, 10));
 }
 
-/** Totals, every day of the range (days without activity as zeros) and each platform's figures. */
+/** Totals, every day of the range (days without activity as zeros) and each platform's figures, money per currency. */
 async function summary(ctx: Pick<DashboardContext, 'db'>, companyId: string, range: PerformanceRange, days: string[]) {
-  const rows = await dal.performanceByDayAndPlatform(ctx.db, companyId, range.from, range.to);
-  const byDate = new Map(rows.flatMap((row) => (row.day === null ? [] : [[row.day, figuresOf(row)] as const])));
-  const byPlatform = rows.flatMap((row) =>
-    row.platform_id === null ? [] : [{ platformId: row.platform_id, name: row.platform_name, ...figuresOf(row) }],
+  const [rows, money] = await Promise.all([
+    dal.performanceByDayAndPlatform(ctx.db, companyId, range.from, range.to),
+    bothSidesMoney(ctx, companyId, range),
+  ]);
+  const moneyOf = (belongs: (row: (typeof money)[number]) => boolean) => moneyTotals(money.filter(belongs).map(currencyFiguresOf));
+  const byDate = new Map(
+    rows.flatMap((row) =>
+      row.day === null
+        ? []
+        : [
+            [
+              row.day,
+              figuresOf(
+                row,
+                moneyOf((line) => line.day === row.day),
+              ),
+            ] as const,
+          ],
+    ),
   );
+  const byPlatform = rows.flatMap((row) =>
+    row.platform_id === null
+      ? []
+      : [
+          {
+            platformId: row.platform_id,
+            name: row.platform_name,
+            ...figuresOf(
+              row,
+              moneyOf((line) => line.platform_id === row.platform_id),
+            ),
+          },
+        ],
+  );
+  const totals = sumOf(byPlatform);
   return {
     from: range.from,
     to: range.to,
-    totals: sumOf(byPlatform),
+    totals: { ...totals, money: moneyOf((line) => line.day === null && line.platform_id === null) },
     byDay: days.map((date) => ({ date, ...(byDate.get(date) ?? sumOf([])) })),
     byPlatform,
   };
 }
 
-const partnerFigures = (row: dal.PerformancePartnerRow) => ({ companyId: row.other_id, name: row.other_name, ...figuresOf(row) });
-
 /**
  * The performance page: the summary, and one page of the brands the company has run campaigns with
- * (by name) with their figures over the range; only that page's partners are summed.
+ * (by name) with their figures over the range; only that page's partners are summed. Money is per
+ * currency (`money`): amounts of different currencies are never added together.
  */
 export async function performance(
   ctx: Pick<DashboardContext, 'db'>,
@@ -184,7 +243,17 @@ export async function performance(
     const totalRows = await dal.countPerformancePartners(ctx.db, companyId);
     const window = pageWindow(pageIndex, pageSize, totalRows);
     const rows = window.empty ? [] : await dal.performancePartnerPage(ctx.db, companyId, query.from, query.to, window);
-    return { pageIndex, pageSize, totalRows, data: rows.map(partnerFigures) };
+    const money =
+      rows.length === 0
+        ? new Map<string, CurrencyFigures[]>()
+        : await bothSidesPartnerMoney(
+            ctx,
+            companyId,
+            query,
+            rows.map((row) => row.other_id),
+          );
+    const data = rows.map((row) => ({ companyId: row.other_id, name: row.other_name, ...figuresOf(row, money.get(row.other_id) ?? []) }));
+    return { pageIndex, pageSize, totalRows, data };
   };
   const [report, byPartner] = await Promise.all([summary(ctx, companyId, query, days), partnerPage()]);
   return { ...report, byPartner };
@@ -192,29 +261,59 @@ export async function performance(
 
 /**
  * The performance page as CSV: every day, every platform, every partner (not one page) and the
- * totals. Its cost grows with the partners and the rollup rows in the range. A text starting like a
- * formula (`=`, `+`, `-`, `@`, a tab, a carriage return or their full-width forms) gets a leading
- * `'`, so a spreadsheet never runs a brand name (csv-stringify's `escape_formulas`).
+ * totals. Money has one line per currency, in minor units and in major units (`revenue`,
+ * `commission`, as ISO 4217 counts the currency's decimals): the first line of a group carries its
+ * counts, each further currency a line of its own with the counts left empty. A text starting like
+ * a formula gets a leading `'` (csv-stringify's `escape_formulas`).
  */
 export async function performanceCsv(ctx: Pick<DashboardContext, 'db'>, companyId: string, range: PerformanceRange): Promise<string> {
   const days = daysOf(range);
-  const [report, partners] = await Promise.all([
+  const [report, partners, partnerMoney] = await Promise.all([
     summary(ctx, companyId, range, days),
     dal.performanceAllPartners(ctx.db, companyId, range.from, range.to),
+    bothSidesPartnerMoney(ctx, companyId, range),
   ]);
-  const row = (group: string, id: string, name: string | null, figures: Figures) => [group, id, name, ...FIGURES.map((f) => figures[f])];
   const rows = [
-    ...report.byDay.map((day) => row('day', day.date, null, day)),
-    ...report.byPlatform.map((platform) => row('platform', platform.platformId, platform.name, platform)),
-    ...partners.map((partner) => row('partner', partner.other_id, partner.other_name, figuresOf(partner))),
-    row('total', '', null, report.totals),
+    ...report.byDay.flatMap((day) => moneyCsvLines('day', day.date, null, day)),
+    ...report.byPlatform.flatMap((platform) => moneyCsvLines('platform', platform.platformId, platform.name, platform)),
+    ...partners.flatMap((partner) =>
+      moneyCsvLines('partner', partner.other_id, partner.other_name, figuresOf(partner, partnerMoney.get(partner.other_id) ?? [])),
+    ),
+    ...moneyCsvLines('total', '', null, report.totals),
   ];
-  return stringify(rows, {
-    header: true,
-    columns: ['group', 'id', 'name', ...FIGURES],
-    record_delimiter: 'windows',
-    escape_formulas: true,
-  });
+  return stringify(rows, { header: true, columns: MONEY_CSV_COLUMNS, record_delimiter: 'windows', escape_formulas: true });
+}
+
+const MONEY_CSV_COLUMNS = [
+  'group',
+  'id',
+  'name',
+  'views',
+  'clicks',
+  'orders',
+  'newCustomers',
+  'currency',
+  'revenueMinor',
+  'revenue',
+  'commissionMinor',
+  'commission',
+];
+
+/** A group's CSV lines: its counts and its first currency, then a line per further currency with the counts left empty. */
+function moneyCsvLines(group: string, id: string, name: string | null, figures: Omit<Figures, 'orders'> & { orders: number }) {
+  const counts = [figures.views, figures.clicks, figures.orders, figures.newCustomers];
+  if (figures.money.length === 0) return [[group, id, name, ...counts, '', '', '', '', '']];
+  return figures.money.map((money, index) => [
+    group,
+    id,
+    name,
+    ...(index === 0 ? counts : counts.map(() => '')),
+    money.currency,
+    money.revenueMinor,
+    majorUnits(money.revenueMinor, money.currency),
+    money.commissionMinor,
+    majorUnits(money.commissionMinor, money.currency),
+  ]);
 }
 
 // --- performance per role ---
@@ -344,31 +443,13 @@ export async function sidePerformanceCsv(ctx: Pick<DashboardContext, 'db'>, comp
     dal.sideAllPartners(ctx.db, companyId, side, range.from, range.to),
     dal.sidePartnerMoney(ctx.db, companyId, side, range.from, range.to).then(moneyByPartner),
   ]);
-  const lines = (group: string, id: string, name: string | null, figures: SideTotals) => {
-    const counts = [figures.views, figures.clicks, figures.orders, figures.newCustomers];
-    if (figures.money.length === 0) return [[group, id, name, ...counts, '', '', '']];
-    return figures.money.map((money, index) => [
-      group,
-      id,
-      name,
-      ...(index === 0 ? counts : counts.map(() => '')),
-      money.currency,
-      money.revenueMinor,
-      money.commissionMinor,
-    ]);
-  };
   const rows = [
-    ...summary.byDay.map((day) => ['day', day.date, null, day.views, day.clicks, day.orders, '', '', '', '']),
-    ...summary.byPlatform.flatMap((platform) => lines('platform', platform.platformId, platform.name, platform)),
+    ...summary.byDay.map((day) => ['day', day.date, null, day.views, day.clicks, day.orders, '', '', '', '', '', '']),
+    ...summary.byPlatform.flatMap((platform) => moneyCsvLines('platform', platform.platformId, platform.name, platform)),
     ...partners.flatMap((partner) =>
-      lines('partner', partner.other_id, partner.other_name, sideFigures(partner, partnerMoney.get(partner.other_id) ?? [])),
+      moneyCsvLines('partner', partner.other_id, partner.other_name, sideFigures(partner, partnerMoney.get(partner.other_id) ?? [])),
     ),
-    ...lines('total', '', null, summary.totals),
+    ...moneyCsvLines('total', '', null, summary.totals),
   ];
-  return stringify(rows, {
-    header: true,
-    columns: ['group', 'id', 'name', 'views', 'clicks', 'orders', 'newCustomers', 'currency', 'revenueMinor', 'commissionMinor'],
-    record_delimiter: 'windows',
-    escape_formulas: true,
-  });
+  return stringify(rows, { header: true, columns: MONEY_CSV_COLUMNS, record_delimiter: 'windows', escape_formulas: true });
 }

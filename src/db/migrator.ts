@@ -21,6 +21,8 @@ import * as shopifyProofAndParking from './migrations/0018_shopify_proof_and_par
 import * as performanceMoney from './migrations/0019_performance_money.js';
 import * as shopifyConfirmationRequests from './migrations/0020_shopify_confirmation_requests.js';
 import * as ledgerRefusesTruncate from './migrations/0021_ledger_refuses_truncate.js';
+import * as moneyBaseAndEventsAhead from './migrations/0023_money_base_and_events_ahead.js';
+import * as statements from './migrations/0024_statements.js';
 import * as offerSetupProposals from './migrations/0026_offer_setup_proposals.js';
 import * as shopifyExpiringTokens from './migrations/0028_shopify_expiring_tokens.js';
 import * as shopifyFailedDeliveries from './migrations/0029_shopify_failed_deliveries.js';
@@ -48,6 +50,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019_performance_money': performanceMoney,
   '0020_shopify_confirmation_requests': shopifyConfirmationRequests,
   '0021_ledger_refuses_truncate': ledgerRefusesTruncate,
+  '0023_money_base_and_events_ahead': moneyBaseAndEventsAhead,
+  '0024_statements': statements,
   '0026_offer_setup_proposals': offerSetupProposals,
   '0028_shopify_expiring_tokens': shopifyExpiringTokens,
   '0029_shopify_failed_deliveries': shopifyFailedDeliveries,

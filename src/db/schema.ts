@@ -399,6 +399,8 @@ export interface AttributedOrdersTable {
   /** True when the order named a showing but none was within the attribution window: recorded, not attributed. */
   outside_window: ColumnType<boolean, boolean | undefined, boolean>;
   customer_basis: ColumnType<CustomerBasis | null, CustomerBasis | null | undefined, CustomerBasis | null>;
+  /** Merchandise after discounts, without tax, shipping and duties (migration 0023): the commission's base; null: the total. */
+  merchandise_minor: ColumnType<number | null, number | null | undefined, never>;
 }
 
 /** Why an order's customer counts as new or returning: the store's history the service keeps, or the commerce platform's count. */
@@ -710,26 +712,80 @@ export interface OrderEventsTable {
   received_at: CreatedAt;
 }
 
-/** One money movement, append-only: a commission on an attributed order, or its reversal (negative). */
+/**
+ * One money movement, append-only: a commission on an attributed order, its reversal (negative), or
+ * support's manual adjustment (migration 0023: no order, a reason and who posted it). An entry
+ * with no platform credits the brand pair only (an order matched by its discount code alone).
+ */
 export interface CommissionLedgerTable {
   id: Generated<number>;
-  kind: 'commission' | 'reversal';
+  kind: 'commission' | 'reversal' | 'adjustment';
   receiving_brand_id: string;
-  showing_brand_id: string;
-  platform_id: string;
-  campaign_id: string;
-  store_domain: string;
-  order_id: string;
+  showing_brand_id: string | null;
+  platform_id: string | null;
+  campaign_id: string | null;
+  store_domain: string | null;
+  order_id: string | null;
   event_id: ColumnType<string, string | undefined, never>;
   amount_minor: number;
   currency: string;
   rate_basis_points: number;
   basis_minor: number;
-  customer: 'new' | 'returning';
-  customer_basis: CustomerBasis;
-  touch: 'click' | 'view';
+  customer: 'new' | 'returning' | null;
+  customer_basis: CustomerBasis | null;
+  touch: 'click' | 'view' | null;
   commerce_charge_id: ColumnType<string | null, string | null | undefined, string>;
+  reason: ColumnType<string | null, string | null | undefined, never>;
+  posted_by: ColumnType<string | null, string | null | undefined, never>;
   created_at: CreatedAt;
+}
+
+/** A cancel or refund that came before its order (migration 0023), applied when the order arrives. */
+export interface OrderEventsAheadTable {
+  store_domain: string;
+  event_id: string;
+  order_id: string;
+  kind: 'refund' | 'cancel';
+  /** A refund's amount; a cancel takes what is left of the order once it is known. */
+  amount_minor: ColumnType<number | null, number | null, never>;
+  currency: string | null;
+  occurred_at: ColumnType<Date, Date, never>;
+  received_at: CreatedAt;
+}
+
+/** A month the closing job closed for every brand (migration 0024). */
+export interface StatementClosingsTable {
+  month: ColumnType<string, string, never>;
+  closed_at: ColumnType<Date, Date, never>;
+}
+
+/** A brand's closed monthly statement: numbered, never changed. */
+export interface StatementsTable {
+  id: Generated<number>;
+  number: string;
+  company_id: string;
+  month: ColumnType<string, string, never>;
+  closed_at: ColumnType<Date, Date, never>;
+  due_on: ColumnType<string, string, never>;
+}
+
+/** Which closed statement claimed a ledger entry (each entry is on one statement at most). */
+export interface StatementEntriesTable {
+  ledger_id: number;
+  statement_id: number;
+}
+
+/** A closed statement's fixed totals in one currency. */
+export interface StatementTotalsTable {
+  statement_id: number;
+  currency: string;
+  commission_minor: number;
+  reversals_minor: number;
+  adjustments_minor: number;
+  net_minor: number;
+  charged_minor: number;
+  owed_minor: number;
+  entries: number;
 }
 
 /** Tables of migration 0015: the commission ledger and what feeds it. */
@@ -737,6 +793,11 @@ export interface LedgerTables {
   store_attribution_settings: StoreAttributionSettingsTable;
   order_events: OrderEventsTable;
   commission_ledger: CommissionLedgerTable;
+  order_events_ahead: OrderEventsAheadTable;
+  statement_closings: StatementClosingsTable;
+  statements: StatementsTable;
+  statement_entries: StatementEntriesTable;
+  statement_totals: StatementTotalsTable;
 }
 
 export interface Database

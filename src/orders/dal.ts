@@ -8,6 +8,8 @@ export interface OrderRecord {
   orderId: string;
   customerRef: string;
   totalCents: number;
+  /** Null when the total is all merchandise. */
+  merchandiseMinor: number | null;
   currency: string;
   placedAt: Date;
 }
@@ -71,6 +73,12 @@ export async function lastShowing(
   );
 }
 
+/** The showing an order is credited to; no platform when only the partner's discount code named it. */
+export type CreditedShowing = Omit<QualifyingShowing, 'platformId'> & {
+  platformId: string | null;
+  matchedBy: 'referral_link' | 'discount_code';
+};
+
 /** Whether the store counts orders after a view of its offer; off unless the brand turned it on. */
 export async function viewThroughAllowed(db: Db, companyId: string): Promise<boolean> {
   const row = await db
@@ -93,7 +101,7 @@ export async function setViewThrough(db: Db, companyId: string, viewThrough: boo
 export async function insertOrder(
   db: Db,
   order: OrderRecord,
-  showing: (QualifyingShowing & { matchedBy: 'referral_link' | 'discount_code' }) | undefined,
+  showing: CreditedShowing | undefined,
   outsideWindow: boolean,
 ): Promise<boolean> {
   const row = await db
@@ -103,6 +111,7 @@ export async function insertOrder(
       order_id: order.orderId,
       customer_ref: order.customerRef,
       total_cents: order.totalCents,
+      merchandise_minor: order.merchandiseMinor,
       currency: order.currency,
       placed_at: order.placedAt,
       platform_id: showing?.platformId ?? null,
@@ -210,6 +219,69 @@ export async function redactCustomers(db: Db, storeDomain: string, customerRef: 
   });
 }
 
+/**
+ * Holds the order's key (taken or not) until the transaction ends, so an order and an event that
+ * came before it, delivered at the same moment, are taken in one after the other: the event is
+ * either kept before the order looks for it, or finds the order.
+ */
+export async function lockOrderKey(db: Db, storeDomain: string, orderId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`${storeDomain} ${orderId}`}, 0))`.execute(db);
+}
+
+/** The events kept for an order that had not arrived, in the order they occurred; only those in its currency or naming none. */
+export async function eventsAhead(db: Db, storeDomain: string, orderId: string, currency: string) {
+  return db
+    .selectFrom('order_events_ahead')
+    .selectAll()
+    .where('store_domain', '=', storeDomain)
+    .where('order_id', '=', orderId)
+    .where((eb) => eb.or([eb('currency', 'is', null), eb('currency', '=', currency)]))
+    .orderBy('occurred_at')
+    .orderBy('received_at')
+    .orderBy('event_id')
+    .execute();
+}
+
+export async function findEventAhead(db: Db, storeDomain: string, eventId: string) {
+  return db
+    .selectFrom('order_events_ahead')
+    .selectAll()
+    .where('store_domain', '=', storeDomain)
+    .where('event_id', '=', eventId)
+    .executeTakeFirst();
+}
+
+export async function keepEventAhead(
+  db: Db,
+  event: {
+    storeDomain: string;
+    eventId: string;
+    orderId: string;
+    kind: 'refund' | 'cancel';
+    amountMinor: number | null;
+    currency: string | null;
+    occurredAt: Date;
+  },
+): Promise<void> {
+  await db
+    .insertInto('order_events_ahead')
+    .values({
+      store_domain: event.storeDomain,
+      event_id: event.eventId,
+      order_id: event.orderId,
+      kind: event.kind,
+      amount_minor: event.amountMinor,
+      currency: event.currency,
+      occurred_at: event.occurredAt,
+    })
+    .execute();
+}
+
+/** An event kept ahead of its order leaves once applied: from then on it is in order_events. */
+export async function forgetEventAhead(db: Db, storeDomain: string, eventId: string): Promise<void> {
+  await db.deleteFrom('order_events_ahead').where('store_domain', '=', storeDomain).where('event_id', '=', eventId).execute();
+}
+
 /** The order, locked until the transaction ends, so that its events are taken in one at a time. */
 export async function lockOrder(db: Db, storeDomain: string, orderId: string) {
   return db
@@ -262,8 +334,13 @@ export async function findOrderEvent(db: Db, storeDomain: string, eventId: strin
     .executeTakeFirst();
 }
 
-export type LedgerEntryInput = Omit<CommissionLedgerTable, 'id' | 'commerce_charge_id' | 'created_at' | 'event_id'> & {
+export type LedgerEntryInput = Omit<
+  CommissionLedgerTable,
+  'id' | 'commerce_charge_id' | 'created_at' | 'event_id' | 'reason' | 'posted_by'
+> & {
   event_id?: string;
+  reason?: string;
+  posted_by?: string;
   created_at: Date;
 };
 

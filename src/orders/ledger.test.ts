@@ -93,34 +93,46 @@ describeOnBothEngines(
       expect(await saveAttributionSettings({ db: use().db }, world.partner.partnerId, { viewThrough: true })).toEqual({
         viewThrough: true,
       });
+      // A discount code names the brand pair, not the platform the shopper met the offer on.
       const viewed = await world.order({ discountCode: code });
-      expect(viewed).toMatchObject({ platformId: world.links.p2.platformId, touch: 'view', commissionCents: 500 });
+      expect(viewed).toMatchObject({ platformId: null, matchedBy: 'discount_code', touch: 'view', commissionCents: 500 });
 
       await world.show(world.links.p1, 0, 1, 10);
       const clicked = await world.order({ discountCode: code });
-      expect(clicked).toMatchObject({ platformId: world.links.p1.platformId, matchedBy: 'discount_code', touch: 'click' });
-      expect((await world.ledger()).map((entry) => [entry.platform_id, entry.touch])).toEqual([
-        [world.links.p2.platformId, 'view'],
-        [world.links.p1.platformId, 'click'],
+      expect(clicked).toMatchObject({ platformId: null, matchedBy: 'discount_code', touch: 'click' });
+      const viaLink = await world.order({ referralToken: world.token });
+      expect(viaLink).toMatchObject({ platformId: world.links.p1.platformId, matchedBy: 'referral_link', touch: 'click' });
+      expect((await world.ledger()).map((entry) => [entry.showing_brand_id, entry.platform_id, entry.touch])).toEqual([
+        [world.brandId, null, 'view'],
+        [world.brandId, null, 'click'],
+        [world.brandId, world.links.p1.platformId, 'click'],
       ]);
 
       const far = await partnerWorld(use());
       await saveAttributionSettings({ db: use().db }, far.partner.partnerId, { viewThrough: true });
       await far.show(far.links.p1, 3, 0, 15);
       await far.show(far.links.p2, 3, 0, 14);
-      expect(await far.order({ discountCode: far.partner.discountCode! })).toMatchObject({
-        platformId: far.links.p2.platformId,
-        touch: 'view',
-      });
+      expect(await far.order({ discountCode: far.partner.discountCode! })).toMatchObject({ platformId: null, touch: 'view' });
     });
 
-    it(`credits the partner's code to the last click in the window, and records a returning customer's order at 0 \
-with its reason`, async () => {
+    it(`credits the partner's code to the brand pair with no platform (the shopper's platform is unknown), and records a \
+returning customer's order at 0 with its reason`, async () => {
       const world = await partnerWorld(use());
       await world.show(world.links.p1, 0, 5, 6);
       await world.show(world.links.p2, 0, 1, 3);
       const first = await world.order({ discountCode: world.partner.discountCode!.toLowerCase(), customerOrderCount: 1 });
-      expect(first).toMatchObject({ platformId: world.links.p2.platformId, newCustomer: true, customerBasis: 'platform_order_count' });
+      expect(first).toMatchObject({
+        platformId: null,
+        matchedBy: 'discount_code',
+        newCustomer: true,
+        customerBasis: 'platform_order_count',
+      });
+      const stored = await use()
+        .db.selectFrom('attributed_orders')
+        .selectAll()
+        .where('order_id', '=', first.orderId)
+        .executeTakeFirstOrThrow();
+      expect(stored).toMatchObject({ platform_id: null, brand_id: world.brandId, partner_id: world.partner.partnerId });
       const returning = await world.order({ discountCode: world.partner.discountCode!, customerOrderCount: 3 });
       expect(returning).toMatchObject({ newCustomer: false, customerBasis: 'platform_order_count', commissionCents: 0 });
       expect(
@@ -219,6 +231,7 @@ entries never change`, async () => {
         orderId: placed.orderId,
         eventId: 'refund-webhook',
         duplicate: false,
+        status: 'applied',
         takenCents: 5_000,
         reversedCents: 250,
         currency: 'USD',
@@ -255,10 +268,17 @@ entries never change`, async () => {
       const stored = async () => ({
         events: await use().db.selectFrom('order_events').selectAll().orderBy('event_id').execute(),
         ledger: await use().db.selectFrom('commission_ledger').selectAll().orderBy('id').execute(),
+        ahead: await use().db.selectFrom('order_events_ahead').selectAll().orderBy('event_id').execute(),
       });
       const cases: Array<[string, () => ReturnType<typeof deliverEvent>, number, string]> = [
-        ['an order never received', () => deliverEvent(event({ orderId: 'no-such-order' })), 404, 'not_found'],
-        ['a store never heard of', () => deliverEvent(event({ storeDomain: 'elsewhere.example' })), 404, 'not_found'],
+        ['a currency that is not ISO 4217', () => deliverEvent(event({ currency: 'ZZZ' })), 400, 'invalid_currency'],
+        [
+          'not ISO 4217, for an order not received',
+          () => deliverEvent(event({ orderId: 'later', currency: 'ZZZ' })),
+          400,
+          'invalid_currency',
+        ],
+        ['a store that is no domain', () => deliverEvent(event({ storeDomain: 'not a domain' })), 400, 'invalid_request'],
         ['a refund without its amount', () => deliverEvent(event({ amountCents: undefined })), 400, 'invalid_request'],
         ['a zero refund', () => deliverEvent(event({ amountCents: 0 })), 400, 'invalid_request'],
         ['another currency', () => deliverEvent(event({ currency: 'EUR' })), 400, 'invalid_request'],

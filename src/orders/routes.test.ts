@@ -56,6 +56,7 @@ describeEachDatabase(
       ).json();
     const stored = async () => ({
       orders: await use().db.selectFrom('attributed_orders').selectAll().orderBy('order_id').execute(),
+      ledger: await use().db.selectFrom('commission_ledger').selectAll().orderBy('id').execute(),
       customers: await use().db.selectFrom('store_customers').selectAll().orderBy('customer_ref').execute(),
       counters: await use()
         .db.selectFrom('attribution_counters')
@@ -81,8 +82,11 @@ customer's first order carries 5%; a replay counts once`, async () => {
         newCustomer: true,
         customerBasis: 'store_history',
         commissionCents: 500,
+        currency: 'USD',
+        eventsApplied: [],
       });
-      const credited = { views: 1, clicks: 1, orders: 1, newCustomers: 1, revenueCents: 10_000, commissionCents: 500 };
+      const usd = { currency: 'USD', orders: 1, newCustomers: 1, revenueMinor: 10_000, commissionMinor: 500 };
+      const credited = { views: 1, clicks: 1, orders: 1, newCustomers: 1, money: [usd] };
       expect(await stats()).toEqual(credited);
 
       const replay = await deliver(first);
@@ -96,13 +100,14 @@ customer's first order carries 5%; a replay counts once`, async () => {
       expect(rows.map((row) => row.customer_ref)).not.toContain('customer-1');
     });
 
-    it("credits an order with only the partner's discount code to the showing clicked last", async () => {
+    it("credits an order with only the partner's discount code to the brand pair, not to the platform clicked last", async () => {
       const response = await deliver(order({ customerId: 'customer-2', discountCode: 'NOT-THE-CODE' }));
       expect(response.json()).toMatchObject({ platformId: null, newCustomer: true, commissionCents: 0 });
       const location = (await use().app.inject({ method: 'HEAD', url: `/r/${token}` })).headers.location as string;
       const code = decodeURIComponent(/\/discount\/([^/?]+)/.exec(location)![1]!);
       const coded = await deliver(order({ customerId: 'customer-3', discountCode: code.toLowerCase(), totalCents: 2_999 }));
-      expect(coded.json()).toMatchObject({ platformId, matchedBy: 'discount_code', newCustomer: true, commissionCents: 150 });
+      expect(coded.json()).toMatchObject({ platformId: null, matchedBy: 'discount_code', newCustomer: true, commissionCents: 150 });
+      expect((await stats()).orders).toBe(2);
     });
 
     it('shows both brands the same figures as the admin stats, as JSON and CSV', async () => {
@@ -111,13 +116,20 @@ customer's first order carries 5%; a replay counts once`, async () => {
       for (const client of [shower, partner]) {
         const report = (await client.get(`/dashboard/api/performance?from=${day}&to=${day}`)).json();
         expect(report.byPlatform).toEqual([
-          expect.objectContaining({ platformId, ...platformStats, newCustomers: 2, revenueCents: 22_999, commissionCents: 650 }),
+          expect.objectContaining({
+            platformId,
+            ...platformStats,
+            newCustomers: 1,
+            money: [{ currency: 'USD', orders: 2, newCustomers: 1, revenueMinor: 20_000, commissionMinor: 500 }],
+          }),
         ]);
         expect(report.totals).toMatchObject(platformStats);
         const csv = await client.get(`/dashboard/api/performance.csv?from=${day}&to=${day}`);
         expect(csv.headers['content-type']).toContain('text/csv');
-        expect(csv.body.split('\r\n')[0]).toBe('group,id,name,views,clicks,orders,newCustomers,revenueCents,commissionCents');
-        expect(csv.body).toContain(`platform,${platformId},`);
+        expect(csv.body.split('\r\n')[0]).toBe(
+          'group,id,name,views,clicks,orders,newCustomers,currency,revenueMinor,revenue,commissionMinor,commission',
+        );
+        expect(csv.body).toContain(`platform,${platformId},${report.byPlatform[0].name},1,1,2,1,USD,20000,200,500,5`);
       }
       const bad = [`from=${day}`, 'from=yesterday&to=today', `from=${day}&to=2000-01-01`, 'from=2020-01-01&to=2022-01-01'];
       for (const query of bad) expect((await shower.get(`/dashboard/api/performance?${query}`)).statusCode, query).toBe(400);
@@ -150,6 +162,8 @@ customer's first order carries 5%; a replay counts once`, async () => {
       ['a wrong type', () => deliver(order({ totalCents: '100' })), 400, 'invalid_request'],
       ['a too long order id', () => deliver(order({ orderId: 'x'.repeat(201) })), 400, 'invalid_request'],
       ['a bad date', () => deliver(order({ placedAt: 'yesterday' })), 400, 'invalid_request'],
+      ['a currency that is not ISO 4217', () => deliver(order({ referralToken: token, currency: 'ZZZ' })), 400, 'invalid_currency'],
+      ['merchandise above the total', () => deliver(order({ totalCents: 100, merchandiseCents: 101 })), 400, 'invalid_request'],
     ];
     for (const [check, send, status, error] of refusals) {
       it(`refuses a delivery with ${check}, writing nothing`, async () => {

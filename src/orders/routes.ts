@@ -66,7 +66,7 @@ export const orderRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
         body: OrderWebhookBody,
         response: {
           200: described('The order was received (counted once, also when delivered again)', OrderOutcome),
-          400: errorResponse('The body is not valid JSON or not an order', {
+          400: errorResponse('The body is not valid JSON or not an order, or its currency is not ISO 4217 (invalid_currency)', {
             error: 'invalid_request',
             message: 'body/currency must match pattern',
           }),
@@ -99,7 +99,8 @@ export const orderRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
         summary: 'Deliver a cancel or refund of an order (commerce platform webhook)',
         description:
           `${signing} The order's commission is reversed by a ledger entry of the opposite sign, for the share the event took; ` +
-          'an event id delivered again counts once. 404 for an order the service never received.',
+          'an event id delivered again counts once. An event for an order the service has not received yet is kept ' +
+          '(status waiting_for_order) and applied when the order arrives.',
         operationId: 'receiveOrderEvent',
         tags: ['commerce'],
         security: [{ orderSignature: [] }],
@@ -107,20 +108,16 @@ export const orderRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
         body: OrderEventBody,
         response: {
           200: described(
-            'The event was taken (once, also when delivered again) and the commission reversed for its share',
+            'The event was taken (once, also when delivered again): applied, or kept until its order arrives',
             OrderEventOutcome,
           ),
-          400: errorResponse("The body is not valid JSON or not an event, or its currency is not the order's", {
+          400: errorResponse("The body is not valid JSON or not an event, or its currency is not ISO 4217 or not the order's", {
             error: 'invalid_request',
             message: 'the order is in USD, not EUR',
           }),
           401: errorResponse('The timestamp or signature is missing, outside the accepted window, or does not match the body', {
             error: 'unauthorized',
             message: 'x-svc-signature does not match the body',
-          }),
-          404: errorResponse('The service never received this order from this store', {
-            error: 'not_found',
-            message: 'no order 1001 was received from shop.example',
           }),
           409: errorResponse('The event id was delivered before for another order', {
             error: 'conflict',

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { findReferralLink, type LinkKey } from '../attribution/dal.js';
 import type { CustomerBasis } from '../db/schema.js';
-import { badRequest, conflict, notFound } from '../http/errors.js';
+import { badRequest, conflict } from '../http/errors.js';
+import { isIsoCurrency } from '../shared/currency.js';
 import { storeDomain } from '../shared/domain.js';
 import * as dal from './dal.js';
 import type { Touch } from './dal.js';
@@ -19,7 +20,13 @@ export interface IncomingOrder {
   storeDomain: string;
   orderId: string;
   customerId: string;
+  /** What the customer paid, in the currency's minor units (ISO 4217: JPY has none, KWD three). */
   totalCents: number;
+  /**
+   * The merchandise the customer bought, after discounts, without tax, shipping and duties, in
+   * minor units: the commission's base. Omitted when the total is all merchandise.
+   */
+  merchandiseCents?: number | undefined;
   currency: string;
   placedAt: Date;
   /** The referral token the shopper arrived with, when the store kept it. */
@@ -42,6 +49,10 @@ export interface OrderOutcome {
   newCustomer: boolean;
   customerBasis: CustomerBasis;
   commissionCents: number;
+  /** The order's ISO 4217 currency, upper case. */
+  currency: string;
+  /** Cancels and refunds that came before the order, applied now, in the order they occurred. */
+  eventsApplied: OrderEventOutcome[];
 }
 
 /** Customer ids are kept only as hashes. */
@@ -49,9 +60,17 @@ function customerRefOf(customerId: string): string {
   return crypto.createHash('sha256').update(customerId).digest('hex');
 }
 
-/** The service's share of an order, rounded to the cent. */
-export function commissionFor(totalCents: number, basisPoints: number): number {
-  return Math.round((totalCents * basisPoints) / 10_000);
+/** The service's share of an order's base, rounded to the currency's minor unit. */
+export function commissionFor(baseMinor: number, basisPoints: number): number {
+  return Math.round((baseMinor * basisPoints) / 10_000);
+}
+
+/** The currency as ISO 4217 writes it; anything else is refused before a thing is booked. */
+export function isoCurrency(code: string, field = 'currency'): string {
+  const upper = code.toUpperCase();
+  if (!isIsoCurrency(upper))
+    throw badRequest(`${field} ${code} is not an ISO 4217 currency code (for example USD, EUR, JPY)`, 'invalid_currency');
+  return upper;
 }
 
 const DAY_MS = 86_400_000;
@@ -62,7 +81,7 @@ export function attributionWindow(placedAt: Date, windowDays: number): dal.Windo
   return { from: day(placedAt.getTime() - windowDays * DAY_MS), to: day(placedAt.getTime()) };
 }
 
-type Attribution = { showing: (dal.QualifyingShowing & { matchedBy: MatchedBy }) | undefined; outsideWindow: boolean };
+type Attribution = { showing: dal.CreditedShowing | undefined; outsideWindow: boolean };
 
 /**
  * Which showing an order is credited to (docs/attribution.md). The order names the partner's
@@ -71,6 +90,8 @@ type Attribution = { showing: (dal.QualifyingShowing & { matchedBy: MatchedBy })
  * before it), the last click wins: on that referral link, else, for the code, on any link to the
  * partner; then, where the store allows view-through, the last view the same way. An order that
  * names no showing, or none within the window, is still recorded, so its customer is known.
+ * Credit goes only as far as the evidence: the shopper's own click (the referral link) names the
+ * platform; a discount code alone names the brand pair, so its credit carries no platform.
  */
 async function attributionFor(ctx: OrdersContext, order: IncomingOrder): Promise<Attribution> {
   const days = attributionWindow(order.placedAt, ctx.attributionWindowDays);
@@ -90,7 +111,9 @@ async function attributionFor(ctx: OrdersContext, order: IncomingOrder): Promise
   for (const touch of touches) {
     for (const candidate of candidates) {
       const showing = await dal.lastShowing(ctx.db, candidate.partnerId, touch, days, candidate.link);
-      if (showing) return { showing: { ...showing, matchedBy: candidate.matchedBy }, outsideWindow: false };
+      if (!showing) continue;
+      const platformId = candidate.matchedBy === 'referral_link' ? showing.platformId : null;
+      return { showing: { ...showing, platformId, matchedBy: candidate.matchedBy }, outsideWindow: false };
     }
   }
   return { showing: undefined, outsideWindow: true };
@@ -109,11 +132,16 @@ function customerOf(order: IncomingOrder, unknownToStore: boolean): { newCustome
 /**
  * Takes in one order, once: a replay of an order id the store already delivered changes
  * nothing. An attributed order gets its commission entry in the ledger, in the same transaction:
- * the share of a new customer's first order, 0 for a returning customer's.
+ * the share of a new customer's first order's merchandise (after discounts, without tax, shipping
+ * and duties), 0 for a returning customer's. Cancels and refunds that came before it are applied
+ * then, in the order they occurred.
  */
 export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder, now = new Date()): Promise<OrderOutcome> {
   const domain = storeDomain(incoming.storeDomain);
   if (!domain) throw badRequest('storeDomain must be a store domain such as shop.example');
+  const currency = isoCurrency(incoming.currency);
+  const baseMinor = incoming.merchandiseCents ?? incoming.totalCents;
+  if (baseMinor > incoming.totalCents) throw badRequest('merchandiseCents must not be more than totalCents');
   const order: IncomingOrder = { ...incoming, storeDomain: domain };
   const { showing, outsideWindow } = await attributionFor(ctx, order);
   const record: dal.OrderRecord = {
@@ -121,13 +149,15 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder, 
     orderId: order.orderId,
     customerRef: customerRefOf(order.customerId),
     totalCents: order.totalCents,
-    currency: order.currency.toUpperCase(),
+    merchandiseMinor: incoming.merchandiseCents ?? null,
+    currency,
     placedAt: order.placedAt,
   };
   const outcome = await ctx.db.transaction().execute(async (trx) => {
+    await dal.lockOrderKey(trx, record.storeDomain, record.orderId);
     if (!(await dal.insertOrder(trx, record, showing, outsideWindow))) return undefined;
     const customer = customerOf(order, await dal.rememberCustomer(trx, record));
-    const commissionCents = customer.newCustomer && showing ? commissionFor(record.totalCents, ctx.commissionBasisPoints) : 0;
+    const commissionCents = customer.newCustomer && showing ? commissionFor(baseMinor, ctx.commissionBasisPoints) : 0;
     await dal.setCustomerOutcome(trx, record, customer, commissionCents);
     if (showing) {
       await dal.appendLedgerEntry(trx, {
@@ -141,14 +171,29 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder, 
         amount_minor: commissionCents,
         currency: record.currency,
         rate_basis_points: customer.newCustomer ? ctx.commissionBasisPoints : 0,
-        basis_minor: record.totalCents,
+        basis_minor: baseMinor,
         customer: customer.newCustomer ? 'new' : 'returning',
         customer_basis: customer.basis,
         touch: showing.touch,
         created_at: now,
       });
     }
-    return { newCustomer: customer.newCustomer, customerBasis: customer.basis, commissionCents };
+    const stored = (await dal.lockOrder(trx, record.storeDomain, record.orderId))!;
+    const eventsApplied: OrderEventOutcome[] = [];
+    // An event that named another currency is not this order's: it stays kept, as it was refused for a received order.
+    for (const ahead of await dal.eventsAhead(trx, record.storeDomain, record.orderId, record.currency)) {
+      await dal.forgetEventAhead(trx, record.storeDomain, ahead.event_id);
+      const event = {
+        storeDomain: ahead.store_domain,
+        eventId: ahead.event_id,
+        orderId: ahead.order_id,
+        kind: ahead.kind,
+        amountCents: ahead.amount_minor ?? undefined,
+        occurredAt: ahead.occurred_at,
+      };
+      eventsApplied.push(await applyOrderEvent(trx, stored, event, now));
+    }
+    return { newCustomer: customer.newCustomer, customerBasis: customer.basis, commissionCents, eventsApplied };
   });
   if (!outcome) {
     const stored = await dal.findOrder(ctx.db, record.storeDomain, record.orderId);
@@ -162,6 +207,8 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder, 
       newCustomer: stored?.new_customer ?? false,
       customerBasis: stored?.customer_basis ?? 'store_history',
       commissionCents: Number(stored?.commission_cents ?? 0),
+      currency: stored?.currency ?? record.currency,
+      eventsApplied: [],
     };
   }
   return {
@@ -171,6 +218,7 @@ export async function receiveOrder(ctx: OrdersContext, incoming: IncomingOrder, 
     matchedBy: showing?.matchedBy ?? null,
     touch: showing?.touch ?? null,
     outsideWindow,
+    currency: record.currency,
     ...outcome,
   };
 }
@@ -193,68 +241,120 @@ export interface OrderEventOutcome {
   orderId: string;
   eventId: string;
   duplicate: boolean;
+  /** `applied` to its order; `waiting_for_order`: the order has not arrived, the event is kept and applied when it does. */
+  status: 'applied' | 'waiting_for_order';
   /** What the event took off the order, in minor units (a refund beyond what is left takes what is left). */
   takenCents: number;
   /** The commission reversed by this event, a positive number of minor units (0 when there was none to reverse). */
   reversedCents: number;
-  currency: string;
+  /** The order's currency; null while an event that named none waits for its order. */
+  currency: string | null;
+}
+
+type StoredOrder = NonNullable<Awaited<ReturnType<typeof dal.lockOrder>>>;
+
+/**
+ * Applies a new event to its order (locked by the caller): records what it took (a cancel what is
+ * left, a refund its amount) and reverses the commission for that share by a ledger entry of the
+ * opposite sign. Shares are rounded on the running total (what all the order's events took so
+ * far), so events that add up to the whole order reverse exactly the whole commission and base.
+ */
+async function applyOrderEvent(
+  trx: Db,
+  order: StoredOrder,
+  incoming: Omit<IncomingOrderEvent, 'currency'> & { storeDomain: string },
+  now: Date,
+): Promise<OrderEventOutcome> {
+  const takenBefore = await dal.takenFromOrder(trx, order.store_domain, order.order_id);
+  const left = order.total_cents - takenBefore;
+  const takenCents = incoming.kind === 'cancel' ? left : Math.min(left, incoming.amountCents!);
+  await dal.insertOrderEvent(trx, { ...incoming, storeDomain: order.store_domain, amountCents: takenCents });
+  const entries = await dal.orderLedger(trx, order.store_domain, order.order_id);
+  const commission = entries.find((entry) => entry.kind === 'commission');
+  const share = (amount: number, taken: number) => (order.total_cents === 0 ? amount : Math.round((amount * taken) / order.total_cents));
+  const between = (amount: number) => share(amount, takenBefore + takenCents) - share(amount, takenBefore);
+  const reversedCents = commission === undefined ? 0 : between(commission.amount_minor);
+  if (commission && reversedCents > 0) {
+    const {
+      id: _id,
+      commerce_charge_id: _charge,
+      created_at: _at,
+      event_id: _event,
+      reason: _reason,
+      posted_by: _by,
+      ...terms
+    } = commission;
+    await dal.appendLedgerEntry(trx, {
+      ...terms,
+      kind: 'reversal',
+      event_id: incoming.eventId,
+      amount_minor: -reversedCents,
+      basis_minor: between(commission.basis_minor),
+      created_at: now,
+    });
+  }
+  return {
+    orderId: order.order_id,
+    eventId: incoming.eventId,
+    duplicate: false,
+    status: 'applied',
+    takenCents,
+    reversedCents,
+    currency: order.currency,
+  };
 }
 
 /**
- * Takes in a cancel or refund of a received order, once per event id (the one entry point the
- * commerce adapters call). The order's commission is reversed by a ledger entry of the opposite
- * sign for the share of the order the event took: a cancel takes what is left, a refund its
- * amount. Shares are rounded on the running total (what all the order's events took so far), so
- * refunds that add up to the whole order reverse exactly the whole commission.
+ * Takes in a cancel or refund, once per event id (the one entry point the commerce adapters
+ * call). For a received order it is applied at once (applyOrderEvent). One that comes before its
+ * order is kept and applied when the order arrives, so the ledger ends the same whatever order
+ * the platform's deliveries come in.
  */
 export async function recordOrderEvent(ctx: Pick<OrdersContext, 'db'>, incoming: IncomingOrderEvent, now = new Date()) {
   const domain = storeDomain(incoming.storeDomain);
   if (!domain) throw badRequest('storeDomain must be a store domain such as shop.example');
   if (incoming.kind === 'refund' && incoming.amountCents === undefined) throw badRequest('a refund needs amountCents');
+  const currency = incoming.currency === undefined ? undefined : isoCurrency(incoming.currency);
   return ctx.db.transaction().execute(async (trx): Promise<OrderEventOutcome> => {
+    await dal.lockOrderKey(trx, domain, incoming.orderId);
     const order = await dal.lockOrder(trx, domain, incoming.orderId);
-    if (!order) throw notFound(`no order ${incoming.orderId} was received from ${domain}`);
-    if (incoming.currency !== undefined && incoming.currency.toUpperCase() !== order.currency) {
-      throw badRequest(`the order is in ${order.currency}, not ${incoming.currency.toUpperCase()}`);
-    }
     const known = await dal.findOrderEvent(trx, domain, incoming.eventId);
+    const waiting = known ? undefined : await dal.findEventAhead(trx, domain, incoming.eventId);
+    const knownFor = known?.order_id ?? waiting?.order_id;
+    if (knownFor !== undefined && knownFor !== incoming.orderId) {
+      throw conflict(`event ${incoming.eventId} was received for order ${knownFor}`);
+    }
+    if (order && currency !== undefined && currency !== order.currency) {
+      throw badRequest(`the order is in ${order.currency}, not ${currency}`);
+    }
+    if (!order) {
+      if (!waiting) {
+        await dal.keepEventAhead(trx, {
+          storeDomain: domain,
+          eventId: incoming.eventId,
+          orderId: incoming.orderId,
+          kind: incoming.kind,
+          amountMinor: incoming.kind === 'refund' ? incoming.amountCents! : null,
+          currency: currency ?? null,
+          occurredAt: incoming.occurredAt,
+        });
+      }
+      const base = { orderId: incoming.orderId, eventId: incoming.eventId, takenCents: 0, reversedCents: 0 };
+      return { ...base, duplicate: waiting !== undefined, status: 'waiting_for_order', currency: waiting?.currency ?? currency ?? null };
+    }
     if (known) {
-      if (known.order_id !== order.order_id) throw conflict(`event ${incoming.eventId} was received for order ${known.order_id}`);
       const reversal = (await dal.orderLedger(trx, domain, order.order_id)).find((entry) => entry.event_id === incoming.eventId);
       return {
         orderId: order.order_id,
         eventId: incoming.eventId,
         duplicate: true,
+        status: 'applied',
         takenCents: known.amount_cents,
         reversedCents: -(reversal?.amount_minor ?? 0),
         currency: order.currency,
       };
     }
-    const takenBefore = await dal.takenFromOrder(trx, domain, order.order_id);
-    const left = order.total_cents - takenBefore;
-    const takenCents = incoming.kind === 'cancel' ? left : Math.min(left, incoming.amountCents!);
-    await dal.insertOrderEvent(trx, { ...incoming, storeDomain: domain, amountCents: takenCents });
-    const entries = await dal.orderLedger(trx, domain, order.order_id);
-    const commission = entries.find((entry) => entry.kind === 'commission');
-    const share = (taken: number) =>
-      commission === undefined
-        ? 0
-        : order.total_cents === 0
-          ? commission.amount_minor
-          : Math.round((commission.amount_minor * taken) / order.total_cents);
-    const reversedCents = share(takenBefore + takenCents) - share(takenBefore);
-    if (commission && reversedCents > 0) {
-      const { id: _id, commerce_charge_id: _charge, created_at: _at, event_id: _event, ...terms } = commission;
-      await dal.appendLedgerEntry(trx, {
-        ...terms,
-        kind: 'reversal',
-        event_id: incoming.eventId,
-        amount_minor: -reversedCents,
-        basis_minor: takenCents,
-        created_at: now,
-      });
-    }
-    return { orderId: order.order_id, eventId: incoming.eventId, duplicate: false, takenCents, reversedCents, currency: order.currency };
+    return applyOrderEvent(trx, order, { ...incoming, storeDomain: domain }, now);
   });
 }
 

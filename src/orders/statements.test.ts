@@ -59,10 +59,17 @@ of the entries`, async () => {
     const response = await partner.get('/dashboard/api/statement?month=2026-11');
     expect(response.statusCode, response.body).toBe(200);
     const statement = response.json();
-    expect(statement).toMatchObject({ companyId: partnerId, businessName: 'Partner Store', month: '2026-11' });
+    expect(statement).toMatchObject({
+      companyId: partnerId,
+      businessName: 'Partner Store',
+      month: '2026-11',
+      status: 'open',
+      number: null,
+    });
+    const nothingElse = { adjustmentsMinor: 0, chargedMinor: 0 };
     expect(statement.currencies).toEqual([
-      { currency: 'EUR', commissionMinor: 300, reversalsMinor: 0, netMinor: 300, entries: 1 },
-      { currency: 'USD', commissionMinor: 650, reversalsMinor: -200, netMinor: 450, entries: 3 },
+      { currency: 'EUR', ...nothingElse, commissionMinor: 300, reversalsMinor: 0, netMinor: 300, owedMinor: 300, entries: 1 },
+      { currency: 'USD', ...nothingElse, commissionMinor: 650, reversalsMinor: -200, netMinor: 450, owedMinor: 450, entries: 3 },
     ]);
     const entries: Array<{ kind: string; amountMinor: number; currency: string; eventId: string | null; basisMinor: number }> =
       statement.entries;
@@ -77,10 +84,19 @@ of the entries`, async () => {
       expect(total.netMinor).toBe(own.reduce((sum, entry) => sum + entry.amountMinor, 0));
       expect(total.entries).toBe(own.length);
     }
-    expect(statement.entries[0]).toMatchObject({ showingBrandName: 'Shower Co', customer: 'new', touch: 'click', rateBasisPoints: 500 });
+    expect(statement.entries[0]).toMatchObject({
+      showingBrandName: 'Shower Co',
+      customer: 'new',
+      touch: 'click',
+      rateBasisPoints: 500,
+      orderPlacedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      adjusts: null,
+    });
 
     const october = (await partner.get('/dashboard/api/statement?month=2026-10')).json();
-    expect(october.currencies).toEqual([{ currency: 'USD', commissionMinor: 1_000, reversalsMinor: 0, netMinor: 1_000, entries: 1 }]);
+    expect(october.currencies).toEqual([
+      { currency: 'USD', ...nothingElse, commissionMinor: 1_000, reversalsMinor: 0, netMinor: 1_000, owedMinor: 1_000, entries: 1 },
+    ]);
     expect((await shower.get('/dashboard/api/statement?month=2026-11')).json()).toMatchObject({ currencies: [], entries: [] });
   });
 
@@ -92,17 +108,25 @@ of the entries`, async () => {
     expect(csv.headers['content-type']).toContain('text/csv');
     const lines = csv.body.trim().split('\r\n');
     expect(lines[0]).toBe(
-      'line,createdAt,kind,storeDomain,orderId,eventId,showingBrandId,showingBrandName,platformId,platformName,' +
-        'customer,customerBasis,touch,rateBasisPoints,basisMinor,amountMinor,currency',
+      'line,createdAt,kind,storeDomain,orderId,orderPlacedAt,eventId,adjustsStatement,showingBrandId,showingBrandName,platformId,' +
+        'platformName,customer,customerBasis,touch,reason,postedBy,rateBasisPoints,basisMinor,amountMinor,amount,currency',
     );
     expect(lines.filter((line) => line.startsWith('entry,'))).toHaveLength(4);
-    expect(lines.slice(-6)).toEqual([
-      'commission,,,,,,,,,,,,,,,300,EUR',
-      'reversals,,,,,,,,,,,,,,,0,EUR',
-      'net,,,,,,,,,,,,,,,300,EUR',
-      'commission,,,,,,,,,,,,,,,650,USD',
-      'reversals,,,,,,,,,,,,,,,-200,USD',
-      'net,,,,,,,,,,,,,,,450,USD',
+    expect(lines.find((line) => line.startsWith('entry,') && line.includes(',EUR'))).toMatch(/,500,6000,300,3,EUR$/);
+    const blanks = ','.repeat(18);
+    expect(lines.slice(-12)).toEqual([
+      `commission${blanks},300,3,EUR`,
+      `reversals${blanks},0,0,EUR`,
+      `adjustments${blanks},0,0,EUR`,
+      `net${blanks},300,3,EUR`,
+      `charged${blanks},0,0,EUR`,
+      `owed${blanks},300,3,EUR`,
+      `commission${blanks},650,6.5,USD`,
+      `reversals${blanks},-200,-2,USD`,
+      `adjustments${blanks},0,0,USD`,
+      `net${blanks},450,4.5,USD`,
+      `charged${blanks},0,0,USD`,
+      `owed${blanks},450,4.5,USD`,
     ]);
     expect((await admin(`/admin/companies/${partnerId}/statement.csv?month=2026-11`)).body).toBe(csv.body);
   });

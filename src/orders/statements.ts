@@ -2,7 +2,9 @@ import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../db/database.js';
 import { getCompany } from '../companies/service.js';
 import { badRequest } from '../http/errors.js';
-import * as dal from './dal.js';
+import { majorUnits } from '../shared/currency.js';
+import * as dal from './statements-dal.js';
+import { isoCurrency } from './service.js';
 
 const MONTH_PATTERN = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
@@ -17,32 +19,47 @@ export function monthRange(month: string): { start: Date; end: Date } {
 export interface StatementEntry {
   id: number;
   createdAt: string;
-  kind: 'commission' | 'reversal';
-  storeDomain: string;
-  orderId: string;
-  /** The cancel or refund event a reversal answers; null for a commission. */
+  kind: 'commission' | 'reversal' | 'adjustment';
+  /** The order's store and id; null for support's manual adjustment. */
+  storeDomain: string | null;
+  orderId: string | null;
+  /** When the order was placed (the day its commission belongs to); null for an adjustment. */
+  orderPlacedAt: string | null;
+  /** The cancel or refund event a reversal answers; null otherwise. */
   eventId: string | null;
-  showingBrandId: string;
+  showingBrandId: string | null;
   showingBrandName: string | null;
-  platformId: string;
+  /** Null when the order was matched by its discount code alone: the brand pair is credited, no platform ("unknown platform"). */
+  platformId: string | null;
   platformName: string | null;
   amountMinor: number;
   currency: string;
   rateBasisPoints: number;
-  /** What the rate was applied to: the order's total, or what a cancel or refund took off it. */
+  /** What the rate was applied to: the order's merchandise after discounts, or the share of it a cancel or refund took. */
   basisMinor: number;
-  customer: 'new' | 'returning';
-  customerBasis: 'store_history' | 'platform_order_count';
-  touch: 'click' | 'view';
+  customer: 'new' | 'returning' | null;
+  customerBasis: 'store_history' | 'platform_order_count' | null;
+  touch: 'click' | 'view' | null;
   commerceChargeId: string | null;
+  /** Support's adjustment: why, and who posted it. */
+  reason: string | null;
+  postedBy: string | null;
+  /** A late entry: its order's commission is on this earlier, closed statement. */
+  adjusts: { number: string; month: string } | null;
 }
 
-/** A month's totals in one currency: what is owed (commission), what came back (reversals, negative) and the net. */
+/**
+ * A statement's totals in one currency: commission, reversals (negative), support's adjustments,
+ * the net, what the commerce platform charged of it, and what is still owed.
+ */
 export interface StatementCurrency {
   currency: string;
   commissionMinor: number;
   reversalsMinor: number;
+  adjustmentsMinor: number;
   netMinor: number;
+  chargedMinor: number;
+  owedMinor: number;
   entries: number;
 }
 
@@ -50,57 +67,166 @@ export interface Statement {
   companyId: string;
   businessName: string | null;
   month: string;
+  /** `open` until the closing job closes the month; then `closed`, numbered and never changed. */
+  status: 'open' | 'closed';
+  number: string | null;
+  closedAt: string | null;
+  dueOn: string | null;
+  /** True when the commerce platform charged all that is owed; null when it did not report it. */
+  paid: boolean | null;
   currencies: StatementCurrency[];
   entries: StatementEntry[];
 }
 
-/**
- * A brand's monthly statement: the ledger entries it owes by (it received the orders), created in
- * the UTC month, with their totals per currency. Currencies are never added together.
- */
-export async function monthlyStatement(ctx: { db: Db }, companyId: string, month: string): Promise<Statement> {
-  const { start, end } = monthRange(month);
-  const company = await getCompany(ctx, companyId);
-  const rows = await dal.ledgerEntriesOf(ctx.db, companyId, start, end);
-  const entries = rows.map(
-    (row): StatementEntry => ({
-      id: row.id,
-      createdAt: row.created_at.toISOString(),
-      kind: row.kind,
-      storeDomain: row.store_domain,
-      orderId: row.order_id,
-      eventId: row.event_id === '' ? null : row.event_id,
-      showingBrandId: row.showing_brand_id,
-      showingBrandName: row.showing_brand_name,
-      platformId: row.platform_id,
-      platformName: row.platform_name,
-      amountMinor: row.amount_minor,
-      currency: row.currency,
-      rateBasisPoints: row.rate_basis_points,
-      basisMinor: row.basis_minor,
-      customer: row.customer,
-      customerBasis: row.customer_basis,
-      touch: row.touch,
-      commerceChargeId: row.commerce_charge_id,
-    }),
-  );
+/** Days a closed statement leaves the brand to pay what the commerce platform did not charge. */
+export const PAYMENT_TERM_DAYS = 14;
+
+const monthOf = (date: Date) => date.toISOString().slice(0, 7);
+
+function entryOf(row: dal.StatementLedgerRow, statementId: number | null): StatementEntry {
+  const adjusts =
+    row.order_statement_id !== null && row.order_statement_id !== statementId
+      ? { number: row.order_statement_number!, month: row.order_statement_month! }
+      : null;
+  return {
+    id: row.id,
+    createdAt: row.created_at.toISOString(),
+    kind: row.kind,
+    storeDomain: row.store_domain,
+    orderId: row.order_id,
+    orderPlacedAt: row.order_placed_at?.toISOString() ?? null,
+    eventId: row.event_id === '' ? null : row.event_id,
+    showingBrandId: row.showing_brand_id,
+    showingBrandName: row.showing_brand_name,
+    platformId: row.platform_id,
+    platformName: row.platform_name,
+    amountMinor: row.amount_minor,
+    currency: row.currency,
+    rateBasisPoints: row.rate_basis_points,
+    basisMinor: row.basis_minor,
+    customer: row.customer,
+    customerBasis: row.customer_basis,
+    touch: row.touch,
+    commerceChargeId: row.commerce_charge_id,
+    reason: row.reason,
+    postedBy: row.posted_by,
+    adjusts,
+  };
+}
+
+/** Totals per currency, from the entries: what the closing job fixes, and what an open statement shows. */
+export function totalsOf(entries: StatementEntry[]): StatementCurrency[] {
   const byCurrency = new Map<string, StatementCurrency>();
   for (const entry of entries) {
     const total = byCurrency.get(entry.currency) ?? {
       currency: entry.currency,
       commissionMinor: 0,
       reversalsMinor: 0,
+      adjustmentsMinor: 0,
       netMinor: 0,
+      chargedMinor: 0,
+      owedMinor: 0,
       entries: 0,
     };
     if (entry.kind === 'commission') total.commissionMinor += entry.amountMinor;
-    else total.reversalsMinor += entry.amountMinor;
+    else if (entry.kind === 'reversal') total.reversalsMinor += entry.amountMinor;
+    else total.adjustmentsMinor += entry.amountMinor;
+    if (entry.kind === 'commission' && entry.commerceChargeId !== null) total.chargedMinor += entry.amountMinor;
     total.netMinor += entry.amountMinor;
+    total.owedMinor = total.netMinor - total.chargedMinor;
     total.entries += 1;
     byCurrency.set(entry.currency, total);
   }
-  const currencies = [...byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
-  return { companyId, businessName: company.businessName, month, currencies, entries };
+  return [...byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
+}
+
+const paidOf = (currencies: StatementCurrency[]) =>
+  currencies.some((total) => total.chargedMinor > 0) && currencies.every((total) => total.owedMinor <= 0) ? true : null;
+
+/**
+ * A brand's statement for a UTC month: the ledger entries it owes by (it received the orders), with
+ * totals per currency (currencies are never added together). A closed month reads the numbered
+ * statement the closing job fixed: its entries and its totals as they were at the close. An open
+ * month reads the entries created in it that no statement claimed yet; the first open month also
+ * takes the late ones (created for a closed month after it closed), which name the closed
+ * statement of their order.
+ */
+export async function monthlyStatement(ctx: { db: Db }, companyId: string, month: string): Promise<Statement> {
+  const { start, end } = monthRange(month);
+  const company = await getCompany(ctx, companyId);
+  const head = { companyId, businessName: company.businessName, month };
+  const closedThrough = await dal.lastClosedMonth(ctx.db);
+  if (closedThrough !== undefined && month <= closedThrough) {
+    const closed = await dal.closedStatement(ctx.db, companyId, month);
+    if (!closed) {
+      return { ...head, status: 'closed', number: null, closedAt: null, dueOn: null, paid: null, currencies: [], entries: [] };
+    }
+    const [rows, totals] = await Promise.all([dal.statementEntries(ctx.db, closed.id), dal.statementTotals(ctx.db, closed.id)]);
+    const currencies = totals.map(
+      (total): StatementCurrency => ({
+        currency: total.currency,
+        commissionMinor: total.commission_minor,
+        reversalsMinor: total.reversals_minor,
+        adjustmentsMinor: total.adjustments_minor,
+        netMinor: total.net_minor,
+        chargedMinor: total.charged_minor,
+        owedMinor: total.owed_minor,
+        entries: total.entries,
+      }),
+    );
+    return {
+      ...head,
+      status: 'closed',
+      number: closed.number,
+      closedAt: closed.closed_at.toISOString(),
+      dueOn: closed.due_on,
+      paid: paidOf(currencies),
+      currencies,
+      entries: rows.map((row) => entryOf(row, closed.id)),
+    };
+  }
+  const firstOpen = closedThrough === undefined ? undefined : monthRange(closedThrough).end;
+  const takesLate = firstOpen !== undefined && firstOpen.getTime() === start.getTime();
+  const rows = await dal.unclaimedEntries(ctx.db, companyId, takesLate ? null : start, end);
+  const entries = rows.map((row) => entryOf(row, null));
+  const currencies = totalsOf(entries);
+  return { ...head, status: 'open', number: null, closedAt: null, dueOn: null, paid: paidOf(currencies), currencies, entries };
+}
+
+/**
+ * The closing job's one pass: closes every month that ended, oldest first, each for every brand in
+ * one transaction. Several processes may run it at once: the month's row in statement_closings is
+ * taken by one, the others find it taken and change nothing. Returns the months it closed.
+ */
+export async function closeEndedMonths(db: Db, now = new Date()): Promise<string[]> {
+  const closedThrough = await dal.lastClosedMonth(db);
+  const first = closedThrough === undefined ? await dal.firstLedgerMonth(db) : monthOf(monthRange(closedThrough).end);
+  const closed: string[] = [];
+  for (let month = first; month !== undefined && monthRange(month).end <= now; month = monthOf(monthRange(month).end)) {
+    const dueOn = new Date(now.getTime() + PAYMENT_TERM_DAYS * 86_400_000).toISOString().slice(0, 10);
+    if (await dal.closeMonth(db, month, monthRange(month).end, now, dueOn)) closed.push(month);
+  }
+  return closed;
+}
+
+/** Support's manual adjustment: a ledger entry of its own (either sign), shown on the brand's next statement. */
+export async function postAdjustment(
+  ctx: { db: Db },
+  companyId: string,
+  input: { amountMinor: number; currency: string; reason: string; postedBy: string },
+  now = new Date(),
+): Promise<StatementEntry> {
+  const currency = isoCurrency(input.currency);
+  if (!Number.isSafeInteger(input.amountMinor) || input.amountMinor === 0)
+    throw badRequest('amountMinor must be a whole number of minor units, not 0');
+  const reason = input.reason.trim();
+  const postedBy = input.postedBy.trim();
+  if (!reason) throw badRequest('reason must say why the adjustment is made');
+  if (!postedBy) throw badRequest('postedBy must name who posts the adjustment');
+  await getCompany(ctx, companyId);
+  const id = await dal.appendAdjustment(ctx.db, { companyId, amountMinor: input.amountMinor, currency, reason, postedBy, now });
+  const [row] = await dal.ledgerRowsById(ctx.db, [id]);
+  return entryOf(row!, null);
 }
 
 const ENTRY_COLUMNS = [
@@ -108,7 +234,9 @@ const ENTRY_COLUMNS = [
   'kind',
   'storeDomain',
   'orderId',
+  'orderPlacedAt',
   'eventId',
+  'adjustsStatement',
   'showingBrandId',
   'showingBrandName',
   'platformId',
@@ -116,28 +244,52 @@ const ENTRY_COLUMNS = [
   'customer',
   'customerBasis',
   'touch',
+  'reason',
+  'postedBy',
   'rateBasisPoints',
   'basisMinor',
   'amountMinor',
+  'amount',
   'currency',
 ] as const;
 
+/** What a statement calls the platform of an entry credited to the brand pair only. */
+export const UNKNOWN_PLATFORM = 'unknown platform';
+
 /**
- * The statement as CSV: one `entry` line per ledger entry, then `commission`, `reversals` and
- * `net` lines per currency. A text starting like a formula gets a leading `'` (escape_formulas).
+ * The statement as CSV: one `entry` line per ledger entry, then `commission`, `reversals`,
+ * `adjustments`, `net`, `charged` and `owed` lines per currency; amounts in minor units and, in
+ * `amount`, in major units as ISO 4217 counts them. A text starting like a formula gets a leading
+ * `'` (escape_formulas).
  */
 export function statementCsv(statement: Statement): string {
   const blank = Object.fromEntries(ENTRY_COLUMNS.map((column) => [column, '']));
   const rows = [
-    ...statement.entries.map((entry) => ({ line: 'entry', ...entry, eventId: entry.eventId ?? '' })),
+    ...statement.entries.map((entry) => ({
+      line: 'entry',
+      ...entry,
+      eventId: entry.eventId ?? '',
+      adjustsStatement: entry.adjusts?.number ?? '',
+      platformName: entry.kind === 'adjustment' ? '' : (entry.platformName ?? UNKNOWN_PLATFORM),
+      amount: majorUnits(entry.amountMinor, entry.currency),
+    })),
     ...statement.currencies.flatMap((total) =>
       (
         [
           ['commission', total.commissionMinor],
           ['reversals', total.reversalsMinor],
+          ['adjustments', total.adjustmentsMinor],
           ['net', total.netMinor],
+          ['charged', total.chargedMinor],
+          ['owed', total.owedMinor],
         ] as const
-      ).map(([line, amountMinor]) => ({ ...blank, line, amountMinor, currency: total.currency })),
+      ).map(([line, amountMinor]) => ({
+        ...blank,
+        line,
+        amountMinor,
+        amount: majorUnits(amountMinor, total.currency),
+        currency: total.currency,
+      })),
     ),
   ];
   return stringify(rows, { header: true, columns: ['line', ...ENTRY_COLUMNS], record_delimiter: 'windows', escape_formulas: true });

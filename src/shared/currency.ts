@@ -92,3 +92,11 @@ export function minorUnitsToDecimal(minor: number, code: string): string {
   const padded = String(Math.abs(minor)).padStart(digits + 1, '0');
   return `${sign}${padded.slice(0, -digits)}.${padded.slice(-digits)}`;
 }
+
+/**
+ * Minor units as a number of major units, for a CSV's major-unit column: a number, so a
+ * spreadsheet adds it up and a negative one is not mistaken for a formula (-2.5 for -250 USD).
+ */
+export function majorUnits(minor: number, code: string): number {
+  return Number(minorUnitsToDecimal(minor, code));
+}

@@ -1,14 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post, type AttributionSettings, type CurrencyFigures, type SidePerformance, type SideTotals } from './api.ts';
+import { currencyAmount } from './money.ts';
 import { ErrorText, Field, formValue, useAction } from './ui.tsx';
 
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
-
-/** An amount in minor units of its currency, as the currency writes it ($12.34, ¥1,234, 12,34 € in the browser's locale). */
-export function currencyAmount(minor: number, currency: string): string {
-  const format = new Intl.NumberFormat(undefined, { style: 'currency', currency });
-  return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
-}
 
 /** One line per currency; currencies are never added together. */
 function MoneyLines({ money, field }: { money: CurrencyFigures[]; field: 'revenueMinor' | 'commissionMinor' }) {

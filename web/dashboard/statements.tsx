@@ -1,19 +1,56 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, type Statement } from './api.ts';
-import { currencyAmount } from './performance.tsx';
+import { currencyAmount } from './money.ts';
 import { ErrorText, Field, formValue, useAction } from './ui.tsx';
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
 
-const KINDS: Record<Statement['entries'][number]['kind'], string> = { commission: 'Commission', reversal: 'Reversal' };
-const CUSTOMERS: Record<Statement['entries'][number]['customerBasis'], string> = {
+/** The service's name as the printed statement gives it. */
+const SERVICE_NAME = 'Partner collaboration service';
+
+type Entry = Statement['entries'][number];
+
+const KINDS: Record<Entry['kind'], string> = { commission: 'Commission', reversal: 'Reversal', adjustment: 'Adjustment' };
+const CUSTOMERS: Record<NonNullable<Entry['customerBasis']>, string> = {
   store_history: "store's history",
   platform_order_count: "platform's order count",
 };
 
+/** "March 2026" for 2026-03, in the reader's language. */
+const monthName = (month: string) =>
+  new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${month}-01T00:00:00Z`));
+
+/** An entry credited to the brand pair only (its order named the partner's discount code, no click) has no platform. */
+const platformOf = (entry: Entry) => entry.platformName ?? entry.platformId ?? 'unknown platform';
+
+function EntryWhat({ entry }: { entry: Entry }) {
+  if (entry.kind === 'adjustment') {
+    return (
+      <>
+        Adjustment: {entry.reason} (by {entry.postedBy})
+      </>
+    );
+  }
+  const rate = `${(entry.rateBasisPoints / 100).toFixed(2)}%`;
+  const base = currencyAmount(entry.basisMinor, entry.currency);
+  return (
+    <>
+      {KINDS[entry.kind]} ({entry.touch}, {rate} of {base} merchandise)
+      {entry.adjusts && (
+        <>
+          {' '}
+          — late, for an order on statement {entry.adjusts.number} ({monthName(entry.adjusts.month)})
+        </>
+      )}
+    </>
+  );
+}
+
 /**
- * The brand's monthly statement: what it owes for the orders partners sent it (commission less
- * reversals, per currency, never added across currencies), with every ledger entry behind it.
+ * The brand's monthly statement: what it owes for the orders partners sent it, per currency (never
+ * added across currencies): commission, reversals, support's adjustments, the net, what its
+ * commerce platform charged and what is still owed, with every ledger entry behind it. Printed (or
+ * saved as a PDF), it keeps the statement and drops the dashboard around it.
  */
 export function StatementsPage() {
   const [month, setMonth] = useState({ value: thisMonth(), shown: 0 });
@@ -25,7 +62,7 @@ export function StatementsPage() {
   return (
     <>
       <form
-        class="inline"
+        class="inline no-print"
         aria-label="Statement month"
         onSubmit={(event) => {
           event.preventDefault();
@@ -41,28 +78,57 @@ export function StatementsPage() {
         <a class="button secondary" href={`/dashboard/api/statement.csv?month=${month.value}`} download>
           Export CSV
         </a>
+        <button type="button" class="secondary" onClick={() => window.print()}>
+          Print or save as PDF
+        </button>
       </form>
       <ErrorText error={error} />
       {statement && (
-        <>
-          <p class="muted">
-            Commission on the orders partners sent you, per currency, for entries made in {statement.month} (UTC). A cancelled or refunded
-            order is reversed by an entry of the opposite sign.
-          </p>
+        <section class="statement" aria-label={`Statement for ${monthName(statement.month)}`}>
+          <dl class="statement-head">
+            <dt>From</dt>
+            <dd>{SERVICE_NAME}</dd>
+            <dt>To</dt>
+            <dd>{statement.businessName ?? statement.companyId}</dd>
+            <dt>Statement</dt>
+            <dd data-statement-number>
+              {statement.number ?? (statement.status === 'open' ? 'Open: numbered when the month closes' : 'None')}
+            </dd>
+            <dt>Period</dt>
+            <dd>{monthName(statement.month)} (UTC)</dd>
+            <dt>Status</dt>
+            <dd data-statement-status>
+              {statement.status === 'open'
+                ? `Open until ${monthName(statement.month)} ends; it closes on the first day of the next month.`
+                : `Closed${statement.closedAt ? ` on ${statement.closedAt.slice(0, 10)}` : ''}; it never changes.`}
+            </dd>
+            {statement.dueOn && (
+              <>
+                <dt>Due</dt>
+                <dd>
+                  {statement.dueOn}
+                  {statement.paid ? ' (paid: charged through your commerce platform)' : ''}
+                </dd>
+              </>
+            )}
+          </dl>
           <table class="figures">
-            <caption>Owed in {statement.month}</caption>
+            <caption>Totals per currency</caption>
             <thead>
               <tr>
                 <th scope="col">Currency</th>
                 <th scope="col">Commission</th>
                 <th scope="col">Reversals</th>
-                <th scope="col">Net owed</th>
+                <th scope="col">Adjustments</th>
+                <th scope="col">Net</th>
+                <th scope="col">Charged by your platform</th>
+                <th scope="col">Still owed</th>
               </tr>
             </thead>
             <tbody>
               {statement.currencies.length === 0 && (
                 <tr>
-                  <td colSpan={4}>Nothing owed this month.</td>
+                  <td colSpan={7}>Nothing owed this month.</td>
                 </tr>
               )}
               {statement.currencies.map((total) => (
@@ -70,19 +136,29 @@ export function StatementsPage() {
                   <th scope="row">{total.currency}</th>
                   <td data-label="Commission">{currencyAmount(total.commissionMinor, total.currency)}</td>
                   <td data-label="Reversals">{currencyAmount(total.reversalsMinor, total.currency)}</td>
-                  <td data-label="Net owed" data-net={total.currency}>
+                  <td data-label="Adjustments">{currencyAmount(total.adjustmentsMinor, total.currency)}</td>
+                  <td data-label="Net" data-net={total.currency}>
                     {currencyAmount(total.netMinor, total.currency)}
+                  </td>
+                  <td data-label="Charged by your platform">{currencyAmount(total.chargedMinor, total.currency)}</td>
+                  <td data-label="Still owed" data-owed={total.currency}>
+                    {currencyAmount(total.owedMinor, total.currency)}
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
+          <p class="muted">
+            Commission is a share of the merchandise a new customer bought, after discounts, without tax, shipping and duties. A cancelled
+            or refunded order is reversed by an entry of the opposite sign; one that comes after its month closed lands here and names the
+            statement it corrects.
+          </p>
           <table class="figures">
             <caption>Entries</caption>
             <thead>
               <tr>
                 <th scope="col">Order</th>
-                <th scope="col">Date</th>
+                <th scope="col">Ordered</th>
                 <th scope="col">Entry</th>
                 <th scope="col">Shown by</th>
                 <th scope="col">Customer</th>
@@ -97,24 +173,23 @@ export function StatementsPage() {
               )}
               {statement.entries.map((entry) => (
                 <tr data-row={entry.id}>
-                  <th scope="row">{entry.orderId}</th>
-                  <td data-label="Date">{entry.createdAt.slice(0, 10)}</td>
+                  <th scope="row">{entry.orderId ?? '—'}</th>
+                  <td data-label="Ordered">{(entry.orderPlacedAt ?? entry.createdAt).slice(0, 10)}</td>
                   <td data-label="Entry">
-                    {KINDS[entry.kind]} ({entry.touch === 'click' ? 'click' : 'view'}, {(entry.rateBasisPoints / 100).toFixed(2)}% of{' '}
-                    {currencyAmount(entry.basisMinor, entry.currency)})
+                    <EntryWhat entry={entry} />
                   </td>
                   <td data-label="Shown by">
-                    {entry.showingBrandName ?? entry.showingBrandId} on {entry.platformName ?? entry.platformId}
+                    {entry.kind === 'adjustment' ? '—' : `${entry.showingBrandName ?? entry.showingBrandId} on ${platformOf(entry)}`}
                   </td>
                   <td data-label="Customer">
-                    {entry.customer} ({CUSTOMERS[entry.customerBasis]})
+                    {entry.customer && entry.customerBasis ? `${entry.customer} (${CUSTOMERS[entry.customerBasis]})` : '—'}
                   </td>
                   <td data-label="Amount">{currencyAmount(entry.amountMinor, entry.currency)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
-        </>
+        </section>
       )}
     </>
   );
