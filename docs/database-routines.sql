@@ -335,6 +335,15 @@ AS $function$
         using errcode = 'restrict_violation';
     end $function$;
 
+CREATE OR REPLACE FUNCTION public.refuse_ledger_truncate()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      raise exception 'commission_ledger is append-only: it cannot be truncated'
+        using errcode = 'restrict_violation';
+    end $function$;
+
 CREATE OR REPLACE FUNCTION public.refuse_statement_change()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -385,6 +394,7 @@ CREATE TRIGGER attributed_orders_performance_update AFTER UPDATE ON attributed_o
 CREATE TRIGGER campaigns_performance_partners AFTER INSERT ON campaigns REFERENCING NEW TABLE AS new_campaigns FOR EACH STATEMENT EXECUTE FUNCTION add_performance_partners();
 CREATE TRIGGER commission_ledger_append_only BEFORE DELETE OR UPDATE ON commission_ledger FOR EACH ROW EXECUTE FUNCTION refuse_ledger_change();
 CREATE TRIGGER commission_ledger_money_insert AFTER INSERT ON commission_ledger REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION record_ledger_money();
+CREATE TRIGGER commission_ledger_no_truncate BEFORE TRUNCATE ON commission_ledger FOR EACH STATEMENT EXECUTE FUNCTION refuse_ledger_truncate();
 CREATE TRIGGER companies_queue_scoring AFTER INSERT OR UPDATE OF business_size, country, categories, product_count, commerce_platform ON companies FOR EACH ROW EXECUTE FUNCTION queue_company_scoring();
 CREATE TRIGGER companies_rename_performance_partners AFTER UPDATE ON companies REFERENCING OLD TABLE AS old_companies NEW TABLE AS new_companies FOR EACH STATEMENT EXECUTE FUNCTION rename_performance_partners();
 CREATE TRIGGER order_events_money_delete AFTER DELETE ON order_events REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION record_order_event_money();
