@@ -178,8 +178,15 @@ describe('brand dashboard in Chromium', () => {
       clicks: 1,
       orders: 1,
       newCustomers: 1,
-      revenueCents: Number(order.total_cents),
-      commissionCents: Number(order.commission_cents),
+      money: [
+        {
+          currency: order.currency,
+          orders: 1,
+          newCustomers: 1,
+          revenueMinor: Number(order.total_cents),
+          commissionMinor: Number(order.commission_cents),
+        },
+      ],
     });
     // Each on its side (issue 16): Alpha showed Beta's offer and sent the order; Beta received it and owes the commission.
     const sides: Array<[typeof alpha, string, string[]]> = [
