@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, post, type Campaign, type Offer, type Partner } from './api.ts';
+import { formatMoment } from './dates.ts';
 import { ConfirmAction, ErrorText, Field, formValue, StatusText, useAction } from './ui.tsx';
 
 const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
-const day = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+const day = (iso: string | null) => (iso ? formatMoment(iso) : '—');
 
 function OfferSummary({ label, offer }: { label: string; offer: Offer | null }) {
   return (

@@ -9,18 +9,33 @@ import {
   type IssuedKey as NewKey,
   type RegisteredApp,
 } from './api.ts';
+import { formatMoment } from './dates.ts';
 import { ConfirmAction, ErrorText, Field, formValue, StatusText, useAction } from './ui.tsx';
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : 'Never');
+const when = (iso: string | null) => (iso ? formatMoment(iso) : 'Never');
 
 /**
  * A secret shown once (an API key, an app's client secret), with a copy button. Where the browser
  * gives no clipboard (a plain http address on a LAN, for one), the secret is selected instead and
  * the person told to copy it.
  */
-function SecretOnce({ plaintext, noun, testId }: { plaintext: string; noun: string; testId: string }) {
+function SecretOnce({
+  plaintext,
+  noun,
+  testId,
+  focusOnShow = false,
+}: {
+  plaintext: string;
+  noun: string;
+  testId: string;
+  /** Take the focus when shown, so a keyboard or screen reader user lands on the secret to copy. */
+  focusOnShow?: boolean;
+}) {
   const [copy, setCopy] = useState<'idle' | 'copied' | 'selected'>('idle');
   const secretText = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (focusOnShow) secretText.current?.focus();
+  }, []);
   const selectSecret = () => {
     const selection = getSelection();
     if (!secretText.current || !selection) return;
@@ -47,7 +62,7 @@ function SecretOnce({ plaintext, noun, testId }: { plaintext: string; noun: stri
   return (
     <div class="notice">
       <p>Copy your {noun} now: it is shown only once.</p>
-      <code data-testid={testId} ref={secretText}>
+      <code data-testid={testId} ref={secretText} tabIndex={-1}>
         {plaintext}
       </code>{' '}
       <button type="button" onClick={() => void copySecret()} aria-label={`Copy ${noun}`}>
@@ -194,6 +209,7 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
   const [issued, setIssued] = useState<NewKey | null>(null);
   const [invitation, setInvitation] = useState<string | null>(null);
   const [keyDone, setKeyDone] = useState<string | null>(null);
+  const [keyIssuedNote, setKeyIssuedNote] = useState('');
   const [appDone, setAppDone] = useState<string | null>(null);
   const [error, run, busy] = useAction({ name: 'key name' });
 
@@ -221,8 +237,11 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
             const form = event.currentTarget;
             void run(async () => {
               setKeyDone(null);
-              const result = await post<NewKey>('keys', { name: formValue(form, 'name') });
+              setKeyIssuedNote('');
+              const name = formValue(form, 'name');
+              const result = await post<NewKey>('keys', { name });
               setIssued(result);
+              setKeyIssuedNote(`Key ${name} was generated. It is shown below only once: copy it now.`);
               form.reset();
               await refreshKeys();
             });
@@ -235,7 +254,11 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
             Generate key
           </button>
         </form>
-        {issued && <SecretOnce key={issued.key} plaintext={issued.key} noun="key" testId="new-key" />}
+        {/* Announced while the focus moves to the key itself; always in the page, so the change is read out. */}
+        <p role="status" class="visually-hidden" data-testid="key-issued-note">
+          {keyIssuedNote}
+        </p>
+        {issued && <SecretOnce key={issued.key} plaintext={issued.key} noun="key" testId="new-key" focusOnShow />}
         <StatusText text={keyDone} />
         {keys?.length === 0 && <p class="muted">You have no API keys. Generate one above; it is shown once.</p>}
         {keys && keys.length > 0 && (
@@ -270,7 +293,10 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
                       onConfirm={() =>
                         run(async () => {
                           await post(`keys/${key.keyId}/revoke`);
-                          if (issued?.keyId === key.keyId) setIssued(null);
+                          if (issued?.keyId === key.keyId) {
+                            setIssued(null);
+                            setKeyIssuedNote('');
+                          }
                           await refreshKeys();
                           setKeyDone(`Key ${key.name} (…${key.lastFour}) was revoked: requests that send it are refused.`);
                         })

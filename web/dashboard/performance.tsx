@@ -1,9 +1,31 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post, type AttributionSettings, type CurrencyFigures, type SidePerformance, type SideTotals } from './api.ts';
+import { formatDay } from './dates.ts';
 import { currencyAmount } from './money.ts';
 import { ErrorText, Field, formValue, useAction } from './ui.tsx';
 
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
+
+/** The longest range the service reports on (MAX_RANGE_DAYS in src/dashboard/service.ts). */
+const MAX_RANGE_DAYS = 366;
+const DAY_MS = 86_400_000;
+
+type Range = { from: string; to: string };
+
+/** What is wrong with the dates typed, in words that say what to do; null when the service can report on them. */
+function rangeProblem({ from, to }: Range): string | null {
+  if (!from || !to) return 'Enter both dates: From and To.';
+  const days = (Date.parse(to) - Date.parse(from)) / DAY_MS + 1;
+  if (days < 1) return 'To is before From: choose a To date on or after the From date.';
+  if (days > MAX_RANGE_DAYS) {
+    const earliest = isoDay(new Date(Date.parse(to) - (MAX_RANGE_DAYS - 1) * DAY_MS));
+    return (
+      `The range is ${days} days; reports cover at most ${MAX_RANGE_DAYS}. ` +
+      `Choose a From date on or after ${earliest}, or an earlier To date.`
+    );
+  }
+  return null;
+}
 
 /** One line per currency; currencies are never added together. */
 function MoneyLines({ money, field }: { money: CurrencyFigures[]; field: 'revenueMinor' | 'commissionMinor' }) {
@@ -93,7 +115,8 @@ function Chart({ title, days }: { title: string; days: SidePerformance['byDay'] 
   const plotWidth = width - CHART.left - CHART.right;
   const plotHeight = CHART.height - CHART.top - CHART.bottom;
   const top = niceCeiling(Math.max(...days.map((d) => Math.max(d.views, d.clicks)), 0));
-  const ticks = [0, top / 2, top];
+  // Views and clicks are counts: the axis shows its middle only when that is a whole number.
+  const ticks = Number.isInteger(top / 2) ? [0, top / 2, top] : [0, top];
   const band = plotWidth / Math.max(1, days.length);
   const y = (value: number) => CHART.top + plotHeight - (value / top) * plotHeight;
   const labelEvery = Math.max(1, Math.ceil(days.length / Math.max(2, Math.floor(plotWidth / LABEL_SPACING))));
@@ -101,11 +124,11 @@ function Chart({ title, days }: { title: string; days: SidePerformance['byDay'] 
     (best, d) => (d.views > (best?.views ?? 0) ? d : best),
     undefined,
   );
-  const first = days[0]?.date ?? '';
-  const last = days[days.length - 1]?.date ?? '';
+  const first = days[0] ? formatDay(days[0].date) : '';
+  const last = days.length > 0 ? formatDay(days[days.length - 1]!.date) : '';
   const description =
     `${title}: views and clicks per day from ${first} to ${last}, ${days.length} days. ` +
-    (busiest ? `Most views: ${busiest.views} on ${busiest.date}.` : 'No views in this range.');
+    (busiest ? `Most views: ${busiest.views} on ${formatDay(busiest.date)}.` : 'No views in this range.');
   return (
     <figure ref={element}>
       <svg viewBox={`0 0 ${width} ${CHART.height}`} width={width} height={CHART.height} role="img" aria-label={description} class="chart">
@@ -149,7 +172,7 @@ function Chart({ title, days }: { title: string; days: SidePerformance['byDay'] 
                 class="axis-label"
                 data-day={d.date}
               >
-                {d.date}
+                {formatDay(d.date)}
               </text>
             </g>
           );
@@ -262,7 +285,18 @@ function ViewThrough() {
 }
 
 /** One of the brand's two roles over the range: totals, chart, per-platform and per-partner tables, CSV. */
-function SideReport({ side, range }: { side: Side; range: { from: string; to: string } }) {
+function SideReport({
+  side,
+  range,
+  typed,
+  onExportRefused,
+}: {
+  side: Side;
+  range: Range;
+  /** The dates in the form now: what Export CSV exports, whether or not Show was pressed. */
+  typed: Range;
+  onExportRefused: (problem: string) => void;
+}) {
   const { title, about, columns } = SIDES[side];
   const [pageIndex, setPageIndex] = useState(1);
   const [report, setReport] = useState<SidePerformance | null>(null);
@@ -280,7 +314,17 @@ function SideReport({ side, range }: { side: Side; range: { from: string; to: st
       <p class="muted">{about}</p>
       {side === 'received' && <ViewThrough />}
       <p>
-        <a class="button secondary" href={`/dashboard/api/performance/${side}.csv?from=${range.from}&to=${range.to}`} download>
+        <a
+          class="button secondary"
+          href={`/dashboard/api/performance/${side}.csv?from=${typed.from}&to=${typed.to}`}
+          download
+          onClick={(event) => {
+            const problem = rangeProblem(typed);
+            if (!problem) return;
+            event.preventDefault();
+            onExportRefused(problem);
+          }}
+        >
           Export CSV<span class="visually-hidden">: {title}</span>
         </a>
       </p>
@@ -315,33 +359,43 @@ function SideReport({ side, range }: { side: Side; range: { from: string; to: st
 
 export function PerformancePage() {
   const today = new Date();
-  const [range, setRange] = useState({ from: isoDay(new Date(today.getTime() - 29 * 86_400_000)), to: isoDay(today), shown: 0 });
+  const [range, setRange] = useState({ from: isoDay(new Date(today.getTime() - 29 * DAY_MS)), to: isoDay(today), shown: 0 });
+  const [typed, setTyped] = useState<Range>({ from: range.from, to: range.to });
+  const [problem, setProblem] = useState<string | null>(null);
   return (
     <>
       <form
         class="inline"
         aria-label="Date range"
+        onInput={(event) => {
+          const form = event.currentTarget;
+          setTyped({ from: formValue(form, 'from'), to: formValue(form, 'to') });
+          setProblem(null);
+        }}
         onSubmit={(event) => {
           event.preventDefault();
-          const form = event.currentTarget;
+          // Refused here, before any request: the service would refuse it too, in words about its parameters.
+          const refused = rangeProblem(typed);
+          setProblem(refused);
           // Every submit counts: Show reloads the figures even for the same dates.
-          setRange({ from: formValue(form, 'from'), to: formValue(form, 'to'), shown: range.shown + 1 });
+          if (!refused) setRange({ ...typed, shown: range.shown + 1 });
         }}
       >
         <Field label="From">
-          <input name="from" type="date" required value={range.from} />
+          <input name="from" type="date" required value={typed.from} />
         </Field>
         <Field label="To">
-          <input name="to" type="date" required value={range.to} />
+          <input name="to" type="date" required value={typed.to} />
         </Field>
         <button type="submit">Show</button>
       </form>
+      <ErrorText error={problem} />
       <p>
         Orders count for the showing the shopper clicked last within the attribution window; what each brand owes is on its{' '}
         <a href="#/statements">monthly statements</a>.
       </p>
-      <SideReport key={`shown-${range.shown}`} side="shown" range={range} />
-      <SideReport key={`received-${range.shown}`} side="received" range={range} />
+      <SideReport key={`shown-${range.shown}`} side="shown" range={range} typed={typed} onExportRefused={setProblem} />
+      <SideReport key={`received-${range.shown}`} side="received" range={range} typed={typed} onExportRefused={setProblem} />
     </>
   );
 }

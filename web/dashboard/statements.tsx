@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, type Statement } from './api.ts';
 import { currencyAmount } from './money.ts';
+import { formatDay } from './dates.ts';
 import { ErrorText, Field, formValue, useAction } from './ui.tsx';
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
@@ -54,8 +55,10 @@ function EntryWhat({ entry }: { entry: Entry }) {
  */
 export function StatementsPage() {
   const [month, setMonth] = useState({ value: thisMonth(), shown: 0 });
+  // The month in the form now: what Export CSV exports, whether or not Show was pressed.
+  const [typedMonth, setTypedMonth] = useState(month.value);
   const [statement, setStatement] = useState<Statement | null>(null);
-  const [error, run, busy] = useAction();
+  const [error, run, busy, setError] = useAction();
   useEffect(() => {
     void run(async () => setStatement(await get<Statement>(`statement?month=${month.value}`)));
   }, [month]);
@@ -64,18 +67,28 @@ export function StatementsPage() {
       <form
         class="inline no-print"
         aria-label="Statement month"
+        onInput={(event) => setTypedMonth(formValue(event.currentTarget, 'month'))}
         onSubmit={(event) => {
           event.preventDefault();
           setMonth({ value: formValue(event.currentTarget, 'month'), shown: month.shown + 1 });
         }}
       >
         <Field label="Month">
-          <input name="month" type="month" required value={month.value} />
+          <input name="month" type="month" required value={typedMonth} />
         </Field>
         <button type="submit" disabled={busy}>
           Show
         </button>
-        <a class="button secondary" href={`/dashboard/api/statement.csv?month=${month.value}`} download>
+        <a
+          class="button secondary"
+          href={`/dashboard/api/statement.csv?month=${typedMonth}`}
+          download
+          onClick={(event) => {
+            if (typedMonth) return;
+            event.preventDefault();
+            setError('Choose a month in the Month field, then Export CSV.');
+          }}
+        >
           Export CSV
         </a>
         <button type="button" class="secondary" onClick={() => window.print()}>
@@ -100,13 +113,13 @@ export function StatementsPage() {
             <dd data-statement-status>
               {statement.status === 'open'
                 ? `Open until ${monthName(statement.month)} ends; it closes on the first day of the next month.`
-                : `Closed${statement.closedAt ? ` on ${statement.closedAt.slice(0, 10)}` : ''}; it never changes.`}
+                : `Closed${statement.closedAt ? ` on ${formatDay(statement.closedAt)}` : ''}; it never changes.`}
             </dd>
             {statement.dueOn && (
               <>
                 <dt>Due</dt>
                 <dd>
-                  {statement.dueOn}
+                  {formatDay(statement.dueOn)}
                   {statement.paid ? ' (paid: charged through your commerce platform)' : ''}
                 </dd>
               </>
@@ -174,7 +187,7 @@ export function StatementsPage() {
               {statement.entries.map((entry) => (
                 <tr data-row={entry.id}>
                   <th scope="row">{entry.orderId ?? '—'}</th>
-                  <td data-label="Ordered">{(entry.orderPlacedAt ?? entry.createdAt).slice(0, 10)}</td>
+                  <td data-label="Ordered">{formatDay(entry.orderPlacedAt ?? entry.createdAt)}</td>
                   <td data-label="Entry">
                     <EntryWhat entry={entry} />
                   </td>
