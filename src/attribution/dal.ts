@@ -125,6 +125,40 @@ export async function writeCounterBatch(db: Db, writerId: string, afterBatch: nu
 }
 
 /**
+ * Adds counts of past days outside the group commit (the demo history), in one statement: the
+ * counters, and for days the rollups already sealed, the rollups too (seal_performance takes only
+ * days after the last sealed one, so it would never count them). The sealed row is locked first,
+ * so a seal running meanwhile either came before (and its days are recorded here) or waits.
+ */
+export async function addPastCounters(db: Db, rows: CounterRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    with sealed as (select coalesce(sealed_through, '-infinity'::date) as through from performance_sealed for update),
+    item as (
+      select * from unnest(${rows.map((row) => row.platformId)}::uuid[],
+                           ${rows.map((row) => row.day)}::date[],
+                           ${rows.map((row) => row.campaignId)}::text[],
+                           ${rows.map((row) => row.brandId)}::text[],
+                           ${rows.map((row) => row.partnerId)}::text[],
+                           ${rows.map((row) => row.shard)}::smallint[],
+                           ${rows.map((row) => row.views)}::bigint[],
+                           ${rows.map((row) => row.clicks)}::bigint[])
+             as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+    ),
+    added as (
+      insert into attribution_counters as c (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+      select item.* from item where exists (select from sealed)
+      order by 1, 2, 3, 4, 5, 6
+      on conflict (platform_id, day, campaign_id, brand_id, partner_id, shard) do update set
+        views = c.views + excluded.views,
+        clicks = c.clicks + excluded.clicks
+    )
+    select record_performance(array_agg(item.platform_id), array_agg(item.day), array_agg(item.brand_id), array_agg(item.partner_id),
+      array_agg(item.views), array_agg(item.clicks), null::bigint[], null::bigint[], null::bigint[], null::bigint[])
+    from item, sealed where item.day <= sealed.through`.execute(db);
+}
+
+/**
  * Makes sure batch `batch` of a writer does not count, whatever became of it: taken back if it
  * was added, fenced off if not (so that it adds nothing should it still arrive), and nothing more
  * if this already happened (the writer is past it). The writer's last batch is then `batch + 1`.
