@@ -257,6 +257,7 @@ export class BackgroundJobs {
 
   describe(): string {
     const setup = this.setup ? 'store setup' : 'no store setup (no commerce platform connected)';
-    return `recommendation scoring, performance sealing, statement closing, ${setup}${this.shopifyWebhooks ? ', Shopify webhooks and tokens' : ''}`;
+    const shopify = this.shopifyWebhooks ? ', Shopify webhooks and tokens' : '';
+    return `recommendation scoring, performance sealing, statement closing, ${setup}${shopify}`;
   }
 }

@@ -68,6 +68,9 @@ export class SetupWorker extends DrainingWorker {
         // Expected (the owner uninstalled): one line with the reason, no stack trace.
         log.warn({ ...where, reason: message }, 'store setup parked: the store is no longer installed');
         written = await dal.parkJob(db, job.domain, job.leaseId, message, new Date());
+        // The owner's approval may have landed between the check and the park, and resumed nothing (the job was
+        // ours, not parked): a store back and approved by now resumes here, so no park outlives the approval.
+        if (written && (await this.storeBackAndApproved(job.domain))) await dal.ensureSetupJob(db, job.domain, new Date());
       } else {
         const delay = Math.min(this.options.retryMs * 2 ** Math.max(0, job.attempts - 1), MAX_RETRY_MS);
         log.warn({ ...where, retryInMs: delay, reason: message }, 'store setup step failed; will retry');
@@ -76,6 +79,16 @@ export class SetupWorker extends DrainingWorker {
     }
     if (!written) log.warn(where, 'store setup lease lost: another worker has the job, so this result is dropped');
     return true;
+  }
+
+  /** Whether the store is installed with its plan approved; an error reading that counts as no. */
+  private async storeBackAndApproved(domain: string): Promise<boolean> {
+    try {
+      const status = await this.options.adapter.status(domain);
+      return status.installation === 'installed' && status.planApproved;
+    } catch {
+      return false;
+    }
   }
 
   /** Whether the store uninstalled the app (or revoked its token); an error reading that counts as not knowing. */

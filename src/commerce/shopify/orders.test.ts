@@ -18,6 +18,15 @@ describe('Shopify order and refund bodies in minor units by ISO 4217', () => {
     expect(incomingOrder(SHOP, order('USD', '404.95'))?.totalCents).toBe(40495);
   });
 
+  it('takes the commission base from the subtotal (after discounts, without shipping, duties and taxes), never above the total', () => {
+    const withSubtotal = { ...order('USD', '130.00'), subtotal_price: '100.00' };
+    expect(incomingOrder(SHOP, withSubtotal)).toMatchObject({ totalCents: 13000, merchandiseCents: 10000 });
+    expect(incomingOrder(SHOP, { ...order('JPY', '1650'), subtotal_price: '1500' })?.merchandiseCents).toBe(1500);
+    expect(incomingOrder(SHOP, { ...order('USD', '90.00'), subtotal_price: '95.00' })?.merchandiseCents).toBe(9000);
+    expect(incomingOrder(SHOP, order('USD', '90.00'))?.merchandiseCents).toBeUndefined();
+    expect(() => incomingOrder(SHOP, { ...order('JPY', '1650'), subtotal_price: '1500.5' })).toThrow(UnreadablePayloadError);
+  });
+
   it('refuses, as a body no retry can book, an amount finer than the currency or a currency ISO does not know', () => {
     expect(() => incomingOrder(SHOP, order('JPY', '1500.5'))).toThrow(UnreadablePayloadError);
     expect(() => incomingOrder(SHOP, order('XYZ', '10.00'))).toThrow(UnreadablePayloadError);

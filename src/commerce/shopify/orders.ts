@@ -13,6 +13,8 @@ export interface ShopifyOrderPayload {
   created_at: string;
   currency: string;
   total_price: string;
+  /** After discounts, before shipping, duties, taxes and tips (Shopify's words): the commission's base. */
+  subtotal_price?: string | null;
   landing_site?: string | null;
   note_attributes?: Array<{ name: string; value: string }> | null;
   discount_codes?: Array<{ code: string }> | null;
@@ -71,11 +73,15 @@ function referralOf(order: ShopifyOrderPayload): string | undefined {
 /** The order as src/orders takes it; null for an order without a customer (nobody to count as new). */
 export function incomingOrder(shop: string, order: ShopifyOrderPayload): IncomingOrder | null {
   if (!order.customer) return null;
+  const totalCents = minorUnits(order.total_price, order.currency);
+  const subtotalCents = order.subtotal_price ? minorUnits(order.subtotal_price, order.currency) : undefined;
   return {
     storeDomain: shop,
     orderId: String(order.id),
     customerId: String(order.customer.id),
-    totalCents: minorUnits(order.total_price, order.currency),
+    totalCents,
+    // A subtotal is never more than what the shopper paid; should Shopify ever say otherwise, the total bounds the base.
+    merchandiseCents: subtotalCents === undefined ? undefined : Math.min(subtotalCents, totalCents),
     currency: order.currency,
     placedAt: new Date(order.created_at),
     referralToken: referralOf(order),

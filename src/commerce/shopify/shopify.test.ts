@@ -506,7 +506,25 @@ describeEachDatabase(
       const { runtime, app, db } = use();
       await runtime.jobs.stop();
       const options = { db, log: app.log, pollMs: 20, retryMs: 50, leaseMs: 5_000 };
-      const setup = new SetupWorker({ ...options, adapter: runtime.commerce.primary!, bus: runtime.bus });
+      // The worker's reads of the store's status, with a hook that lets the store come back right after one of them.
+      let afterNextStatus: (() => Promise<void>) | undefined;
+      const primary = runtime.commerce.primary!;
+      const adapter = new Proxy(primary, {
+        get(target, property) {
+          if (property !== 'status') {
+            const value = Reflect.get(target, property, target) as unknown;
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (domain: string) => {
+            const status = await target.status(domain);
+            const hook = afterNextStatus;
+            afterNextStatus = undefined;
+            await hook?.();
+            return status;
+          };
+        },
+      });
+      const setup = new SetupWorker({ ...options, adapter, bus: runtime.bus });
       const deliveries = new WebhookWorker({ ...options, shopify: runtime.commerce.shopify!, orders: runtime.config.orders });
       /** Runs what is due (other tests' stores included) until nothing is; a hang guard bounds it. */
       const drain = async (worker: { runOnce(): Promise<boolean> }) => {
@@ -540,17 +558,17 @@ describeEachDatabase(
       expect((await job(shop)).status).toBe('parked');
       await answerPlan(app, standIn, `/commerce/shopify/plan?shop=${shop}&challenge=${challenge}`);
       expect(await job(shop)).toMatchObject({ status: 'pending', step: 'offer' });
-      // A park that lands just after the approval (the worker saw the store gone a moment before) is undone by the plugin's load.
-      await db.updateTable('setup_jobs').set({ status: 'parked' }).where('domain', '=', shop).execute();
-      const { platformId } = await createPlatform(use().support);
-      const state = await app.inject({
-        method: 'POST',
-        url: '/plugin/v2/state',
-        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
-        payload: JSON.stringify({ platformId, domain: shop }),
-      });
-      // Live already (the brand's offer was turned on from its dashboard); the load resumed the setup all the same.
-      expect(state.json(), state.body).toMatchObject({ kind: 'stage', stage: 'live' });
+      // A park that lands just after the approval: the store leaves again, and while the worker, its step failed, reads
+      // that the store is gone, the store comes back and the owner approves (which finds the job leased, not parked).
+      await standIn.uninstall(shop);
+      afterNextStatus = async () => {
+        const again = newChallenge();
+        await install(app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${again}`);
+        await answerPlan(app, standIn, `/commerce/shopify/plan?shop=${shop}&challenge=${again}`);
+      };
+      expect(await setup.runOnce()).toBe(true);
+      expect(afterNextStatus).toBeUndefined();
+      // The worker parked the job, saw the store back and approved, and resumed it: no park outlives the approval.
       expect(await job(shop)).toMatchObject({ status: 'pending', step: 'offer' });
       await drain(setup);
       expect(await job(shop)).toMatchObject({ status: 'done', step: 'done' });
