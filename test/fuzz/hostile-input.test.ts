@@ -108,6 +108,7 @@ const ADMIN = [
   'POST /admin/brand-keys/:keyId/revoke',
   'GET /admin/companies/:companyId/statement',
   'GET /admin/companies/:companyId/statement.csv',
+  'POST /admin/companies/:companyId/adjustments',
   'POST /admin/oauth-clients',
   'GET /admin/oauth-clients',
   'POST /admin/sandbox/stores/:domain/owner',

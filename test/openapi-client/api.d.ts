@@ -229,7 +229,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver a cancel or refund of an order (commerce platform webhook)
-         * @description Body signed with HMAC-SHA256 over `<timestamp>.<body>` using the shared secret: `X-Svc-Timestamp: <unix seconds>`, `X-Svc-Signature: sha256=<hex>`. The order's commission is reversed by a ledger entry of the opposite sign, for the share the event took; an event id delivered again counts once. 404 for an order the service never received.
+         * @description Body signed with HMAC-SHA256 over `<timestamp>.<body>` using the shared secret: `X-Svc-Timestamp: <unix seconds>`, `X-Svc-Signature: sha256=<hex>`. The order's commission is reversed by a ledger entry of the opposite sign, for the share the event took; an event id delivered again counts once. An event for an order the service has not received yet is kept (status waiting_for_order) and applied when the order arrives.
          */
         post: operations["receiveOrderEvent"];
         delete?: never;
@@ -1526,6 +1526,7 @@ export interface operations {
                  *       "storeDomain": "harborandvine.example",
                  *       "customerId": "cust_48213",
                  *       "totalCents": 4250,
+                 *       "merchandiseCents": 3600,
                  *       "currency": "USD",
                  *       "placedAt": "2025-11-02T14:31:07.000Z",
                  *       "referralToken": "SGFyYm9yIGFuZCBWaW5lLmNoZWNrb3V0LWNv"
@@ -1536,7 +1537,11 @@ export interface operations {
                     storeDomain: string;
                     /** @description The store's customer id; stored hashed */
                     customerId: string;
+                    /** @description What the customer paid, in the currency's minor units as ISO 4217 counts them (JPY 0 decimals, KWD 3) */
                     totalCents: number;
+                    /** @description The merchandise bought, after discounts, without tax, shipping and duties, in minor units: the commission is a share of it. Omitted when the total is all merchandise */
+                    merchandiseCents?: number;
+                    /** @description ISO 4217 code; another three letters are refused (invalid_currency) */
                     currency: string;
                     /** Format: date-time */
                     placedAt: string;
@@ -1564,7 +1569,9 @@ export interface operations {
                      *       "outsideWindow": false,
                      *       "newCustomer": true,
                      *       "customerBasis": "store_history",
-                     *       "commissionCents": 213
+                     *       "commissionCents": 180,
+                     *       "currency": "USD",
+                     *       "eventsApplied": []
                      *     }
                      */
                     "application/json": {
@@ -1580,11 +1587,28 @@ export interface operations {
                         newCustomer: boolean;
                         /** @description Why the customer counts as new or returning: the store's history, or the commerce platform's order count */
                         customerBasis: "store_history" | "platform_order_count";
+                        /** @description The commission on the order's merchandise after discounts, in minor units */
                         commissionCents: number;
+                        /** @description The order's ISO 4217 currency, as the service keeps it (upper case) */
+                        currency: string;
+                        /** @description Cancels and refunds that came before the order, applied now in the order they occurred */
+                        eventsApplied: {
+                            orderId: string;
+                            eventId: string;
+                            /** @description True when this event id was delivered before; nothing was reversed again */
+                            duplicate: boolean;
+                            /** @description waiting_for_order: the order has not arrived yet; the event is kept and applied when it does */
+                            status: "applied" | "waiting_for_order";
+                            /** @description What the event took off the order, in minor units (0 while waiting for the order) */
+                            takenCents: number;
+                            /** @description Commission reversed by this event (a ledger entry of the opposite sign), in minor units */
+                            reversedCents: number;
+                            currency: string | null;
+                        }[];
                     };
                 };
             };
-            /** @description The body is not valid JSON or not an order */
+            /** @description The body is not valid JSON or not an order, or its currency is not ISO 4217 (invalid_currency) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1692,7 +1716,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The event was taken (once, also when delivered again) and the commission reversed for its share */
+            /** @description The event was taken (once, also when delivered again): applied, or kept until its order arrives */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1703,6 +1727,7 @@ export interface operations {
                      *       "orderId": "1001",
                      *       "eventId": "rf-1",
                      *       "duplicate": false,
+                     *       "status": "applied",
                      *       "takenCents": 2000,
                      *       "reversedCents": 100,
                      *       "currency": "USD"
@@ -1713,15 +1738,17 @@ export interface operations {
                         eventId: string;
                         /** @description True when this event id was delivered before; nothing was reversed again */
                         duplicate: boolean;
-                        /** @description What the event took off the order, in minor units */
+                        /** @description waiting_for_order: the order has not arrived yet; the event is kept and applied when it does */
+                        status: "applied" | "waiting_for_order";
+                        /** @description What the event took off the order, in minor units (0 while waiting for the order) */
                         takenCents: number;
                         /** @description Commission reversed by this event (a ledger entry of the opposite sign), in minor units */
                         reversedCents: number;
-                        currency: string;
+                        currency: string | null;
                     };
                 };
             };
-            /** @description The body is not valid JSON or not an event, or its currency is not the order's */
+            /** @description The body is not valid JSON or not an event, or its currency is not ISO 4217 or not the order's */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1747,22 +1774,6 @@ export interface operations {
                      * @example {
                      *       "error": "unauthorized",
                      *       "message": "x-svc-signature does not match the body",
-                     *       "requestId": "0f5b7a9c-3d2e-4b1a-8c6d-9e0f1a2b3c4d"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The service never received this order from this store */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "not_found",
-                     *       "message": "no order 1001 was received from shop.example",
                      *       "requestId": "0f5b7a9c-3d2e-4b1a-8c6d-9e0f1a2b3c4d"
                      *     }
                      */
