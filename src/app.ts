@@ -16,7 +16,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { registerApiReference } from './http/reference-page.js';
 import { installValidators } from './http/validation.js';
 import { routePathPattern } from './http/route-hooks.js';
-import { logFormatFor, loggerOptions, requestLogger } from './http/logging.js';
+import { logFormatFor, loggerOptions, noteErrorCode, RequestLogController, requestLogger } from './http/logging.js';
 import { domainRoutes } from './routes.js';
 
 declare module 'fastify' {
@@ -63,6 +63,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : crypto.randomUUID();
     },
     childLoggerFactory: requestLogger,
+    logController: new RequestLogController(),
     trustProxy: fastifyTrustProxy(config.trustProxy),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -92,6 +93,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Request-Id', request.id);
+    noteErrorCode(reply, payload);
     addCorsHeaders(request, reply);
     if (closing) reply.header('Connection', 'close');
     done(null, payload);

@@ -48,6 +48,9 @@ describe('sandbox stores match their brands', async () => {
       ['new-bakery.example', 'Bakery'],
       ['noimages-goods.example', 'Home'],
       ['happy-paws.example', 'Pets'],
+      // A soap maker once sold espresso: soap and bath words are skincare's.
+      ['maple-soap.example', 'Skincare'],
+      ['bath-bombs.example', 'Skincare'],
     ];
     for (const [domain, category] of cases) expect({ domain, category: generateStore(domain, NOW).category }).toEqual({ domain, category });
   });

@@ -125,7 +125,20 @@ const CATALOGS: Record<string, { words: string[]; tagline: string; items: string
     ],
   },
   Skincare: {
-    words: ['skincare', 'skin', 'beauty', 'cosmetics', 'botanicals', 'apothecary', 'bodycare'],
+    words: [
+      'skincare',
+      'skin',
+      'beauty',
+      'cosmetics',
+      'botanicals',
+      'apothecary',
+      'bodycare',
+      'soap',
+      'soaps',
+      'soapworks',
+      'bath',
+      'lotion',
+    ],
     tagline: 'Clean skincare with ingredients you can read',
     items: [
       'Daily Cleanser',

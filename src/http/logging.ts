@@ -1,9 +1,12 @@
-import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { pino, type Bindings, type ChildLoggerOptions, type DestinationStream, type Logger } from 'pino';
 import pinoPretty, { type PrettyOptions } from 'pino-pretty';
 
-/** Query parameters whose values are secrets or one-time codes; their values never reach a log line. */
-const SECRET_QUERY_PARAM = /key|token|secret|code|password|verifier/i;
+/**
+ * Query parameters whose values are secrets or one-time values (an OAuth `state` and `code`, a PKCE
+ * challenge, a nonce, a platform's request signature); their values never reach a log line.
+ */
+const SECRET_QUERY_PARAM = /^(?:state|sig)$|key|token|secret|code|password|verifier|challenge|nonce|hmac|signature/i;
 /**
  * Values that carry one of the service's credentials, whatever the parameter is called: a client
  * that puts a key or token in the wrong parameter must not get it written to the log.
@@ -32,14 +35,35 @@ export function logFormatFor(output: { isTTY?: boolean }): LogFormat {
 
 interface RequestLine {
   msg?: string;
+  reqId?: string;
   req?: { method?: string; url?: string };
-  res?: { statusCode?: number };
+  res?: { statusCode?: number; error?: string };
   responseTime?: number;
+}
+
+/** The `error` code of each error answer, read as it is sent, for the answer's log line. */
+const errorCodes = new WeakMap<object, string>();
+
+/** An onSend step: remembers the `error` code of a 4xx/5xx JSON answer, so its log line names it. */
+export function noteErrorCode(reply: FastifyReply, payload: unknown): void {
+  if (reply.statusCode < 400 || typeof payload !== 'string' || !payload.startsWith('{')) return;
+  try {
+    const code = (JSON.parse(payload) as { error?: unknown }).error;
+    if (typeof code === 'string') errorCodes.set(reply, code);
+  } catch {
+    // Not JSON after all: the line keeps its status alone.
+  }
+}
+
+function answerLine(line: RequestLine): string {
+  const res = line.res ?? {};
+  return ['←', res.statusCode, res.error, `${Math.round(line.responseTime ?? 0)} ms`].filter((part) => part !== undefined).join(' ');
 }
 
 /**
  * The terminal's lines: time, level and message; a request in and its answer as
- * `→ GET /v1/partners` and `← 200 4 ms`; the process, host and request ids left out.
+ * `→ GET /v1/partners req=…` and `← 404 not_found 4 ms req=…`, so the `requestId` a user
+ * reports is found with a search; the process and host ids left out.
  */
 export const PRETTY_OPTIONS: PrettyOptions = {
   translateTime: 'SYS:HH:MM:ss',
@@ -47,9 +71,10 @@ export const PRETTY_OPTIONS: PrettyOptions = {
   singleLine: true,
   messageFormat: (log) => {
     const line = log as RequestLine;
-    if (line.msg === 'incoming request' && line.req) return `→ ${line.req.method} ${line.req.url}`;
-    if (line.msg === 'request completed' && line.res) return `← ${line.res.statusCode} ${Math.round(line.responseTime ?? 0)} ms`;
-    return line.msg ?? '';
+    let message = line.msg ?? '';
+    if (line.msg === 'incoming request' && line.req) message = `→ ${line.req.method} ${line.req.url}`;
+    else if (line.msg === 'request completed' && line.res) message = answerLine(line);
+    return line.reqId ? `${message} req=${line.reqId}` : message;
   },
 };
 
@@ -80,8 +105,38 @@ export function loggerOptions(level: string, format: LogFormat = 'json'): Fastif
       req(request: { method: string; url: string; id: string; ip?: string }) {
         return { method: request.method, url: redactUrl(request.url), id: request.id, remoteAddress: request.ip };
       },
+      res(reply: { statusCode: number }) {
+        const error = errorCodes.get(reply);
+        return error ? { statusCode: reply.statusCode, error } : { statusCode: reply.statusCode };
+      },
     },
   };
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A route browsers call again and again (the embed app's polling): its requests write no
+     * lines unless they fail; the route logs what changed itself.
+     */
+    quietRequestLog?: boolean;
+  }
+}
+
+function isQuiet(request: FastifyRequest): boolean {
+  return request.routeOptions?.config?.quietRequestLog === true;
+}
+
+/** Fastify's request lines, except that a quiet route's successful requests write none. */
+export class RequestLogController extends LogController {
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    if (!isQuiet(request)) super.incomingRequest(request, reply);
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (isQuiet(request) && !error && reply.statusCode < 400) return;
+    super.requestCompleted(error, request, reply);
+  }
 }
 
 /**

@@ -158,6 +158,36 @@ describe('errors and logs', () => {
     }
   });
 
+  it("logs each answer with the request id and, for an error, its code, so a user's requestId is found", async () => {
+    const response = await app.inject({ method: 'GET', url: '/v1/nothing-logged', headers: { 'x-request-id': 'find-me-404' } });
+    expect(response.json()).toMatchObject({ error: 'not_found', requestId: 'find-me-404' });
+    const mine = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.reqId === 'find-me-404');
+    expect(mine.map((line) => line.msg)).toEqual(['incoming request', 'request completed']);
+    expect(mine[1]!.res).toEqual({ statusCode: 404, error: 'not_found' });
+
+    await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'find-me-200' } });
+    const completed = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.reqId === 'find-me-200' && line.res);
+    expect(completed!.res).toEqual({ statusCode: 200 });
+  });
+
+  it("redacts an OAuth state, a code, a PKCE challenge and a platform's signature in request lines", async () => {
+    const oneTimeValues = 'state=state-secret-1&code=code-secret-2&code_challenge=challenge-secret-3&hmac=hmac-secret-4';
+    await app.inject({
+      method: 'GET',
+      url: `/v1/redacted-callback?${oneTimeValues}&shop=kept.example`,
+      headers: { 'x-request-id': 'redacted-callback' },
+    });
+    const incoming = lines
+      .map((line) => JSON.parse(line) as { reqId?: string; req?: { url: string } })
+      .find((line) => line.reqId === 'redacted-callback' && line.req);
+    expect(incoming!.req!.url).toBe(
+      '/v1/redacted-callback?state=%5BREDACTED%5D&code=%5BREDACTED%5D&code_challenge=%5BREDACTED%5D&hmac=%5BREDACTED%5D&shop=kept.example',
+    );
+    expect(lines.join('')).not.toMatch(/-secret-\d/);
+  });
+
   it('answers 500 internal_error without internals when the database fails, and writes nothing', async () => {
     const support = { db: database.db, bus: app.runtime.bus, serviceEnv: 'test' as const };
     const platform = await createPlatform(support);

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { isDatabaseUnavailable } from '../http/error-handler.js';
 
 /**
  * A worker of durable jobs kept in the database: it drains every due job, then sleeps until the
@@ -41,8 +42,12 @@ export abstract class DrainingWorker {
   async drain(): Promise<number> {
     let ran = 0;
     for (;;) {
-      const worked = await this.runOnce().catch((error) => {
-        this.loop.log.error({ err: error }, this.loop.claimFailure);
+      const worked = await this.runOnce().catch((error: unknown) => {
+        // The database away is expected and retried at the next poll: one line, not a stack trace each poll.
+        if (isDatabaseUnavailable(error)) {
+          const reason = error instanceof Error ? error.message : String(error);
+          this.loop.log.warn({ reason, retryInMs: this.loop.pollMs }, `${this.loop.claimFailure}: the database is unavailable; will retry`);
+        } else this.loop.log.error({ err: error }, this.loop.claimFailure);
         return false;
       });
       if (!worked) return ran;

@@ -83,6 +83,8 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     browserContext: BrowserContext;
     frame: FrameLocator;
     problems: string[];
+    /** Every console error of the host page and the app's frame (a failed request shows as one). */
+    consoleErrors: string[];
   }
 
   async function open(
@@ -92,14 +94,16 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
     const browserContext = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 } });
     const page = await browserContext.newPage();
     const problems: string[] = [];
+    const consoleErrors: string[] = [];
     page.on('console', (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+      if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`);
     });
     page.on('pageerror', (error) => problems.push(error.message));
     await options.prepare?.(page);
     // Not until 'load': that waits for the plugin's iframe too, which some tests hold back.
     await page.goto(url.startsWith('http') ? url : `${demo}${url}`, { waitUntil: 'domcontentloaded' });
-    return { page, browserContext, frame: page.frameLocator('iframe[title="Brand partnerships"]'), problems };
+    return { page, browserContext, frame: page.frameLocator('iframe[title="Brand partnerships"]'), problems, consoleErrors };
   }
 
   const log = (page: Page) => page.locator('#event-log li').allTextContents();
@@ -208,7 +212,7 @@ describe('embedded plugin in Chromium, through the demo host page', () => {
 first, growing with its content and never below 480 px`, async () => {
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
-    const { page, browserContext, frame, problems } = await open(`/?domain=${domainFor()}`, {
+    const { page, browserContext, frame, problems, consoleErrors } = await open(`/?domain=${domainFor()}`, {
       // The app's page is held back, so the box is seen as the loader first draws it.
       prepare: (p) =>
         p.route(`${service}/plugin/v2/embed*`, async (route) => {
@@ -263,6 +267,8 @@ first, growing with its content and never below 480 px`, async () => {
     await expect.poll(() => stages(page)).toEqual(['install', 'plan', 'setting_up', 'consent', 'live']);
     for (const line of await log(page)) expect(Object.keys(JSON.parse(line.slice(line.indexOf('{'))))).toEqual(['type', 'stage']);
     expect(problems).toEqual([]);
+    // A store token is traded only once the owner confirmed, so no call of the walk fails in the console.
+    expect(consoleErrors).toEqual([]);
     await browserContext.close();
   });
 

@@ -10,6 +10,7 @@ import { ConsentBody, EmbedPageQuery, MerchantToken, StateBody, StoreBody, Store
 import { isPlatformId, storeDomain } from './store-domain.js';
 import { hintedAncestors, refererOrigin, requireOwnOrigin } from '../http/origin.js';
 import { embedPage, legalPage, returnedPage } from './pages.js';
+import { StageChanges } from './stage-changes.js';
 import { browserAssets } from '../http/assets.js';
 import { ANY_IMAGE, pagePolicy, SELF } from '../http/csp.js';
 import { sendPage } from '../http/page.js';
@@ -117,10 +118,12 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
     },
   });
 
+  const stageChanges = new StageChanges();
   app.post(
     '/plugin/v2/state',
     {
-      config: NO_CORS,
+      // Polled every few seconds while a store is set up: a line when the answer changes, not per poll.
+      config: { ...NO_CORS, quietRequestLog: true },
       schema: {
         summary: "A store's onboarding stage, or the message shown instead (for the embed app only: same origin)",
         ...EMBED_APP_CALL,
@@ -132,7 +135,14 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
       requireOwnOrigin(request);
       const { store, platform } = await storeState(request.body.platformId, request.body.domain);
       reply.header('Cache-Control', 'no-store');
-      return onboarding.state(platform, store.domain, request.body.challenge ?? null);
+      const state = await onboarding.state(platform, store.domain, request.body.challenge ?? null);
+      const changed = stageChanges.changed(store.platformId, store.domain, state);
+      if (changed)
+        request.log.info(
+          { platformId: store.platformId, domain: store.domain, stage: changed },
+          `plugin: ${store.domain} is at ${changed}`,
+        );
+      return state;
     },
   );
 

@@ -65,14 +65,15 @@ export class SetupWorker extends DrainingWorker {
       const message = error instanceof Error ? error.message : String(error);
       if (await this.storeLeft(job.domain)) {
         // Retrying needs the store's token: the job waits for the store to come back (ensureSetupJob resumes it).
-        log.warn({ ...where, err: error }, 'store setup parked: the store is no longer installed');
+        // Expected (the owner uninstalled): one line with the reason, no stack trace.
+        log.warn({ ...where, reason: message }, 'store setup parked: the store is no longer installed');
         written = await dal.parkJob(db, job.domain, job.leaseId, message, new Date());
         // The owner's approval may have landed between the check and the park, and resumed nothing (the job was
         // ours, not parked): a store back and approved by now resumes here, so no park outlives the approval.
         if (written && (await this.storeBackAndApproved(job.domain))) await dal.ensureSetupJob(db, job.domain, new Date());
       } else {
         const delay = Math.min(this.options.retryMs * 2 ** Math.max(0, job.attempts - 1), MAX_RETRY_MS);
-        log.warn({ ...where, retryInMs: delay, err: error }, 'store setup step failed; will retry');
+        log.warn({ ...where, retryInMs: delay, reason: message }, 'store setup step failed; will retry');
         written = await dal.rescheduleJob(db, job.domain, job.leaseId, new Date(Date.now() + delay), message, new Date());
       }
     }

@@ -82,6 +82,11 @@ export function App({ boot }: { boot: EmbedBoot }) {
   );
 }
 
+/** The screens whose action needs the store token: turning cross-promotion on, or back on. */
+function needsStoreToken(state: EmbedState): boolean {
+  return state.kind === 'stage' ? state.stage === 'consent' : state.notice === 'turned_off';
+}
+
 /** The stages and messages of one store, on an approved host: the only page that reads a store's state. */
 function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
   const [view, setView] = useState<View>(boot.state ?? UNREACHABLE);
@@ -101,8 +106,11 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
 
   const refresh = useCallback(async () => {
     try {
-      setView(await fetchState(boot.platformId, boot.domain, boot.proof.challenge));
-      if (token.current === null && openedLink.current) {
+      const current = await fetchState(boot.platformId, boot.domain, boot.proof.challenge);
+      setView(current);
+      // Traded only where a token is used: before consent the owner has not confirmed yet, and a
+      // refused trade shows as a failed request in the host page's console.
+      if (token.current === null && openedLink.current && needsStoreToken(current)) {
         trading.current ??= exchangeSecret(boot.platformId, boot.domain, boot.proof.secret).finally(() => {
           trading.current = null;
         });

@@ -224,7 +224,8 @@ export class WebhookWorker extends DrainingWorker {
         return true;
       }
       const delay = Math.min(this.options.retryMs * 2 ** Math.max(0, delivery.attempts - 1), MAX_RETRY_MS);
-      log.warn({ ...where, err: error, retryInMs: delay }, 'Shopify webhook failed; will retry');
+      // A retry is expected (the platform or the database was briefly away): one line, no stack trace.
+      log.warn({ ...where, retryInMs: delay, reason: message }, 'Shopify webhook failed; will retry');
       await dal.rescheduleDelivery(db, delivery.webhookId, delivery.leaseId, new Date(Date.now() + delay), message, new Date());
     }
     return true;
