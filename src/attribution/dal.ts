@@ -85,6 +85,19 @@ export async function registerCounterWriter(db: Db, writerId: string): Promise<v
     .execute();
 }
 
+/** The rows as the table `item` (one array parameter a column), for the statements that add or take back counters. */
+function counterItems(rows: CounterRow[]) {
+  return sql`unnest(${rows.map((row) => row.platformId)}::uuid[],
+                    ${rows.map((row) => row.day)}::date[],
+                    ${rows.map((row) => row.campaignId)}::text[],
+                    ${rows.map((row) => row.brandId)}::text[],
+                    ${rows.map((row) => row.partnerId)}::text[],
+                    ${rows.map((row) => row.shard)}::smallint[],
+                    ${rows.map((row) => row.views)}::bigint[],
+                    ${rows.map((row) => row.clicks)}::bigint[])
+             as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)`;
+}
+
 /**
  * Adds a batch of counter deltas in one statement (one group-commit write), as the writer's batch
  * `afterBatch + 1`: only while the writer's last batch is `afterBatch`, moving it on in the same
@@ -106,15 +119,7 @@ export async function writeCounterBatch(db: Db, writerId: string, afterBatch: nu
     )
     insert into attribution_counters as c (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
     select item.platform_id, item.day, item.campaign_id, item.brand_id, item.partner_id, item.shard, item.views, item.clicks
-    from unnest(${rows.map((row) => row.platformId)}::uuid[],
-                ${rows.map((row) => row.day)}::date[],
-                ${rows.map((row) => row.campaignId)}::text[],
-                ${rows.map((row) => row.brandId)}::text[],
-                ${rows.map((row) => row.partnerId)}::text[],
-                ${rows.map((row) => row.shard)}::smallint[],
-                ${rows.map((row) => row.views)}::bigint[],
-                ${rows.map((row) => row.clicks)}::bigint[])
-           as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+    from ${counterItems(rows)}
     where exists (select from advanced)
     order by 1, 2, 3, 4, 5, 6
     on conflict (platform_id, day, campaign_id, brand_id, partner_id, shard) do update set
@@ -135,15 +140,7 @@ export async function addPastCounters(db: Db, rows: CounterRow[]): Promise<void>
   await sql`
     with sealed as (select coalesce(sealed_through, '-infinity'::date) as through from performance_sealed for update),
     item as (
-      select * from unnest(${rows.map((row) => row.platformId)}::uuid[],
-                           ${rows.map((row) => row.day)}::date[],
-                           ${rows.map((row) => row.campaignId)}::text[],
-                           ${rows.map((row) => row.brandId)}::text[],
-                           ${rows.map((row) => row.partnerId)}::text[],
-                           ${rows.map((row) => row.shard)}::smallint[],
-                           ${rows.map((row) => row.views)}::bigint[],
-                           ${rows.map((row) => row.clicks)}::bigint[])
-             as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+      select * from ${counterItems(rows)}
     ),
     added as (
       insert into attribution_counters as c (platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
@@ -181,15 +178,7 @@ export async function takeBackCounterBatch(
     if (writer.last_batch === batch) {
       await sql`
         update attribution_counters as c set views = c.views - item.views, clicks = c.clicks - item.clicks
-        from unnest(${rows.map((row) => row.platformId)}::uuid[],
-                    ${rows.map((row) => row.day)}::date[],
-                    ${rows.map((row) => row.campaignId)}::text[],
-                    ${rows.map((row) => row.brandId)}::text[],
-                    ${rows.map((row) => row.partnerId)}::text[],
-                    ${rows.map((row) => row.shard)}::smallint[],
-                    ${rows.map((row) => row.views)}::bigint[],
-                    ${rows.map((row) => row.clicks)}::bigint[])
-           as item(platform_id, day, campaign_id, brand_id, partner_id, shard, views, clicks)
+        from ${counterItems(rows)}
         where (c.platform_id, c.day, c.campaign_id, c.brand_id, c.partner_id, c.shard)
             = (item.platform_id, item.day, item.campaign_id, item.brand_id, item.partner_id, item.shard)`.execute(trx);
     }
