@@ -131,24 +131,20 @@ async function takeReversal(deps: WebhookDeps, reversal: OrderReversal) {
   // A refund is in the order's currency; a cancel takes what is left of the order.
   const refunded = reversal.refunded[0];
   if (reversal.refundId !== null && !refunded) return { reversal, skipped: 'nothing refunded' };
-  try {
-    const outcome = await recordOrderEvent(
-      { db: deps.db },
-      {
-        storeDomain: reversal.storeDomain,
-        eventId: reversal.refundId ?? `cancel-${reversal.orderId}`,
-        orderId: reversal.orderId,
-        kind: reversal.refundId === null ? 'cancel' : 'refund',
-        amountCents: refunded?.amountCents,
-        currency: refunded?.currency,
-        occurredAt: new Date(reversal.at),
-      },
-    );
-    return { reversal, outcome };
-  } catch (error) {
-    if (error instanceof ApiError && error.statusCode === 404) return { reversal, skipped: 'order not received' };
-    throw error;
-  }
+  // An event ahead of its order is kept and applied when the order arrives (issue 26): the outcome says which.
+  const outcome = await recordOrderEvent(
+    { db: deps.db },
+    {
+      storeDomain: reversal.storeDomain,
+      eventId: reversal.refundId ?? `cancel-${reversal.orderId}`,
+      orderId: reversal.orderId,
+      kind: reversal.refundId === null ? 'cancel' : 'refund',
+      amountCents: refunded?.amountCents,
+      currency: refunded?.currency,
+      occurredAt: new Date(reversal.at),
+    },
+  );
+  return { reversal, outcome };
 }
 
 /** A store that left since the order was placed has no Admin API to ask: the service's own history decides. */
