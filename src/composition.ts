@@ -22,6 +22,11 @@ import { claimantOf, type Claimant } from './accounts/sessions.js';
 import { Onboarding } from './embed/onboarding.js';
 import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
 import { WebhookWorker } from './commerce/shopify/webhooks.js';
+import { OffersCache } from './offers/cache.js';
+import { loadOfferSet } from './offers/offer-set.js';
+import { mailerFor, type Mailer } from './accounts/mail.js';
+import { OwnerGate } from './commerce/sandbox/owner-gate.js';
+import { cookiePolicyFor } from './shared/cookies.js';
 
 /** Configuration and the connections a process holds: databases, the invalidation bus, Redis. */
 export interface Infrastructure {
@@ -60,6 +65,12 @@ export interface Runtime extends Infrastructure {
    */
   claimantOf(request: FastifyRequest, claimId: string, domain: string): Promise<Claimant | undefined>;
   jobs: BackgroundJobs;
+  /** The brands' offers per platform in process memory, dropped by the bus: the offers endpoint's hot path. */
+  offers: OffersCache;
+  /** Where password reset mails go (src/accounts/mail.ts); none in prod without SMTP_URL. */
+  mailer: Mailer | undefined;
+  /** The sandbox platform's sign-in and form checks for its admin pages, on hosts that have the sandbox. */
+  sandboxOwners: OwnerGate | undefined;
   /**
    * The plugin's onboarding, which hears the commerce platforms' events (install, plan, uninstall,
    * confirmations) in every process: a worker that retries a webhook or meets a revoked token hides
@@ -128,6 +139,9 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
     nudgeWorker: () => jobs.nudgeSetup(),
   });
   commerce.primary?.onEvent((event) => onboarding.handleCommerceEvent(event));
+  const offers = new OffersCache((brandId, platformId, now) => loadOfferSet(database.db, attribution, brandId, platformId, now), bus);
+  const mailer = mailerFor(config, database.db);
+  const sandboxOwners = commerce.sandbox ? new OwnerGate(database.db, cookiePolicyFor(config.baseUrl)) : undefined;
   if (options.jobs.run) jobs.start({ keepProcessAlive: options.jobs.keepProcessAlive });
 
   return {
@@ -145,6 +159,9 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
     challengeConfirmed: (domain, challenge) => challengeConfirmed(database.db, domain, challenge),
     claimantOf: (request, claimId, domain) => claimantOf(database.db, request, claimId, domain),
     jobs,
+    offers,
+    mailer,
+    sandboxOwners,
     onboarding,
     async close() {
       // A batch or setup step in flight commits or rolls back as a whole; stopping waits for it.
@@ -154,6 +171,7 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
         .close()
         .catch((error) => log.warn({ err: error }, 'a counter batch the database left unanswered could not be settled'));
       await usage.close().catch((error) => log.warn({ err: error }, 'could not record final key usage'));
+      mailer?.close();
       await bus.close();
       redis?.disconnect();
     },

@@ -9,7 +9,6 @@ import { cookiePolicyFor, csrfTokenFor, csrfValid } from '../shared/cookies.js';
 import { checkSignIn } from '../accounts/users.js';
 import { signInWaitMessage } from '../accounts/throttle.js';
 import type { SessionAccount, SessionUser } from '../accounts/dal.js';
-import { mailerFor } from '../accounts/mail.js';
 import { completePasswordReset, requestPasswordReset } from '../accounts/password-reset.js';
 import { checkClaim, createInvitation, currentClaim, joinWithInvitation, signUp, startClaim } from '../accounts/sign-up.js';
 import { brandKeyPrefix, keyEnvironmentFor } from '../shared/keys.js';
@@ -65,7 +64,7 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
   const adapter = runtime.commerce.primary;
   const ctx: service.DashboardContext = { db, bus, serviceEnv: config.serviceEnv, adapter };
   const accounts = { db, bus, adapter, log: app.log };
-  const mailer = mailerFor(config, db);
+  const { mailer } = runtime;
   const resets = { db, mailer, baseUrl: config.baseUrl, log: app.log };
   const policy = cookiePolicyFor(config.baseUrl);
   const serviceOrigin = new URL(config.baseUrl).origin;
@@ -73,7 +72,6 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
   await securePages(app, config.baseUrl);
   app.decorateRequest('dashboardUser', null);
   app.decorateRequest('dashboardAccount', null);
-  app.addHook('onClose', async () => mailer?.close());
 
   // Answers about a signed-in brand are never cached.
   app.addHook('onSend', async (_request, reply) => {
