@@ -15,7 +15,8 @@ import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } fro
 import { createCompany, updateCompany } from './companies/service.js';
 import { createPlatform, listPlatformBrands, listPlatforms, setPlatformActive, updatePlatform } from './platforms/service.js';
 import type { ServiceContext } from './service-context.js';
-import { CreateCompanyBody, CreatePlatformBody, UpdateCompanyBody, UpdatePlatformBody } from './admin/schemas.js';
+import { CreatePlatformBody, UpdatePlatformBody } from './admin/schemas.js';
+import { CreateCompanyBody, UpdateCompanyBody } from './companies/schemas.js';
 import { registerOAuthClient } from './oauth/clients.js';
 import { listOAuthClients } from './oauth/clients.js';
 import { RegisterClientBody } from './oauth/schemas.js';
