@@ -16,7 +16,7 @@ const UNIT = [
   'test/shopify-standin/*.test.ts',
 ];
 /** Tests that drive Chromium. */
-const BROWSER = ['**/*browser.test.ts', 'src/oauth/e2e.test.ts', 'src/http/landing.test.ts', 'src/http/reference-page.test.ts'];
+const BROWSER = ['**/*browser.test.ts', 'src/oauth/e2e.test.ts', 'src/site/landing.test.ts', 'src/http/reference-page.test.ts'];
 /** Tests of the service as its own process: starts, signals, faults, bounds it keeps. */
 const RESILIENCE = ['test/resilience/*.test.ts', 'test/server/*.test.ts', 'test/durability/*.test.ts'];
 
