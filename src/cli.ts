@@ -11,7 +11,7 @@ import { ApiError } from './http/errors.js';
 import { FixtureError, loadFixtureFile } from './demo/loader.js';
 import { acquireDataDirLock, DataDirLockedError } from './admin/data-dir-lock.js';
 import { companyWithKeys, platformWithKeys } from './admin/service.js';
-import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from './auth/credentials.js';
+import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from './auth/service.js';
 import { createCompany, updateCompany } from './companies/service.js';
 import { createPlatform, listPlatformBrands, listPlatforms, setPlatformActive, updatePlatform } from './platforms/service.js';
 import type { ServiceContext } from './service-context.js';

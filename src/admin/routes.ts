@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest } from '../http/errors.js';
-import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from '../auth/credentials.js';
+import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from '../auth/service.js';
 import { createCompany, updateCompany } from '../companies/service.js';
 import { createPlatform, listPlatformBrands, listPlatforms, setPlatformActive, updatePlatform } from '../platforms/service.js';
 import type { ServiceContext } from '../service-context.js';

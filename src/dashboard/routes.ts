@@ -12,7 +12,7 @@ import type { SessionAccount, SessionUser } from '../accounts/dal.js';
 import { completePasswordReset, requestPasswordReset } from '../accounts/password-reset.js';
 import { checkClaim, createInvitation, currentClaim, joinWithInvitation, signUp, startClaim } from '../accounts/sign-up.js';
 import { brandKeyPrefix, keyEnvironmentFor } from '../shared/keys.js';
-import { issueBrandKey, listBrandKeys, revokeBrandKeyOf } from '../auth/credentials.js';
+import { issueBrandKey, listBrandKeys, revokeBrandKeyOf } from '../auth/service.js';
 import { changeCampaign } from '../campaigns/service.js';
 import { getCompany } from '../companies/service.js';
 import { attributionSettings, saveAttributionSettings } from '../orders/service.js';
