@@ -18,13 +18,12 @@ import { performanceSealer } from './dashboard/sealer.js';
 import { statementCloser } from './orders/statement-closer.js';
 import { SetupWorker } from './embed/setup-worker.js';
 import { challengeConfirmed } from './embed/merchant-tokens.js';
-import { claimantOf, type Claimant } from './accounts/sessions.js';
 import { Onboarding } from './embed/onboarding.js';
 import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
 import { WebhookWorker } from './commerce/shopify/webhooks.js';
 import { OffersCache } from './offers/cache.js';
 import { loadOfferSet } from './offers/offer-set.js';
-import { mailerFor, type Mailer } from './accounts/mail.js';
+import { claimantOf, mailerFor, type Claimant, type Mailer } from './accounts/service.js';
 import { OwnerGate } from './commerce/sandbox/owner-gate.js';
 import { cookiePolicyFor } from './shared/cookies.js';
 

@@ -4,13 +4,25 @@ import cookie from '@fastify/cookie';
 import { ApiError, unauthorized } from '../http/errors.js';
 import { isFromThisMachine } from '../http/client-address.js';
 import { DEFAULT_PAGE_SIZE } from '../http/paging.js';
-import { actsForBrand, currentAccount, endSession, startSession } from '../accounts/sessions.js';
+import {
+  actsForBrand,
+  checkClaim,
+  checkSignIn,
+  completePasswordReset,
+  createInvitation,
+  currentAccount,
+  currentClaim,
+  endSession,
+  joinWithInvitation,
+  requestPasswordReset,
+  signInWaitMessage,
+  signUp,
+  startClaim,
+  startSession,
+  type SessionAccount,
+  type SessionUser,
+} from '../accounts/service.js';
 import { cookiePolicyFor, csrfTokenFor, csrfValid } from '../shared/cookies.js';
-import { checkSignIn } from '../accounts/users.js';
-import { signInWaitMessage } from '../accounts/throttle.js';
-import type { SessionAccount, SessionUser } from '../accounts/dal.js';
-import { completePasswordReset, requestPasswordReset } from '../accounts/password-reset.js';
-import { checkClaim, createInvitation, currentClaim, joinWithInvitation, signUp, startClaim } from '../accounts/sign-up.js';
 import { brandKeyPrefix, keyEnvironmentFor } from '../shared/keys.js';
 import { issueBrandKey, listBrandKeys, revokeBrandKeyOf } from '../auth/service.js';
 import { changeCampaign } from '../campaigns/service.js';
