@@ -17,12 +17,11 @@ import { createPlatform, listPlatformBrands, listPlatforms, setPlatformActive, u
 import type { ServiceContext } from './service-context.js';
 import { CreatePlatformBody, UpdatePlatformBody } from './admin/schemas.js';
 import { CreateCompanyBody, UpdateCompanyBody } from './companies/schemas.js';
-import { registerOAuthClient } from './oauth/clients.js';
-import { listOAuthClients } from './oauth/clients.js';
+import { listOAuthClients, registerOAuthClient } from './oauth/service.js';
 import { RegisterClientBody } from './oauth/schemas.js';
 import { AdjustmentBody } from './orders/schemas.js';
 import { commercePlatformsFor } from './commerce/registry.js';
-import { setSandboxOwner } from './commerce/sandbox/owners.js';
+import { setSandboxOwner } from './commerce/sandbox/service.js';
 import { closeEndedMonths, monthlyStatement, postAdjustment, statementCsv } from './orders/statements.js';
 
 /**

@@ -10,21 +10,18 @@ import { UsageRecorder } from './auth/usage-recorder.js';
 import { Attribution } from './attribution/service.js';
 import { commercePlatformsFor, type CommerceRegistry } from './commerce/registry.js';
 import type { CommerceAdapter } from './commerce/adapter.js';
-import { OAuthBearerVerifier } from './oauth/bearer.js';
-import { createOAuthModel, type OAuthModel } from './oauth/model.js';
+import { createOAuthModel, OAuthBearerVerifier, type OAuthModel } from './oauth/service.js';
 import { PeriodicJob } from './jobs/periodic.js';
 import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
 import { statementCloser } from './orders/statement-closer.js';
-import { SetupWorker } from './embed/setup-worker.js';
-import { challengeConfirmed } from './embed/merchant-tokens.js';
-import { Onboarding } from './embed/onboarding.js';
+import { challengeConfirmed, Onboarding, SetupWorker } from './embed/service.js';
 import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
 import { WebhookWorker } from './commerce/shopify/webhooks.js';
 import { OffersCache } from './offers/cache.js';
 import { loadOfferSet } from './offers/offer-set.js';
 import { claimantOf, mailerFor, type Claimant, type Mailer } from './accounts/service.js';
-import { OwnerGate } from './commerce/sandbox/owner-gate.js';
+import { OwnerGate } from './commerce/sandbox/service.js';
 import { cookiePolicyFor } from './shared/cookies.js';
 
 /** Configuration and the connections a process holds: databases, the invalidation bus, Redis. */

@@ -28,8 +28,7 @@ import { issueBrandKey, listBrandKeys, revokeBrandKeyOf } from '../auth/service.
 import { changeCampaign } from '../campaigns/service.js';
 import { getCompany } from '../companies/service.js';
 import { attributionSettings, saveAttributionSettings } from '../orders/service.js';
-import { listAuthorizedApps, revokeAuthorizedApp } from '../oauth/authorized-apps.js';
-import { deleteBrandApp, listBrandApps, registerBrandApp } from '../oauth/clients.js';
+import { deleteBrandApp, listAuthorizedApps, listBrandApps, registerBrandApp, revokeAuthorizedApp } from '../oauth/service.js';
 import { getOffer, saveOffer, setCampaignOffer, setupProposalFor } from '../offers/service.js';
 import { changePartnership, partnersWithCurrentState, sendRequest } from '../partnerships/service.js';
 import { browserAssets } from '../http/assets.js';
