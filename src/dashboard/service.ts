@@ -5,7 +5,7 @@ import { companyIdsByDomain } from '../companies/service.js';
 import { badRequest } from '../http/errors.js';
 import { checkCampaignOffer, offersInCampaigns, saveCampaignOffer, type OfferInput, type OffersContext } from '../offers/service.js';
 import { partnerStatusFor } from '../partnerships/status.js';
-import { findingFirstMatches, listRecommendations } from '../recommendations/service.js';
+import { explainedRecommendations, findingFirstMatches } from '../recommendations/service.js';
 import { DEFAULT_PAGE_SIZE, pageWindow } from '../http/paging.js';
 import { inTransaction, type ServiceContext } from '../service-context.js';
 import * as dal from './dal.js';
@@ -35,12 +35,13 @@ export async function searchBrands(ctx: Pick<DashboardContext, 'db'>, companyId:
 
 /**
  * The recommendations of GET /v1/discover/partner/recommendations, each with the company id a
- * request needs, and whether matches are still being found (the brand is not scored yet).
+ * request needs and its match rate's terms, and whether matches are still being found (the brand
+ * is not scored yet).
  */
 export async function recommendationsWithIds(ctx: Pick<DashboardContext, 'db'>, companyId: string) {
   // Asked first: once it says the scores exist, the list read after it is ranked.
   const scoring = await findingFirstMatches(ctx.db, companyId);
-  const { data } = await listRecommendations(ctx.db, companyId);
+  const data = await explainedRecommendations(ctx.db, companyId);
   const ids = await companyIdsByDomain(
     ctx,
     data.flatMap((item) => (item.domain ? [item.domain] : [])),
