@@ -94,20 +94,20 @@ describe('brand dashboard in Chromium', () => {
     await go(alpha, 'Campaigns', 'Campaigns');
     await alpha.getByLabel('Name', { exact: true }).fill('Autumn bundle');
     await alpha.getByRole('button', { name: 'Create draft' }).click();
-    const collab = alpha.getByRole('list', { name: 'Collabs' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
+    const collab = alpha.getByRole('list', { name: 'Campaigns' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
     await collab.getByRole('button', { name: 'Start now' }).click();
     await collab.getByText('active').waitFor();
     await go(beta, 'Campaigns', 'Campaigns');
-    const betaCollab = beta.getByRole('list', { name: 'Collabs' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
+    const betaCollab = beta.getByRole('list', { name: 'Campaigns' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
     await betaCollab.getByRole('button', { name: 'Change your offer for Autumn bundle' }).click();
     await betaCollab.getByLabel('Offer title').fill('Soap for candle lovers');
     await expect(betaCollab.getByLabel('Include your 20% new-customer discount').isChecked()).resolves.toBe(true);
     await expectAccessible(beta, 'collab offer');
-    await betaCollab.getByRole('button', { name: 'Save offer for this collab' }).click();
-    await betaCollab.getByText('Soap for candle lovers · 20% off · for this collab').waitFor();
+    await betaCollab.getByRole('button', { name: 'Save offer for this campaign' }).click();
+    await betaCollab.getByText('Soap for candle lovers · 20% off · for this campaign').waitFor();
     await alpha.reload();
-    const alphaCollab = alpha.getByRole('list', { name: 'Collabs' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
-    await alphaCollab.getByText('Soap for candle lovers · 20% off · for this collab').waitFor();
+    const alphaCollab = alpha.getByRole('list', { name: 'Campaigns' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
+    await alphaCollab.getByText('Soap for candle lovers · 20% off · for this campaign').waitFor();
     // The partner's offer image really loads (the screenshot once showed a broken one).
     await expect(
       alphaCollab

@@ -226,6 +226,8 @@ export const Collab = Type.Object({
   startDate: Nullable(Type.String()),
   endDate: Nullable(Type.String()),
   mine: Type.Boolean(),
+  /** Why this brand cannot start the draft: the partner created it, or the partnership ended; null when it can (or not a draft). */
+  startBlocked: Nullable(StringEnum(['partner_starts', 'partnership_ended'] as const)),
   partner: Type.Object({ companyId: Type.String(), businessName: Nullable(Type.String()) }),
   offers: Type.Object({ mine: Nullable(Offer), partner: Nullable(Offer) }),
 });
