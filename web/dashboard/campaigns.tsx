@@ -245,8 +245,8 @@ export function Campaigns() {
       <section aria-labelledby="campaign-list">
         <h2 id="campaign-list">Your campaigns</h2>
         <p class="muted">
-          A campaign runs with one partner: while it is active, each of you shows the other&apos;s offer to your shoppers. Running campaigns
-          come first, then drafts, then closed ones.
+          A campaign runs with one partner: while it is active, each of you shows the other's offer to your shoppers. Running campaigns come
+          first, then drafts, then closed ones.
         </p>
         <ul class="cards" aria-label="Campaigns" aria-busy={campaigns === null}>
           {campaigns === null && <li class="muted">Loading…</li>}

@@ -49,7 +49,7 @@ function OfferPreview({ draft, storeDomain }: { draft: Draft; storeDomain: strin
   );
 }
 
-/** The referral links partners' pages use for the brand's offer: one per platform, collab and partner showing it. */
+/** The referral links partners' pages use for the brand's offer: one per platform, campaign and partner showing it. */
 function ReferralLinks() {
   const [links, setLinks] = useState<ReferralLink[] | null>(null);
   const [error, run] = useAction();
@@ -65,7 +65,7 @@ function ReferralLinks() {
       </p>
       <ErrorText error={error} />
       {links?.length === 0 && (
-        <p>No partner page has shown your offer yet. A link appears here the first time a platform shows it in one of your collabs.</p>
+        <p>No partner page has shown your offer yet. A link appears here the first time a platform shows it in one of your campaigns.</p>
       )}
       {links && links.length > 0 && (
         <ul class="cards" aria-label="Referral links">
@@ -73,7 +73,7 @@ function ReferralLinks() {
             <li key={link.url}>
               <p>
                 <strong>{link.shownBy ?? 'A partner'}</strong> on {link.platform ?? 'a platform'}
-                {link.campaign && <span class="muted"> · collab {link.campaign}</span>}
+                {link.campaign && <span class="muted"> · campaign {link.campaign}</span>}
               </p>
               <p>
                 Referral link: <code>{link.url}</code>
@@ -115,7 +115,7 @@ function ProposalNote({ proposal, use }: { proposal: SetupProposal; use: () => v
   );
 }
 
-/** The brand's own offer: what partners show their shoppers in every collab, its preview, and the links that lead to it. */
+/** The brand's own offer: what partners show their shoppers in every campaign, its preview, and the links that lead to it. */
 export function OfferPage({ storeDomain }: { storeDomain: string | null }) {
   const [offer, setOffer] = useState<Offer | null | undefined>(undefined);
   const [proposal, setProposal] = useState<SetupProposal | null>(null);

@@ -189,10 +189,10 @@ export function Partnerships() {
           <ConfirmAction
             label="Remove partner"
             name={`Remove partner ${name}`}
-            question={`Remove ${name} as a partner? Your collabs with ${name} close.`}
+            question={`Remove ${name} as a partner? Your campaigns with ${name} close.`}
             confirmLabel="Remove partner"
             onConfirm={() =>
-              act('active', partner.companyId, 'remove', `${name} is no longer a partner; your collabs with ${name} are closed.`)
+              act('active', partner.companyId, 'remove', `${name} is no longer a partner; your campaigns with ${name} are closed.`)
             }
           />
         );

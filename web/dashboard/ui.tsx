@@ -5,7 +5,7 @@ import { ApiFailure } from './api.ts';
 /**
  * The words on screen for the API's field names, lower case: a message from the service names
  * the field it checked (`endDate must be after startDate`), the person sees the form's labels.
- * A form passes its own where a name means something else there (a key's name, a collab's name).
+ * A form passes its own where a name means something else there (a key's name, a campaign's name).
  */
 const SCREEN_LABELS: Record<string, string> = {
   startDate: 'start date',
