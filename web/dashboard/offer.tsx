@@ -60,8 +60,8 @@ function ReferralLinks() {
     <section aria-labelledby="links-title">
       <h2 id="links-title">Links partners' pages use</h2>
       <p class="muted">
-        Each partner page that shows your offer links to it through its own referral link, so the platform showing it is credited. A click
-        on one counts as a click for that platform: to try your store, open where it leads instead.
+        Each partner page that shows your offer links to it through its own referral link, so the platform that shows it is credited. A
+        click on one counts as a click for that platform: to try your store, open where it leads instead.
       </p>
       <ErrorText error={error} />
       {links?.length === 0 && (
