@@ -114,7 +114,7 @@ describe('match reasons, one vocabulary and starting a draft, in Chromium', () =
       }
     });
 
-    it(`at ${width} px: campaigns by status then date, drafts say whether they can start, Start now asks before moving a date`, async () => {
+    it(`at ${width} px: campaigns by status then date, drafts say if they can start, Start now asks before moving a date`, async () => {
       const suffix = String(width);
       const { soon, soonStart } = await campaignsFor(suffix);
       const page = await (
