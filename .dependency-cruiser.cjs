@@ -9,7 +9,7 @@
 const EMBED_CONTRACT = '^src/plugin/embed-contract[.]ts$';
 
 /** The shared layers at the bottom: no tables, no domain rules; every domain may import them. */
-const SHARED_LAYERS = '^src/(shared|http|db|cache|jobs)/|^src/(config|service-context)[.]ts$';
+const SHARED_LAYERS = '^src/(shared|http|db|cache|jobs)/|^src/(config|config-schema|service-context)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
