@@ -6,7 +6,8 @@ import { type Static, Type } from 'typebox';
  * docs/configuration.md is written from it (`npm run docs:config`), so the two cannot drift.
  *
  * Beyond JSON Schema, a variable's schema may carry:
- * - `problem`: what a refusal says after the name, where the constraint alone would not tell a person;
+ * - `problem`: what a refusal says after the name, where the constraint alone would not tell a person
+ *   (for a variable checked in src/config.ts, the rule that check holds it to);
  * - `secret: true`: may hold a credential, so a refusal never repeats the value;
  * - `defaultText`: how the documentation states a default computed from other variables.
  * Checks that span variables or the file system (HOST, BASE_URL, DATA_DIR, TRUST_PROXY, the
@@ -28,6 +29,7 @@ export const ENV_SCHEMA = Type.Object({
   PORT: integer(0, 65535, 3000, 'HTTP port (0 picks a free one)'),
   HOST: Type.String({
     default: '127.0.0.1',
+    problem: 'must be an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name',
     description:
       'Interface to listen on (`0.0.0.0` in a container): an IP address (IPv6 without brackets, `::1`, `::`) or a host name. ' +
       'Anything else is refused at start; an address the machine does not have ends the start with `cannot listen on HOST=… PORT=…`',
@@ -44,6 +46,7 @@ export const ENV_SCHEMA = Type.Object({
   BASE_URL: Type.Optional(
     Type.String({
       defaultText: '`http://HOST:PORT`',
+      problem: 'must be an absolute http or https URL',
       description:
         'Public URL of the service, http or https; used in referral links, OAuth metadata and the printed banner. ' +
         'A trailing slash is dropped',
@@ -59,6 +62,7 @@ export const ENV_SCHEMA = Type.Object({
   ),
   DATA_DIR: Type.String({
     default: './data',
+    problem: 'must be a writable directory, or one that can be created (when DATABASE_URL is not set)',
     description:
       'Where PGlite keeps its files (`DATA_DIR/pglite`). Without `DATABASE_URL` it must be a writable directory, or ' +
       'creatable under one; a file or an unwritable place is refused at start. Not checked with `DATABASE_URL`',
@@ -130,6 +134,9 @@ export const ENV_SCHEMA = Type.Object({
   ),
   TRUST_PROXY: Type.Optional(
     Type.String({
+      problem:
+        'must be a number of proxies (1 to 10) or a comma-separated list of proxy addresses and CIDR ranges such as 10.0.0.0/8, ' +
+        'or loopback, linklocal, uniquelocal',
       description:
         'Which peers may name the client in `X-Forwarded-For`, and so the address every per-address limit counts and ' +
         'every log line shows. Unset: nobody, the TCP peer is the client. A number (1 to 10): the nearest N peers are ' +
@@ -350,3 +357,12 @@ export interface VariableSchema {
 }
 
 export const ENV_VARIABLES = ENV_SCHEMA.properties as unknown as Record<EnvName, VariableSchema>;
+
+/** The rule a value must meet, as its refusal states it after the variable's name; undefined when any text will do. */
+export function ruleOf(schema: VariableSchema): string | undefined {
+  if (schema.problem !== undefined) return schema.problem;
+  if (schema.type === 'integer') return `must be an integer from ${schema.minimum} to ${schema.maximum}`;
+  if (schema.type === 'boolean') return 'must be true or false';
+  if (schema.enum !== undefined) return `must be one of ${schema.enum.join(', ')}`;
+  return undefined;
+}

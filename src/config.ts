@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Value } from 'typebox/value';
-import { ENV_SCHEMA, ENV_VARIABLES, type Env, type EnvName, type VariableSchema } from './config-schema.js';
+import { ENV_SCHEMA, ENV_VARIABLES, type Env, type EnvName, ruleOf, type VariableSchema } from './config-schema.js';
 
 export { DEFAULT_SERVICE_PLATFORM_ID, DEFAULT_SHOPIFY_API_VERSION, DEFAULT_SHOPIFY_SCOPES } from './config-schema.js';
 
@@ -273,15 +273,7 @@ function fromText(schema: VariableSchema, text: string): unknown {
 }
 
 function refusal(name: EnvName, schema: VariableSchema, fallback: string, got: string): string {
-  const rule =
-    schema.problem ??
-    (schema.type === 'integer'
-      ? `must be an integer from ${schema.minimum} to ${schema.maximum}`
-      : schema.type === 'boolean'
-        ? 'must be true or false'
-        : schema.enum
-          ? `must be one of ${schema.enum.join(', ')}`
-          : fallback);
+  const rule = ruleOf(schema) ?? fallback;
   return schema.secret ? `${name} ${rule}` : `${name} ${rule} (got "${got}")`;
 }
 
@@ -403,10 +395,7 @@ function readTrustProxy(raw: string | undefined, report: (problem: string) => vo
   const entries = raw.split(',').map((entry) => entry.trim());
   const bad = entries.find((entry) => !isProxyAddress(entry));
   if (bad === undefined) return entries;
-  report(
-    `must be a number of proxies (1 to ${MAX_TRUSTED_PROXY_HOPS}) or a comma-separated list of proxy addresses and CIDR ranges ` +
-      `such as 10.0.0.0/8, or loopback, linklocal, uniquelocal (got "${bad}")`,
-  );
+  report(`${ENV_VARIABLES.TRUST_PROXY.problem} (got "${bad}")`);
   return false;
 }
 
@@ -426,7 +415,7 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([
 function listenHostProblem(host: string): string | null {
   if (net.isIP(host) !== 0 || HOST_NAME.test(host)) return null;
   if (/^\[.*\]$/.test(host) && net.isIPv6(host.slice(1, -1))) return 'must be written without brackets (for example ::1 or ::)';
-  return 'must be an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name';
+  return ENV_VARIABLES.HOST.problem!;
 }
 
 /**
