@@ -48,8 +48,8 @@ export const ENV_SCHEMA = Type.Object({
       defaultText: '`http://HOST:PORT`',
       problem: 'must be an absolute http or https URL',
       description:
-        'Public URL of the service, http or https; used in referral links, OAuth metadata and the printed banner. ' +
-        'A trailing slash is dropped',
+        'Public URL of the service, http or https; used in referral links, OAuth metadata, sandbox image addresses and ' +
+        'the printed banner (give the worker the same). A trailing slash is dropped',
     }),
   ),
   DATABASE_URL: Type.Optional(
@@ -57,7 +57,7 @@ export const ENV_SCHEMA = Type.Object({
       pattern: '^postgres(ql)?://',
       problem: 'must start with postgres:// or postgresql://',
       secret: true,
-      description: '`postgres://…` runs on a PostgreSQL server; unset runs on the embedded PGlite',
+      description: '`postgres://…` runs on a PostgreSQL server; unset runs on the embedded PGlite (one process: no scale-out)',
     }),
   ),
   DATA_DIR: Type.String({
@@ -121,7 +121,8 @@ export const ENV_SCHEMA = Type.Object({
       secret: true,
       description:
         '`redis://…`: shared rate-limit counters and cache invalidation across instances; unset uses in-process counters ' +
-        'and PostgreSQL LISTEN/NOTIFY (or nothing on PGlite, which is single-process)',
+        'and PostgreSQL LISTEN/NOTIFY (or nothing on PGlite, which is single-process). A Redis database number in the URL ' +
+        '(`/3`) separates deployments sharing one server',
     }),
   ),
   REDIS_COMMAND_TIMEOUT_MS: integer(
@@ -168,7 +169,12 @@ export const ENV_SCHEMA = Type.Object({
     }),
   ),
   SEED_FILE: Type.Optional(Type.String({ description: 'A fixture file (docs/fixtures.md) loaded at start instead of the demo data' })),
-  LOG_LEVEL: Type.Enum([...LOG_LEVELS], { default: 'info', description: 'pino level of every log line' }),
+  LOG_LEVEL: Type.Enum([...LOG_LEVELS], {
+    default: 'info',
+    description:
+      'pino level of every log line; `warn` on a busy instance, where a line per request costs the offers endpoint CPU ' +
+      '(the benchmarks run at `warn`)',
+  }),
   RATE_LIMIT_PER_MINUTE: integer(
     1,
     1_000_000,
