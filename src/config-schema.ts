@@ -18,6 +18,8 @@ export const DEFAULT_SERVICE_PLATFORM_ID = '5e1f0a4c-0000-4000-8000-000000000001
 /** What the features need: the catalog, orders (eligibility, best sellers, order webhooks) and the discount code. */
 export const DEFAULT_SHOPIFY_SCOPES = ['read_products', 'read_orders', 'write_discounts'];
 export const DEFAULT_SHOPIFY_API_VERSION = '2026-10';
+/** The most proxies TRUST_PROXY may count in front of the service. */
+export const MAX_TRUSTED_PROXY_HOPS = 10;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const integer = (minimum: number, maximum: number, fallback: number, description: string) =>
@@ -136,7 +138,8 @@ export const ENV_SCHEMA = Type.Object({
   TRUST_PROXY: Type.Optional(
     Type.String({
       problem:
-        'must be a number of proxies (1 to 10) or a comma-separated list of proxy addresses and CIDR ranges such as 10.0.0.0/8, ' +
+        `must be a number of proxies (1 to ${MAX_TRUSTED_PROXY_HOPS}) or a comma-separated list of proxy addresses and CIDR ` +
+        'ranges such as 10.0.0.0/8, ' +
         'or loopback, linklocal, uniquelocal',
       description:
         'Which peers may name the client in `X-Forwarded-For`, and so the address every per-address limit counts and ' +

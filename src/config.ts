@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Value } from 'typebox/value';
-import { ENV_SCHEMA, ENV_VARIABLES, type Env, type EnvName, ruleOf, type VariableSchema } from './config-schema.js';
+import { ENV_SCHEMA, ENV_VARIABLES, type Env, type EnvName, MAX_TRUSTED_PROXY_HOPS, ruleOf, type VariableSchema } from './config-schema.js';
 
 export { DEFAULT_SERVICE_PLATFORM_ID, DEFAULT_SHOPIFY_API_VERSION, DEFAULT_SHOPIFY_SCOPES } from './config-schema.js';
 
@@ -260,8 +260,8 @@ function readEnvironment(env: NodeJS.ProcessEnv): ReadEnvironment {
     problems.push({ variable: name, message: refusal(name, ENV_VARIABLES[name], error.message, got) });
     delete input[name];
   }
-  const values = refused.size === 0 ? withDefaults : Value.Default(ENV_SCHEMA, input);
-  return { values: values as Env, problems, given, refused };
+  // A refused variable's default fills the gap it left, so the checks after this one see a whole configuration.
+  return { values: Value.Default(ENV_SCHEMA, input) as Env, problems, given, refused };
 }
 
 /** The value the schema checks: environment variables are text, so integers, booleans and lists are read from it. */
@@ -368,7 +368,6 @@ function readShopify(
   };
 }
 
-const MAX_TRUSTED_PROXY_HOPS = 10;
 /** Ranges @fastify/proxy-addr knows by name. */
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
