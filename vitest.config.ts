@@ -5,7 +5,7 @@ const UNIT = [
   'src/admin/data-dir-lock.test.ts',
   'src/attribution/group-commit.test.ts',
   'src/campaigns/status.test.ts',
-  'src/commerce/sandbox-generator.test.ts',
+  'src/commerce/sandbox/generator.test.ts',
   'src/commerce/shopify/documents.test.ts',
   'src/config.test.ts',
   'src/http/logging.test.ts',
