@@ -90,7 +90,7 @@ describe('brand dashboard in Chromium', () => {
     await beta.getByRole('button', { name: 'Save offer' }).click();
     await beta.getByText('Saved.').waitFor();
 
-    // Alpha creates the collab and starts it; Beta sees it and chooses its offer for this collab.
+    // Alpha creates the campaign and starts it; Beta sees it and chooses its offer for this campaign.
     await go(alpha, 'Campaigns', 'Campaigns');
     await alpha.getByLabel('Name', { exact: true }).fill('Autumn bundle');
     await alpha.getByRole('button', { name: 'Create draft' }).click();
@@ -138,7 +138,7 @@ describe('brand dashboard in Chromium', () => {
     await alpha.getByText(/press Ctrl\+C/).waitFor();
     await expect(alpha.evaluate(() => getSelection()?.toString())).resolves.toBe(second);
 
-    // A platform asks for Alpha's offers: Beta's offer for this collab comes back.
+    // A platform asks for Alpha's offers: Beta's offer for this campaign comes back.
     const { platformId } = await createPlatform(context.support);
     const offers = await context.app.inject({
       method: 'GET',
