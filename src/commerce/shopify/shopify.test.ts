@@ -375,6 +375,16 @@ describeEachDatabase(
         redisFallback: 'in-process fallbacks',
         jobs: { run: false, keepProcessAlive: false },
       });
+      // The plan started store setup in the API instance's worker: once it is done, the process under test is the only one
+      // calling Shopify, so it is the one that finds the revoked token (else the setup import may find it first).
+      await expect
+        .poll(
+          async () => (await use().db.selectFrom('setup_jobs').select('status').where('domain', '=', shop).executeTakeFirst())?.status,
+          {
+            timeout: 30_000,
+          },
+        )
+        .toBe('done');
       try {
         standIn.revokeToken(shop);
         await expect(worker.commerce.forStore(shop).profile(shop)).rejects.toThrow(/revoked/);
