@@ -522,7 +522,8 @@ export interface PerformanceMoneyDaysTable extends PerformanceMoney {
   company_id: string;
   side: 'shown' | 'received';
   day: ColumnType<Date, string, string>;
-  platform_id: string;
+  /** Null: orders credited to a brand pair with no platform ("unknown platform", migration 0030). */
+  platform_id: string | null;
   currency: string;
 }
 
@@ -784,8 +785,18 @@ export interface StatementTotalsTable {
   adjustments_minor: number;
   net_minor: number;
   charged_minor: number;
+  /** Migration 0030: what the commerce platform was asked to charge and did not, at the close. */
+  held_minor: ColumnType<number, number | undefined, never>;
   owed_minor: number;
   entries: number;
+}
+
+/** Migration 0030: the commerce platform was asked to charge an order's commission and did not, and why. */
+export interface CommissionChargeHoldsTable {
+  store_domain: string;
+  order_id: string;
+  reason: 'over_cap' | 'no_plan' | 'other_currency';
+  held_at: ColumnType<Date, Date, Date>;
 }
 
 /** Tables of migration 0015: the commission ledger and what feeds it. */
@@ -798,6 +809,7 @@ export interface LedgerTables {
   statements: StatementsTable;
   statement_entries: StatementEntriesTable;
   statement_totals: StatementTotalsTable;
+  commission_charge_holds: CommissionChargeHoldsTable;
 }
 
 export interface Database
