@@ -787,15 +787,23 @@ export interface StatementTotalsTable {
   charged_minor: number;
   /** Migration 0030: what the commerce platform was asked to charge and did not, at the close. */
   held_minor: ColumnType<number, number | undefined, never>;
+  held_reasons: ColumnType<ChargeHoldReason[], ChargeHoldReason[] | undefined, never>;
   owed_minor: number;
   entries: number;
 }
+
+/**
+ * Why the commerce platform did not charge a commission it was asked to: the store's capped amount
+ * is used up (`over_cap`), its usage plan is not approved (`no_plan`), or the plan is in another
+ * currency than the order (`other_currency`).
+ */
+export type ChargeHoldReason = 'over_cap' | 'no_plan' | 'other_currency';
 
 /** Migration 0030: the commerce platform was asked to charge an order's commission and did not, and why. */
 export interface CommissionChargeHoldsTable {
   store_domain: string;
   order_id: string;
-  reason: 'over_cap' | 'no_plan' | 'other_currency';
+  reason: ChargeHoldReason;
   held_at: ColumnType<Date, Date, Date>;
 }
 

@@ -137,8 +137,9 @@ async function defineMoneyFunctions(db: Kysely<unknown>, platformless: Platforml
  *   did not (the store's capped amount was reached, its usage plan is not approved, the order is
  *   in another currency than the plan); the statement shows that commission as held, with the
  *   reason, until a charge id fills the ledger entry. One row per order, the latest reason.
- * - `statement_totals.held_minor`: what a statement fixed as held at its close (0 for those closed
- *   before: they did not know holds); `owed_minor` is then net less charged less held.
+ * - `statement_totals.held_minor` and `held_reasons`: what a statement fixed as held at its close,
+ *   and why (0 and none for those closed before: they did not know holds); `owed_minor` is then net
+ *   less charged less held.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -157,11 +158,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       held_at timestamptz not null,
       primary key (store_domain, order_id)
     )`.execute(db);
-  await sql`alter table statement_totals add column held_minor bigint not null default 0`.execute(db);
+  await sql`
+    alter table statement_totals
+      add column held_minor bigint not null default 0,
+      add column held_reasons text[] not null default '{}'`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`alter table statement_totals drop column held_minor`.execute(db);
+  await sql`alter table statement_totals drop column held_reasons, drop column held_minor`.execute(db);
   await sql`drop table if exists commission_charge_holds`.execute(db);
   await sql`delete from performance_money_days where platform_id is null`.execute(db);
   await sql`
