@@ -169,7 +169,7 @@ describe('money in every registered route', () => {
     expect(problems).toEqual([]);
   });
 
-  it('names every number a route takes or answers as money (…Cents, …Minor) or as a count or rate, so no money hides in a plain name', () => {
+  it('names every number a route takes or answers as money (…Cents, …Minor) or as a count or rate: no money hides in a plain name', () => {
     const numbers = new Set(walked().flatMap((route) => [...route.numbers]));
     const unnamed = [...numbers].filter((field) => !MONEY_FIELD.test(field) && !(field in NOT_MONEY)).sort();
     expect(unnamed).toEqual([]);
