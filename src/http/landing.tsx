@@ -17,7 +17,7 @@ interface LandingLink {
   what: string;
 }
 
-/** Where the demo host page answers (src/plugin/demo-host.ts starts it on DEMO_PORT), or null where it does not run. */
+/** Where the demo host page answers (src/embed/demo-host.ts starts it on DEMO_PORT), or null where it does not run. */
 export function demoHostUrl(config: Pick<Config, 'baseUrl' | 'serviceEnv' | 'plugin'>): string | null {
   if (config.plugin.demoPort === 0 || config.serviceEnv === 'prod') return null;
   const url = new URL(config.baseUrl);
