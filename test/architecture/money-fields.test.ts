@@ -22,6 +22,8 @@ const NOT_MONEY: Record<string, string> = {
   rateBasisPoints: 'a rate, in hundredths of a percent',
   discountPercent: 'a percentage',
   matchRate: 'a score, 0 to 100',
+  points: "a match term's share of the match rate",
+  weight: "a match term's most points",
   customerOrderCount: "a count of the customer's orders",
   productCount: 'a count of products',
   pageIndex: 'paging',
