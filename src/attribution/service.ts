@@ -97,7 +97,7 @@ export class Attribution {
     return this.counters.record([link], 0, 1, at);
   }
 
-  platformTotals(platformId: string, range: DayRange = {}): Promise<PerformanceFigures> {
+  platformTotals(platformId: string | null, range: DayRange = {}): Promise<PerformanceFigures> {
     return platformTotals(this.db, platformId, range);
   }
 }

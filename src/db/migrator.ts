@@ -26,6 +26,7 @@ import * as statements from './migrations/0024_statements.js';
 import * as offerSetupProposals from './migrations/0026_offer_setup_proposals.js';
 import * as shopifyExpiringTokens from './migrations/0028_shopify_expiring_tokens.js';
 import * as shopifyFailedDeliveries from './migrations/0029_shopify_failed_deliveries.js';
+import * as unknownPlatformMoneyAndChargeHolds from './migrations/0030_unknown_platform_money_and_charge_holds.js';
 import * as rescoreKnownTermsOnly from './migrations/0032_rescore_known_terms_only.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0026_offer_setup_proposals': offerSetupProposals,
   '0028_shopify_expiring_tokens': shopifyExpiringTokens,
   '0029_shopify_failed_deliveries': shopifyFailedDeliveries,
+  '0030_unknown_platform_money_and_charge_holds': unknownPlatformMoneyAndChargeHolds,
   '0032_rescore_known_terms_only': rescoreKnownTermsOnly,
 };
 

@@ -522,7 +522,8 @@ export interface PerformanceMoneyDaysTable extends PerformanceMoney {
   company_id: string;
   side: 'shown' | 'received';
   day: ColumnType<Date, string, string>;
-  platform_id: string;
+  /** Null: orders credited to a brand pair with no platform ("unknown platform", migration 0030). */
+  platform_id: string | null;
   currency: string;
 }
 
@@ -784,8 +785,26 @@ export interface StatementTotalsTable {
   adjustments_minor: number;
   net_minor: number;
   charged_minor: number;
+  /** Migration 0030: what the commerce platform was asked to charge and did not, at the close. */
+  held_minor: ColumnType<number, number | undefined, never>;
+  held_reasons: ColumnType<ChargeHoldReason[], ChargeHoldReason[] | undefined, never>;
   owed_minor: number;
   entries: number;
+}
+
+/**
+ * Why the commerce platform did not charge a commission it was asked to: the store's capped amount
+ * is used up (`over_cap`), its usage plan is not approved (`no_plan`), or the plan is in another
+ * currency than the order (`other_currency`).
+ */
+export type ChargeHoldReason = 'over_cap' | 'no_plan' | 'other_currency';
+
+/** Migration 0030: the commerce platform was asked to charge an order's commission and did not, and why. */
+export interface CommissionChargeHoldsTable {
+  store_domain: string;
+  order_id: string;
+  reason: ChargeHoldReason;
+  held_at: ColumnType<Date, Date, Date>;
 }
 
 /** Tables of migration 0015: the commission ledger and what feeds it. */
@@ -798,6 +817,7 @@ export interface LedgerTables {
   statements: StatementsTable;
   statement_entries: StatementEntriesTable;
   statement_totals: StatementTotalsTable;
+  commission_charge_holds: CommissionChargeHoldsTable;
 }
 
 export interface Database

@@ -394,6 +394,28 @@ describeEachDatabase(
       }
     });
 
+    it("a commission past the store's capped amount is not charged: the ledger keeps it, held for over_cap", async () => {
+      const { shop, token } = await shopifyCollab(use(), standIn);
+      expect((await get(`/r/${token}`)).statusCode).toBe(302);
+      const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
+      // 5% of this order is more than the plan's capped amount of 500 USD every 30 days.
+      const quantity = Math.ceil(1_100_000 / product.priceCents);
+      const order = await standIn.placeOrder(shop, { lineItems: [{ productId: product.id, quantity }], landingSite: `/?ref=${token}` });
+      await settled(shop);
+      expect(standIn.usageCharged(shop)).toBe(0);
+      const entry = await use()
+        .db.selectFrom('commission_ledger')
+        .select(['amount_minor', 'commerce_charge_id'])
+        .where('store_domain', '=', shop)
+        .where('order_id', '=', String(order.id))
+        .executeTakeFirstOrThrow();
+      expect(entry.amount_minor).toBeGreaterThan(50_000);
+      expect(entry.commerce_charge_id).toBeNull();
+      expect(
+        await use().db.selectFrom('commission_charge_holds').select(['order_id', 'reason']).where('store_domain', '=', shop).execute(),
+      ).toEqual([{ order_id: String(order.id), reason: 'over_cap' }]);
+    });
+
     it('a referred first order becomes one usage record, however often Shopify delivers it', async () => {
       const { shop, token } = await shopifyCollab(use(), standIn);
       const click = await get(`/r/${token}`);
