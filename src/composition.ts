@@ -21,7 +21,7 @@ import { challengeConfirmed } from './embed/merchant-tokens.js';
 import { claimantOf, type Claimant } from './accounts/sessions.js';
 import { Onboarding } from './embed/onboarding.js';
 import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
-import { WebhookWorker } from './commerce/shopify/webhooks.js';
+import { stoppedBodyEraser, WebhookWorker } from './commerce/shopify/webhooks.js';
 
 /** Configuration and the connections a process holds: databases, the invalidation bus, Redis. */
 export interface Infrastructure {
@@ -175,6 +175,8 @@ export class BackgroundJobs {
   private readonly shopifyWebhooks: WebhookWorker | undefined;
   /** Moves stores off non-expiring tokens and renews refresh tokens before they run out (docs/shopify.md, "Tokens"). */
   private readonly shopifyTokens: PeriodicJob | undefined;
+  /** Erases the raw bodies of webhook deliveries that stopped a week ago (docs/shopify.md, "Webhooks"). */
+  private readonly shopifyBodies: PeriodicJob | undefined;
 
   constructor(options: {
     db: Db;
@@ -222,6 +224,7 @@ export class BackgroundJobs {
           (error) => log.error({ err: error }, 'Shopify token keeper failed; it runs again within the hour'),
         )
       : undefined;
+    this.shopifyBodies = shopify ? stoppedBodyEraser(options.setupDb, log) : undefined;
   }
 
   /** Each job runs at once, then on its timer. */
@@ -232,6 +235,7 @@ export class BackgroundJobs {
     this.setup?.start();
     this.shopifyWebhooks?.start();
     this.shopifyTokens?.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
+    this.shopifyBodies?.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
   }
 
   async stop(): Promise<void> {
@@ -242,6 +246,7 @@ export class BackgroundJobs {
       this.setup?.stop(),
       this.shopifyWebhooks?.stop(),
       this.shopifyTokens?.stop(),
+      this.shopifyBodies?.stop(),
     ]);
   }
 

@@ -5,12 +5,27 @@ import { ADMIN_API_VERSION } from './schema.js';
 import { decimal, financialStatus } from './views.js';
 
 /**
- * Webhook delivery as Shopify does it: a JSON body in the REST resource's shape, POSTed to every
- * subscription of the topic with the X-Shopify-* headers, signed with the app's secret
- * (X-Shopify-Hmac-Sha256: base64 HMAC-SHA256 of the raw body). A redelivery sends the same body
- * with the same webhook and event ids, as Shopify's retries do.
+ * Webhook delivery as Shopify does it (shopify.dev, "Deliver webhooks through HTTPS" and the
+ * 2024-09 retry change): a JSON body in the REST resource's shape, POSTed once per subscription of
+ * the topic (an app-specific one from the app's configuration and a shop-specific one made through
+ * the Admin API are two deliveries) with the X-Shopify-* headers, signed with the app's secret
+ * (X-Shopify-Hmac-Sha256: base64 HMAC-SHA256 of the raw body). Every delivery of one event has its
+ * own X-Shopify-Webhook-Id and the event's X-Shopify-Event-Id. An answer that is not 2xx, or none
+ * within 5 seconds, fails the attempt: the delivery is tried again 8 times over 4 hours with the
+ * same body and ids, and a subscription made through the Admin API is deleted after 8 failed
+ * attempts in a row (app-specific ones stay).
  */
-export type Deliver = (url: string, init: { method: 'POST'; headers: Record<string, string>; body: string }) => Promise<Response>;
+export type Deliver = (
+  url: string,
+  init: { method: 'POST'; headers: Record<string, string>; body: string; signal?: AbortSignal },
+) => Promise<Response>;
+
+/** Shopify retries a failed delivery 8 times over 4 hours with growing delays; it does not publish the steps, so these sum to 4 h. */
+export const WEBHOOK_RETRY_DELAYS_MS = [1, 2, 4, 8, 15, 30, 60, 120].map((minutes) => minutes * 60_000);
+/** Failed attempts in a row after which Shopify deletes a subscription made through the Admin API. */
+export const FAILURES_BEFORE_DELETION = 8;
+/** Shopify's answer deadline for an HTTPS delivery. */
+export const WEBHOOK_ANSWER_DEADLINE_MS = 5_000;
 
 export interface WebhookDelivery {
   webhookId: string;
@@ -18,13 +33,17 @@ export interface WebhookDelivery {
   topic: string;
   shop: string;
   uri: string;
+  /** `api:{id}` for a subscription made through the Admin API, `app:{topic} {uri}` for one of the app's configuration. */
+  subscription: string;
   body: string;
   headers: Record<string, string>;
   triggeredAt: Date;
-  /** HTTP status of the last attempt; null when the request failed before an answer. */
+  /** HTTP status of the last attempt; null when the request failed or timed out before an answer. */
   status: number | null;
   error: string | null;
   attempts: number;
+  /** When Shopify tries this delivery again; null once answered 2xx, out of retries, or its subscription deleted. */
+  nextRetryAt: Date | null;
 }
 
 /** `orders/create` ↔ `ORDERS_CREATE`, the REST topic and the GraphQL enum value. */
@@ -33,37 +52,50 @@ export function signWebhookBody(secret: string, body: string): string {
   return crypto.createHmac('sha256', secret).update(body, 'utf8').digest('base64');
 }
 
+interface Subscriber {
+  key: string;
+  uri: string;
+  /** The API-made subscription, which 8 failures in a row delete; null for the app's configuration. */
+  apiId: number | null;
+}
+
 export class WebhookDispatcher {
   private readonly log: WebhookDelivery[] = [];
+  /** Failed attempts in a row, per subscription. */
+  private readonly failuresInARow = new Map<string, number>();
 
   constructor(
     private readonly app: AppRegistration,
     private readonly now: () => Date,
     private readonly deliver: Deliver,
+    private readonly answerDeadlineMs = WEBHOOK_ANSWER_DEADLINE_MS,
   ) {}
 
-  /** Subscriptions for `topic`: the app's declared ones plus the shop's API-created ones. */
-  subscribers(shop: ShopRecord, topic: string): string[] {
-    const declared = this.app.webhooks.filter((webhook) => webhook.topic === topic).map((webhook) => webhook.uri);
+  /** Subscriptions for `topic`: the app's declared ones plus the shop's API-created ones, each its own delivery. */
+  private subscribers(shop: ShopRecord, topic: string): Subscriber[] {
+    const declared = this.app.webhooks
+      .filter((webhook) => webhook.topic === topic)
+      .map((webhook) => ({ key: `app:${topic} ${webhook.uri}`, uri: webhook.uri, apiId: null }));
     const created = [...shop.webhookSubscriptions.values()]
       .filter((subscription) => subscription.topic === topicToEnum(topic))
-      .map((subscription) => subscription.uri);
-    return [...new Set([...declared, ...created])];
+      .map((subscription) => ({ key: `api:${subscription.id}`, uri: subscription.uri, apiId: subscription.id }));
+    return [...declared, ...created];
   }
 
-  /** Sends `payload` to every subscriber of `topic`; resolves when each delivery was answered. */
+  /** Sends `payload` to every subscription of `topic`, one event; resolves when each first attempt was answered. */
   async trigger(shop: ShopRecord, topic: string, payload: unknown): Promise<WebhookDelivery[]> {
     const body = JSON.stringify(payload);
     const triggeredAt = this.now();
     const eventId = crypto.randomUUID();
-    const deliveries = this.subscribers(shop, topic).map((uri) => {
+    const deliveries = this.subscribers(shop, topic).map((subscriber) => {
       const webhookId = crypto.randomUUID();
       const delivery: WebhookDelivery = {
         webhookId,
         eventId,
         topic,
         shop: shop.domain,
-        uri,
+        uri: subscriber.uri,
+        subscription: subscriber.key,
         body,
         triggeredAt,
         headers: {
@@ -80,20 +112,29 @@ export class WebhookDispatcher {
         status: null,
         error: null,
         attempts: 0,
+        nextRetryAt: null,
       };
       this.log.push(delivery);
       return delivery;
     });
-    for (const delivery of deliveries) await this.attempt(delivery);
+    for (const delivery of deliveries) await this.attempt(shop, delivery);
     return deliveries;
   }
 
   /** Sends a delivery again, byte for byte, as Shopify's retry of the same webhook does. */
-  async redeliver(webhookId: string): Promise<WebhookDelivery> {
+  async redeliver(shop: ShopRecord, webhookId: string): Promise<WebhookDelivery> {
     const delivery = this.log.find((candidate) => candidate.webhookId === webhookId);
     if (!delivery) throw new Error(`no webhook delivery ${webhookId}`);
-    await this.attempt(delivery);
+    await this.attempt(shop, delivery);
     return delivery;
+  }
+
+  /** Shopify's retry schedule, by the stand-in's clock: every failed delivery whose next attempt is due is tried again. */
+  async retryDue(shops: ReadonlyMap<string, ShopRecord>): Promise<WebhookDelivery[]> {
+    const now = this.now().getTime();
+    const due = this.log.filter((delivery) => delivery.nextRetryAt !== null && delivery.nextRetryAt.getTime() <= now);
+    for (const delivery of due) await this.attempt(shops.get(delivery.shop)!, delivery);
+    return due;
   }
 
   deliveries(filter: { shop?: string; topic?: string } = {}): WebhookDelivery[] {
@@ -102,17 +143,51 @@ export class WebhookDispatcher {
     );
   }
 
-  private async attempt(delivery: WebhookDelivery): Promise<void> {
+  private async attempt(shop: ShopRecord, delivery: WebhookDelivery): Promise<void> {
     delivery.attempts += 1;
+    delivery.nextRetryAt = null;
+    const deadline = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        deadline.abort();
+        reject(new Error(`no answer within ${this.answerDeadlineMs} ms`));
+      }, this.answerDeadlineMs);
+    });
     try {
-      const response = await this.deliver(delivery.uri, { method: 'POST', headers: { ...delivery.headers }, body: delivery.body });
-      await response.arrayBuffer();
-      delivery.status = response.status;
-      delivery.error = null;
+      const answer = (async () => {
+        const response = await this.deliver(delivery.uri, {
+          method: 'POST',
+          headers: { ...delivery.headers },
+          body: delivery.body,
+          signal: deadline.signal,
+        });
+        await response.arrayBuffer();
+        return response.status;
+      })();
+      answer.catch(() => {});
+      delivery.status = await Promise.race([answer, late]);
+      delivery.error = delivery.status >= 200 && delivery.status < 300 ? null : `answered ${delivery.status}`;
     } catch (error) {
       delivery.status = null;
       delivery.error = error instanceof Error ? error.message : String(error);
+    } finally {
+      clearTimeout(timer);
     }
+    if (delivery.error === null) {
+      this.failuresInARow.set(delivery.subscription, 0);
+      return;
+    }
+    const failures = (this.failuresInARow.get(delivery.subscription) ?? 0) + 1;
+    this.failuresInARow.set(delivery.subscription, failures);
+    const apiId = delivery.subscription.startsWith('api:') ? Number(delivery.subscription.slice('api:'.length)) : null;
+    if (apiId !== null && failures >= FAILURES_BEFORE_DELETION) {
+      shop.webhookSubscriptions.delete(apiId);
+      for (const pending of this.log) if (pending.subscription === delivery.subscription) pending.nextRetryAt = null;
+      return;
+    }
+    const delay = WEBHOOK_RETRY_DELAYS_MS[delivery.attempts - 1];
+    if (delay !== undefined) delivery.nextRetryAt = new Date(this.now().getTime() + delay);
   }
 }
 

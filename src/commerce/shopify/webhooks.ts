@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
 import { ApiError } from '../../http/errors.js';
 import { DrainingWorker } from '../../jobs/draining-worker.js';
+import { PeriodicJob } from '../../jobs/periodic.js';
 import {
   customerData,
   type OrdersContext,
@@ -41,8 +42,20 @@ export const TOPICS = new Set([
 
 export const COMPLIANCE_TOPICS = new Set(['customers/data_request', 'customers/redact', 'shop/redact']);
 
-/** Worked off while Shopify waits for the answer: a few writes, and the store's stage must change at once. */
-export const LIFECYCLE_TOPICS = new Set(['app/uninstalled', 'app_subscriptions/update']);
+/**
+ * The webhook route's body limit (the app's is 1 MB). Shopify publishes no limit for HTTPS
+ * deliveries: its staff say bodies can be "upwards of a megabyte", and it caps EventBridge
+ * deliveries at 1,000,000 bytes (larger ones fall back to `{"id": …}` there). An order body repeats
+ * its line items in fulfillments, refunds and returns; 500 lines at a few kilobytes each, three
+ * times over, is about 5 MB. Twice that leaves room; a body refused here would fail at every retry.
+ */
+export const WEBHOOK_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * How long the raw body of a delivery that stopped is kept for support to send it through again;
+ * then it is erased (it can hold a shopper's personal data) and only the ids it named are kept.
+ */
+export const STOPPED_BODY_RETENTION_MS = 7 * 24 * 60 * 60_000;
 
 export interface Delivery {
   webhookId: string;
@@ -195,7 +208,9 @@ function cannotSucceed(error: unknown): boolean {
 /**
  * Works off webhook deliveries as durable jobs, as the setup worker does setup jobs: one claimed
  * at a time with a lease, its result written only while the lease holds, a failure retried with
- * growing delays. The endpoint only records a delivery and nudges this worker.
+ * growing delays. The endpoint only records a delivery and nudges this worker: every topic, the
+ * lifecycle ones (app/uninstalled, app_subscriptions/update) too, so Shopify gets its answer
+ * without waiting for the Admin API.
  */
 export class WebhookWorker extends DrainingWorker {
   constructor(private readonly options: WebhookDeps & { pollMs: number; retryMs: number; leaseMs: number }) {
@@ -226,4 +241,24 @@ export class WebhookWorker extends DrainingWorker {
     }
     return true;
   }
+}
+
+/** Erases the raw bodies of deliveries stopped for longer than STOPPED_BODY_RETENTION_MS; returns how many. */
+export async function eraseStoppedBodies(db: Db, log: FastifyBaseLogger, now = new Date()): Promise<number> {
+  const erased = await dal.eraseStoppedDeliveryBodies(db, new Date(now.getTime() - STOPPED_BODY_RETENTION_MS), now);
+  if (erased > 0) log.info({ erased }, 'Shopify webhook bodies of stopped deliveries erased');
+  return erased;
+}
+
+const BODY_ERASER_INTERVAL_MS = 60 * 60_000;
+
+/** Hourly, so a stopped body is kept at most an hour past its retention. */
+export function stoppedBodyEraser(db: Db, log: FastifyBaseLogger): PeriodicJob {
+  return new PeriodicJob(
+    async () => {
+      await eraseStoppedBodies(db, log);
+    },
+    BODY_ERASER_INTERVAL_MS,
+    (error) => log.error({ err: error }, 'erasing the bodies of stopped Shopify webhook deliveries failed; it runs again within the hour'),
+  );
 }
