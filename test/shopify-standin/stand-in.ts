@@ -109,7 +109,8 @@ export class ShopifyStandIn {
   private listener: LocalListener | null = null;
 
   constructor(options: ShopifyStandInOptions = {}) {
-    this.app = { ...DEFAULT_APP, ...options.app };
+    // Its own list of declared webhooks: a test that declares one must not declare it for every other stand-in.
+    this.app = { ...DEFAULT_APP, ...options.app, webhooks: [...(options.app?.webhooks ?? DEFAULT_APP.webhooks)] };
     this.now = options.now ?? (() => new Date());
     const throttle = options.throttle ?? {};
     const ids = new IdAllocator();
@@ -338,9 +339,8 @@ export class ShopifyStandIn {
     };
     shop.orders.push(order);
     shop.ordersById.set(order.id, order);
-    const payload = orderPayload(shop, order);
-    await this.core.webhooks.trigger(shop, 'orders/create', payload);
-    await this.core.webhooks.trigger(shop, 'orders/paid', payload);
+    await this.core.webhooks.trigger(shop, 'orders/create', orderPayload(shop, order, 'orders/create'));
+    await this.core.webhooks.trigger(shop, 'orders/paid', orderPayload(shop, order, 'orders/paid'));
     return order;
   }
 
@@ -396,7 +396,7 @@ export class ShopifyStandIn {
     if ((options.refund ?? true) && refundedCents(order) < order.totalCents) await this.refundOrder(domain, orderId);
     order.cancelledAt = this.now();
     order.cancelReason = options.reason ?? 'customer';
-    await this.core.webhooks.trigger(shop, 'orders/cancelled', orderPayload(shop, order));
+    await this.core.webhooks.trigger(shop, 'orders/cancelled', orderPayload(shop, order, 'orders/cancelled'));
     return order;
   }
 

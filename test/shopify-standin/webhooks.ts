@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppRegistration } from './core.js';
 import type { AppSubscription, Customer, Order, Refund, ShopRecord } from './model.js';
+import { fromExample, moneySet } from './example-payloads.js';
 import { ADMIN_API_VERSION } from './schema.js';
 import { decimal, financialStatus } from './views.js';
 
@@ -199,152 +200,243 @@ function restCustomer(shop: ShopRecord, customer: Customer | undefined) {
     id: customer.id,
     admin_graphql_api_id: `gid://shopify/Customer/${customer.id}`,
     email: customer.email,
+    phone: customerPhone(customer),
     created_at: customer.createdAt.toISOString(),
+    updated_at: customer.createdAt.toISOString(),
     currency: shop.currency,
   };
 }
 
-/** The REST Order resource, as orders/create, orders/paid and orders/cancelled carry it. */
-export function orderPayload(shop: ShopRecord, order: Order) {
+/** The stand-in keeps no phone numbers; Shopify's examples always carry one, so each customer gets a fictional 555 number. */
+const customerPhone = (customer: Customer) => `+1555${String(customer.id % 10_000_000).padStart(7, '0')}`;
+
+/**
+ * The REST Order resource, as orders/create, orders/paid and orders/cancelled carry it: Shopify's
+ * example of the topic with the order's own ids, times, amounts, codes, customer and lines.
+ */
+export function orderPayload(shop: ShopRecord, order: Order, topic = 'orders/create') {
+  const money = (cents: number) => moneySet(restMoney(cents), shop.currency);
+  const remainingCents = order.totalCents - order.refunds.reduce((sum, refund) => sum + refund.amountCents, 0);
   const discountAmount = restMoney(order.discountCents);
-  return {
-    id: order.id,
-    admin_graphql_api_id: `gid://shopify/Order/${order.id}`,
-    name: `#${order.number}`,
-    order_number: order.number,
-    number: order.number - 1000,
-    email: order.email,
-    contact_email: order.email,
-    created_at: order.createdAt.toISOString(),
-    updated_at: (order.cancelledAt ?? order.createdAt).toISOString(),
-    processed_at: order.createdAt.toISOString(),
-    cancelled_at: order.cancelledAt?.toISOString() ?? null,
-    cancel_reason: order.cancelReason,
-    currency: shop.currency,
-    presentment_currency: shop.currency,
-    subtotal_price: restMoney(order.subtotalCents - order.discountCents),
-    total_line_items_price: restMoney(order.subtotalCents),
-    total_discounts: discountAmount,
-    total_price: restMoney(order.totalCents),
-    total_tax: '0.00',
-    financial_status: financialStatus(order).toLowerCase(),
-    fulfillment_status: null,
-    test: false,
-    source_name: 'web',
-    landing_site: order.landingSite,
-    referring_site: order.referringSite,
-    note: null,
-    note_attributes: order.noteAttributes,
-    discount_codes: order.discountCode ? [{ code: order.discountCode, amount: discountAmount, type: 'percentage' }] : [],
-    customer: restCustomer(shop, order.customerId === null ? undefined : shop.customers.get(order.customerId)),
-    line_items: order.lineItems.map((item) => ({
-      id: item.id,
-      admin_graphql_api_id: `gid://shopify/LineItem/${item.id}`,
-      product_id: item.productId,
-      variant_id: item.variantId,
-      title: item.title,
-      name: item.title,
-      quantity: item.quantity,
-      current_quantity: item.quantity - item.refundedQuantity,
-      price: restMoney(item.unitPriceCents),
-      sku: `SKU-${item.productId}`,
-    })),
-    refunds: order.refunds.map((refund) => refundPayload(shop, order, refund)),
-  };
+  const subtotalCents = order.subtotalCents - order.discountCents;
+  return fromExample(
+    topic,
+    {
+      id: order.id,
+      admin_graphql_api_id: `gid://shopify/Order/${order.id}`,
+      name: `#${order.number}`,
+      order_number: order.number,
+      number: order.number - 1000,
+      email: order.email,
+      contact_email: order.email,
+      created_at: order.createdAt.toISOString(),
+      updated_at: (order.cancelledAt ?? order.createdAt).toISOString(),
+      processed_at: order.createdAt.toISOString(),
+      closed_at: null,
+      cancelled_at: order.cancelledAt?.toISOString() ?? null,
+      cancel_reason: order.cancelReason,
+      currency: shop.currency,
+      presentment_currency: shop.currency,
+      subtotal_price: restMoney(subtotalCents),
+      subtotal_price_set: money(subtotalCents),
+      current_subtotal_price: restMoney(subtotalCents),
+      current_subtotal_price_set: money(subtotalCents),
+      total_line_items_price: restMoney(order.subtotalCents),
+      total_line_items_price_set: money(order.subtotalCents),
+      total_discounts: discountAmount,
+      total_discounts_set: money(order.discountCents),
+      current_total_discounts: discountAmount,
+      current_total_discounts_set: money(order.discountCents),
+      total_price: restMoney(order.totalCents),
+      total_price_set: money(order.totalCents),
+      current_total_price: restMoney(remainingCents),
+      current_total_price_set: money(remainingCents),
+      total_outstanding: '0.00',
+      total_tax: '0.00',
+      total_tax_set: money(0),
+      current_total_tax: '0.00',
+      current_total_tax_set: money(0),
+      total_shipping_price_set: money(0),
+      current_shipping_price_set: money(0),
+      total_tip_received: '0.00',
+      tax_lines: [],
+      shipping_lines: [],
+      fulfillments: [],
+      financial_status: financialStatus(order).toLowerCase(),
+      fulfillment_status: null,
+      test: false,
+      source_name: 'web',
+      landing_site: order.landingSite,
+      landing_site_ref: null,
+      referring_site: order.referringSite,
+      note: null,
+      note_attributes: order.noteAttributes,
+      discount_codes: order.discountCode ? [{ code: order.discountCode, amount: discountAmount, type: 'percentage' }] : [],
+      discount_applications: [],
+      customer: restCustomer(shop, order.customerId === null ? undefined : shop.customers.get(order.customerId)),
+      line_items: order.lineItems.map((item) => ({
+        id: item.id,
+        admin_graphql_api_id: `gid://shopify/LineItem/${item.id}`,
+        product_id: item.productId,
+        variant_id: item.variantId,
+        title: item.title,
+        name: item.title,
+        quantity: item.quantity,
+        current_quantity: item.quantity - item.refundedQuantity,
+        fulfillable_quantity: item.quantity - item.refundedQuantity,
+        price: restMoney(item.unitPriceCents),
+        price_set: money(item.unitPriceCents),
+        total_discount: '0.00',
+        total_discount_set: money(0),
+        discount_allocations: [],
+        tax_lines: [],
+        duties: [],
+        sku: `SKU-${item.productId}`,
+      })),
+      refunds: order.refunds.map((refund) => refundPayload(shop, order, refund)),
+    },
+    shop.currency,
+  );
 }
 
 /** The REST Refund resource, as refunds/create carries it. */
 export function refundPayload(shop: ShopRecord, order: Order, refund: Refund) {
-  return {
-    id: refund.id,
-    admin_graphql_api_id: `gid://shopify/Refund/${refund.id}`,
-    order_id: order.id,
-    created_at: refund.createdAt.toISOString(),
-    processed_at: refund.createdAt.toISOString(),
-    note: refund.note,
-    restock: false,
-    refund_line_items: refund.lineItems.map((line) => {
-      const item = order.lineItems.find((candidate) => candidate.id === line.lineItemId)!;
-      return {
-        id: line.id,
-        line_item_id: line.lineItemId,
-        quantity: line.quantity,
-        subtotal: restMoney(line.subtotalCents),
-        line_item: {
-          id: item.id,
-          product_id: item.productId,
-          variant_id: item.variantId,
-          title: item.title,
-          quantity: item.quantity,
-          price: restMoney(item.unitPriceCents),
+  const money = (cents: number) => moneySet(restMoney(cents), shop.currency);
+  return fromExample(
+    'refunds/create',
+    {
+      id: refund.id,
+      admin_graphql_api_id: `gid://shopify/Refund/${refund.id}`,
+      order_id: order.id,
+      created_at: refund.createdAt.toISOString(),
+      processed_at: refund.createdAt.toISOString(),
+      // Shopify's example (and so the package's schema) has a note string; the stand-in's refunds without one send it empty.
+      note: refund.note ?? '',
+      restock: false,
+      duties: [],
+      order_adjustments: [],
+      refund_shipping_lines: [],
+      return: null,
+      total_duties_set: money(0),
+      refund_line_items: refund.lineItems.map((line) => {
+        const item = order.lineItems.find((candidate) => candidate.id === line.lineItemId)!;
+        return {
+          id: line.id,
+          line_item_id: line.lineItemId,
+          quantity: line.quantity,
+          subtotal: line.subtotalCents / 100,
+          subtotal_set: money(line.subtotalCents),
+          total_tax: 0,
+          total_tax_set: money(0),
+          line_item: {
+            id: item.id,
+            admin_graphql_api_id: `gid://shopify/LineItem/${item.id}`,
+            product_id: item.productId,
+            variant_id: item.variantId,
+            title: item.title,
+            name: item.title,
+            quantity: item.quantity,
+            price: restMoney(item.unitPriceCents),
+            price_set: money(item.unitPriceCents),
+            sku: `SKU-${item.productId}`,
+            discount_allocations: [],
+            tax_lines: [],
+            duties: [],
+          },
+        };
+      }),
+      transactions: [
+        {
+          id: refund.id,
+          admin_graphql_api_id: `gid://shopify/OrderTransaction/${refund.id}`,
+          order_id: order.id,
+          kind: 'refund',
+          status: 'success',
+          amount: restMoney(refund.amountCents),
+          currency: shop.currency,
+          created_at: refund.createdAt.toISOString(),
+          processed_at: refund.createdAt.toISOString(),
+          test: false,
         },
-      };
-    }),
-    transactions: [
-      {
-        id: refund.id,
-        order_id: order.id,
-        kind: 'refund',
-        status: 'success',
-        amount: restMoney(refund.amountCents),
-        currency: shop.currency,
-        created_at: refund.createdAt.toISOString(),
-      },
-    ],
-  };
+      ],
+    },
+    shop.currency,
+  );
 }
 
 /** The REST Shop resource, as app/uninstalled carries it. */
 export function shopPayload(shop: ShopRecord) {
-  return {
-    id: shop.id,
-    name: shop.name,
-    email: shop.email,
-    domain: shop.primaryHost,
-    myshopify_domain: shop.domain,
-    country_code: shop.countryCode,
-    country_name: shop.country,
-    currency: shop.currency,
-    plan_name: shop.plan,
-    created_at: shop.createdAt.toISOString(),
-  };
+  return fromExample(
+    'app/uninstalled',
+    {
+      id: shop.id,
+      name: shop.name,
+      email: shop.email,
+      customer_email: shop.email,
+      domain: shop.primaryHost,
+      myshopify_domain: shop.domain,
+      country_code: shop.countryCode,
+      country_name: shop.country,
+      currency: shop.currency,
+      enabled_presentment_currencies: [shop.currency],
+      plan_name: shop.plan,
+      created_at: shop.createdAt.toISOString(),
+      updated_at: shop.createdAt.toISOString(),
+    },
+    shop.currency,
+  );
 }
 
 export function appSubscriptionPayload(shop: ShopRecord, subscription: AppSubscription, now: Date) {
   const usage = subscription.lineItems.find((item) => item.pricing.kind === 'usage')?.pricing;
-  return {
-    app_subscription: {
-      admin_graphql_api_id: `gid://shopify/AppSubscription/${subscription.id}`,
-      name: subscription.name,
-      status: subscription.status,
-      admin_graphql_api_shop_id: `gid://shopify/Shop/${shop.id}`,
-      created_at: subscription.createdAt.toISOString(),
-      updated_at: now.toISOString(),
-      currency: usage?.kind === 'usage' ? usage.currency : shop.currency,
-      capped_amount: usage?.kind === 'usage' ? decimal(usage.cappedAmountCents) : null,
+  return fromExample(
+    'app_subscriptions/update',
+    {
+      app_subscription: {
+        admin_graphql_api_id: `gid://shopify/AppSubscription/${subscription.id}`,
+        name: subscription.name,
+        status: subscription.status,
+        admin_graphql_api_shop_id: `gid://shopify/Shop/${shop.id}`,
+        created_at: subscription.createdAt.toISOString(),
+        updated_at: now.toISOString(),
+        currency: usage?.kind === 'usage' ? usage.currency : shop.currency,
+        // The package's schema (from an example with a price and no cap) wants a string: a plan without a cap says "0.00".
+        capped_amount: usage?.kind === 'usage' ? decimal(usage.cappedAmountCents) : '0.00',
+        price: '0.00',
+        interval: 'every_30_days',
+      },
     },
-  };
+    shop.currency,
+  );
 }
 
 export function customersDataRequestPayload(shop: ShopRecord, customer: Customer, orderIds: number[], requestId: number) {
-  return {
-    shop_id: shop.id,
-    shop_domain: shop.domain,
-    orders_requested: orderIds,
-    customer: { id: customer.id, email: customer.email, phone: null },
-    data_request: { id: requestId },
-  };
+  return fromExample(
+    'customers/data_request',
+    {
+      shop_id: shop.id,
+      shop_domain: shop.domain,
+      orders_requested: orderIds,
+      customer: { id: customer.id, email: customer.email, phone: customerPhone(customer) },
+      data_request: { id: requestId },
+    },
+    shop.currency,
+  );
 }
 
 export function customersRedactPayload(shop: ShopRecord, customer: Customer, orderIds: number[]) {
-  return {
-    shop_id: shop.id,
-    shop_domain: shop.domain,
-    customer: { id: customer.id, email: customer.email, phone: null },
-    orders_to_redact: orderIds,
-  };
+  return fromExample(
+    'customers/redact',
+    {
+      shop_id: shop.id,
+      shop_domain: shop.domain,
+      customer: { id: customer.id, email: customer.email, phone: customerPhone(customer) },
+      orders_to_redact: orderIds,
+    },
+    shop.currency,
+  );
 }
 
 export function shopRedactPayload(shop: ShopRecord) {
-  return { shop_id: shop.id, shop_domain: shop.domain };
+  return fromExample('shop/redact', { shop_id: shop.id, shop_domain: shop.domain }, shop.currency);
 }
