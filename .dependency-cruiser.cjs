@@ -9,7 +9,7 @@
 const EMBED_CONTRACT = '^src/embed/embed-contract[.]ts$';
 
 /** The shared layers at the bottom: no tables, no domain rules; every domain may import them. */
-const SHARED_LAYERS = '^src/(shared|http|db|cache|jobs)/|^src/(config|service-context)[.]ts$';
+const SHARED_LAYERS = '^src/(shared|http|db|cache|jobs)/|^src/(config|config-schema|service-context)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -34,8 +34,8 @@ module.exports = {
     {
       name: 'shared-layers-import-no-domain',
       comment:
-        'src/shared, src/http, src/db, src/cache, src/jobs, src/config.ts and src/service-context.ts sit below every ' +
-        'domain folder and import none (route plugins may name the Runtime type of src/composition.ts).',
+        'src/shared, src/http, src/db, src/cache, src/jobs, src/config.ts, src/config-schema.ts and src/service-context.ts ' +
+        'sit below every domain folder and import none (route plugins may name the Runtime type of src/composition.ts).',
       severity: 'error',
       from: { path: SHARED_LAYERS },
       to: { path: '^src/', pathNot: `${SHARED_LAYERS}|^src/composition[.]ts$` },

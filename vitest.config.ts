@@ -12,6 +12,7 @@ const UNIT = [
   'src/offers/cache.test.ts',
   'src/recommendations/scoring.test.ts',
   'src/shared/*.test.ts',
+  'test/architecture/configuration-doc.test.ts',
   'test/architecture/table-owners.test.ts',
   'test/shopify-standin/*.test.ts',
 ];
