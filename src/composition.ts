@@ -21,7 +21,7 @@ import { challengeConfirmed } from './embed/merchant-tokens.js';
 import { claimantOf, type Claimant } from './accounts/sessions.js';
 import { Onboarding } from './embed/onboarding.js';
 import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
-import { stoppedBodyEraser, WebhookWorker } from './commerce/shopify/webhooks.js';
+import { stoppedBodyEraser, WebhookReconciler, WebhookWorker } from './commerce/shopify/webhooks.js';
 
 /** Configuration and the connections a process holds: databases, the invalidation bus, Redis. */
 export interface Infrastructure {
@@ -177,6 +177,8 @@ export class BackgroundJobs {
   private readonly shopifyTokens: PeriodicJob | undefined;
   /** Erases the raw bodies of webhook deliveries that stopped a week ago (docs/shopify.md, "Webhooks"). */
   private readonly shopifyBodies: PeriodicJob | undefined;
+  /** Subscribes again the webhook topics Shopify deleted after failed deliveries (docs/shopify.md, "Webhooks"). */
+  private readonly shopifySubscriptions: PeriodicJob | undefined;
 
   constructor(options: {
     db: Db;
@@ -225,6 +227,7 @@ export class BackgroundJobs {
         )
       : undefined;
     this.shopifyBodies = shopify ? stoppedBodyEraser(options.setupDb, log) : undefined;
+    this.shopifySubscriptions = shopify ? new WebhookReconciler({ shopify, db: options.setupDb, log }).job() : undefined;
   }
 
   /** Each job runs at once, then on its timer. */
@@ -236,6 +239,8 @@ export class BackgroundJobs {
     this.shopifyWebhooks?.start();
     this.shopifyTokens?.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
     this.shopifyBodies?.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
+    // Not at start: the install subscribes, and a restart would otherwise read every store's subscriptions at once.
+    this.shopifySubscriptions?.start({ keepProcessAlive: options.keepProcessAlive });
   }
 
   async stop(): Promise<void> {
@@ -247,6 +252,7 @@ export class BackgroundJobs {
       this.shopifyWebhooks?.stop(),
       this.shopifyTokens?.stop(),
       this.shopifyBodies?.stop(),
+      this.shopifySubscriptions?.stop(),
     ]);
   }
 

@@ -121,6 +121,19 @@ export async function shopsWithTokensToRenew(db: Db, before: Date, limit: number
   return rows.map((row) => row.shop);
 }
 
+/** Connected stores after `after` in domain order, for a job that walks them all a batch at a time. */
+export async function connectedShopsAfter(db: Db, after: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('shopify_shops')
+    .select('shop')
+    .where('access_token_encrypted', 'is not', null)
+    .where('shop', '>', after)
+    .orderBy('shop')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.shop);
+}
+
 /** OAuth states are kept by hash: the state itself travels in URLs. */
 export const stateHash = (state: string) => crypto.createHash('sha256').update(state).digest('hex');
 

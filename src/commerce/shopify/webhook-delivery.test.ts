@@ -6,7 +6,7 @@ import { uniqueId } from '../../../test/support/factories.js';
 import { install, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { signWebhookBody } from '../../../test/shopify-standin/webhooks.js';
-import { eraseStoppedBodies, STOPPED_BODY_RETENTION_MS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
+import { eraseStoppedBodies, STOPPED_BODY_RETENTION_MS, WEBHOOK_BODY_LIMIT_BYTES, WebhookReconciler } from './webhooks.js';
 
 const BASE_URL = 'https://svc.test';
 const WEBHOOKS = `${BASE_URL}/commerce/shopify/webhooks`;
@@ -190,6 +190,26 @@ describeEachDatabase(
       expect(retry.statusCode).toBe(409);
       expect(retry.json()).toMatchObject({ error: 'conflict' });
       expect(await row(webhookId)).toEqual(erased);
+    });
+
+    it('subscribes again, on its round, a topic Shopify deleted after failed deliveries; a complete store costs one read', async () => {
+      const shop = await installedShop();
+      const subscriptions = standIn.shop(shop).webhookSubscriptions;
+      const topics = () => [...subscriptions.values()].map((subscription) => subscription.topic).sort();
+      const subscribed = topics();
+      // As Shopify does after 8 failed deliveries in a row (test/shopify-standin/webhook-delivery.test.ts).
+      const ordersCreate = [...subscriptions.values()].find((subscription) => subscription.topic === 'ORDERS_CREATE')!;
+      subscriptions.delete(ordersCreate.id);
+      const reconciler = new WebhookReconciler({ shopify: use().runtime.commerce.shopify!, db: use().db, log: use().app.log });
+      let calls = standIn.apiUsage(shop).adminApiCalls;
+      // Other tests' stores come first in domain order: rounds continue where the last stopped, until this store's.
+      for (let round = 0; round < 50 && !(await reconciler.round()).includes(shop); round++);
+      expect(topics()).toEqual(subscribed);
+      expect(standIn.apiUsage(shop).adminApiCalls - calls).toBe(2);
+      calls = standIn.apiUsage(shop).adminApiCalls;
+      for (let round = 0; round < 50 && !(await reconciler.round()).includes(shop); round++);
+      expect(standIn.apiUsage(shop).adminApiCalls - calls).toBe(1);
+      expect(topics()).toEqual(subscribed);
     });
 
     it('customers/redact erases the shopper’s data from stopped deliveries too', async () => {

@@ -13,7 +13,7 @@ import {
 } from '../../orders/service.js';
 import { StoreDisconnectedError } from './admin-client.js';
 import type { ShopifyCommerce } from './adapter.js';
-import { StoreNotInstalledError } from './tokens.js';
+import { TokenRefusedError, StoreNotInstalledError } from './tokens.js';
 import { chargeCommission } from './billing.js';
 import * as dal from './dal.js';
 import * as documents from './documents.js';
@@ -261,4 +261,50 @@ export function stoppedBodyEraser(db: Db, log: FastifyBaseLogger): PeriodicJob {
     BODY_ERASER_INTERVAL_MS,
     (error) => log.error({ err: error }, 'erasing the bodies of stopped Shopify webhook deliveries failed; it runs again within the hour'),
   );
+}
+
+/** Stores whose webhook subscriptions one round checks: one Admin API read each, writes only for what is missing. */
+const RECONCILE_BATCH = 200;
+const RECONCILE_INTERVAL_MS = 60 * 60_000;
+
+/**
+ * Walks the connected stores a batch per round, in domain order, from where the last round
+ * stopped (from the start again after the last store, or after a restart), and subscribes again
+ * the topics Shopify deleted after 8 failed deliveries in a row. Returns the stores it checked.
+ */
+export class WebhookReconciler {
+  private after = '';
+
+  constructor(private readonly options: { shopify: ShopifyCommerce; db: Db; log: FastifyBaseLogger; batch?: number }) {}
+
+  async round(): Promise<string[]> {
+    const { shopify, db, log } = this.options;
+    const shops = await dal.connectedShopsAfter(db, this.after, this.options.batch ?? RECONCILE_BATCH);
+    this.after = shops.length < (this.options.batch ?? RECONCILE_BATCH) ? '' : shops.at(-1)!;
+    for (const shop of shops) {
+      try {
+        await shopify.reconcileWebhooks(shop);
+      } catch (error) {
+        // A store that left meanwhile has nothing to reconcile; anything else is tried again next round.
+        if (error instanceof StoreNotInstalledError || error instanceof StoreDisconnectedError || error instanceof TokenRefusedError)
+          continue;
+        log.warn(
+          { shop, reason: error instanceof Error ? error.message : String(error) },
+          'could not reconcile Shopify webhooks; next round',
+        );
+      }
+    }
+    return shops;
+  }
+
+  /** Hourly: a deleted subscription costs at most an hour of deliveries, which the stores' own history can fill. */
+  job(): PeriodicJob {
+    return new PeriodicJob(
+      async () => {
+        await this.round();
+      },
+      RECONCILE_INTERVAL_MS,
+      (error) => this.options.log.error({ err: error }, 'Shopify webhook reconciliation failed; it runs again within the hour'),
+    );
+  }
 }
