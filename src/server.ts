@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     '',
     `Partner collaboration service (${config.serviceEnv}) on ${where}`,
     `  Base URL:        ${config.baseUrl}`,
-    `  Dashboard:       ${config.baseUrl}/dashboard   (brand staff: sign up, partnerships, collabs, keys, performance)`,
+    `  Dashboard:       ${config.baseUrl}/dashboard   (brand staff: sign up, partnerships, campaigns, keys, performance)`,
     `  API reference:   ${config.baseUrl}/docs   (OpenAPI: ${config.baseUrl}/v1/openapi.json)`,
     `  Health:          ${config.baseUrl}/healthz  ${config.baseUrl}/readyz  ${config.baseUrl}/metrics`,
     `  Admin API:       ${

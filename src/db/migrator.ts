@@ -26,6 +26,7 @@ import * as statements from './migrations/0024_statements.js';
 import * as offerSetupProposals from './migrations/0026_offer_setup_proposals.js';
 import * as shopifyExpiringTokens from './migrations/0028_shopify_expiring_tokens.js';
 import * as shopifyFailedDeliveries from './migrations/0029_shopify_failed_deliveries.js';
+import * as rescoreKnownTermsOnly from './migrations/0032_rescore_known_terms_only.js';
 import * as shopifyEventIds from './migrations/0034_shopify_event_ids.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0026_offer_setup_proposals': offerSetupProposals,
   '0028_shopify_expiring_tokens': shopifyExpiringTokens,
   '0029_shopify_failed_deliveries': shopifyFailedDeliveries,
+  '0032_rescore_known_terms_only': rescoreKnownTermsOnly,
   '0034_shopify_event_ids': shopifyEventIds,
 };
 

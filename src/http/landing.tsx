@@ -32,7 +32,7 @@ export function landingLinks(config: Pick<Config, 'baseUrl' | 'serviceEnv' | 'pl
     {
       href: '/dashboard',
       label: 'Brand dashboard',
-      what: 'Sign up or sign in as brand staff: partnerships, collabs, offer, API keys, performance.',
+      what: 'Sign up or sign in as brand staff: partnerships, campaigns, offer, API keys, performance.',
     },
     {
       href: API_REFERENCE_PATH,
