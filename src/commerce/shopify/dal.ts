@@ -479,8 +479,8 @@ export async function claimDueDelivery(db: Db, now: Date, leaseMs: number): Prom
 }
 
 /** The delivery is done: its payload (shoppers' data) is dropped, an answer for the merchant kept. */
-export async function completeDelivery(db: Db, webhookId: string, leaseId: string | null, result: unknown, now: Date): Promise<boolean> {
-  let query = db
+export async function completeDelivery(db: Db, webhookId: string, leaseId: string, result: unknown, now: Date): Promise<boolean> {
+  const done = await db
     .updateTable('shopify_webhook_deliveries')
     .set({
       status: 'done',
@@ -490,9 +490,10 @@ export async function completeDelivery(db: Db, webhookId: string, leaseId: strin
       lease_id: null,
       last_error: null,
     })
-    .where('webhook_id', '=', webhookId);
-  if (leaseId) query = query.where('lease_id', '=', leaseId).where('locked_until', '>=', now);
-  const done = await query.executeTakeFirst();
+    .where('webhook_id', '=', webhookId)
+    .where('lease_id', '=', leaseId)
+    .where('locked_until', '>=', now)
+    .executeTakeFirst();
   return done.numUpdatedRows > 0n;
 }
 
