@@ -13,11 +13,12 @@ const UNIT = [
   'src/recommendations/scoring.test.ts',
   'src/shared/*.test.ts',
   'test/architecture/configuration-doc.test.ts',
+  'test/architecture/domain-tiers.test.ts',
   'test/architecture/table-owners.test.ts',
   'test/shopify-standin/*.test.ts',
 ];
 /** Tests that drive Chromium. */
-const BROWSER = ['**/*browser.test.ts', 'src/oauth/e2e.test.ts', 'src/http/landing.test.ts', 'src/http/reference-page.test.ts'];
+const BROWSER = ['**/*browser.test.ts', 'src/oauth/e2e.test.ts', 'src/site/landing.test.ts', 'src/http/reference-page.test.ts'];
 /** Tests of the service as its own process: starts, signals, faults, bounds it keeps. */
 const RESILIENCE = ['test/resilience/*.test.ts', 'test/server/*.test.ts', 'test/durability/*.test.ts'];
 

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { createTestDatabase, TEST_DATABASE_BOUNDS, TEST_POSTGRES_URL, type TestDatabase } from '../test/support/databases.js';
 import { openDatabase } from './db/database.js';
 import { InvalidationBus } from './cache/invalidation.js';
-import { issuePlatformKey } from './auth/credentials.js';
+import { issuePlatformKey } from './auth/service.js';
 import { registerOAuthClient } from './oauth/clients.js';
 import { createBrand, savePlatform } from '../test/support/factories.js';
 import { hashSecret } from './shared/keys.js';

@@ -11,17 +11,17 @@ import { ApiError } from './http/errors.js';
 import { FixtureError, loadFixtureFile } from './demo/loader.js';
 import { acquireDataDirLock, DataDirLockedError } from './admin/data-dir-lock.js';
 import { companyWithKeys, platformWithKeys } from './admin/service.js';
-import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from './auth/credentials.js';
+import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from './auth/service.js';
 import { createCompany, updateCompany } from './companies/service.js';
 import { createPlatform, listPlatformBrands, listPlatforms, setPlatformActive, updatePlatform } from './platforms/service.js';
 import type { ServiceContext } from './service-context.js';
-import { CreateCompanyBody, CreatePlatformBody, UpdateCompanyBody, UpdatePlatformBody } from './admin/schemas.js';
-import { registerOAuthClient } from './oauth/clients.js';
-import { listOAuthClients } from './oauth/clients.js';
+import { CreatePlatformBody, UpdatePlatformBody } from './admin/schemas.js';
+import { CreateCompanyBody, UpdateCompanyBody } from './companies/schemas.js';
+import { listOAuthClients, registerOAuthClient } from './oauth/service.js';
 import { RegisterClientBody } from './oauth/schemas.js';
 import { AdjustmentBody } from './orders/schemas.js';
 import { commercePlatformsFor } from './commerce/registry.js';
-import { setSandboxOwner } from './commerce/sandbox/owners.js';
+import { setSandboxOwner } from './commerce/sandbox/service.js';
 import { closeEndedMonths, monthlyStatement, postAdjustment, statementCsv } from './orders/statements.js';
 
 /**

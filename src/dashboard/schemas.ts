@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { pagingQuery } from '../http/paging.js';
 import { StringEnum } from '../http/schemas.js';
-import { COMPANY_ID_PATTERN } from '../admin/schemas.js';
+import { COMPANY_ID_PATTERN } from '../companies/schemas.js';
 import { CAMPAIGN_STATUSES } from '../campaigns/schemas.js';
 import { Partner as PartnerSchema } from '../partnerships/schemas.js';
 import { PARTNER_STATUSES } from '../partnerships/status.js';

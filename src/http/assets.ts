@@ -1,11 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { FastifyPluginAsync } from 'fastify';
 import type * as esbuild from 'esbuild';
-import { notFound } from './errors.js';
-import { securePages } from './security-headers.js';
-import type { Runtime } from '../composition.js';
 
 /** Where every browser file of the service is served: `/assets/{stem}.{content hash}.{js|css}`. */
 export const ASSETS_PATH = '/assets/';
@@ -144,13 +140,3 @@ export function browserAssets(): Promise<BrowserAssets> {
   });
   return pending;
 }
-
-/** The one route family of browser files, with the page security headers (nosniff, same-origin only). */
-export const assetRoutes: FastifyPluginAsync<Runtime> = async (app, runtime) => {
-  await securePages(app, runtime.config.baseUrl);
-  app.get<{ Params: { name: string } }>(`${ASSETS_PATH}:name`, { schema: { hide: true } }, async (request, reply) => {
-    const found = (await browserAssets()).files.get(request.params.name);
-    if (!found) throw notFound(`no asset ${request.params.name}`);
-    return reply.type(found.contentType).header('Cache-Control', 'public, max-age=31536000, immutable').send(found.body);
-  });
-};

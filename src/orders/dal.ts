@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { CommissionLedgerTable, CustomerBasis } from '../db/schema.js';
-import type { LinkKey } from '../attribution/dal.js';
+import type { LinkKey } from '../attribution/service.js';
 
 export interface OrderRecord {
   storeDomain: string;

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
-import { findReferralLink, type LinkKey } from '../attribution/dal.js';
+import { referralLinkOf, type LinkKey } from '../attribution/service.js';
 import type { CustomerBasis } from '../db/schema.js';
 import { badRequest, conflict } from '../http/errors.js';
 import { isIsoCurrency } from '../shared/currency.js';
@@ -97,7 +97,7 @@ async function attributionFor(ctx: OrdersContext, order: IncomingOrder): Promise
   const days = attributionWindow(order.placedAt, ctx.attributionWindowDays);
   const candidates: Array<{ partnerId: string; link?: LinkKey; matchedBy: MatchedBy }> = [];
   if (order.referralToken) {
-    const link = await findReferralLink(ctx.db, order.referralToken);
+    const link = await referralLinkOf(ctx.db, order.referralToken);
     if (link && link.partnerDomain === order.storeDomain) candidates.push({ partnerId: link.partnerId, link, matchedBy: 'referral_link' });
   }
   if (order.discountCode) {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { openDatabase } from '../../src/db/database.js';
-import { issuePlatformKey } from '../../src/auth/credentials.js';
+import { issuePlatformKey } from '../../src/auth/service.js';
 import { savePlatform } from '../support/factories.js';
 import { createTestDatabase, PATIENT_DATABASE_ENV, TEST_DATABASE_BOUNDS, type TestDatabase } from '../support/databases.js';
 import { freePort, requestsBegun, startService, untilShuttingDown, waitUntil } from '../support/service-process.js';
