@@ -221,6 +221,17 @@ and no axe violations`, async () => {
     const greenleaf = demoData.brands!.find((brand) => brand.companyId === 'greenleaf-tea')!;
     await requests.getByText(greenleaf.businessName).waitFor();
     expect(await requests.getByRole('button', { name: `Accept request from ${greenleaf.businessName}` }).count()).toBe(1);
+
+    // Integrations links the brand's sandbox store admin, which takes the store owner sign-in the banner prints.
+    const owner = /Store owner:\s+(\S+)\s+email (\S+)\s+password (\S+)/.exec(banner)!;
+    await page.getByRole('link', { name: 'Integrations' }).click();
+    await page.getByRole('region', { name: 'Sandbox store' }).getByRole('link', { name: 'store admin' }).click();
+    await page.waitForURL(/\/sandbox\/stores\//);
+    await page.getByLabel('Email').fill(owner[2]!);
+    await page.getByLabel('Password').fill(owner[3]!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: /^Orders \(\d+ in all, latest first\)$/ }).waitFor();
+    expect(page.url()).toBe(owner[1]);
     await page.context().close();
   });
 });

@@ -37,6 +37,8 @@ const ENTRIES = {
   accountStyle: { entry: 'pages/account.css', stem: 'account' },
   /** The API reference's adjustments to its renderer's theme (src/http/reference-page.tsx). */
   referenceStyle: { entry: 'pages/reference.css', stem: 'reference' },
+  /** The API reference's correction to its renderer's markup (web/pages/reference.ts). */
+  referenceScript: { entry: 'pages/reference.ts', stem: 'reference-aria', options: { format: 'iife' } },
   demoScript: { entry: 'demo/demo.ts', stem: 'demo', options: { format: 'iife' } },
   demoStyle: { entry: 'demo/demo.css', stem: 'demo' },
 } satisfies Record<string, Entry>;
