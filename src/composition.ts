@@ -17,7 +17,7 @@ import { performanceSealer } from './dashboard/sealer.js';
 import { statementCloser } from './orders/statement-closer.js';
 import { challengeConfirmed, Onboarding, SetupWorker } from './embed/service.js';
 import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
-import { WebhookWorker } from './commerce/shopify/webhooks.js';
+import { stoppedBodyEraser, WebhookReconciler, WebhookWorker } from './commerce/shopify/webhooks.js';
 import { OffersCache } from './offers/cache.js';
 import { loadOfferSet } from './offers/offer-set.js';
 import { claimantOf, mailerFor, type Claimant, type Mailer } from './accounts/service.js';
@@ -189,6 +189,10 @@ export class BackgroundJobs {
   private readonly shopifyWebhooks: WebhookWorker | undefined;
   /** Moves stores off non-expiring tokens and renews refresh tokens before they run out (docs/shopify.md, "Tokens"). */
   private readonly shopifyTokens: PeriodicJob | undefined;
+  /** Erases the raw bodies of webhook deliveries that stopped a week ago (docs/shopify.md, "Webhooks"). */
+  private readonly shopifyBodies: PeriodicJob | undefined;
+  /** Subscribes again the webhook topics Shopify deleted after failed deliveries (docs/shopify.md, "Webhooks"). */
+  private readonly shopifySubscriptions: PeriodicJob | undefined;
 
   constructor(options: {
     db: Db;
@@ -236,6 +240,8 @@ export class BackgroundJobs {
           (error) => log.error({ err: error }, 'Shopify token keeper failed; it runs again within the hour'),
         )
       : undefined;
+    this.shopifyBodies = shopify ? stoppedBodyEraser(options.setupDb, log) : undefined;
+    this.shopifySubscriptions = shopify ? new WebhookReconciler({ shopify, db: options.setupDb, log }).job() : undefined;
   }
 
   /** Each job runs at once, then on its timer. */
@@ -246,6 +252,9 @@ export class BackgroundJobs {
     this.setup?.start();
     this.shopifyWebhooks?.start();
     this.shopifyTokens?.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
+    this.shopifyBodies?.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
+    // Not at start: the install subscribes, and a restart would otherwise read every store's subscriptions at once.
+    this.shopifySubscriptions?.start({ keepProcessAlive: options.keepProcessAlive });
   }
 
   async stop(): Promise<void> {
@@ -256,6 +265,8 @@ export class BackgroundJobs {
       this.setup?.stop(),
       this.shopifyWebhooks?.stop(),
       this.shopifyTokens?.stop(),
+      this.shopifyBodies?.stop(),
+      this.shopifySubscriptions?.stop(),
     ]);
   }
 

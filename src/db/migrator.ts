@@ -28,6 +28,7 @@ import * as shopifyExpiringTokens from './migrations/0028_shopify_expiring_token
 import * as shopifyFailedDeliveries from './migrations/0029_shopify_failed_deliveries.js';
 import * as unknownPlatformMoneyAndChargeHolds from './migrations/0030_unknown_platform_money_and_charge_holds.js';
 import * as rescoreKnownTermsOnly from './migrations/0032_rescore_known_terms_only.js';
+import * as shopifyEventIds from './migrations/0034_shopify_event_ids.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0029_shopify_failed_deliveries': shopifyFailedDeliveries,
   '0030_unknown_platform_money_and_charge_holds': unknownPlatformMoneyAndChargeHolds,
   '0032_rescore_known_terms_only': rescoreKnownTermsOnly,
+  '0034_shopify_event_ids': shopifyEventIds,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -672,6 +672,10 @@ export interface ShopifyWebhookDeliveriesTable {
   received_at: ColumnType<Date, Date, Date>;
   completed_at: NullableTimestamp;
   failed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Migration 0034: X-Shopify-Event-Id, shared by the deliveries of one event to each subscription; null before. */
+  event_id: ColumnType<string | null, string | null | undefined, never>;
+  /** Migration 0034: when the raw body of a stopped delivery was erased (only its ids kept). */
+  body_erased_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** A usage charge on a store's subscription, by its idempotency key. */

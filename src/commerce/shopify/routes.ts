@@ -6,7 +6,7 @@ import formbody from '@fastify/formbody';
 import { Type } from 'typebox';
 import { isUuid } from '../../config.js';
 import type { Runtime } from '../../composition.js';
-import { ApiError, badRequest, notFound, unauthorized } from '../../http/errors.js';
+import { ApiError, badRequest, conflict, notFound, unauthorized } from '../../http/errors.js';
 import { formField } from '../../http/forms.js';
 import { requireOwnOrigin } from '../../http/origin.js';
 import { cookiePolicyFor, csrfTokenFor, csrfTokenMatches } from '../../shared/cookies.js';
@@ -26,7 +26,7 @@ import {
   sendRefusalPage,
 } from './pages.js';
 import { InstallQuery, PlanQuery, RetriedDelivery, ShopifyAttention, WebhookIdParams, WebhookReceipt } from './schemas.js';
-import { COMPLIANCE_TOPICS, LIFECYCLE_TOPICS, TOPICS, handleDelivery } from './webhooks.js';
+import { COMPLIANCE_TOPICS, TOPICS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 export const CALLBACK_PATH = '/commerce/shopify/callback';
@@ -325,6 +325,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
           ...delivery,
           receivedAt: delivery.receivedAt.toISOString(),
           failedAt: delivery.failedAt?.toISOString() ?? null,
+          bodyErasedAt: delivery.bodyErasedAt?.toISOString() ?? null,
         })),
       };
     },
@@ -337,12 +338,14 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
         summary: 'Sends a stopped Shopify webhook delivery through again, with a fresh round of attempts',
         tags: ['admin'],
         params: WebhookIdParams,
-        response: { 200: RetriedDelivery, 401: errorRef, 404: errorRef },
+        response: { 200: RetriedDelivery, 401: errorRef, 404: errorRef, 409: errorRef },
       },
     },
     async (request) => {
       const { webhookId } = request.params;
-      if (!(await shopifyService.retryDelivery(db, webhookId, new Date()))) throw notFound(`no stopped delivery ${webhookId}`);
+      const retried = await shopifyService.retryDelivery(db, webhookId, new Date());
+      if (retried === 'unknown') throw notFound(`no stopped delivery ${webhookId}`);
+      if (retried === 'erased') throw conflict(`the body of delivery ${webhookId} was erased: only its ids are kept`);
       runtime.jobs.nudgeShopifyWebhooks();
       return { webhookId, retried: true as const };
     },
@@ -373,7 +376,7 @@ function shopInBody(topic: string, payload: unknown): string | null {
 
 async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: Runtime, shopify: ShopifyCommerce): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config } = runtime;
+  const { db } = runtime;
   // The HMAC covers the exact bytes sent, so this scope keeps the raw body.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -389,8 +392,11 @@ async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: R
   app.post(
     '/commerce/shopify/webhooks',
     {
+      bodyLimit: WEBHOOK_BODY_LIMIT_BYTES,
       schema: {
-        summary: "Shopify's webhooks, every topic: HMAC-verified over the raw body, deduplicated by X-Shopify-Webhook-Id",
+        summary:
+          "Shopify's webhooks, every topic: HMAC-verified over the raw body, deduplicated by X-Shopify-Webhook-Id and " +
+          'X-Shopify-Event-Id, answered at once and worked off by a durable job',
         tags: ['commerce'],
         response: { 200: WebhookReceipt, 400: errorRef, 401: errorRef },
       },
@@ -405,17 +411,11 @@ async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: R
       if (!isShopDomain(shop)) throw badRequest('X-Shopify-Shop-Domain must be a myshopify.com domain');
       const named = shopInBody(topic, request.body);
       if (named !== null && named !== shop) throw badRequest('the body names another shop than X-Shopify-Shop-Domain');
-      const delivery = { webhookId: check.webhookId, shop, topic, payload: request.body };
-      if (!(await shopifyService.recordDelivery(db, { ...delivery, now: new Date() }))) return { received: true, duplicate: true };
-      if (LIFECYCLE_TOPICS.has(topic)) {
-        const deps = { shopify, db, orders: config.orders, log: request.log };
-        try {
-          await shopifyService.completeDelivery(db, delivery.webhookId, await handleDelivery(deps, delivery), new Date());
-        } catch (error) {
-          // Left pending: the worker retries it.
-          request.log.warn({ err: error, shop, topic }, 'Shopify lifecycle webhook left to the worker');
-        }
-      }
+      const eventId = request.headers['x-shopify-event-id'];
+      const delivery = { webhookId: check.webhookId, eventId: typeof eventId === 'string' && eventId !== '' ? eventId : null };
+      const recorded = await shopifyService.recordDelivery(db, { ...delivery, shop, topic, payload: request.body, now: new Date() });
+      if (!recorded) return { received: true, duplicate: true };
+      // Every topic is the worker's: Shopify's 5 s hold no Admin API call. An API-only instance leaves it to the worker's poll.
       runtime.jobs.nudgeShopifyWebhooks();
       return { received: true, duplicate: false };
     },

@@ -64,17 +64,21 @@ export async function attention(db: Db, limit: number) {
   return { stores, deliveries };
 }
 
-/** Gives a stopped delivery a fresh round of attempts; false when no stopped delivery has that id. */
-export function retryDelivery(db: Db, webhookId: string, now: Date): Promise<boolean> {
+/**
+ * Gives a stopped delivery a fresh round of attempts: 'unknown' when no stopped delivery has that
+ * id, 'erased' when its body was erased (nothing is left to work off).
+ */
+export function retryDelivery(db: Db, webhookId: string, now: Date): Promise<'retried' | 'erased' | 'unknown'> {
   return dal.retryFailedDelivery(db, webhookId, now);
 }
 
-/** Records a verified delivery unless its webhook id was seen; true when it is new. */
-export function recordDelivery(db: Db, delivery: { webhookId: string; shop: string; topic: string; payload: unknown; now: Date }) {
+/**
+ * Records a verified delivery unless its webhook id was seen or its event came through another
+ * subscription (same shop, topic and event id); true when it is new.
+ */
+export function recordDelivery(
+  db: Db,
+  delivery: { webhookId: string; eventId: string | null; shop: string; topic: string; payload: unknown; now: Date },
+) {
   return dal.insertDelivery(db, delivery);
-}
-
-/** Marks a delivery the request itself handled as done, with what it did. */
-export async function completeDelivery(db: Db, webhookId: string, result: unknown, now: Date): Promise<void> {
-  await dal.completeDelivery(db, webhookId, null, result, now);
 }
