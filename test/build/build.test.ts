@@ -34,7 +34,7 @@ describe('npm run build, and npm start building when stale', () => {
     expect(fs.existsSync(`${checkout}/dist/site/pages.js`)).toBe(true);
     expect(fs.readdirSync(`${checkout}/dist`, { recursive: true }).filter((file) => String(file).includes('.test.'))).toEqual([]);
     for (const [name, file] of Object.entries(manifest())) {
-      expect(file, name).toMatch(/^[a-z]+\.[0-9a-f]{12}\.(js|css)$/);
+      expect(file, name).toMatch(/^[a-z]+(-[a-z]+)*\.[0-9a-f]{12}\.(js|css)$/);
       expect(fs.statSync(`${checkout}/dist/assets/${file}`).size, name).toBeGreaterThan(0);
     }
     expect(Object.keys(manifest())).toEqual(expect.arrayContaining(['dashboardScript', 'embedScript', 'pagesStyle']));
