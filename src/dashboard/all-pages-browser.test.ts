@@ -45,7 +45,7 @@ describe('every dashboard page at phone and desktop widths, in Chromium', () => 
     pending = new DashboardClient(context.app);
     await pending.start();
     const pendingDomain = `${uniqueId('pending')}.example`;
-    await pending.post('/dashboard/api/sign-up', {
+    await pending.signUp({
       email: `${uniqueId('p')}@${pendingDomain}`,
       password: DASHBOARD_PASSWORD,
       brand: { businessName: 'Waiting Brand', domain: pendingDomain },

@@ -26,6 +26,7 @@ import * as statements from './migrations/0024_statements.js';
 import * as offerSetupProposals from './migrations/0026_offer_setup_proposals.js';
 import * as shopifyExpiringTokens from './migrations/0028_shopify_expiring_tokens.js';
 import * as shopifyFailedDeliveries from './migrations/0029_shopify_failed_deliveries.js';
+import * as signUpRequests from './migrations/0031_sign_up_requests.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0026_offer_setup_proposals': offerSetupProposals,
   '0028_shopify_expiring_tokens': shopifyExpiringTokens,
   '0029_shopify_failed_deliveries': shopifyFailedDeliveries,
+  '0031_sign_up_requests': signUpRequests,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

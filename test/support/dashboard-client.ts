@@ -82,10 +82,23 @@ export class DashboardClient {
     return this.postForm(confirmUrl, { decision });
   }
 
+  /**
+   * Signs up as a person does: the sign-up's answer, then the link from the mail the development
+   * mailbox kept, opened and answered. Returns the finishing answer (201, signed in), or the sign-up's
+   * own refusal; a sign-up of an address that has an account gets no link, so this throws.
+   */
+  async signUp(body: Record<string, unknown>) {
+    const sent = await this.post('/dashboard/api/sign-up', body);
+    if (sent.statusCode !== 202) return sent;
+    const token = await signUpLinkFor(this.app, sent.json().email);
+    if (!token) throw new Error(`no sign-up link was mailed to ${sent.json().email}`);
+    return this.post('/dashboard/api/sign-up/finish', { token });
+  }
+
   /** Signs up a brand and has the store's owner confirm the claim; returns the brand's company id. */
   async signUpBrand(businessName: string, domain: string, email: string, categories: string[] = []): Promise<string> {
     await this.start();
-    const response = await this.post('/dashboard/api/sign-up', {
+    const response = await this.signUp({
       email,
       password: DASHBOARD_PASSWORD,
       brand: { businessName, domain, categories },
@@ -97,6 +110,26 @@ export class DashboardClient {
     if (!checked.json().companyId) throw new Error(`claim not settled: ${checked.body}`);
     return checked.json().companyId;
   }
+}
+
+/** The mails the development mailbox shows for an address, newest first, as their text. */
+export async function mailsTo(app: App, email: string): Promise<string[]> {
+  const page = await app.inject({ method: 'GET', url: '/account/dev-mailbox' });
+  if (page.statusCode !== 200) throw new Error(`the development mailbox answered ${page.statusCode}`);
+  return page.body
+    .split('<li>')
+    .slice(1)
+    .filter((item) => item.includes(`<dd>${email}</dd>`))
+    .map((item) => /<pre class="mail">([\s\S]*?)<\/pre>/.exec(item)?.[1] ?? '');
+}
+
+/** The token of the newest sign-up link mailed to an address, if any. */
+export async function signUpLinkFor(app: App, email: string): Promise<string | undefined> {
+  for (const text of await mailsTo(app, email)) {
+    const token = /#\/finish-sign-up\/([A-Za-z0-9]+)/.exec(text)?.[1];
+    if (token) return token;
+  }
+  return undefined;
 }
 
 /**
