@@ -130,6 +130,10 @@ const SIGN_UP_REQUESTS_PER_EMAIL = 5;
 /** The dashboard's screen that finishes a sign-up; the token rides in the fragment, which no server or log sees. */
 export const FINISH_SIGN_UP_PATH = '/dashboard#/finish-sign-up/';
 
+const SIGN_UP_SENT_MESSAGE =
+  `We sent a mail to the address you gave. Open the link in it within ${SIGN_UP_LINK_LIFETIME_MS / 3_600_000} hours ` +
+  'to finish signing up.';
+
 export interface SignUpInput {
   email: string;
   password: string;
@@ -140,7 +144,6 @@ export interface SignUpInput {
 /** The answer to every sign-up that passed its checks, whether or not the address has an account. */
 export interface SignUpSent {
   sent: true;
-  email: string;
   message: string;
 }
 
@@ -204,11 +207,8 @@ export async function signUp(ctx: SignUpContext, input: SignUpInput, now = new D
     );
     await sendQuietly(ctx, mailer, finishSignUpMail(email, token, ctx.baseUrl));
   }
-  return {
-    sent: true,
-    email,
-    message: `We sent a mail to ${email}. Open the link in it within ${SIGN_UP_LINK_LIFETIME_MS / 3_600_000} hours to finish signing up.`,
-  };
+  // Not even the address is echoed: the answers to a taken and a free address are the same bytes.
+  return { sent: true, message: SIGN_UP_SENT_MESSAGE };
 }
 
 /** A mail that cannot leave is logged by its kind only (a transport error may quote the message, and so its link). */

@@ -136,7 +136,7 @@ export const Session = Type.Object({
 export type Session = Static<typeof Session>;
 
 /** The same for every sign-up that passed its checks, whether the address has an account or not. */
-export const SignUpSent = Type.Object({ sent: Type.Literal(true), email: Type.String(), message: Type.String() });
+export const SignUpSent = Type.Object({ sent: Type.Literal(true), message: Type.String() });
 export type SignUpSent = Static<typeof SignUpSent>;
 export const SignedUp = Type.Object({ companyId: Nullable(Type.String()), claim: Nullable(Claim) });
 export type SignedUp = Static<typeof SignedUp>;

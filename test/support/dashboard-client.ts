@@ -90,8 +90,9 @@ export class DashboardClient {
   async signUp(body: Record<string, unknown>) {
     const sent = await this.post('/dashboard/api/sign-up', body);
     if (sent.statusCode !== 202) return sent;
-    const token = await signUpLinkFor(this.app, sent.json().email);
-    if (!token) throw new Error(`no sign-up link was mailed to ${sent.json().email}`);
+    const email = String(body.email).trim().toLowerCase();
+    const token = await signUpLinkFor(this.app, email);
+    if (!token) throw new Error(`no sign-up link was mailed to ${email}`);
     return this.post('/dashboard/api/sign-up/finish', { token });
   }
 
