@@ -1124,6 +1124,7 @@ describe('hostile input against every route', () => {
       'POST /dashboard/api/password-reset': () => fc.record({ email: mostly(fc.constantFrom(world.targetEmail, 'nobody@fuzz.example')) }),
       'POST /dashboard/api/password-reset/confirm': () =>
         fc.record({ token: mostly(fc.base64String({ minLength: 4, maxLength: 64 })), password }),
+      'POST /dashboard/api/sign-up/finish': () => fc.record({ token: mostly(fc.base64String({ minLength: 4, maxLength: 64 })) }),
       'POST /dashboard/api/partners/:companyId/request': () => fc.record({ message: mostly(fc.string({ maxLength: 200 })) }, optional),
       'POST /dashboard/api/campaigns': () =>
         fc.record({
