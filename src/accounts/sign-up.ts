@@ -176,10 +176,10 @@ const emailTaken = (email: string) => new ApiError(409, 'email_taken', `a user w
 /**
  * Signs up, in two steps so that the answer never tells whether the address has an account
  * (issue 23). This first step checks everything that does not depend on the address (the password,
- * the invitation code without spending it, the claimed store), then answers every sign-up alike,
- * with the same work on both sides (one password hash, one mail): a free address gets a link that
- * finishes the sign-up (finishSignUp), an address with an account gets a warning to its owner and
- * nothing is written for it.
+ * the invitation code without spending it, the claimed store) and hashes the password, then
+ * answers every sign-up alike; only after the answer is the address looked up: a free address gets
+ * a link that finishes the sign-up (finishSignUp), an address with an account gets a warning to
+ * its owner and nothing is written for it.
  */
 export async function signUp(ctx: SignUpContext, input: SignUpInput, now = new Date()): Promise<SignUpSent> {
   if ((input.brand === undefined) === (input.invitationCode === undefined)) {
@@ -194,21 +194,32 @@ export async function signUp(ctx: SignUpContext, input: SignUpInput, now = new D
   if (invitationCodeHash !== null && !(await dal.invitationUsable(ctx.db, invitationCodeHash, now))) throw invalidInvitation();
   const claim = input.brand === undefined ? null : await checkedClaim(ctx.db, input.brand);
   const passwordHash = await hashPassword(input.password);
-  const token = randomToken(43);
-  if (await dal.findUserIdByEmail(ctx.db, email)) {
-    await sendQuietly(ctx, mailer, accountExistsMail(email, ctx.baseUrl));
-  } else {
-    const expiresAt = new Date(now.getTime() + SIGN_UP_LINK_LIFETIME_MS);
-    await dal.insertSignUpRequest(
-      ctx.db,
-      { tokenHash: hashSecret(token), email, passwordHash, invitationCodeHash, claim, expiresAt },
-      SIGN_UP_REQUESTS_PER_EMAIL,
-      now,
-    );
-    await sendQuietly(ctx, mailer, finishSignUpMail(email, token, ctx.baseUrl));
-  }
+  const request = { email, passwordHash, invitationCodeHash, claim };
+  // Whether the address has an account is looked up after the answer, as the password reset does:
+  // a row and a link for a free address take longer than a warning, and the time would tell.
+  void mailSignUp(ctx, mailer, request, now).catch((error: unknown) => {
+    const code = error instanceof Error ? ((error as Error & { code?: string }).code ?? error.name) : 'unknown';
+    ctx.log.error({ code }, 'could not take a sign-up');
+  });
   // Not even the address is echoed: the answers to a taken and a free address are the same bytes.
   return { sent: true, message: SIGN_UP_SENT_MESSAGE };
+}
+
+/** A free address gets its link and its sign-up waits; an address with an account gets a warning, and nothing is written. */
+async function mailSignUp(
+  ctx: SignUpContext,
+  mailer: Mailer,
+  request: Omit<dal.SignUpRequest, 'tokenHash' | 'expiresAt'>,
+  now: Date,
+): Promise<void> {
+  if (await dal.findUserIdByEmail(ctx.db, request.email)) {
+    await sendQuietly(ctx, mailer, accountExistsMail(request.email, ctx.baseUrl));
+    return;
+  }
+  const token = randomToken(43);
+  const expiresAt = new Date(now.getTime() + SIGN_UP_LINK_LIFETIME_MS);
+  await dal.insertSignUpRequest(ctx.db, { ...request, tokenHash: hashSecret(token), expiresAt }, SIGN_UP_REQUESTS_PER_EMAIL, now);
+  await sendQuietly(ctx, mailer, finishSignUpMail(request.email, token, ctx.baseUrl));
 }
 
 /** A mail that cannot leave is logged by its kind only (a transport error may quote the message, and so its link). */

@@ -5,7 +5,7 @@ import { consent, pkce, REDIRECT_URI, signIn, tokenRequest } from '../../test/su
 import { waitUntil } from '../../test/support/service-process.js';
 import { registerOAuthClient } from '../oauth/clients.js';
 import { createBrandUser } from '../accounts/users.js';
-import { DashboardClient, DASHBOARD_PASSWORD, mailsTo } from '../../test/support/dashboard-client.js';
+import { DashboardClient, DASHBOARD_PASSWORD, newSignUpLinks } from '../../test/support/dashboard-client.js';
 
 /** The error code each refusal status carries in these routes. */
 const ERROR_FOR_STATUS: Record<number, string> = { 400: 'invalid_request', 404: 'not_found', 409: 'conflict' };
@@ -129,7 +129,7 @@ racing for one email leave the loser's code usable`, async () => {
         ).toBe(202);
       }
       // Newest first: the second sign-up's link, then the first's.
-      const tokens = (await mailsTo(use().app, email)).map((text) => /#\/finish-sign-up\/([A-Za-z0-9]+)/.exec(text)![1]!).reverse();
+      const tokens = (await newSignUpLinks(use().app, email, 0, 2)).reverse();
       const answers = await Promise.all(tokens.map((token, index) => clients[index]!.post('/dashboard/api/sign-up/finish', { token })));
       expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 409]);
       const lost = answers.findIndex((answer) => answer.statusCode === 409);

@@ -78,6 +78,13 @@ export async function signUpInBrowser(
 export async function followSignUpLink(page: Page, baseUrl: string, email: string): Promise<void> {
   await page.goto(`${baseUrl}/account/dev-mailbox`);
   const mail = page.getByRole('listitem').filter({ hasText: email }).filter({ hasText: 'Finish creating your' }).first();
+  // The mail leaves just after the sign-up's answer: a person reloads the mailbox until it is there.
+  await expect
+    .poll(async () => {
+      if ((await mail.count()) === 0) await page.reload();
+      return mail.count();
+    })
+    .toBe(1);
   await mail.getByRole('link', { name: /finish-sign-up/ }).click();
   await page.getByRole('heading', { name: 'Finish signing up' }).waitFor();
 }

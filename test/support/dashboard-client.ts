@@ -4,6 +4,7 @@ import { csrfOf, form, mergeCookies } from './oauth-flow.js';
 import { createPlatform, uniqueId } from './factories.js';
 import type { TestContext } from './harness.js';
 import { STORE_OWNER_PASSWORD } from './sandbox-owner.js';
+import { waitUntil } from './service-process.js';
 
 export { STORE_OWNER_PASSWORD };
 export const DASHBOARD_PASSWORD = 'correct horse battery staple';
@@ -88,11 +89,11 @@ export class DashboardClient {
    * own refusal; a sign-up of an address that has an account gets no link, so this throws.
    */
   async signUp(body: Record<string, unknown>) {
+    const email = String(body.email).trim().toLowerCase();
+    const earlier = (await signUpLinksFor(this.app, email)).length;
     const sent = await this.post('/dashboard/api/sign-up', body);
     if (sent.statusCode !== 202) return sent;
-    const email = String(body.email).trim().toLowerCase();
-    const token = await signUpLinkFor(this.app, email);
-    if (!token) throw new Error(`no sign-up link was mailed to ${email}`);
+    const [token] = await newSignUpLinks(this.app, email, earlier);
     return this.post('/dashboard/api/sign-up/finish', { token });
   }
 
@@ -124,13 +125,31 @@ export async function mailsTo(app: App, email: string): Promise<string[]> {
     .map((item) => /<pre class="mail">([\s\S]*?)<\/pre>/.exec(item)?.[1] ?? '');
 }
 
-/** The token of the newest sign-up link mailed to an address, if any. */
-export async function signUpLinkFor(app: App, email: string): Promise<string | undefined> {
-  for (const text of await mailsTo(app, email)) {
-    const token = /#\/finish-sign-up\/([A-Za-z0-9]+)/.exec(text)?.[1];
-    if (token) return token;
-  }
-  return undefined;
+/** The tokens of the sign-up links mailed to an address, newest first. */
+export async function signUpLinksFor(app: App, email: string): Promise<string[]> {
+  return (await mailsTo(app, email)).flatMap((text) => /#\/finish-sign-up\/([A-Za-z0-9]+)/.exec(text)?.[1] ?? []);
+}
+
+/**
+ * The links mailed to an address once it has more than `earlier` of them, newest first: the mail
+ * leaves after the sign-up's answer (src/accounts/sign-up.ts), so it is waited for.
+ */
+export async function newSignUpLinks(app: App, email: string, earlier = 0, count = 1): Promise<string[]> {
+  let links: string[] = [];
+  await waitUntil(async () => (links = await signUpLinksFor(app, email)).length >= earlier + count, 30_000);
+  return links;
+}
+
+/** The token of the newest sign-up link mailed to an address, waited for. */
+export async function signUpLinkFor(app: App, email: string): Promise<string> {
+  return (await newSignUpLinks(app, email))[0]!;
+}
+
+/** Waits until an address has `count` mails in the development mailbox, and returns them, newest first. */
+export async function waitForMails(app: App, email: string, count: number): Promise<string[]> {
+  let mails: string[] = [];
+  await waitUntil(async () => (mails = await mailsTo(app, email)).length >= count, 30_000);
+  return mails;
 }
 
 /**
