@@ -6,10 +6,10 @@
  */
 
 /** What the embed app, the loader and the service share: stages, messages, discount choices. */
-const EMBED_CONTRACT = '^src/plugin/embed-contract[.]ts$';
+const EMBED_CONTRACT = '^src/embed/embed-contract[.]ts$';
 
 /** The shared layers at the bottom: no tables, no domain rules; every domain may import them. */
-const SHARED_LAYERS = '^src/(shared|http|db|cache|jobs)/|^src/(config|service-context)[.]ts$';
+const SHARED_LAYERS = '^src/(shared|http|db|cache|jobs)/|^src/(config|config-schema|service-context)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -34,8 +34,8 @@ module.exports = {
     {
       name: 'shared-layers-import-no-domain',
       comment:
-        'src/shared, src/http, src/db, src/cache, src/jobs, src/config.ts and src/service-context.ts sit below every ' +
-        'domain folder and import none (route plugins may name the Runtime type of src/composition.ts).',
+        'src/shared, src/http, src/db, src/cache, src/jobs, src/config.ts, src/config-schema.ts and src/service-context.ts ' +
+        'sit below every domain folder and import none (route plugins may name the Runtime type of src/composition.ts).',
       severity: 'error',
       from: { path: SHARED_LAYERS },
       to: { path: '^src/', pathNot: `${SHARED_LAYERS}|^src/composition[.]ts$` },
@@ -62,7 +62,7 @@ module.exports = {
       name: 'server-imports-no-browser-code',
       comment:
         'The service never imports web/: the server compiles to dist/ on its own, and what both sides need (the embed ' +
-        'contract) lives in src/plugin/embed-contract.ts, which both import.',
+        'contract) lives in src/embed/embed-contract.ts, which both import.',
       severity: 'error',
       from: { path: '^src/' },
       to: { path: '^web/' },
@@ -70,7 +70,7 @@ module.exports = {
     {
       name: 'embed-contract-imports-nothing',
       comment:
-        'src/plugin/embed-contract.ts is bundled into the browser code (the embed app and the published loader), so it ' +
+        'src/embed/embed-contract.ts is bundled into the browser code (the embed app and the published loader), so it ' +
         'imports nothing: no server module can ride along into a bundle through it.',
       severity: 'error',
       from: { path: EMBED_CONTRACT },
@@ -80,7 +80,7 @@ module.exports = {
       name: 'web-imports-only-server-types',
       comment:
         'Browser code (web/) never bundles server modules: from src/ it takes type-only imports (`import type`), and only ' +
-        "of a domain's schemas or response shapes. The values both sides need live in src/plugin/embed-contract.ts.",
+        "of a domain's schemas or response shapes. The values both sides need live in src/embed/embed-contract.ts.",
       severity: 'error',
       from: { path: '^web/' },
       to: { path: '^src/', pathNot: EMBED_CONTRACT, dependencyTypesNot: ['type-only'] },

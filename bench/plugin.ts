@@ -12,7 +12,7 @@ import zlib from 'node:zlib';
 import { launchBrowser } from '../test/support/browser.js';
 import { startTestApp, stopTestApp } from '../test/support/harness.js';
 import { createPlatform } from '../test/support/factories.js';
-import { demoHost } from '../src/plugin/demo-host.js';
+import { demoHost } from '../src/embed/demo-host.js';
 
 const LOADS = Number(process.env.LOADS ?? 20);
 const gzip = (body: Buffer | string) => zlib.gzipSync(body, { level: 9 }).length;

@@ -10,7 +10,7 @@ const CODE_FILES = '{src,test,web,bench,scripts}/**/*.{ts,tsx,js,mjs,cjs,css,sh,
 const FROZEN = [
   // The published loaders: the exact bytes served, minified.
   'web/loader/published/**',
-  // The source of loader v2.0.0, which must build to those bytes (src/plugin/routes.test.ts): its CSS
+  // The source of loader v2.0.0, which must build to those bytes (src/embed/routes.test.ts): its CSS
   // lines are in the published loader as they are, so a new loader version wraps them.
   'web/loader/loader.ts',
   // Written by openapi-typescript (npm run openapi:types) from the OpenAPI document's descriptions.

@@ -8,7 +8,7 @@ import { jobBounds, openDatabase, type DatabaseHandle, type Db } from './db/data
 import { migrateToLatest } from './db/migrator.js';
 import { InvalidationBus } from './cache/invalidation.js';
 import { ApiError } from './http/errors.js';
-import { FixtureError, loadFixtureFile } from './fixtures/loader.js';
+import { FixtureError, loadFixtureFile } from './demo/loader.js';
 import { acquireDataDirLock, DataDirLockedError } from './admin/data-dir-lock.js';
 import { companyWithKeys, platformWithKeys } from './admin/service.js';
 import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from './auth/credentials.js';
@@ -21,7 +21,7 @@ import { listOAuthClients } from './oauth/clients.js';
 import { RegisterClientBody } from './oauth/schemas.js';
 import { AdjustmentBody } from './orders/schemas.js';
 import { commercePlatformsFor } from './commerce/registry.js';
-import { setSandboxOwner } from './commerce/sandbox-owners.js';
+import { setSandboxOwner } from './commerce/sandbox/owners.js';
 import { closeEndedMonths, monthlyStatement, postAdjustment, statementCsv } from './orders/statements.js';
 
 /**

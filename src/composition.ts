@@ -16,10 +16,10 @@ import { PeriodicJob } from './jobs/periodic.js';
 import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
 import { statementCloser } from './orders/statement-closer.js';
-import { SetupWorker } from './plugin/setup-worker.js';
-import { challengeConfirmed } from './plugin/merchant-tokens.js';
+import { SetupWorker } from './embed/setup-worker.js';
+import { challengeConfirmed } from './embed/merchant-tokens.js';
 import { claimantOf, type Claimant } from './accounts/sessions.js';
-import { Onboarding } from './plugin/onboarding.js';
+import { Onboarding } from './embed/onboarding.js';
 import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
 import { WebhookWorker } from './commerce/shopify/webhooks.js';
 
@@ -49,7 +49,7 @@ export interface Runtime extends Infrastructure {
   attribution: Attribution;
   commerce: CommerceRegistry;
   /**
-   * Whether a link's challenge proves the store's merchant (src/plugin/merchant-tokens.ts): for a
+   * Whether a link's challenge proves the store's merchant (src/embed/merchant-tokens.ts): for a
    * commerce platform's routes the browser follows from the plugin, which carry no token.
    */
   challengeConfirmed(domain: string, challenge: string): Promise<boolean>;

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_SERVICE_PLATFORM_ID, loadConfig, withStartDefaults } from './config.js';
+import { ENV_SCHEMA, ENV_VARIABLES } from './config-schema.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -258,5 +259,92 @@ describe('loadConfig', () => {
       fs.writeFileSync(file, '');
       expect(problemsOf({ DATA_DIR: file, DATABASE_URL: 'postgres://u@db/x' })).toEqual([]);
     });
+  });
+});
+
+describe('the environment schema', () => {
+  const variables = Object.entries(ENV_VARIABLES);
+
+  it('describes every variable, and gives a default to each one that is not optional', () => {
+    for (const [name, schema] of variables) expect(schema.description, name).toEqual(expect.stringMatching(/^\S.{10,}/));
+    for (const name of ENV_SCHEMA.required) expect(ENV_VARIABLES[name].default, name).toBeDefined();
+  });
+
+  it('gives every variable with a default a valid one, so an unset variable never refuses a start', () => {
+    expect(problemsOf({})).toEqual([]);
+    for (const [name, schema] of variables.filter(([, schema]) => schema.default !== undefined)) {
+      const text = Array.isArray(schema.default) ? schema.default.join(',') : String(schema.default);
+      expect(problemsOf({ [name]: text }), name).toEqual([]);
+    }
+  });
+
+  it('reads integers as plain decimal digits only, after trimming', () => {
+    expect(loadConfig({ PORT: ' 8080 ' }).port).toBe(8080);
+    for (const value of ['+80', '1e3', '0x50', '80.0', '-0', '８０']) {
+      expect(problemsOf({ PORT: value }), value).toEqual([`PORT must be an integer from 0 to 65535 (got "${value}")`]);
+    }
+    expect(problemsOf({ PORT: '99999999999999999999' })).toEqual(['PORT must be an integer from 0 to 65535 (got "99999999999999999999")']);
+  });
+
+  it('never repeats a secret or a URL that may hold credentials in a refusal', () => {
+    const problems = problemsOf({
+      ADMIN_TOKEN: 'hunter2',
+      METRICS_TOKEN: 'hunter3',
+      ORDERS_WEBHOOK_SECRET: 'hunter4',
+      DATABASE_URL: 'mysql://root:hunter5@db/x',
+      REDIS_URL: 'http://:hunter6@cache',
+      SMTP_URL: 'http://u:hunter7@mail',
+      SHOPIFY_API_KEY: 'app-key',
+      SHOPIFY_API_SECRET: 'hunter8',
+      TOKEN_ENCRYPTION_KEY: 'hunter9',
+    });
+    expect(problems).toHaveLength(8);
+    expect(problems.join('\n')).not.toMatch(/hunter/);
+  });
+
+  it('takes a refused variable as unset, so a rule between variables does not report it twice', () => {
+    expect(problemsOf({ DATABASE_URL: 'mysql://x', RUN_BACKGROUND_JOBS: 'false' })).toEqual([
+      'DATABASE_URL must start with postgres:// or postgresql://',
+    ]);
+    expect(problemsOf({ DATABASE_QUERY_TIMEOUT_MS: 'soon', DATABASE_STATEMENT_TIMEOUT_MS: '5000' })).toEqual([
+      'DATABASE_QUERY_TIMEOUT_MS must be an integer from 200 to 600000 (got "soon")',
+    ]);
+    expect(problemsOf({ RUN_BACKGROUND_JOBS: 'no', SANDBOX_STOREFRONTS: 'on', SERVICE_ENV: 'prod' })).toEqual([
+      'RUN_BACKGROUND_JOBS must be true or false (got "no")',
+      'SANDBOX_STOREFRONTS must be true or false (got "on")',
+    ]);
+  });
+
+  it('checks the Shopify scopes and version even while Shopify is off, naming the bad scope', () => {
+    expect(problemsOf({ SHOPIFY_SCOPES: 'read_products,,write_discounts' })).toEqual([
+      'SHOPIFY_SCOPES must be comma-separated access scopes such as read_products (got "")',
+    ]);
+    expect(problemsOf({ SHOPIFY_API_VERSION: '2026-11' })).toEqual([
+      'SHOPIFY_API_VERSION must be a Shopify API version such as 2026-10 (got "2026-11")',
+    ]);
+    expect(loadConfig({ SHOPIFY_SCOPES: ' read_products , read_orders ' }).shopify).toBeUndefined();
+  });
+
+  it('reads the token encryption key as 64 hex digits or base64 of 32 bytes', () => {
+    const shopify = { SHOPIFY_API_KEY: 'app-key', SHOPIFY_API_SECRET: 'app-secret-0123456789' };
+    const bytes = Buffer.from(Array.from({ length: 32 }, (_, index) => index * 7));
+    for (const TOKEN_ENCRYPTION_KEY of [bytes.toString('hex'), bytes.toString('hex').toUpperCase(), bytes.toString('base64')]) {
+      expect(loadConfig({ ...shopify, TOKEN_ENCRYPTION_KEY }).shopify?.tokenEncryptionKey, TOKEN_ENCRYPTION_KEY).toEqual(bytes);
+    }
+    for (const TOKEN_ENCRYPTION_KEY of [
+      bytes.toString('hex').slice(2),
+      bytes.subarray(1).toString('base64'),
+      bytes.toString('base64url'),
+    ]) {
+      expect(problemsOf({ ...shopify, TOKEN_ENCRYPTION_KEY }), TOKEN_ENCRYPTION_KEY).toEqual([
+        'TOKEN_ENCRYPTION_KEY must be 32 random bytes, as 64 hex digits or base64 (openssl rand -base64 32)',
+      ]);
+    }
+  });
+
+  it('puts the demo host page beside the service: PORT + 1, or off when PORT picks a free port', () => {
+    expect(loadConfig({ PORT: '4000' }).plugin.demoPort).toBe(4001);
+    expect(loadConfig({ PORT: '0' }).plugin.demoPort).toBe(0);
+    expect(loadConfig({ PORT: '4000', DEMO_PORT: '0' }).plugin.demoPort).toBe(0);
   });
 });

@@ -2,6 +2,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { Value } from 'typebox/value';
+import { ENV_SCHEMA, ENV_VARIABLES, type Env, type EnvName, MAX_TRUSTED_PROXY_HOPS, ruleOf, type VariableSchema } from './config-schema.js';
+
+export { DEFAULT_SERVICE_PLATFORM_ID, DEFAULT_SHOPIFY_API_VERSION, DEFAULT_SHOPIFY_SCOPES } from './config-schema.js';
 
 export type ServiceEnv = 'test' | 'dev' | 'prod';
 
@@ -103,11 +107,6 @@ export interface ShopifyConfig {
   tokenEncryptionKey: Buffer;
 }
 
-/** What the features need: the catalog, orders (eligibility, best sellers, order webhooks) and the discount code. */
-export const DEFAULT_SHOPIFY_SCOPES = ['read_products', 'read_orders', 'write_discounts'];
-export const DEFAULT_SHOPIFY_API_VERSION = '2026-10';
-const SHOPIFY_SCOPE = /^(read|write|unauthenticated_read|unauthenticated_write)_[a-z_]+$/;
-
 /** Every wait on the database is bounded by these; see DatabaseBounds in src/db/database.ts for where each applies. */
 export interface DatabaseLimits {
   /** Waiting for a pooled connection, opening a new one included. */
@@ -123,9 +122,6 @@ export interface DatabaseLimits {
   /** Statement limit of background jobs and migrations, which may rightly run longer than a request. */
   jobStatementTimeoutMs: number;
 }
-
-/** The service's own platform: what a brand sends as X-Platform-Id when showing offers on its own site. */
-export const DEFAULT_SERVICE_PLATFORM_ID = '5e1f0a4c-0000-4000-8000-000000000001';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -143,9 +139,6 @@ export class ConfigError extends Error {
   }
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-/** Reads and validates the environment; every bad value is reported at once, each with its own message. */
 /**
  * What `npm start` adds on a test or dev host so the demo's shopping path works with no settings:
  * referral links lead to the sandbox storefronts, and the sandbox's orders reach the order webhook
@@ -167,227 +160,214 @@ export function withStartDefaults(env: NodeJS.ProcessEnv): { env: NodeJS.Process
   };
 }
 
+/** A refusal, and the variable it is listed under (refusals follow the order of ENV_SCHEMA). */
+interface Problem {
+  variable: EnvName;
+  message: string;
+}
+
+const VARIABLE_ORDER = Object.keys(ENV_VARIABLES);
+
+/** The environment validated against ENV_SCHEMA; a refused variable takes its default, as if unset. */
+interface ReadEnvironment {
+  values: Env;
+  problems: Problem[];
+  /** Variables set to something other than blanks, refused ones included. */
+  given: Set<EnvName>;
+  refused: Set<EnvName>;
+}
+
+/** Reads and validates the environment; every bad value is reported at once, each with its own message. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const problems: string[] = [];
-  const blankToUndefined = (name: string): string | undefined => {
-    const value = env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  };
-
-  const integerIn = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = blankToUndefined(name);
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
-      return fallback;
-    }
-    return Number(raw);
-  };
-
-  const port = integerIn('PORT', 3000, 0, 65535);
-  const host = blankToUndefined('HOST') ?? '127.0.0.1';
-  const hostProblem = listenHostProblem(host);
-  if (hostProblem) problems.push(`HOST ${hostProblem} (got "${host}")`);
-
-  const serviceEnvRaw = blankToUndefined('SERVICE_ENV') ?? 'test';
-  let serviceEnv: ServiceEnv = 'test';
-  if (serviceEnvRaw === 'test' || serviceEnvRaw === 'dev' || serviceEnvRaw === 'prod') {
-    serviceEnv = serviceEnvRaw;
-  } else {
-    problems.push(`SERVICE_ENV must be one of test, dev, prod (got "${serviceEnvRaw}")`);
+  const { values, problems, given, refused } = readEnvironment(env);
+  const report = (variable: EnvName, message: string) => problems.push({ variable, message });
+  const baseUrl = readBaseUrl(values, report);
+  const trustProxy = readTrustProxy(values.TRUST_PROXY, (problem) => report('TRUST_PROXY', `TRUST_PROXY ${problem}`));
+  const shopify = readShopify(values, given, refused, report);
+  checkAcrossVariables(values, refused, report);
+  if (problems.length > 0) {
+    const rank = (problem: Problem) => VARIABLE_ORDER.indexOf(problem.variable);
+    throw new ConfigError(problems.sort((a, b) => rank(a) - rank(b)).map((problem) => problem.message));
   }
-
-  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : net.isIPv6(host) ? `[${host}]` : host;
-  const baseUrlSet = blankToUndefined('BASE_URL');
-  let baseUrl = baseUrlSet ?? `http://${displayHost}:${port}`;
-  try {
-    const parsed = new URL(baseUrl);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      problems.push(`BASE_URL must be an http or https URL (got "${baseUrl}")`);
-    }
-    baseUrl = baseUrl.replace(/\/+$/, '');
-  } catch {
-    // A default built from a bad HOST is already reported as HOST.
-    if (baseUrlSet !== undefined || !hostProblem) problems.push(`BASE_URL must be an absolute URL (got "${baseUrl}")`);
-  }
-
-  const databaseUrl = blankToUndefined('DATABASE_URL');
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
-  }
-
-  const dataDir = path.resolve(blankToUndefined('DATA_DIR') ?? './data');
-  // Only PGlite keeps its files there; with DATABASE_URL the directory is never used.
-  const dataDirIssue = databaseUrl === undefined ? dataDirProblem(dataDir) : null;
-  if (dataDirIssue)
-    problems.push(`DATA_DIR ${dataDirIssue} (got "${dataDir}"; it holds the embedded database when DATABASE_URL is not set)`);
-
-  const database: DatabaseLimits = {
-    connectTimeoutMs: integerIn('DATABASE_CONNECT_TIMEOUT_MS', 1500, 100, 60_000),
-    statementTimeoutMs: integerIn('DATABASE_STATEMENT_TIMEOUT_MS', 2000, 100, 600_000),
-    queryTimeoutMs: integerIn('DATABASE_QUERY_TIMEOUT_MS', 2500, 200, 600_000),
-    idleInTransactionTimeoutMs: integerIn('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 1000, 3_600_000),
-    keepAliveMs: integerIn('DATABASE_KEEPALIVE_MS', 5000, 1000, 600_000),
-    jobStatementTimeoutMs: integerIn('DATABASE_JOB_STATEMENT_TIMEOUT_MS', 60_000, 1000, 3_600_000),
-  };
-  // The server must give up on a statement first: its error is a certain outcome and keeps the
-  // connection, while a client that gives up cannot know whether the statement took effect.
-  if (database.queryTimeoutMs <= database.statementTimeoutMs) {
-    problems.push(
-      'DATABASE_QUERY_TIMEOUT_MS must be longer than DATABASE_STATEMENT_TIMEOUT_MS ' +
-        `(got ${database.queryTimeoutMs} and ${database.statementTimeoutMs})`,
-    );
-  }
-
-  const redisUrl = blankToUndefined('REDIS_URL');
-  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
-    problems.push('REDIS_URL must start with redis:// or rediss://');
-  }
-  const redisCommandTimeoutMs = integerIn('REDIS_COMMAND_TIMEOUT_MS', 250, 10, 10_000);
-
-  const trustProxy = readTrustProxy(blankToUndefined('TRUST_PROXY'), (problem) => problems.push(`TRUST_PROXY ${problem}`));
-
-  const servicePlatformId = blankToUndefined('SERVICE_PLATFORM_ID') ?? DEFAULT_SERVICE_PLATFORM_ID;
-  if (!isUuid(servicePlatformId)) {
-    problems.push(`SERVICE_PLATFORM_ID must be a UUID (got "${servicePlatformId}")`);
-  }
-
-  const adminToken = blankToUndefined('ADMIN_TOKEN');
-  if (adminToken !== undefined && adminToken.length < 16) {
-    problems.push('ADMIN_TOKEN must be at least 16 characters long');
-  }
-
-  const metricsToken = blankToUndefined('METRICS_TOKEN');
-  if (metricsToken !== undefined && metricsToken.length < 16) {
-    problems.push('METRICS_TOKEN must be at least 16 characters long');
-  }
-
-  const logLevel = blankToUndefined('LOG_LEVEL') ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) {
-    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
-  }
-
-  const defaultRateLimitPerMinute = integerIn('RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000);
-  const plugin = {
-    setupDelayedAfterSeconds: integerIn('SETUP_DELAYED_AFTER_SECONDS', 120, 1, 86_400),
-    storeMinOrders: integerIn('STORE_MIN_ORDERS', 10, 0, 1_000_000),
-    setupPollMs: integerIn('SETUP_POLL_MS', 1000, 10, 60_000),
-    setupRetryMs: integerIn('SETUP_RETRY_MS', 5000, 10, 600_000),
-    setupLeaseMs: integerIn('SETUP_LEASE_MS', 60_000, 300, 3_600_000),
-    recheckMs: integerIn('PLUGIN_RECHECK_MS', 2500, 500, 3_600_000),
-    sandboxImportMs: integerIn('SANDBOX_IMPORT_MS', 3000, 0, 600_000),
-    demoPort: integerIn('DEMO_PORT', port === 0 ? 0 : port + 1, 0, 65535),
-  };
-  const offersRateLimitPerMinute = integerIn('OFFERS_RATE_LIMIT_PER_MINUTE', 3000, 1, 1_000_000);
-
-  const runBackgroundJobsRaw = blankToUndefined('RUN_BACKGROUND_JOBS') ?? 'true';
-  if (runBackgroundJobsRaw !== 'true' && runBackgroundJobsRaw !== 'false') {
-    problems.push(`RUN_BACKGROUND_JOBS must be true or false (got "${runBackgroundJobsRaw}")`);
-  }
-  const runBackgroundJobs = runBackgroundJobsRaw !== 'false';
-  // PGlite's files belong to one process, so no worker process could take the jobs over.
-  if (!runBackgroundJobs && databaseUrl === undefined) {
-    problems.push('RUN_BACKGROUND_JOBS=false needs DATABASE_URL: on PGlite no worker process can share the database');
-  }
-
-  const webhookSecret = blankToUndefined('ORDERS_WEBHOOK_SECRET');
-  if (webhookSecret !== undefined && webhookSecret.length < 16) problems.push('ORDERS_WEBHOOK_SECRET must be at least 16 characters long');
-  const orders = {
-    webhookSecret,
-    webhookToleranceSeconds: integerIn('ORDERS_WEBHOOK_TOLERANCE_SECONDS', 300, 1, 86_400),
-    commissionBasisPoints: integerIn('COMMISSION_BASIS_POINTS', 500, 0, 10_000),
-    attributionWindowDays: integerIn('ATTRIBUTION_WINDOW_DAYS', 14, 1, 365),
-  };
-
-  const oauth = { refreshGraceSeconds: integerIn('OAUTH_REFRESH_GRACE_SECONDS', 30, 0, 300) };
-
-  const smtpUrl = blankToUndefined('SMTP_URL');
-  if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) problems.push('SMTP_URL must start with smtp:// or smtps://');
-  let mailFrom = blankToUndefined('MAIL_FROM');
-  if (mailFrom === undefined) {
-    try {
-      mailFrom = `Partner Collaboration <no-reply@${new URL(baseUrl).hostname}>`;
-    } catch {
-      mailFrom = 'Partner Collaboration <no-reply@localhost>';
-    }
-  } else if (!/^[^\r\n]{1,200}$/.test(mailFrom) || !/@/.test(mailFrom)) {
-    problems.push('MAIL_FROM must be one line holding an email address, such as "Brand Desk <desk@example.com>"');
-  }
-
-  const sandboxStorefrontsRaw = blankToUndefined('SANDBOX_STOREFRONTS') ?? 'false';
-  if (sandboxStorefrontsRaw !== 'true' && sandboxStorefrontsRaw !== 'false') {
-    problems.push(`SANDBOX_STOREFRONTS must be true or false (got "${sandboxStorefrontsRaw}")`);
-  } else if (sandboxStorefrontsRaw === 'true' && serviceEnv === 'prod') {
-    problems.push('SANDBOX_STOREFRONTS=true is for test and dev hosts: in prod, referral links lead to the stores themselves');
-  }
-
-  const shopify = readShopify(blankToUndefined, (problem) => problems.push(problem));
-
-  if (problems.length > 0) throw new ConfigError(problems);
 
   return {
-    port,
-    host,
+    port: values.PORT,
+    host: values.HOST,
     baseUrl,
-    databaseUrl,
-    dataDir,
-    database,
-    redisUrl,
-    redisCommandTimeoutMs,
+    databaseUrl: values.DATABASE_URL,
+    dataDir: path.resolve(values.DATA_DIR),
+    database: {
+      connectTimeoutMs: values.DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: values.DATABASE_STATEMENT_TIMEOUT_MS,
+      queryTimeoutMs: values.DATABASE_QUERY_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: values.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      keepAliveMs: values.DATABASE_KEEPALIVE_MS,
+      jobStatementTimeoutMs: values.DATABASE_JOB_STATEMENT_TIMEOUT_MS,
+    },
+    redisUrl: values.REDIS_URL,
+    redisCommandTimeoutMs: values.REDIS_COMMAND_TIMEOUT_MS,
     trustProxy,
-    serviceEnv,
-    servicePlatformId: servicePlatformId.toLowerCase(),
-    adminToken,
-    metricsToken,
-    seedFile: blankToUndefined('SEED_FILE'),
-    logLevel,
-    defaultRateLimitPerMinute,
-    plugin,
-    offersRateLimitPerMinute,
-    runBackgroundJobs,
-    orders,
-    oauth,
-    mail: { smtpUrl, from: mailFrom },
-    sandboxStorefronts: sandboxStorefrontsRaw === 'true',
+    serviceEnv: values.SERVICE_ENV,
+    servicePlatformId: values.SERVICE_PLATFORM_ID.toLowerCase(),
+    adminToken: values.ADMIN_TOKEN,
+    metricsToken: values.METRICS_TOKEN,
+    seedFile: values.SEED_FILE,
+    logLevel: values.LOG_LEVEL,
+    defaultRateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
+    plugin: {
+      setupDelayedAfterSeconds: values.SETUP_DELAYED_AFTER_SECONDS,
+      storeMinOrders: values.STORE_MIN_ORDERS,
+      setupPollMs: values.SETUP_POLL_MS,
+      setupRetryMs: values.SETUP_RETRY_MS,
+      setupLeaseMs: values.SETUP_LEASE_MS,
+      recheckMs: values.PLUGIN_RECHECK_MS,
+      sandboxImportMs: values.SANDBOX_IMPORT_MS,
+      demoPort: values.DEMO_PORT ?? (values.PORT === 0 ? 0 : values.PORT + 1),
+    },
+    offersRateLimitPerMinute: values.OFFERS_RATE_LIMIT_PER_MINUTE,
+    runBackgroundJobs: values.RUN_BACKGROUND_JOBS,
+    orders: {
+      webhookSecret: values.ORDERS_WEBHOOK_SECRET,
+      webhookToleranceSeconds: values.ORDERS_WEBHOOK_TOLERANCE_SECONDS,
+      commissionBasisPoints: values.COMMISSION_BASIS_POINTS,
+      attributionWindowDays: values.ATTRIBUTION_WINDOW_DAYS,
+    },
+    oauth: { refreshGraceSeconds: values.OAUTH_REFRESH_GRACE_SECONDS },
+    mail: { smtpUrl: values.SMTP_URL, from: values.MAIL_FROM ?? defaultMailFrom(baseUrl) },
+    sandboxStorefronts: values.SANDBOX_STOREFRONTS,
     shopify,
   };
 }
+
+function readEnvironment(env: NodeJS.ProcessEnv): ReadEnvironment {
+  const given = new Set<EnvName>();
+  const input: Record<string, unknown> = {};
+  for (const name of VARIABLE_ORDER as EnvName[]) {
+    const text = env[name]?.trim();
+    if (!text) continue;
+    given.add(name);
+    input[name] = fromText(ENV_VARIABLES[name], text);
+  }
+  const withDefaults = Value.Default(ENV_SCHEMA, input) as Record<string, unknown>;
+  const problems: Problem[] = [];
+  const refused = new Set<EnvName>();
+  for (const error of Value.Errors(ENV_SCHEMA, withDefaults)) {
+    // "/PORT", or "/SHOPIFY_SCOPES/1" for an item of a list.
+    const [, name, item] = error.instancePath.split('/') as [string, EnvName, string | undefined];
+    if (refused.has(name)) continue;
+    refused.add(name);
+    const got = item === undefined ? env[name]!.trim() : (withDefaults[name] as string[])[Number(item)]!;
+    problems.push({ variable: name, message: refusal(name, ENV_VARIABLES[name], error.message, got) });
+    delete input[name];
+  }
+  // A refused variable's default fills the gap it left, so the checks after this one see a whole configuration.
+  return { values: Value.Default(ENV_SCHEMA, input) as Env, problems, given, refused };
+}
+
+/** The value the schema checks: environment variables are text, so integers, booleans and lists are read from it. */
+function fromText(schema: VariableSchema, text: string): unknown {
+  if (schema.type === 'integer') return /^\d+$/.test(text) ? Number(text) : text;
+  if (schema.type === 'boolean') return text === 'true' ? true : text === 'false' ? false : text;
+  if (schema.type === 'array') return text.split(',').map((item) => item.trim());
+  return text;
+}
+
+function refusal(name: EnvName, schema: VariableSchema, fallback: string, got: string): string {
+  const rule = ruleOf(schema) ?? fallback;
+  return schema.secret ? `${name} ${rule}` : `${name} ${rule} (got "${got}")`;
+}
+
+/** BASE_URL as given or made from HOST and PORT, without trailing slashes; HOST's spelling is checked here too. */
+function readBaseUrl(values: Env, report: (variable: EnvName, message: string) => void): string {
+  const host = values.HOST;
+  const hostProblem = listenHostProblem(host);
+  if (hostProblem) report('HOST', `HOST ${hostProblem} (got "${host}")`);
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : net.isIPv6(host) ? `[${host}]` : host;
+  const baseUrl = values.BASE_URL ?? `http://${displayHost}:${values.PORT}`;
+  let protocol: string;
+  try {
+    protocol = new URL(baseUrl).protocol;
+  } catch {
+    // A default built from a bad HOST is already reported as HOST.
+    if (values.BASE_URL !== undefined || !hostProblem) report('BASE_URL', `BASE_URL must be an absolute URL (got "${baseUrl}")`);
+    return baseUrl;
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') report('BASE_URL', `BASE_URL must be an http or https URL (got "${baseUrl}")`);
+  return baseUrl.replace(/\/+$/, '');
+}
+
+function defaultMailFrom(baseUrl: string): string {
+  return `Partner Collaboration <no-reply@${new URL(baseUrl).hostname}>`;
+}
+
+/** The rules between variables; each runs only when the variables it reads passed their own checks. */
+function checkAcrossVariables(values: Env, refused: Set<EnvName>, report: (variable: EnvName, message: string) => void): void {
+  const valid = (...names: EnvName[]) => names.every((name) => !refused.has(name));
+  // Only PGlite keeps its files there; with DATABASE_URL the directory is never used.
+  const dataDirIssue = values.DATABASE_URL === undefined && valid('DATABASE_URL') ? dataDirProblem(path.resolve(values.DATA_DIR)) : null;
+  if (dataDirIssue) {
+    report(
+      'DATA_DIR',
+      `DATA_DIR ${dataDirIssue} (got "${path.resolve(values.DATA_DIR)}"; it holds the embedded database when DATABASE_URL is not set)`,
+    );
+  }
+  // The server must give up on a statement first: its error is a certain outcome and keeps the
+  // connection, while a client that gives up cannot know whether the statement took effect.
+  if (
+    valid('DATABASE_QUERY_TIMEOUT_MS', 'DATABASE_STATEMENT_TIMEOUT_MS') &&
+    values.DATABASE_QUERY_TIMEOUT_MS <= values.DATABASE_STATEMENT_TIMEOUT_MS
+  ) {
+    report(
+      'DATABASE_QUERY_TIMEOUT_MS',
+      'DATABASE_QUERY_TIMEOUT_MS must be longer than DATABASE_STATEMENT_TIMEOUT_MS ' +
+        `(got ${values.DATABASE_QUERY_TIMEOUT_MS} and ${values.DATABASE_STATEMENT_TIMEOUT_MS})`,
+    );
+  }
+  // PGlite's files belong to one process, so no worker process could take the jobs over.
+  if (!values.RUN_BACKGROUND_JOBS && values.DATABASE_URL === undefined && valid('DATABASE_URL')) {
+    report('RUN_BACKGROUND_JOBS', 'RUN_BACKGROUND_JOBS=false needs DATABASE_URL: on PGlite no worker process can share the database');
+  }
+  if (values.SANDBOX_STOREFRONTS && values.SERVICE_ENV === 'prod') {
+    report(
+      'SANDBOX_STOREFRONTS',
+      'SANDBOX_STOREFRONTS=true is for test and dev hosts: in prod, referral links lead to the stores themselves',
+    );
+  }
+}
+
+const SHOPIFY_TRIO = ['SHOPIFY_API_KEY', 'SHOPIFY_API_SECRET', 'TOKEN_ENCRYPTION_KEY'] as const;
 
 /**
  * The Shopify settings: all of SHOPIFY_API_KEY, SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY, or
  * none (Shopify off). Some without the others is a mistake, reported rather than taken as off.
  */
-function readShopify(read: (name: string) => string | undefined, report: (problem: string) => void): ShopifyConfig | undefined {
-  const apiKey = read('SHOPIFY_API_KEY');
-  const apiSecret = read('SHOPIFY_API_SECRET');
-  const encryptionKey = read('TOKEN_ENCRYPTION_KEY');
-  const required = { SHOPIFY_API_KEY: apiKey, SHOPIFY_API_SECRET: apiSecret, TOKEN_ENCRYPTION_KEY: encryptionKey };
-  const missing = Object.entries(required)
-    .filter(([, value]) => value === undefined)
-    .map(([name]) => name);
-  if (missing.length === 3) return undefined;
+function readShopify(
+  values: Env,
+  given: Set<EnvName>,
+  refused: Set<EnvName>,
+  report: (variable: EnvName, message: string) => void,
+): ShopifyConfig | undefined {
+  const missing = SHOPIFY_TRIO.filter((name) => !given.has(name));
+  if (missing.length === SHOPIFY_TRIO.length) return undefined;
   if (missing.length > 0) {
-    report(`${missing.join(' and ')} must be set too: Shopify needs SHOPIFY_API_KEY, SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY together`);
+    report(
+      missing[0]!,
+      `${missing.join(' and ')} must be set too: Shopify needs SHOPIFY_API_KEY, SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY together`,
+    );
     return undefined;
   }
-  const key = /^[0-9a-f]{64}$/i.test(encryptionKey!) ? Buffer.from(encryptionKey!, 'hex') : Buffer.from(encryptionKey!, 'base64');
-  if (key.length !== 32 || !/^([0-9a-f]{64}|[A-Za-z0-9+/]{43}=)$/i.test(encryptionKey!)) {
-    report('TOKEN_ENCRYPTION_KEY must be 32 random bytes, as 64 hex digits or base64 (openssl rand -base64 32)');
-    return undefined;
-  }
-  if (apiSecret!.length < 16) report("SHOPIFY_API_SECRET must be at least 16 characters long (the app's client secret)");
-  const scopesRaw = read('SHOPIFY_SCOPES');
-  const scopes = scopesRaw ? scopesRaw.split(',').map((scope) => scope.trim()) : DEFAULT_SHOPIFY_SCOPES;
-  const badScope = scopes.find((scope) => !SHOPIFY_SCOPE.test(scope));
-  if (badScope !== undefined) report(`SHOPIFY_SCOPES must be comma-separated access scopes such as read_products (got "${badScope}")`);
-  const apiVersion = read('SHOPIFY_API_VERSION') ?? DEFAULT_SHOPIFY_API_VERSION;
-  if (!/^\d{4}-(01|04|07|10)$/.test(apiVersion)) {
-    report(`SHOPIFY_API_VERSION must be a Shopify API version such as ${DEFAULT_SHOPIFY_API_VERSION} (got "${apiVersion}")`);
-  }
-  return { apiKey: apiKey!, apiSecret: apiSecret!, scopes, apiVersion, tokenEncryptionKey: key };
+  if (SHOPIFY_TRIO.some((name) => refused.has(name))) return undefined;
+  const key = values.TOKEN_ENCRYPTION_KEY!;
+  return {
+    apiKey: values.SHOPIFY_API_KEY!,
+    apiSecret: values.SHOPIFY_API_SECRET!,
+    scopes: values.SHOPIFY_SCOPES,
+    apiVersion: values.SHOPIFY_API_VERSION,
+    // The schema's pattern admits 64 hex digits or 44 characters of base64: 32 bytes either way.
+    tokenEncryptionKey: Buffer.from(key, key.length === 64 ? 'hex' : 'base64'),
+  };
 }
 
-const MAX_TRUSTED_PROXY_HOPS = 10;
 /** Ranges @fastify/proxy-addr knows by name. */
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
@@ -414,10 +394,7 @@ function readTrustProxy(raw: string | undefined, report: (problem: string) => vo
   const entries = raw.split(',').map((entry) => entry.trim());
   const bad = entries.find((entry) => !isProxyAddress(entry));
   if (bad === undefined) return entries;
-  report(
-    `must be a number of proxies (1 to ${MAX_TRUSTED_PROXY_HOPS}) or a comma-separated list of proxy addresses and CIDR ranges ` +
-      `such as 10.0.0.0/8, or loopback, linklocal, uniquelocal (got "${bad}")`,
-  );
+  report(`${ENV_VARIABLES.TRUST_PROXY.problem} (got "${bad}")`);
   return false;
 }
 
@@ -437,7 +414,7 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([
 function listenHostProblem(host: string): string | null {
   if (net.isIP(host) !== 0 || HOST_NAME.test(host)) return null;
   if (/^\[.*\]$/.test(host) && net.isIPv6(host.slice(1, -1))) return 'must be written without brackets (for example ::1 or ::)';
-  return 'must be an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name';
+  return ENV_VARIABLES.HOST.problem!;
 }
 
 /**

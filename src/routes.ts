@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Runtime } from './composition.js';
 import { platformRoutes } from './platforms/routes.js';
-import { pluginRoutes } from './plugin/routes.js';
+import { pluginRoutes } from './embed/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { partnershipRoutes } from './partnerships/routes.js';
 import { campaignRoutes } from './campaigns/routes.js';
@@ -11,12 +11,12 @@ import { offersRoutes } from './offers/routes.js';
 import { accountRoutes } from './accounts/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { oauthAdminRoutes } from './oauth/admin-routes.js';
-import { sandboxRoutes } from './commerce/sandbox-routes.js';
+import { sandboxRoutes } from './commerce/sandbox/routes.js';
 import { shopifyRoutes } from './commerce/shopify/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { orderRoutes } from './orders/routes.js';
 import { assetRoutes } from './http/assets.js';
-import { demoImageRoutes } from './fixtures/routes.js';
+import { demoImageRoutes } from './demo/routes.js';
 import { landingRoutes } from './http/landing.js';
 
 /**

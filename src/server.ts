@@ -3,10 +3,10 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, withStartDefaults, type Config } from './config.js';
 import { jobBounds, openDatabase, requestBounds } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
-import { prepareStartupData } from './fixtures/startup.js';
-import { FixtureError } from './fixtures/loader.js';
+import { prepareStartupData } from './demo/startup.js';
+import { FixtureError } from './demo/loader.js';
 import { acquireDataDirLock, DataDirLockedError } from './admin/data-dir-lock.js';
-import { DemoListenError, startDemoHost } from './plugin/demo-host.js';
+import { DemoListenError, startDemoHost } from './embed/demo-host.js';
 import { closeGracefully } from './graceful-shutdown.js';
 
 /** The service could not bind its address; the message says which variables to check. */
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     '',
     `Partner collaboration service (${config.serviceEnv}) on ${where}`,
     `  Base URL:        ${config.baseUrl}`,
-    `  Dashboard:       ${config.baseUrl}/dashboard   (brand staff: sign up, partnerships, collabs, keys, performance)`,
+    `  Dashboard:       ${config.baseUrl}/dashboard   (brand staff: sign up, partnerships, campaigns, keys, performance)`,
     `  API reference:   ${config.baseUrl}/docs   (OpenAPI: ${config.baseUrl}/v1/openapi.json)`,
     `  Health:          ${config.baseUrl}/healthz  ${config.baseUrl}/readyz  ${config.baseUrl}/metrics`,
     `  Admin API:       ${

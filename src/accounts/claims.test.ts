@@ -3,7 +3,7 @@ import { ADMIN_TOKEN, describeEachDatabase } from '../../test/support/harness.js
 import { createBrand, uniqueId } from '../../test/support/factories.js';
 import { tableContents } from '../../test/support/snapshot.js';
 import { csrfOf, form, mergeCookies } from '../../test/support/oauth-flow.js';
-import { importStore } from '../plugin/merchant-stores.js';
+import { importStore } from '../embed/merchant-stores.js';
 import { DashboardClient, DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from '../../test/support/dashboard-client.js';
 
 /**

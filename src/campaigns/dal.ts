@@ -72,12 +72,19 @@ export interface CampaignDetailRow {
   partner_id: string;
   partner_name: string | null;
   created_at: Date;
+  updated_at: Date;
+  /** Whether the two brands have an active partnership: a draft of an ended one cannot start. */
+  partnership_active: boolean;
 }
 
 export async function listCampaignDetails(db: Db, companyId: string, now: Date, limit: number): Promise<CampaignDetailRow[]> {
   const result = await sql<CampaignDetailRow>`
     select c.id, c.name, c.status, ${effectiveCampaignStatusSql('c', now)} as effective_status, c.start_date, c.end_date,
-           c.owner_id, c.partner_id, other.business_name as partner_name, c.created_at
+           c.owner_id, c.partner_id, other.business_name as partner_name, c.created_at, c.updated_at,
+           exists (select 1 from partnerships p
+                   where ((p.requester_id = c.owner_id and p.recipient_id = c.partner_id)
+                       or (p.requester_id = c.partner_id and p.recipient_id = c.owner_id))
+                     and p.status = 'active') as partnership_active
     from (
       (select id, created_at from campaigns where owner_id = ${companyId} order by created_at desc, id desc limit ${limit})
       union all

@@ -7,9 +7,9 @@ import { registeredRoutes } from '../../test/support/routes.js';
 import { tableContents } from '../../test/support/snapshot.js';
 import { createBrandUser } from '../accounts/users.js';
 import { DashboardClient, DASHBOARD_PASSWORD } from '../../test/support/dashboard-client.js';
-import type { EmbedBoot, EmbedState } from '../plugin/embed-view.js';
+import type { EmbedBoot, EmbedState } from '../embed/embed-view.js';
 import { commercePlatformsFor } from './registry.js';
-import { SandboxCommerce } from './sandbox.js';
+import { SandboxCommerce } from './sandbox/adapter.js';
 
 const HOST_PAGE = 'https://host.test';
 /** Values for the path parameters of the sandbox's routes. */

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import { ApiError } from '../http/errors.js';
 import type { CommerceAdapter, CommerceEvent, DiscountCodeRequest, OwnershipRequest, PlatformLink } from './adapter.js';
-import { SandboxCommerce } from './sandbox.js';
+import { SandboxCommerce } from './sandbox/adapter.js';
 import { isShopDomain, ShopifyCommerce } from './shopify/adapter.js';
 
 /** The commerce platforms a host talks to, by platform: each store lives on one of them. */

@@ -90,24 +90,24 @@ describe('brand dashboard in Chromium', () => {
     await beta.getByRole('button', { name: 'Save offer' }).click();
     await beta.getByText('Saved.').waitFor();
 
-    // Alpha creates the collab and starts it; Beta sees it and chooses its offer for this collab.
+    // Alpha creates the campaign and starts it; Beta sees it and chooses its offer for this campaign.
     await go(alpha, 'Campaigns', 'Campaigns');
     await alpha.getByLabel('Name', { exact: true }).fill('Autumn bundle');
     await alpha.getByRole('button', { name: 'Create draft' }).click();
-    const collab = alpha.getByRole('list', { name: 'Collabs' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
+    const collab = alpha.getByRole('list', { name: 'Campaigns' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
     await collab.getByRole('button', { name: 'Start now' }).click();
     await collab.getByText('active').waitFor();
     await go(beta, 'Campaigns', 'Campaigns');
-    const betaCollab = beta.getByRole('list', { name: 'Collabs' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
+    const betaCollab = beta.getByRole('list', { name: 'Campaigns' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
     await betaCollab.getByRole('button', { name: 'Change your offer for Autumn bundle' }).click();
     await betaCollab.getByLabel('Offer title').fill('Soap for candle lovers');
     await expect(betaCollab.getByLabel('Include your 20% new-customer discount').isChecked()).resolves.toBe(true);
     await expectAccessible(beta, 'collab offer');
-    await betaCollab.getByRole('button', { name: 'Save offer for this collab' }).click();
-    await betaCollab.getByText('Soap for candle lovers · 20% off · for this collab').waitFor();
+    await betaCollab.getByRole('button', { name: 'Save offer for this campaign' }).click();
+    await betaCollab.getByText('Soap for candle lovers · 20% off · for this campaign').waitFor();
     await alpha.reload();
-    const alphaCollab = alpha.getByRole('list', { name: 'Collabs' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
-    await alphaCollab.getByText('Soap for candle lovers · 20% off · for this collab').waitFor();
+    const alphaCollab = alpha.getByRole('list', { name: 'Campaigns' }).getByRole('listitem').filter({ hasText: 'Autumn bundle' });
+    await alphaCollab.getByText('Soap for candle lovers · 20% off · for this campaign').waitFor();
     // The partner's offer image really loads (the screenshot once showed a broken one).
     await expect(
       alphaCollab
@@ -138,7 +138,7 @@ describe('brand dashboard in Chromium', () => {
     await alpha.getByText(/press Ctrl\+C/).waitFor();
     await expect(alpha.evaluate(() => getSelection()?.toString())).resolves.toBe(second);
 
-    // A platform asks for Alpha's offers: Beta's offer for this collab comes back.
+    // A platform asks for Alpha's offers: Beta's offer for this campaign comes back.
     const { platformId } = await createPlatform(context.support);
     const offers = await context.app.inject({
       method: 'GET',

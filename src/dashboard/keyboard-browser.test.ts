@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import { expectAccessible, expectNoHorizontalOverflow } from '../../test/support/dashboard-browser.js';
 import type { TestContext } from '../../test/support/harness.js';
-import { prepareStartupData } from '../fixtures/startup.js';
+import { prepareStartupData } from '../demo/startup.js';
 
 /**
  * The newcomer's third walk (issue 27) on the dashboard's sign-in and frame, by keyboard and

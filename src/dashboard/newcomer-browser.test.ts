@@ -251,7 +251,7 @@ describe('the dashboard as a newcomer meets it, in Chromium', () => {
     expect(after.statusCode).toBe(401);
   });
 
-  it('says what is wrong with a collab in the labels on screen, before and after asking the service', async () => {
+  it('says what is wrong with a campaign in the labels on screen, before and after asking the service', async () => {
     const collab = await runningCollab(context);
     const page = await (await signedInContext(await browser.newContext({ viewport: DESKTOP }), collab.shower.cookies, baseUrl)).newPage();
     await page.goto(`${baseUrl}/dashboard#/campaigns`);
@@ -259,7 +259,7 @@ describe('the dashboard as a newcomer meets it, in Chromium', () => {
     const campaigns = () => context.db.selectFrom('campaigns').select('id').where('owner_id', '=', collab.showerId).execute();
     const before = await campaigns();
 
-    const form = page.getByRole('form', { name: 'New collab' });
+    const form = page.getByRole('form', { name: 'New campaign' });
     await form.getByLabel('Name', { exact: true }).fill('Winter bundle');
     await form.getByLabel('Start date (optional)').fill('2031-02-10T10:00');
     await form.getByLabel('End date (optional)').fill('2031-02-01T10:00');

@@ -261,7 +261,20 @@ describe('recommendations while a new brand is scored [postgres]', () => {
     await drainScoringQueue(context.db);
     const after = (await brand.get('/dashboard/api/recommendations')).json();
     expect(after.scoring).toBe(false);
-    expect(after.data[0]).toMatchObject({ businessName: 'Fits Well', matchRate: expect.any(Number) });
+    expect(after.data[0]).toMatchObject({ businessName: 'Fits Well', matchRate: 40 });
+    // The scorer's own terms: what both share, and whose profile lacks the rest.
+    expect(after.data[0].matchTerms).toEqual([
+      { factor: 'categories', weight: 40, points: 40, shared: ['tea'] },
+      { factor: 'country', weight: 25, points: 0, missing: 'you' },
+      { factor: 'businessSize', weight: 15, points: 0, missing: 'both' },
+      { factor: 'catalogSize', weight: 10, points: 0, missing: 'both' },
+      { factor: 'commercePlatform', weight: 10, points: 0, missing: expect.stringMatching(/^(both|you|them)$/) },
+    ]);
+    const fitsLess = after.data.find((item: { businessName?: string }) => item.businessName === 'Fits Less');
+    expect(fitsLess.matchRate).toBe(0);
+    for (const item of after.data as Array<{ matchRate: number; matchTerms: Array<{ points: number }> }>) {
+      expect(item.matchTerms.reduce((sum, term) => sum + term.points, 0)).toBe(item.matchRate);
+    }
 
     // A request queues the brand again: its ranked list stays, and nothing says scoring.
     const other = await createBrand(context.support, { businessName: 'Another', categories: ['tea'] });

@@ -177,7 +177,7 @@ describe('performance page in Chromium', () => {
     const viewThrough = page.getByRole('checkbox', { name: /view-through/ });
     await expect(viewThrough.isChecked()).resolves.toBe(false);
     await viewThrough.check();
-    await page.getByRole('status').filter({ hasText: 'View-through is on' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Views count too' }).waitFor();
     await expect(viewThrough.evaluate((box) => box === document.activeElement)).resolves.toBe(true);
     const stored = await sql<{
       view_through: boolean;
@@ -187,7 +187,7 @@ describe('performance page in Chromium', () => {
     await page.reload();
     await expect(page.getByRole('checkbox', { name: /view-through/ }).isChecked()).resolves.toBe(true);
     await page.getByRole('checkbox', { name: /view-through/ }).uncheck();
-    await page.getByRole('status').filter({ hasText: 'View-through is off' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Clicks only' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
   });
 });

@@ -385,7 +385,13 @@ racing for one email leave the loser's code usable`, async () => {
       expect(created.statusCode).toBe(201);
       const campaignId = created.json().id;
       const betaView = (await beta.get('/dashboard/api/campaigns')).json().data;
-      expect(betaView[0]).toMatchObject({ id: campaignId, status: 'draft', mine: false, partner: { companyId: alphaId } });
+      expect(betaView[0]).toMatchObject({
+        id: campaignId,
+        status: 'draft',
+        mine: false,
+        startBlocked: 'partner_starts',
+        partner: { companyId: alphaId },
+      });
       expect((await beta.post(`/dashboard/api/campaigns/${campaignId}/start`)).statusCode).toBe(403);
 
       expect((await alpha.post(`/dashboard/api/campaigns/${campaignId}/start`)).statusCode).toBe(200);

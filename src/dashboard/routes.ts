@@ -26,7 +26,7 @@ import { ANY_IMAGE, pagePolicy, SELF } from '../http/csp.js';
 import { sendPage } from '../http/page.js';
 import { securePages } from '../http/security-headers.js';
 import { dashboardPage } from './page.js';
-import { demoSignInHint } from '../fixtures/startup.js';
+import { demoSignInHint } from '../demo/startup.js';
 import * as schemas from './schemas.js';
 import { monthlyStatement, statementCsv } from '../orders/statements.js';
 import { Statement, StatementQuery } from '../orders/schemas.js';

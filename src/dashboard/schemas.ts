@@ -5,7 +5,7 @@ import { COMPANY_ID_PATTERN } from '../admin/schemas.js';
 import { CAMPAIGN_STATUSES } from '../campaigns/schemas.js';
 import { Partner as PartnerSchema } from '../partnerships/schemas.js';
 import { PARTNER_STATUSES } from '../partnerships/status.js';
-import { Recommendation } from '../recommendations/schemas.js';
+import { ExplainedRecommendation } from '../recommendations/schemas.js';
 
 /**
  * The dashboard API's requests and responses. The response schemas also shape what is sent (a
@@ -166,8 +166,11 @@ export const BrandSearchResult = Type.Object({
 export type BrandSearchResult = Static<typeof BrandSearchResult>;
 export const BrandSearchResults = Type.Object({ data: Type.Array(BrandSearchResult) });
 
-/** A recommendation of GET /v1/discover/partner/recommendations with the company id a request needs. */
-export const RecommendationWithId = Type.Object({ ...Recommendation.properties, companyId: Nullable(Type.String()) });
+/**
+ * A recommendation of GET /v1/discover/partner/recommendations with the company id a request needs
+ * and, when scored, the terms of its match rate.
+ */
+export const RecommendationWithId = Type.Object({ ...ExplainedRecommendation.properties, companyId: Nullable(Type.String()) });
 export type RecommendationWithId = Static<typeof RecommendationWithId>;
 /** `scoring`: the brand is not scored yet, so the list is unranked and the app asks again. */
 export const Recommendations = Type.Object({ scoring: Type.Boolean(), data: Type.Array(RecommendationWithId) });
@@ -228,6 +231,8 @@ export const Collab = Type.Object({
   startDate: Nullable(Type.String()),
   endDate: Nullable(Type.String()),
   mine: Type.Boolean(),
+  /** Why this brand cannot start the draft: the partner created it, or the partnership ended; null when it can (or not a draft). */
+  startBlocked: Nullable(StringEnum(['partner_starts', 'partnership_ended'] as const)),
   partner: Type.Object({ companyId: Type.String(), businessName: Nullable(Type.String()) }),
   offers: Type.Object({ mine: Nullable(Offer), partner: Nullable(Offer) }),
 });

@@ -5,7 +5,7 @@ import { companyIdsByDomain } from '../companies/service.js';
 import { badRequest } from '../http/errors.js';
 import { checkCampaignOffer, offersInCampaigns, saveCampaignOffer, type OfferInput, type OffersContext } from '../offers/service.js';
 import { partnerStatusFor } from '../partnerships/status.js';
-import { findingFirstMatches, listRecommendations } from '../recommendations/service.js';
+import { explainedRecommendations, findingFirstMatches } from '../recommendations/service.js';
 import { DEFAULT_PAGE_SIZE, pageWindow } from '../http/paging.js';
 import { inTransaction, type ServiceContext } from '../service-context.js';
 import * as dal from './dal.js';
@@ -35,12 +35,13 @@ export async function searchBrands(ctx: Pick<DashboardContext, 'db'>, companyId:
 
 /**
  * The recommendations of GET /v1/discover/partner/recommendations, each with the company id a
- * request needs, and whether matches are still being found (the brand is not scored yet).
+ * request needs and its match rate's terms, and whether matches are still being found (the brand
+ * is not scored yet).
  */
 export async function recommendationsWithIds(ctx: Pick<DashboardContext, 'db'>, companyId: string) {
   // Asked first: once it says the scores exist, the list read after it is ranked.
   const scoring = await findingFirstMatches(ctx.db, companyId);
-  const { data } = await listRecommendations(ctx.db, companyId);
+  const data = await explainedRecommendations(ctx.db, companyId);
   const ids = await companyIdsByDomain(
     ctx,
     data.flatMap((item) => (item.domain ? [item.domain] : [])),
@@ -77,9 +78,45 @@ export async function referralLinks(
 
 // --- collabs (campaigns) ---
 
-/** The collabs page: the brand's campaigns with the offer each side shows in them. */
+type CollabRow = Awaited<ReturnType<typeof listCampaignDetails>>[number];
+
+const STATUS_ORDER = { active: 0, draft: 1, closed: 2 } as const;
+
+/** When a closed campaign ended: its end date once passed, else when it was closed. */
+const endedAt = (row: CollabRow, now: Date) => (row.end_date && row.end_date <= now ? row.end_date : row.updated_at).getTime();
+
+/**
+ * The campaigns page's order: running first, then drafts, then closed ones. Running ones by start,
+ * the latest first; drafts by the start date they have, the soonest first, then undated ones,
+ * the newest first; closed ones by when they ended, the latest first.
+ */
+function collabOrder(now: Date) {
+  const time = (date: Date | null) => date?.getTime() ?? null;
+  return (a: CollabRow, b: CollabRow): number => {
+    const status = STATUS_ORDER[a.effective_status] - STATUS_ORDER[b.effective_status];
+    if (status !== 0) return status;
+    if (a.effective_status === 'active') return (time(b.start_date) ?? 0) - (time(a.start_date) ?? 0);
+    if (a.effective_status === 'closed') return endedAt(b, now) - endedAt(a, now);
+    const [startA, startB] = [time(a.start_date), time(b.start_date)];
+    if (startA !== null && startB !== null && startA !== startB) return startA - startB;
+    if ((startA === null) !== (startB === null)) return startA === null ? 1 : -1;
+    return b.created_at.getTime() - a.created_at.getTime();
+  };
+}
+
+/**
+ * Why this brand cannot start a draft (the checks `changeCampaign` makes), or null when it can:
+ * only the brand that created it starts it, and only while the two are partners.
+ */
+function startBlocked(row: CollabRow, companyId: string): 'partner_starts' | 'partnership_ended' | null {
+  if (row.effective_status !== 'draft') return null;
+  if (row.owner_id !== companyId) return 'partner_starts';
+  return row.partnership_active ? null : 'partnership_ended';
+}
+
+/** The campaigns page: the brand's campaigns with the offer each side shows in them, in collabOrder. */
 export async function listCollabs(ctx: Pick<DashboardContext, 'db'>, companyId: string, now = new Date()) {
-  const rows = await listCampaignDetails(ctx, companyId, now);
+  const rows = (await listCampaignDetails(ctx, companyId, now)).sort(collabOrder(now));
   const offers = await offersInCampaigns(ctx, companyId, rows);
   return rows.map((row) => ({
     id: row.id,
@@ -89,6 +126,7 @@ export async function listCollabs(ctx: Pick<DashboardContext, 'db'>, companyId: 
     startDate: row.start_date?.toISOString() ?? null,
     endDate: row.end_date?.toISOString() ?? null,
     mine: row.owner_id === companyId,
+    startBlocked: startBlocked(row, companyId),
     partner: { companyId: row.owner_id === companyId ? row.partner_id : row.owner_id, businessName: row.partner_name },
     offers: offers.get(row.id)!,
   }));

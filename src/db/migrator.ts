@@ -27,6 +27,7 @@ import * as offerSetupProposals from './migrations/0026_offer_setup_proposals.js
 import * as shopifyExpiringTokens from './migrations/0028_shopify_expiring_tokens.js';
 import * as shopifyFailedDeliveries from './migrations/0029_shopify_failed_deliveries.js';
 import * as signUpRequests from './migrations/0031_sign_up_requests.js';
+import * as rescoreKnownTermsOnly from './migrations/0032_rescore_known_terms_only.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0028_shopify_expiring_tokens': shopifyExpiringTokens,
   '0029_shopify_failed_deliveries': shopifyFailedDeliveries,
   '0031_sign_up_requests': signUpRequests,
+  '0032_rescore_known_terms_only': rescoreKnownTermsOnly,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

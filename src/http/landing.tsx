@@ -17,7 +17,7 @@ interface LandingLink {
   what: string;
 }
 
-/** Where the demo host page answers (src/plugin/demo-host.ts starts it on DEMO_PORT), or null where it does not run. */
+/** Where the demo host page answers (src/embed/demo-host.ts starts it on DEMO_PORT), or null where it does not run. */
 export function demoHostUrl(config: Pick<Config, 'baseUrl' | 'serviceEnv' | 'plugin'>): string | null {
   if (config.plugin.demoPort === 0 || config.serviceEnv === 'prod') return null;
   const url = new URL(config.baseUrl);
@@ -32,7 +32,7 @@ export function landingLinks(config: Pick<Config, 'baseUrl' | 'serviceEnv' | 'pl
     {
       href: '/dashboard',
       label: 'Brand dashboard',
-      what: 'Sign up or sign in as brand staff: partnerships, collabs, offer, API keys, performance.',
+      what: 'Sign up or sign in as brand staff: partnerships, campaigns, offer, API keys, performance.',
     },
     {
       href: API_REFERENCE_PATH,

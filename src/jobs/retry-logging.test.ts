@@ -6,8 +6,8 @@ import { DrainingWorker } from './draining-worker.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { InvalidationBus } from '../cache/invalidation.js';
 import type { CommerceAdapter } from '../commerce/adapter.js';
-import { SetupWorker } from '../plugin/setup-worker.js';
-import * as dal from '../plugin/dal.js';
+import { SetupWorker } from '../embed/setup-worker.js';
+import * as dal from '../embed/dal.js';
 
 interface LogLine {
   level: number;

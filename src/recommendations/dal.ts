@@ -30,24 +30,37 @@ export async function countCompanies(db: Db): Promise<number> {
   return Number(row.n);
 }
 
+const profileOf = (row: {
+  categories: string[];
+  country: string | null;
+  business_size: string | null;
+  product_count: number | null;
+  commerce_platform: string | null;
+}): BrandProfile => ({
+  categories: row.categories,
+  country: row.country,
+  businessSize: row.business_size,
+  productCount: row.product_count,
+  commercePlatform: row.commerce_platform,
+});
+
+const PROFILE_COLUMNS = ['categories', 'country', 'business_size', 'product_count', 'commerce_platform'] as const;
+
 export async function loadProfiles(db: Db): Promise<Map<string, BrandProfile>> {
   const rows = await db
     .selectFrom('companies')
-    .select(['id', 'categories', 'country', 'business_size', 'product_count', 'commerce_platform'])
+    .select(['id', ...PROFILE_COLUMNS])
     .execute();
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      {
-        categories: row.categories,
-        country: row.country,
-        businessSize: row.business_size,
-        productCount: row.product_count,
-        commercePlatform: row.commerce_platform,
-      },
-    ]),
-  );
+  return new Map(rows.map((row) => [row.id, profileOf(row)]));
 }
+
+export async function loadProfile(db: Db, companyId: string): Promise<BrandProfile | undefined> {
+  const row = await db.selectFrom('companies').select(PROFILE_COLUMNS).where('id', '=', companyId).executeTakeFirst();
+  return row && profileOf(row);
+}
+
+/** A recommendation row's profile, as the scorer reads it from companies. */
+export const candidateProfile = (row: RecommendationRow): BrandProfile => profileOf(row);
 
 export async function upsertScores(db: Db, pairs: ScoredPair[], scoredAt: Date): Promise<void> {
   if (pairs.length === 0) return;

@@ -99,7 +99,7 @@ describeEachDatabase('GET /v1/discover/partner/recommendations', (use) => {
     await insertCompanies(use().db, [{ id: bare, businessName: null, domain: null }]);
     await settleScores(use().db);
     const body = (await recommendations()).json();
-    expect(body.data).toContainEqual({ categories: [], matchRate: 50 });
+    expect(body.data).toContainEqual({ categories: [], matchRate: 0 });
   });
 
   it('lists a brand not scored yet after the scored ones, without matchRate', async () => {

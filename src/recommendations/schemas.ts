@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { StringEnum } from '../http/schemas.js';
 
 export const MAX_RECOMMENDATIONS = 50;
 
@@ -36,6 +37,21 @@ export const Recommendation = Type.Object(
   },
 );
 export type Recommendation = Static<typeof Recommendation>;
+
+/** One factor of a match rate as the scorer counted it (src/recommendations/scoring.ts, `MatchTerm`). */
+export const MatchTerm = Type.Object({
+  factor: StringEnum(['categories', 'country', 'businessSize', 'catalogSize', 'commercePlatform'] as const),
+  weight: Type.Integer({ description: 'The most points this factor gives' }),
+  points: Type.Integer({ description: 'The points it gave; the terms add up to matchRate' }),
+  missing: Type.Optional(StringEnum(['you', 'them', 'both'] as const, { description: 'Whose profile lacks the fact; it gave nothing' })),
+  shared: Type.Optional(Type.Array(Type.String(), { description: 'Categories both brands name' })),
+  same: Type.Optional(Type.String({ description: 'The country or commerce platform both brands name' })),
+});
+export type MatchTerm = Static<typeof MatchTerm>;
+
+/** A recommendation with its match rate's terms (the dashboard's; the v1 answer is SPEC 2.4's fields only). */
+export const ExplainedRecommendation = Type.Object({ ...Recommendation.properties, matchTerms: Type.Optional(Type.Array(MatchTerm)) });
+export type ExplainedRecommendation = Static<typeof ExplainedRecommendation>;
 
 export const RecommendationsResponse = Type.Object(
   {

@@ -27,7 +27,7 @@ describeOnBothEngines('recommendation scorer', (use) => {
     );
     await settleScores(use().db);
     expect(await queued()).toEqual([]);
-    const expected = ids.flatMap((a) => ids.filter((b) => b !== a).map((b) => ({ company_id: a, candidate_id: b, match_rate: 50 })));
+    const expected = ids.flatMap((a) => ids.filter((b) => b !== a).map((b) => ({ company_id: a, candidate_id: b, match_rate: 0 })));
     expect(await scoresAmong(ids)).toEqual(
       expected.sort((x, y) => `${x.company_id}>${x.candidate_id}`.localeCompare(`${y.company_id}>${y.candidate_id}`)),
     );
@@ -45,8 +45,8 @@ describeOnBothEngines('recommendation scorer', (use) => {
     await settleScores(use().db);
     const scores = await scoresAmong(ids);
     expect(scores).toHaveLength(ids.length * (ids.length - 1));
-    // Country matches (25) and every other factor is unknown on both sides (half of 75).
-    expect(scores.every((row) => row.match_rate === 63)).toBe(true);
+    // Country matches (25); every other factor is unknown on both sides and gives nothing.
+    expect(scores.every((row) => row.match_rate === 25)).toBe(true);
   });
 
   it('scores the newer profile when it changes while the brand is in a batch being scored', async () => {
@@ -82,8 +82,8 @@ describeOnBothEngines('recommendation scorer', (use) => {
     await settleScores(use().db);
     expect(await scoresAmong([id, buddy])).toEqual(
       [
-        { company_id: buddy, candidate_id: id, match_rate: 63 },
-        { company_id: id, candidate_id: buddy, match_rate: 63 },
+        { company_id: buddy, candidate_id: id, match_rate: 25 },
+        { company_id: id, candidate_id: buddy, match_rate: 25 },
       ].sort((x, y) => `${x.company_id}>${x.candidate_id}`.localeCompare(`${y.company_id}>${y.candidate_id}`)),
     );
   });

@@ -5,6 +5,7 @@ import {
   catalogSimilarity,
   categoryOverlap,
   matchRate,
+  matchTerms,
   scoresToRefresh,
   sizeSimilarity,
   type BrandProfile,
@@ -44,9 +45,16 @@ describe('matchRate', () => {
     expect(matchRate(coffee, { ...coffee, categories: [' tea', 'COFFEE'], country: 'germany', commercePlatform: 'shopify' })).toBe(100);
   });
 
-  it('gives half credit for every factor one side has not filled in', () => {
-    expect(matchRate(coffee, blank)).toBe(50);
-    expect(matchRate(blank, blank)).toBe(50);
+  it('gives nothing for a factor either side has not filled in', () => {
+    expect(matchRate(coffee, blank)).toBe(0);
+    expect(matchRate(blank, blank)).toBe(0);
+    expect(matchRate(coffee, { ...blank, country: 'Germany' })).toBe(25);
+  });
+
+  it('gives an unrelated brand a low rate however little it has filled in', () => {
+    const unrelated = { ...blank, categories: ['Pets'], country: 'France' };
+    expect(matchRate(coffee, unrelated)).toBe(0);
+    expect(matchRate(coffee, { ...unrelated, commercePlatform: 'Shopify' })).toBe(10);
   });
 
   it('gives 0 to brands that differ on every factor', () => {
@@ -82,6 +90,73 @@ describe('matchRate', () => {
   });
 });
 
+describe('matchTerms', () => {
+  it('adds up to the match rate, one term per factor, each within its weight', () => {
+    fc.assert(
+      fc.property(profile, profile, (a, b) => {
+        const terms = matchTerms(a, b);
+        expect(terms.map((term) => term.factor)).toEqual(['categories', 'country', 'businessSize', 'catalogSize', 'commercePlatform']);
+        expect(terms.reduce((sum, term) => sum + term.points, 0)).toBe(matchRate(a, b));
+        for (const term of terms) {
+          expect(Number.isInteger(term.points) && term.points >= 0 && term.points <= term.weight).toBe(true);
+          if (term.missing) expect(term.points).toBe(0);
+        }
+      }),
+    );
+  });
+
+  it('names what is shared and whose profile lacks a fact', () => {
+    const other: BrandProfile = {
+      categories: ['tea', 'Snacks'],
+      country: 'germany',
+      businessSize: null,
+      productCount: 100,
+      commercePlatform: null,
+    };
+    expect(matchTerms(coffee, other)).toEqual([
+      { factor: 'categories', weight: 40, points: 20, shared: ['Tea'] },
+      { factor: 'country', weight: 25, points: 25, same: 'Germany' },
+      { factor: 'businessSize', weight: 15, points: 0, missing: 'them' },
+      { factor: 'catalogSize', weight: 10, points: 10 },
+      { factor: 'commercePlatform', weight: 10, points: 0, missing: 'them' },
+    ]);
+    expect(matchTerms(blank, other)[0]).toEqual({ factor: 'categories', weight: 40, points: 0, missing: 'you' });
+    expect(matchTerms(blank, blank)[1]).toEqual({ factor: 'country', weight: 25, points: 0, missing: 'both' });
+  });
+});
+
+/** Brand `b` moved one fact closer to brand `a`: what it did not share before, it shares now. */
+const closer = fc.constantFrom(
+  (a: BrandProfile, b: BrandProfile): BrandProfile => ({ ...b, categories: [...b.categories, ...a.categories.slice(0, 1)] }),
+  (a: BrandProfile, b: BrandProfile): BrandProfile => ({ ...b, country: a.country }),
+  (a: BrandProfile, b: BrandProfile): BrandProfile => ({ ...b, businessSize: a.businessSize }),
+  (a: BrandProfile, b: BrandProfile): BrandProfile => ({ ...b, productCount: a.productCount }),
+  (a: BrandProfile, b: BrandProfile): BrandProfile => ({ ...b, commercePlatform: a.commercePlatform }),
+);
+
+describe('more in common', () => {
+  it("never scores lower: taking one more of the other brand's facts keeps or raises the rate", () => {
+    fc.assert(
+      fc.property(profile, profile, fc.array(closer, { minLength: 1, maxLength: 5 }), (a, b, steps) => {
+        let current: BrandProfile = b;
+        for (const step of steps) {
+          const next = step(a, current);
+          expect(matchRate(a, next)).toBeGreaterThanOrEqual(matchRate(a, current));
+          current = next;
+        }
+      }),
+    );
+  });
+
+  it('never scores lower for a fact filled in on both sides alike than for the fact unknown', () => {
+    fc.assert(
+      fc.property(profile, profile, fc.constantFrom('Germany', 'France'), (a, b, country) => {
+        expect(matchRate({ ...a, country }, { ...b, country })).toBeGreaterThanOrEqual(matchRate({ ...a, country: null }, b));
+      }),
+    );
+  });
+});
+
 describe('factor similarities', () => {
   it('measures category overlap against the smaller set', () => {
     expect(categoryOverlap(['Coffee'], ['coffee', 'Tea', 'Snacks'])).toBe(1);
@@ -111,5 +186,6 @@ describe('scoresToRefresh', () => {
     const pairs = scoresToRefresh(['a', 'b', 'gone'], profiles);
     expect(pairs.map((p) => `${p.companyId}>${p.candidateId}`)).toEqual(['a>b', 'a>c', 'b>a', 'b>c', 'c>a', 'c>b']);
     expect(pairs.find((p) => p.companyId === 'c' && p.candidateId === 'a')?.matchRate).toBe(75);
+    expect(pairs.find((p) => p.companyId === 'b' && p.candidateId === 'a')?.matchRate).toBe(0);
   });
 });

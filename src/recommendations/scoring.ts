@@ -23,9 +23,6 @@ export const WEIGHTS = {
 /** Size labels from smallest to largest; a label outside this scale counts as unknown. */
 export const BUSINESS_SIZES = ['micro', 'small', 'medium', 'large', 'enterprise'] as const;
 
-/** Credit for a factor that one of the two brands has not filled in: neither a match nor a mismatch. */
-const UNKNOWN = 0.5;
-
 const normalize = (value: string) => value.trim().toLowerCase();
 
 /** Shared categories over the smaller set: a focused brand fully inside a broader one's audience is a full match. */
@@ -38,16 +35,29 @@ export function categoryOverlap(a: readonly string[], b: readonly string[]): num
   return shared / Math.min(left.size, right.size);
 }
 
+/** The categories both brands name, as the first brand spells them (case and spacing aside), in its order. */
+export function sharedCategories(a: readonly string[], b: readonly string[]): string[] {
+  const right = new Set(b.map(normalize));
+  const seen = new Set<string>();
+  return a.filter((category) => {
+    const key = normalize(category);
+    if (!key || !right.has(key) || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 function sameText(a: string | null, b: string | null): number | undefined {
   if (a === null || b === null || !normalize(a) || !normalize(b)) return undefined;
   return normalize(a) === normalize(b) ? 1 : 0;
 }
 
+const sizeRank = (label: string | null) => (label === null ? -1 : (BUSINESS_SIZES as readonly string[]).indexOf(normalize(label)));
+
 /** Same size 1, neighbouring sizes 0.5, further apart 0. */
 export function sizeSimilarity(a: string | null, b: string | null): number | undefined {
-  const rank = (label: string | null) => (label === null ? -1 : (BUSINESS_SIZES as readonly string[]).indexOf(normalize(label)));
-  const left = rank(a);
-  const right = rank(b);
+  const left = sizeRank(a);
+  const right = sizeRank(b);
   if (left < 0 || right < 0) return undefined;
   return Math.max(0, 1 - Math.abs(left - right) / 2);
 }
@@ -59,16 +69,70 @@ export function catalogSimilarity(a: number | null, b: number | null): number | 
   return Math.max(0, 1 - distance / 2);
 }
 
-export function matchRate(a: BrandProfile, b: BrandProfile): number {
-  const factors: Array<[number, number | undefined]> = [
-    [WEIGHTS.categories, categoryOverlap(a.categories, b.categories)],
-    [WEIGHTS.country, sameText(a.country, b.country)],
-    [WEIGHTS.businessSize, sizeSimilarity(a.businessSize, b.businessSize)],
-    [WEIGHTS.catalogSize, catalogSimilarity(a.productCount, b.productCount)],
-    [WEIGHTS.commercePlatform, sameText(a.commercePlatform, b.commercePlatform)],
+export type MatchFactor = keyof typeof WEIGHTS;
+
+/**
+ * One factor of a match rate as the scorer counted it: the points it gave out of its weight, or
+ * why it gave none. `missing` names whose profile lacks the fact (`both` when neither has it);
+ * `shared` lists the shared categories, `same` the country or platform both name.
+ */
+export interface MatchTerm {
+  factor: MatchFactor;
+  weight: number;
+  points: number;
+  missing?: 'you' | 'them' | 'both';
+  shared?: string[];
+  same?: string;
+}
+
+/** Whose side lacks a fact, for a factor the scorer could not compare. */
+function missingSide(yours: boolean, theirs: boolean): MatchTerm['missing'] {
+  if (!yours && !theirs) return 'both';
+  return yours ? 'them' : 'you';
+}
+
+const hasText = (value: string | null) => value !== null && normalize(value) !== '';
+
+/**
+ * Each factor's points for brand `a` looking at brand `b`: its weight times the similarity,
+ * rounded to a whole point, so the terms add up to the match rate exactly. A factor either side
+ * has not filled in gives nothing: a match rate counts what the two brands are known to share,
+ * so a brand with nothing in common scores 0 however little either has said about itself.
+ */
+export function matchTerms(a: BrandProfile, b: BrandProfile): MatchTerm[] {
+  const term = (factor: MatchFactor, similarity: number | undefined, known: [boolean, boolean], detail: Partial<MatchTerm> = {}) => {
+    const weight = WEIGHTS[factor];
+    if (similarity === undefined) return { factor, weight, points: 0, missing: missingSide(...known) };
+    return { factor, weight, points: Math.round(weight * similarity), ...detail };
+  };
+  const same = (x: string | null, y: string | null) =>
+    x !== null && y !== null && normalize(x) === normalize(y) ? { same: x.trim() } : {};
+  const shared = sharedCategories(a.categories, b.categories);
+  return [
+    term('categories', categoryOverlap(a.categories, b.categories), [a.categories.some(hasText), b.categories.some(hasText)], {
+      shared,
+    }),
+    term('country', sameText(a.country, b.country), [hasText(a.country), hasText(b.country)], same(a.country, b.country)),
+    term('businessSize', sizeSimilarity(a.businessSize, b.businessSize), [sizeRank(a.businessSize) >= 0, sizeRank(b.businessSize) >= 0]),
+    term('catalogSize', catalogSimilarity(a.productCount, b.productCount), [
+      a.productCount !== null && a.productCount >= 0,
+      b.productCount !== null && b.productCount >= 0,
+    ]),
+    term(
+      'commercePlatform',
+      sameText(a.commercePlatform, b.commercePlatform),
+      [hasText(a.commercePlatform), hasText(b.commercePlatform)],
+      same(a.commercePlatform, b.commercePlatform),
+    ),
   ];
-  const points = factors.reduce((sum, [weight, similarity]) => sum + weight * (similarity ?? UNKNOWN), 0);
-  return Math.min(100, Math.max(0, Math.round(points)));
+}
+
+/** The sum of the terms' points: 0 to 100, symmetric. */
+export function matchRate(a: BrandProfile, b: BrandProfile): number {
+  return Math.min(
+    100,
+    matchTerms(a, b).reduce((sum, term) => sum + term.points, 0),
+  );
 }
 
 export interface ScoredPair {

@@ -1,17 +1,44 @@
 import type { Db } from '../db/database.js';
-import { awaitingFirstScores, bestScoredCandidates, newestUnscoredCandidates, type RecommendationRow } from './dal.js';
-import { MAX_RECOMMENDATIONS, type Recommendation } from './schemas.js';
+import {
+  awaitingFirstScores,
+  bestScoredCandidates,
+  candidateProfile,
+  loadProfile,
+  newestUnscoredCandidates,
+  type RecommendationRow,
+} from './dal.js';
+import { MAX_RECOMMENDATIONS, type ExplainedRecommendation, type Recommendation } from './schemas.js';
+import { matchTerms } from './scoring.js';
 
 /**
  * The current recommendations: scored candidates best first, then (when fewer than the maximum
  * are scored) brands the engine has not reached yet, newest first and without matchRate.
  */
 export async function listRecommendations(db: Db, companyId: string): Promise<{ data: Recommendation[]; totalRows: number }> {
+  const data = (await recommendationRows(db, companyId)).map(toRecommendation);
+  return { data, totalRows: data.length };
+}
+
+async function recommendationRows(db: Db, companyId: string): Promise<RecommendationRow[]> {
   const scored = await bestScoredCandidates(db, companyId, MAX_RECOMMENDATIONS);
   const unscored =
     scored.length < MAX_RECOMMENDATIONS ? await newestUnscoredCandidates(db, companyId, MAX_RECOMMENDATIONS - scored.length) : [];
-  const data = [...scored, ...unscored].map(toRecommendation);
-  return { data, totalRows: data.length };
+  return [...scored, ...unscored];
+}
+
+/**
+ * The same recommendations, each scored one with the scorer's terms for it (what the two brands
+ * share, what either has not filled in): the dashboard's "why this match". The terms are worked
+ * out from the profiles as they are now; a profile changed in the last moment adds up to the new
+ * rate while the stored one is still the old, until the scorer has taken the change (a second).
+ */
+export async function explainedRecommendations(db: Db, companyId: string): Promise<ExplainedRecommendation[]> {
+  const [rows, mine] = await Promise.all([recommendationRows(db, companyId), loadProfile(db, companyId)]);
+  return rows.map((row) => {
+    const item: ExplainedRecommendation = toRecommendation(row);
+    if (mine && row.match_rate !== null) item.matchTerms = matchTerms(mine, candidateProfile(row));
+    return item;
+  });
 }
 
 /**

@@ -19,7 +19,7 @@ const TABLES = [...read('src/db/schema.ts').matchAll(/^\s+([a-z_]+): [A-Za-z]+Ta
 /** The owner of each table as docs/architecture.md states it: the folder in the row's first cell (remarks in parentheses aside). */
 function documentedOwners(): Map<string, string> {
   const owners = new Map<string, string>();
-  for (const row of read('docs/architecture.md').matchAll(/^\| `(src\/[a-z]+)\/` \| (.+) \|$/gm)) {
+  for (const row of read('docs/architecture.md').matchAll(/^\| `(src\/[a-z]+(?:\/[a-z]+)?)\/` \| (.+) \|$/gm)) {
     for (const table of row[2]!.replace(/\(.*?\)/g, '').matchAll(/`([a-z_]+)`/g)) {
       expect(owners.get(table[1]!), `${table[1]} has two owners`).toBeUndefined();
       owners.set(table[1]!, row[1]!);

@@ -12,7 +12,7 @@ const VOLATILE: { columns: Record<string, string[]>; tables: string[] } = {
     brand_api_keys: ['last_used_at'],
     platform_keys: ['last_used_at'],
     platform_companies: ['last_seen_at'],
-    // The setup worker's lease and retry bookkeeping (src/plugin/setup-worker.ts).
+    // The setup worker's lease and retry bookkeeping (src/embed/setup-worker.ts).
     setup_jobs: ['attempts', 'next_attempt_at', 'locked_until', 'last_error'],
   },
   tables: [

@@ -3,6 +3,8 @@ import { get, post, type Campaign, type Offer, type Partner } from './api.ts';
 import { formatMoment } from './dates.ts';
 import { ConfirmAction, ErrorText, Field, formValue, StatusText, useAction } from './ui.tsx';
 
+/** Asked before Start now replaces a start date still to come: the person may have picked that date on purpose. */
+const REPLACE_START = 'Start it now instead? Its start date becomes now.';
 const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
 const day = (iso: string | null) => (iso ? formatMoment(iso) : '—');
 
@@ -16,7 +18,7 @@ function OfferSummary({ label, offer }: { label: string; offer: Offer | null }) 
           <span>
             {offer.title}
             {offer.discountPercent ? ` · ${offer.discountPercent}% off` : ''}
-            {offer.custom ? ' · for this collab' : ''}
+            {offer.custom ? ' · for this campaign' : ''}
           </span>
         </>
       ) : (
@@ -27,8 +29,8 @@ function OfferSummary({ label, offer }: { label: string; offer: Offer | null }) 
 }
 
 /**
- * The offer one side shows in a collab: title, subtitle, image, and whether it carries the
- * brand's discount (a store has one discount code, so a collab cannot name another percent).
+ * The offer one side shows in a campaign: title, subtitle, image, and whether it carries the
+ * brand's discount (a store has one discount code, so a campaign cannot name another percent).
  */
 function CollabOfferFields({ own, initial }: { own: Offer | null; initial?: Offer | null }) {
   const start = initial ?? own;
@@ -64,11 +66,11 @@ function collabOfferFromForm(form: HTMLFormElement, own: Offer | null) {
   };
 }
 
-/** Where a side changes its offer for one collab, or goes back to its own offer. */
+/** Where a side changes its offer for one campaign, or goes back to its own offer. */
 function CollabOfferEditor({ campaign, own, onSaved }: { campaign: Campaign; own: Offer | null; onSaved: () => Promise<void> }) {
   const [open, setOpen] = useState(false);
   const [error, run, busy] = useAction();
-  const name = campaign.name ?? 'collab';
+  const name = campaign.name ?? 'campaign';
   if (!open) {
     return (
       <button type="button" class="secondary" onClick={() => setOpen(true)}>
@@ -93,7 +95,7 @@ function CollabOfferEditor({ campaign, own, onSaved }: { campaign: Campaign; own
       <ErrorText error={error} />
       <div class="actions">
         <button type="submit" disabled={busy}>
-          Save offer for this collab
+          Save offer for this campaign
         </button>
         {campaign.offers.mine?.custom && (
           <button
@@ -115,6 +117,29 @@ function CollabOfferEditor({ campaign, own, onSaved }: { campaign: Campaign; own
         </button>
       </div>
     </form>
+  );
+}
+
+/**
+ * Whether a draft can start, and if not why, said on the draft: the same checks the service makes
+ * when Start now is pressed, plus what a started campaign would show without an offer.
+ */
+function DraftReadiness({ campaign }: { campaign: Campaign }) {
+  const partner = campaign.partner.businessName ?? 'Your partner';
+  const lines: string[] = [];
+  if (campaign.startBlocked === 'partner_starts') lines.push(`${partner} created this draft, so only ${partner} can start it.`);
+  else if (campaign.startBlocked === 'partnership_ended') lines.push(`It cannot start: you and ${partner} are no longer partners.`);
+  else if (campaign.scheduled && campaign.startDate) {
+    lines.push(`Ready: it starts on its own on ${formatMoment(campaign.startDate)}; Start now starts it at once.`);
+  } else lines.push('Ready to start: Start now starts it at once, or Schedule picks a start date.');
+  if (campaign.startBlocked !== 'partnership_ended') {
+    if (!campaign.offers.mine) lines.push('Your side has no offer yet: set one under Your offer, or change your offer for this campaign.');
+    if (!campaign.offers.partner) lines.push(`${partner} has no offer yet, so nothing of theirs is shown until they set one.`);
+  }
+  return (
+    <p class="readiness" data-readiness={campaign.startBlocked ?? 'ready'}>
+      {lines.join(' ')}
+    </p>
   );
 }
 
@@ -146,12 +171,12 @@ export function Campaigns() {
   return (
     <>
       <section aria-labelledby="new-campaign">
-        <h2 id="new-campaign">New collab</h2>
+        <h2 id="new-campaign">New campaign</h2>
         {partners.length === 0 ? (
-          <p class="muted">A collab is a campaign with a partner: connect with a brand first.</p>
+          <p class="muted">A campaign runs with a partner: connect with a brand under Partnerships first.</p>
         ) : (
           <form
-            aria-label="New collab"
+            aria-label="New campaign"
             onSubmit={(event) => {
               event.preventDefault();
               const form = event.currentTarget;
@@ -196,14 +221,14 @@ export function Campaigns() {
               <input name="endDate" type="datetime-local" />
             </Field>
             <fieldset>
-              <legend>The offer you show in this collab</legend>
+              <legend>Your offer in this campaign</legend>
               <label class="choice">
                 <input type="radio" name="offerMode" checked={!customOffer} onChange={() => setCustomOffer(false)} /> My offer
                 {own ? `: ${own.title}` : ' (not set up yet)'}
               </label>
               <label class="choice">
-                <input type="radio" name="offerMode" checked={customOffer} onChange={() => setCustomOffer(true)} /> An offer for this collab
-                only
+                <input type="radio" name="offerMode" checked={customOffer} onChange={() => setCustomOffer(true)} /> An offer for this
+                campaign only
               </label>
               {customOffer && <CollabOfferFields own={own} />}
             </fieldset>
@@ -218,57 +243,78 @@ export function Campaigns() {
       </section>
 
       <section aria-labelledby="campaign-list">
-        <h2 id="campaign-list">Collabs</h2>
-        <ul class="cards" aria-label="Collabs" aria-busy={campaigns === null}>
+        <h2 id="campaign-list">Your campaigns</h2>
+        <p class="muted">
+          A campaign runs with one partner: while it is active, each of you shows the other's offer to your shoppers. Running campaigns come
+          first, then drafts, then closed ones.
+        </p>
+        <ul class="cards" aria-label="Campaigns" aria-busy={campaigns === null}>
           {campaigns === null && <li class="muted">Loading…</li>}
-          {campaigns?.length === 0 && <li class="muted">No collabs yet.</li>}
-          {(campaigns ?? []).map((campaign) => (
-            <li data-campaign={campaign.id}>
-              <strong>{campaign.name ?? 'Untitled'}</strong> with {campaign.partner.businessName ?? campaign.partner.companyId}{' '}
-              <span class={`badge status-${campaign.status}`}>{campaign.scheduled ? 'scheduled' : campaign.status}</span>
-              <p class="muted">
-                Start {day(campaign.startDate)} · End {day(campaign.endDate)}
-              </p>
-              <OfferSummary label="Your offer" offer={campaign.offers.mine} />
-              <OfferSummary label="Partner's offer" offer={campaign.offers.partner} />
-              <div class="actions">
-                {campaign.mine && campaign.status === 'draft' && (
-                  <>
-                    <button type="button" onClick={() => act(campaign.id, 'start', {}, `${campaign.name ?? 'The collab'} is active.`)}>
-                      Start now
-                    </button>
-                    <form
-                      class="inline"
-                      aria-label={`Schedule ${campaign.name ?? 'collab'}`}
-                      onSubmit={(event) => {
-                        event.preventDefault();
-                        void act(campaign.id, 'schedule', { startDate: toIso(formValue(event.currentTarget, 'startDate')) });
-                      }}
-                    >
-                      <Field label="Start date">
-                        <input name="startDate" type="datetime-local" required />
-                      </Field>
-                      <button type="submit" class="secondary">
-                        Schedule
-                      </button>
-                    </form>
-                  </>
-                )}
-                {campaign.status !== 'closed' && (
-                  <ConfirmAction
-                    label="Close"
-                    name={`Close ${campaign.name ?? 'collab'}`}
-                    question={`Close ${campaign.name ?? 'this collab'}? Its offers stop being shown; a closed collab cannot start again.`}
-                    confirmLabel="Close collab"
-                    onConfirm={() => act(campaign.id, 'close', {}, `${campaign.name ?? 'The collab'} is closed.`)}
-                  />
-                )}
-              </div>
-              <div class="actions">
-                {campaign.status !== 'closed' && <CollabOfferEditor campaign={campaign} own={own} onSaved={refresh} />}
-              </div>
-            </li>
-          ))}
+          {campaigns?.length === 0 && <li class="muted">No campaigns yet.</li>}
+          {(campaigns ?? []).map((campaign) => {
+            const name = campaign.name ?? 'Untitled campaign';
+            const futureStart = campaign.startDate !== null && Date.parse(campaign.startDate) > Date.now() ? campaign.startDate : null;
+            const start = () => act(campaign.id, 'start', {}, `${name} is active.`);
+            return (
+              <li data-campaign={campaign.id}>
+                <strong>{name}</strong> with {campaign.partner.businessName ?? campaign.partner.companyId}{' '}
+                <span class={`badge status-${campaign.status}`}>{campaign.scheduled ? 'scheduled' : campaign.status}</span>
+                <p class="muted">
+                  Start {day(campaign.startDate)} · End {day(campaign.endDate)}
+                </p>
+                {campaign.status === 'draft' && <DraftReadiness campaign={campaign} />}
+                <OfferSummary label="Your offer" offer={campaign.offers.mine} />
+                <OfferSummary label="Partner's offer" offer={campaign.offers.partner} />
+                <div class="actions">
+                  {campaign.status === 'draft' && campaign.startBlocked === null && (
+                    <>
+                      {futureStart ? (
+                        <ConfirmAction
+                          primary
+                          label="Start now"
+                          question={`${name} is set to start on ${formatMoment(futureStart)}. ${REPLACE_START}`}
+                          confirmLabel="Start now instead"
+                          cancelLabel="Keep the start date"
+                          onConfirm={start}
+                        />
+                      ) : (
+                        <button type="button" onClick={start}>
+                          Start now
+                        </button>
+                      )}
+                      <form
+                        class="inline"
+                        aria-label={`Schedule ${name}`}
+                        onSubmit={(event) => {
+                          event.preventDefault();
+                          void act(campaign.id, 'schedule', { startDate: toIso(formValue(event.currentTarget, 'startDate')) });
+                        }}
+                      >
+                        <Field label="Start date">
+                          <input name="startDate" type="datetime-local" required />
+                        </Field>
+                        <button type="submit" class="secondary">
+                          Schedule
+                        </button>
+                      </form>
+                    </>
+                  )}
+                  {campaign.status !== 'closed' && (
+                    <ConfirmAction
+                      label="Close"
+                      name={`Close ${name}`}
+                      question={`Close ${name}? Its offers stop being shown; a closed campaign cannot start again.`}
+                      confirmLabel="Close campaign"
+                      onConfirm={() => act(campaign.id, 'close', {}, `${name} is closed.`)}
+                    />
+                  )}
+                </div>
+                <div class="actions">
+                  {campaign.status !== 'closed' && <CollabOfferEditor campaign={campaign} own={own} onSaved={refresh} />}
+                </div>
+              </li>
+            );
+          })}
         </ul>
       </section>
     </>

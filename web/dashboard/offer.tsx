@@ -49,7 +49,7 @@ function OfferPreview({ draft, storeDomain }: { draft: Draft; storeDomain: strin
   );
 }
 
-/** The referral links partners' pages use for the brand's offer: one per platform, collab and partner showing it. */
+/** The referral links partners' pages use for the brand's offer: one per platform, campaign and partner showing it. */
 function ReferralLinks() {
   const [links, setLinks] = useState<ReferralLink[] | null>(null);
   const [error, run] = useAction();
@@ -60,12 +60,12 @@ function ReferralLinks() {
     <section aria-labelledby="links-title">
       <h2 id="links-title">Links partners' pages use</h2>
       <p class="muted">
-        Each partner page that shows your offer links to it through its own referral link, so the platform showing it is credited. A click
-        on one counts as a click for that platform: to try your store, open where it leads instead.
+        Each partner page that shows your offer links to it through its own referral link, so the platform that shows it is credited. A
+        click on one counts as a click for that platform: to try your store, open where it leads instead.
       </p>
       <ErrorText error={error} />
       {links?.length === 0 && (
-        <p>No partner page has shown your offer yet. A link appears here the first time a platform shows it in one of your collabs.</p>
+        <p>No partner page has shown your offer yet. A link appears here the first time a platform shows it in one of your campaigns.</p>
       )}
       {links && links.length > 0 && (
         <ul class="cards" aria-label="Referral links">
@@ -73,7 +73,7 @@ function ReferralLinks() {
             <li key={link.url}>
               <p>
                 <strong>{link.shownBy ?? 'A partner'}</strong> on {link.platform ?? 'a platform'}
-                {link.campaign && <span class="muted"> · collab {link.campaign}</span>}
+                {link.campaign && <span class="muted"> · campaign {link.campaign}</span>}
               </p>
               <p>
                 Referral link: <code>{link.url}</code>
@@ -115,7 +115,7 @@ function ProposalNote({ proposal, use }: { proposal: SetupProposal; use: () => v
   );
 }
 
-/** The brand's own offer: what partners show their shoppers in every collab, its preview, and the links that lead to it. */
+/** The brand's own offer: what partners show their shoppers in every campaign, its preview, and the links that lead to it. */
 export function OfferPage({ storeDomain }: { storeDomain: string | null }) {
   const [offer, setOffer] = useState<Offer | null | undefined>(undefined);
   const [proposal, setProposal] = useState<SetupProposal | null>(null);

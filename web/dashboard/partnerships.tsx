@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post, type Brand, type Partner, type PartnerPage, type Recommendation, type Recommendations } from './api.ts';
+import { MatchWhy } from './match-why.tsx';
 import { ConfirmAction, ErrorText, Field, formValue, STATUS_LABELS, StatusText, useAction } from './ui.tsx';
 
 const LISTS = ['active', 'inviteReceived', 'inviteSent', 'declined'] as const;
@@ -188,10 +189,10 @@ export function Partnerships() {
           <ConfirmAction
             label="Remove partner"
             name={`Remove partner ${name}`}
-            question={`Remove ${name} as a partner? Your collabs with ${name} close.`}
+            question={`Remove ${name} as a partner? Your campaigns with ${name} close.`}
             confirmLabel="Remove partner"
             onConfirm={() =>
-              act('active', partner.companyId, 'remove', `${name} is no longer a partner; your collabs with ${name} are closed.`)
+              act('active', partner.companyId, 'remove', `${name} is no longer a partner; your campaigns with ${name} are closed.`)
             }
           />
         );
@@ -267,6 +268,7 @@ export function Partnerships() {
             <li key={item.companyId ?? item.domain}>
               <strong>{item.businessName ?? item.domain}</strong> <span class="muted">{item.domain}</span>
               {item.matchRate !== undefined && <span class="badge">{item.matchRate}% match</span>}
+              {item.matchRate !== undefined && item.matchTerms && <MatchWhy rate={item.matchRate} terms={item.matchTerms} />}
               {item.companyId && <div>{requestOrState(item.companyId, item.businessName ?? item.domain ?? '', null)}</div>}
             </li>
           ))}

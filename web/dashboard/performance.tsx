@@ -260,8 +260,8 @@ function ViewThrough() {
         setSettings(saved);
         setChanged(
           saved.viewThrough
-            ? 'View-through is on: from now, an order after a partner only showed your offer counts too.'
-            : 'View-through is off: from now, only orders after a click on your offer count.',
+            ? "Views count too: from now, an order also counts when the shopper only saw your offer on a partner's page."
+            : 'Clicks only: from now, an order counts only when the shopper clicked your offer.',
         );
       } catch (refused) {
         if (choice === latest.current) setSettings(before);
@@ -273,7 +273,8 @@ function ViewThrough() {
     <>
       <label class="checkbox">
         <input type="checkbox" checked={settings.viewThrough} onChange={(event) => choose(event.currentTarget.checked)} />
-        Also count orders after a partner only showed your offer (view-through); orders after a click always count
+        Also count orders from shoppers who saw your offer on a partner's page but did not click it (called view-through); orders after a
+        click always count
       </label>
       {/* Said beside the switch without taking the focus from it: a live region the screen reader announces. */}
       <p role="status" class={changed ? 'notice' : 'status-empty'}>
@@ -391,7 +392,8 @@ export function PerformancePage() {
       </form>
       <ErrorText error={problem} />
       <p>
-        Orders count for the showing the shopper clicked last within the attribution window; what each brand owes is on its{' '}
+        An order counts for the partner's page where the shopper last clicked the offer, if the order comes within the attribution window
+        (the days after a click in which an order still counts); what each brand owes is on its{' '}
         <a href="#/statements">monthly statements</a>.
       </p>
       <SideReport key={`shown-${range.shown}`} side="shown" range={range} typed={typed} onExportRefused={setProblem} />

@@ -12,10 +12,13 @@ const SERVICE_NAME = 'Partner collaboration service';
 type Entry = Statement['entries'][number];
 
 const KINDS: Record<Entry['kind'], string> = { commission: 'Commission', reversal: 'Reversal', adjustment: 'Adjustment' };
-const CUSTOMERS: Record<NonNullable<Entry['customerBasis']>, string> = {
-  store_history: "store's history",
-  platform_order_count: "platform's order count",
+/** Who said whether the customer is new, in the words the Customer column uses. */
+const CUSTOMER_BASES: Record<NonNullable<Entry['customerBasis']>, string> = {
+  store_history: "by your store's orders we have seen",
+  platform_order_count: "by your store platform's count of their orders",
 };
+const CUSTOMERS: Record<NonNullable<Entry['customer']>, string> = { new: 'New customer', returning: 'Returning customer' };
+const TOUCHES: Record<NonNullable<Entry['touch']>, string> = { click: 'after a click', view: 'after a view only' };
 
 /** "March 2026" for 2026-03, in the reader's language. */
 const monthName = (month: string) =>
@@ -36,7 +39,8 @@ function EntryWhat({ entry }: { entry: Entry }) {
   const base = currencyAmount(entry.basisMinor, entry.currency);
   return (
     <>
-      {KINDS[entry.kind]} ({entry.touch}, {rate} of {base} merchandise)
+      {KINDS[entry.kind]} ({entry.touch && `${TOUCHES[entry.touch]}, `}
+      {rate} of {base} merchandise)
       {entry.adjusts && (
         <>
           {' '}
@@ -195,13 +199,18 @@ export function StatementsPage() {
                     {entry.kind === 'adjustment' ? '—' : `${entry.showingBrandName ?? entry.showingBrandId} on ${platformOf(entry)}`}
                   </td>
                   <td data-label="Customer">
-                    {entry.customer && entry.customerBasis ? `${entry.customer} (${CUSTOMERS[entry.customerBasis]})` : '—'}
+                    {entry.customer && entry.customerBasis ? `${CUSTOMERS[entry.customer]}, ${CUSTOMER_BASES[entry.customerBasis]}` : '—'}
                   </td>
                   <td data-label="Amount">{currencyAmount(entry.amountMinor, entry.currency)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
+          <p class="muted">
+            Shown by names the partner whose page showed your offer, and the platform it was on. Customer says whether the shopper was new
+            to your store, which is what commission is owed for, and who said so: your store platform when it sends its count of the
+            customer's orders, otherwise the orders of your store this service has seen.
+          </p>
         </section>
       )}
     </>

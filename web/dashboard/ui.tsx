@@ -5,7 +5,7 @@ import { ApiFailure } from './api.ts';
 /**
  * The words on screen for the API's field names, lower case: a message from the service names
  * the field it checked (`endDate must be after startDate`), the person sees the form's labels.
- * A form passes its own where a name means something else there (a key's name, a collab's name).
+ * A form passes its own where a name means something else there (a key's name, a campaign's name).
  */
 const SCREEN_LABELS: Record<string, string> = {
   startDate: 'start date',
@@ -106,8 +106,9 @@ export function StatusText({ text }: { text: string | null }) {
 }
 
 /**
- * A destructive action that asks first: the button opens a question with the action and Cancel
- * (focus moves to the question's action, and back to the button on Cancel).
+ * An action that asks first: the button opens a question with the action and Cancel (focus moves
+ * to the question's action, and back to the button on Cancel). Destructive unless `primary` says
+ * it is the item's main action (it then looks like one, and its confirmation is not red).
  */
 export function ConfirmAction(props: {
   /** The button's text, and its accessible name where the text alone is ambiguous in a list. */
@@ -115,6 +116,8 @@ export function ConfirmAction(props: {
   name?: string;
   question: string;
   confirmLabel: string;
+  cancelLabel?: string;
+  primary?: boolean;
   onConfirm: () => Promise<void>;
 }) {
   const [asking, setAsking] = useState(false);
@@ -127,17 +130,23 @@ export function ConfirmAction(props: {
   }, [asking, returnFocus]);
   if (!asking) {
     return (
-      <button type="button" class="secondary" aria-label={props.name} ref={openButton} onClick={() => setAsking(true)}>
+      <button
+        type="button"
+        class={props.primary ? undefined : 'secondary'}
+        aria-label={props.name}
+        ref={openButton}
+        onClick={() => setAsking(true)}
+      >
         {props.label}
       </button>
     );
   }
   return (
-    <fieldset class="confirm">
+    <fieldset class={props.primary ? 'confirm calm' : 'confirm'}>
       <legend>{props.question}</legend>
       <button
         type="button"
-        class="danger"
+        class={props.primary ? undefined : 'danger'}
         ref={confirmButton}
         onClick={() => {
           setAsking(false);
@@ -154,7 +163,7 @@ export function ConfirmAction(props: {
           setAsking(false);
         }}
       >
-        Cancel
+        {props.cancelLabel ?? 'Cancel'}
       </button>
     </fieldset>
   );

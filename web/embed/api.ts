@@ -1,4 +1,4 @@
-import type { EmbedState } from '../../src/plugin/embed-view';
+import type { EmbedState } from '../../src/embed/embed-view';
 
 export class ServiceError extends Error {
   constructor(

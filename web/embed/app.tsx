@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { ActionLink, OfferPreview, ProgressStep } from '../../src/plugin/embed-contract';
-import type { EmbedBoot, EmbedState } from '../../src/plugin/embed-view';
+import type { ActionLink, OfferPreview, ProgressStep } from '../../src/embed/embed-contract';
+import type { EmbedBoot, EmbedState } from '../../src/embed/embed-view';
 import { exchangeSecret, fetchState, ServiceError, turnBackOn, turnOnCrossPromotion } from './api';
 import { createBridge } from './bridge';
 

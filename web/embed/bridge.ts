@@ -1,4 +1,4 @@
-import { MESSAGE_CHANNEL, type EmbedToLoader, type LoaderToEmbed, type Stage } from '../../src/plugin/embed-contract';
+import { MESSAGE_CHANNEL, type EmbedToLoader, type LoaderToEmbed, type Stage } from '../../src/embed/embed-contract';
 
 type Outgoing =
   | { type: 'ready' }

@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import type { EmbedBoot } from '../../src/plugin/embed-view';
+import type { EmbedBoot } from '../../src/embed/embed-view';
 import { App } from './app';
 
 const bootElement = document.getElementById('embed-boot');

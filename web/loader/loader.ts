@@ -1,5 +1,5 @@
 import type { EmbedPluginHandle, EmbedPluginOptions, EmbedPluginStatic, EmbedStage } from './embed-plugin';
-import { MESSAGE_CHANNEL, STAGES, type EmbedToLoader, type LoaderToEmbed } from '../../src/plugin/embed-contract';
+import { MESSAGE_CHANNEL, STAGES, type EmbedToLoader, type LoaderToEmbed } from '../../src/embed/embed-contract';
 import { isPlatformId, storeDomain } from './store-domain';
 
 const VERSION = '2.0.0';

@@ -13,8 +13,8 @@ import { freePort } from '../../../test/support/service-process.js';
 import { COMPLIANCE_TOPICS, install, shopifyEnv } from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
-import { findPluginPlatform } from '../../plugin/dal.js';
-import { demoHost } from '../../plugin/demo-host.js';
+import { findPluginPlatform } from '../../embed/dal.js';
+import { demoHost } from '../../embed/demo-host.js';
 
 const ARTIFACTS = 'test-artifacts/shopify';
 const TOPICS = [

@@ -19,8 +19,8 @@ import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js
 import { signWebhookBody } from '../../../test/shopify-standin/webhooks.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { hashSecret } from '../../shared/keys.js';
-import { SetupWorker } from '../../plugin/setup-worker.js';
-import { consentToOffer, importStore } from '../../plugin/merchant-stores.js';
+import { SetupWorker } from '../../embed/setup-worker.js';
+import { consentToOffer, importStore } from '../../embed/merchant-stores.js';
 import { discountCodeFor } from '../../offers/service.js';
 import { WebhookWorker } from './webhooks.js';
 import { composeRuntime } from '../../composition.js';

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../db/database.js';
-import { formField } from '../http/forms.js';
-import { csrfTokenFor, csrfTokenMatches, type CookiePolicy } from '../shared/cookies.js';
-import { requireOwnOrigin } from '../http/origin.js';
+import type { Db } from '../../db/database.js';
+import { formField } from '../../http/forms.js';
+import { csrfTokenFor, csrfTokenMatches, type CookiePolicy } from '../../shared/cookies.js';
+import { requireOwnOrigin } from '../../http/origin.js';
 import { CSRF_FIELD, formExpiredPage, ownerOnlyPage, type SandboxPage } from './pages.js';
-import { ownerSignedIn, storePath } from './sandbox-owners.js';
+import { ownerSignedIn, storePath } from './owners.js';
 
 /**
  * After signing in, only a page of the same store is followed: never another site or store. The

@@ -2,7 +2,7 @@ import type { ActionLink, EmbedBoot as LoaderEmbedBoot, EmbedState as StageState
 
 /**
  * What the embed app is told about a store and what its page boots with: the shapes of
- * src/plugin/embed-contract.ts, plus what acting for the store needs (docs/plugin.md, "Acting for the
+ * src/embed/embed-contract.ts, plus what acting for the store needs (docs/plugin.md, "Acting for the
  * store"). Kept apart on purpose: the published loader v2.0.0 is built from embed-contract.ts, and esbuild
  * names its minified symbols by the characters of the files it bundles, so any change to that
  * file's code (types included) changes the loader's bytes.

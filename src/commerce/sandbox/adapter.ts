@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Db } from '../../db/database.js';
 import crypto from 'node:crypto';
 import type {
   BestSeller,
@@ -13,10 +13,10 @@ import type {
   StoreEligibility,
   StoreProfile,
   StoreStatus,
-} from './adapter.js';
+} from '../adapter.js';
 import * as dal from './dal.js';
-import { generateStore } from './sandbox-generator.js';
-import { SIGNATURE_HEADER, signOrderBody, TIMESTAMP_HEADER } from '../orders/signature.js';
+import { generateStore } from './generator.js';
+import { SIGNATURE_HEADER, signOrderBody, TIMESTAMP_HEADER } from '../../orders/signature.js';
 
 export const SANDBOX_PLATFORM_NAME = 'Sandbox Commerce';
 
@@ -223,7 +223,7 @@ export class SandboxCommerce implements CommerceAdapter {
     return rows.map((row) => ({ orderId: row.id, customerId: row.customer_email!, totalCents: row.total_cents, placedAt: row.placed_at }));
   }
 
-  // --- what the sandbox's own pages show (src/commerce/sandbox-routes.ts, store-admin-routes.ts) ---
+  // --- what the sandbox's own pages show (src/commerce/sandbox/routes.ts, store-admin-routes.ts) ---
 
   /** The stores opened most recently, for the sandbox's front page. */
   recentStores() {

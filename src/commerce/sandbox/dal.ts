@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { AppInstallation } from './adapter.js';
-import type { GeneratedStore } from './sandbox-generator.js';
+import type { Db } from '../../db/database.js';
+import type { AppInstallation } from '../adapter.js';
+import type { GeneratedStore } from './generator.js';
 
 /** SQL of the sandbox commerce platform: its stores, catalog, orders and discount codes. */
 

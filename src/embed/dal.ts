@@ -278,7 +278,7 @@ export async function findPlatformIdByName(db: Db, name: string): Promise<string
   return row?.id;
 }
 
-// --- what lets the embed app act for a store (src/plugin/merchant-tokens.ts) ---
+// --- what lets the embed app act for a store (src/embed/merchant-tokens.ts) ---
 
 /**
  * Records the commerce platform's word that the store's owner finished an action whose link

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { formField } from '../http/forms.js';
-import { notFound as apiNotFound } from '../http/errors.js';
-import { helmetPolicy, LOADABLE_ANYWHERE } from '../http/security-headers.js';
-import { decimalToMinorUnits } from '../shared/currency.js';
-import { storeDomain } from '../shared/domain.js';
+import { formField } from '../../http/forms.js';
+import { notFound as apiNotFound } from '../../http/errors.js';
+import { helmetPolicy, LOADABLE_ANYWHERE } from '../../http/security-headers.js';
+import { decimalToMinorUnits } from '../../shared/currency.js';
+import { storeDomain } from '../../shared/domain.js';
 import type { OwnerGate } from './owner-gate.js';
-import { SANDBOX_CURRENCY, type SandboxCommerce } from './sandbox.js';
-import { placeholderSvg } from './sandbox-generator.js';
+import { SANDBOX_CURRENCY, type SandboxCommerce } from './adapter.js';
+import { placeholderSvg } from './generator.js';
 import {
   alreadyDonePage,
   APP_NAME,
@@ -45,7 +45,7 @@ function safeReturn(value: unknown): string | null {
  * The sandbox commerce platform's pages: a store admin with a generated catalog and order
  * history, the app install, plan approval and confirmation screens the plugin links to, and the
  * controls to uninstall the app or close the campaign. All of it is the store owner's, signed in
- * at the platform (src/commerce/owner-gate.ts). Server-rendered forms, no script.
+ * at the platform (src/commerce/sandbox/owner-gate.ts). Server-rendered forms, no script.
  */
 export function storeAdminRoutes(options: StoreAdminRoutesOptions): FastifyPluginAsync {
   const { adapter, gate, send } = options;

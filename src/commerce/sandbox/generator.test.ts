@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readFixtureFile } from '../fixtures/loader.js';
-import { DEMO_FIXTURE_PATH } from '../fixtures/startup.js';
-import { generateStore } from './sandbox-generator.js';
+import { readFixtureFile } from '../../demo/loader.js';
+import { DEMO_FIXTURE_PATH } from '../../demo/startup.js';
+import { generateStore } from './generator.js';
 
 const NOW = new Date('2026-01-15T12:00:00Z');
 

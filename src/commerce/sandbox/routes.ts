@@ -3,12 +3,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import { formField } from '../http/forms.js';
-import { cookiePolicyFor } from '../shared/cookies.js';
-import { looksLikeEmail } from '../shared/email.js';
-import { requireOwnOrigin } from '../http/origin.js';
-import { storeDomain } from '../shared/domain.js';
-import type { Runtime } from '../composition.js';
+import { formField } from '../../http/forms.js';
+import { cookiePolicyFor } from '../../shared/cookies.js';
+import { looksLikeEmail } from '../../shared/email.js';
+import { requireOwnOrigin } from '../../http/origin.js';
+import { storeDomain } from '../../shared/domain.js';
+import type { Runtime } from '../../composition.js';
 import { OwnerGate, safeNext } from './owner-gate.js';
 import {
   APP_NAME,
@@ -26,9 +26,9 @@ import {
   type SandboxPage,
 } from './pages.js';
 import { storeAdminRoutes } from './store-admin-routes.js';
-import { MAX_ORDER_QUANTITY, type SandboxCommerce, type OrderDelivery } from './sandbox.js';
-import { ownerSignInState, setOwnerCookie, setSandboxOwner, signInOwner, supportSetsOwner } from './sandbox-owners.js';
-import { securePages } from '../http/security-headers.js';
+import { MAX_ORDER_QUANTITY, type SandboxCommerce, type OrderDelivery } from './adapter.js';
+import { ownerSignInState, setOwnerCookie, setSandboxOwner, signInOwner, supportSetsOwner } from './owners.js';
+import { securePages } from '../../http/security-headers.js';
 
 const CLAIM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const REFERRAL_TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -64,7 +64,7 @@ export const sandboxRoutes: FastifyPluginAsync<Runtime> = async (app, runtime) =
 /**
  * The sandbox commerce platform's pages: the store owner's sign-in, where the owner confirms or
  * declines that a sign-up acts for the store, the store admin and the app's install, plan and
- * confirmation screens (src/commerce/store-admin-routes.ts), the storefront where a shopper orders (with the
+ * confirmation screens (src/commerce/sandbox/store-admin-routes.ts), the storefront where a shopper orders (with the
  * referral and the discount code a partner's link brought), which the platform delivers to the
  * signed order webhook, and support's way to set up a store's owner sign-in.
  */

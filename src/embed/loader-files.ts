@@ -9,7 +9,7 @@ export const LOADER_VERSION = '2.0.0';
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 /**
  * Every published loader version, one folder each, holding the exact bytes served at
- * /plugin/v{version}/: built once from web/loader by `npx tsx src/plugin/publish-loader.ts` and
+ * /plugin/v{version}/: built once from web/loader by `npx tsx src/embed/publish-loader.ts` and
  * committed, never rebuilt at start. A change to the loader's source, to a file it imports or to
  * esbuild cannot change a published version's bytes, so its integrity hash stays valid.
  */

@@ -9,7 +9,7 @@ import { DATABASE_KINDS } from '../../test/support/databases.js';
 import { tableContents } from '../../test/support/snapshot.js';
 import { injectTransport, merchantToken, StoreOwner } from '../../test/support/sandbox-owner.js';
 import { InvalidationBus } from '../cache/invalidation.js';
-import { SandboxCommerce } from '../commerce/sandbox.js';
+import { SandboxCommerce } from '../commerce/sandbox/adapter.js';
 import { buildLoader, integrityOf, LOADER_VERSION, PUBLISHED_LOADERS } from './loader-files.js';
 import * as dal from './dal.js';
 import { SetupWorker } from './setup-worker.js';

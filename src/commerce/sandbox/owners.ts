@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../db/database.js';
-import { hashSecret, randomToken } from '../shared/keys.js';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../shared/passwords.js';
-import { checkedEmail, looksLikeEmail, normalizeEmail } from '../shared/email.js';
-import { badRequest } from '../http/errors.js';
-import { storeDomain } from '../shared/domain.js';
+import type { Db } from '../../db/database.js';
+import { hashSecret, randomToken } from '../../shared/keys.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../../shared/passwords.js';
+import { checkedEmail, looksLikeEmail, normalizeEmail } from '../../shared/email.js';
+import { badRequest } from '../../http/errors.js';
+import { storeDomain } from '../../shared/domain.js';
 import * as dal from './dal.js';
-import type { SandboxCommerce } from './sandbox.js';
+import type { SandboxCommerce } from './adapter.js';
 
 /**
  * The store owner's sign-in at the sandbox commerce platform, which a real platform has of its

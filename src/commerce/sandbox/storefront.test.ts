@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
-import { HTTP_ENGINES } from '../../test/support/databases.js';
-import { freePort } from '../../test/support/service-process.js';
-import { uniqueId } from '../../test/support/factories.js';
-import { DashboardClient, runningCollab } from '../../test/support/dashboard-client.js';
+import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
+import { HTTP_ENGINES } from '../../../test/support/databases.js';
+import { freePort } from '../../../test/support/service-process.js';
+import { uniqueId } from '../../../test/support/factories.js';
+import { DashboardClient, runningCollab } from '../../../test/support/dashboard-client.js';
 
 const SECRET = 'orders-webhook-secret-0123456789';
 

@@ -4,7 +4,7 @@ import { buildLoader, integrityOf, LOADER_VERSION, PUBLISHED_LOADERS } from './l
 /**
  * Publishes the loader built from web/loader as version LOADER_VERSION:
  *
- *   npx tsx src/plugin/publish-loader.ts
+ *   npx tsx src/embed/publish-loader.ts
  *
  * A published version is never written again (SPEC 9), so after a change to the loader bump
  * LOADER_VERSION (and the version inside the loader and its declarations) and run this; the

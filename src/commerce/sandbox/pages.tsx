@@ -1,13 +1,13 @@
 import type { FastifyReply } from 'fastify';
 import type { ComponentChildren, VNode } from 'preact';
-import { browserAssets } from '../http/assets.js';
-import { ANY_IMAGE, pagePolicy } from '../http/csp.js';
-import { PageShell, sendPage } from '../http/page.js';
-import type { CatalogProduct } from './adapter.js';
+import { browserAssets } from '../../http/assets.js';
+import { ANY_IMAGE, pagePolicy } from '../../http/csp.js';
+import { PageShell, sendPage } from '../../http/page.js';
+import type { CatalogProduct } from '../adapter.js';
 import type * as dal from './dal.js';
-import { majorUnits } from '../shared/currency.js';
-import { discountedCents, SANDBOX_CURRENCY, SANDBOX_PLATFORM_NAME } from './sandbox.js';
-import { storePath } from './sandbox-owners.js';
+import { majorUnits } from '../../shared/currency.js';
+import { discountedCents, SANDBOX_CURRENCY, SANDBOX_PLATFORM_NAME } from './adapter.js';
+import { storePath } from './owners.js';
 
 /** A refund the sandbox store admin takes: major units with at most two decimals (the browser checks it too). */
 export const REFUND_AMOUNT = /^\d{1,7}(\.\d{1,2})?$/;

@@ -7,9 +7,9 @@ import type { Browser, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import type { TestContext } from '../../test/support/harness.js';
 import { createPlatform } from '../../test/support/factories.js';
-import { readFixtureFile } from '../fixtures/loader.js';
-import type { FixtureFile } from '../fixtures/schema.js';
-import { DEMO_FIXTURE_PATH, prepareStartupData } from '../fixtures/startup.js';
+import { readFixtureFile } from '../demo/loader.js';
+import type { FixtureFile } from '../demo/schema.js';
+import { DEMO_FIXTURE_PATH, prepareStartupData } from '../demo/startup.js';
 import { DEMO_PLATFORM_NAME, demoHost } from './demo-host.js';
 import { findPlatformIdByName, findPluginPlatform } from './dal.js';
 
