@@ -32,6 +32,9 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
       ).n,
     );
 
+  const waitingFor = (email: string) => use().db.selectFrom('sign_up_requests').select('token_hash').where('email', '=', email).execute();
+  const allWaiting = () => use().db.selectFrom('sign_up_requests').selectAll().orderBy('token_hash').execute();
+
   async function takenAddress() {
     const email = `${uniqueId('taken')}@owner.example`;
     await new DashboardClient(use().app).signUpBrand('Owner Goods', `${uniqueId('owner')}.example`, email);
@@ -81,6 +84,7 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     const mails = await waitForMails(use().app, email, mailsBefore + 2);
     expect(mails).toHaveLength(mailsBefore + 2);
     expect(await tableContents(use().db)).toEqual(before);
+    expect(await waitingFor(email)).toEqual([]);
     for (const text of mails.slice(0, 2)) {
       expect(text).toContain('which already has one, so nothing was created');
       expect(text).toContain('Reset password');
@@ -123,6 +127,7 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     expect(await tableContents(use().db)).toEqual(before);
 
     // The finishing POST needs the page's CSRF token and its origin.
+    const waitingBefore = await allWaiting();
     expect((await person.post('/dashboard/api/sign-up/finish', { token }, { csrf: null })).statusCode).toBe(403);
     const crossSite = await use().app.inject({
       method: 'POST',
@@ -137,12 +142,14 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     });
     expect(crossSite.statusCode).toBe(403);
     expect(await tableContents(use().db)).toEqual(before);
+    expect(await allWaiting()).toEqual(waitingBefore);
 
     const finished = await person.post('/dashboard/api/sign-up/finish', { token });
     expect(finished.statusCode).toBe(201);
     expect(finished.json()).toMatchObject({ companyId: null, claim: { status: 'pending', businessName: 'Fresh Goods' } });
     expect((await person.get('/dashboard/api/session')).json().user).toMatchObject({ email, companyId: null });
 
+    expect(await waitingFor(email)).toEqual([]);
     const afterFirst = await tableContents(use().db);
     const again = await (await client()).post('/dashboard/api/sign-up/finish', { token });
     expect(again.statusCode).toBe(400);
@@ -161,12 +168,14 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     const token = (await signUpLinkFor(use().app, email))!;
     await sql`update sign_up_requests set expires_at = now() - interval '1 second' where email = ${email}`.execute(use().db);
     const before = await tableContents(use().db);
+    const waitingBefore = await allWaiting();
     for (const tried of [token, 'A'.repeat(43)]) {
       const refused = await person.post('/dashboard/api/sign-up/finish', { token: tried });
       expect(refused.statusCode).toBe(400);
       expect(refused.json()).toMatchObject({ error: 'invalid_token', message: expect.stringMatching(/unknown, used or expired/) });
     }
     expect(await tableContents(use().db)).toEqual(before);
+    expect(await allWaiting()).toEqual(waitingBefore);
 
     // The code used by someone else between the sign-up and its link.
     const owner = new DashboardClient(use().app);
@@ -182,11 +191,14 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
       invitationCode: code,
     });
     expect(fast.statusCode).toBe(201);
+    const slowToken = await signUpLinkFor(use().app, slow);
     const beforeSlow = await tableContents(use().db);
-    const refused = await person.post('/dashboard/api/sign-up/finish', { token: (await signUpLinkFor(use().app, slow))! });
+    const waitingBeforeSlow = await allWaiting();
+    const refused = await person.post('/dashboard/api/sign-up/finish', { token: slowToken });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({ error: 'invalid_invitation' });
     expect(await tableContents(use().db)).toEqual(beforeSlow);
+    expect(await allWaiting()).toEqual(waitingBeforeSlow);
 
     // The store's brand got staff between the sign-up and its link.
     const domain = `${uniqueId('race')}.example`;
@@ -196,11 +208,14 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
         .statusCode,
     ).toBe(202);
     await new DashboardClient(use().app).signUpBrand('Race Co', domain, `${uniqueId('first')}@race.example`);
+    const secondToken = await signUpLinkFor(use().app, second);
     const beforeSecond = await tableContents(use().db);
-    const staffed = await person.post('/dashboard/api/sign-up/finish', { token: (await signUpLinkFor(use().app, second))! });
+    const waitingBeforeSecond = await allWaiting();
+    const staffed = await person.post('/dashboard/api/sign-up/finish', { token: secondToken });
     expect(staffed.statusCode).toBe(409);
     expect(staffed.json()).toMatchObject({ error: 'brand_has_staff' });
     expect(await tableContents(use().db)).toEqual(beforeSecond);
+    expect(await allWaiting()).toEqual(waitingBeforeSecond);
   });
 
   it('keeps an address at five waiting sign-ups, each with its own mail', async () => {

@@ -136,10 +136,14 @@ export async function signUpLinksFor(app: App, email: string): Promise<string[]>
  */
 export async function newSignUpLinks(app: App, email: string, earlier = 0, count = 1): Promise<string[]> {
   let links: string[] = [];
-  await waitUntil(async () => {
-    links = await signUpLinksFor(app, email);
-    return links.length >= earlier + count;
-  }, 30_000);
+  await waitUntil(
+    async () => {
+      links = await signUpLinksFor(app, email);
+      return links.length >= earlier + count;
+    },
+    30_000,
+    100,
+  );
   return links;
 }
 
@@ -151,10 +155,14 @@ export async function signUpLinkFor(app: App, email: string): Promise<string> {
 /** Waits until an address has `count` mails in the development mailbox, and returns them, newest first. */
 export async function waitForMails(app: App, email: string, count: number): Promise<string[]> {
   let mails: string[] = [];
-  await waitUntil(async () => {
-    mails = await mailsTo(app, email);
-    return mails.length >= count;
-  }, 30_000);
+  await waitUntil(
+    async () => {
+      mails = await mailsTo(app, email);
+      return mails.length >= count;
+    },
+    30_000,
+    100,
+  );
   return mails;
 }
 
