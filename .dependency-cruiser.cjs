@@ -11,9 +11,66 @@ const EMBED_CONTRACT = '^src/embed/embed-contract[.]ts$';
 /** The shared layers at the bottom: no tables, no domain rules; every domain may import them. */
 const SHARED_LAYERS = '^src/(shared|http|db|cache|jobs)/|^src/(config|config-schema|service-context)[.]ts$';
 
+/**
+ * The domain tiers of docs/architecture.md, highest first: a folder imports folders of lower tiers
+ * only, never one of its own tier or a higher one. The front ends sit above every domain.
+ */
+const TIERS = [
+  { name: 'front ends', folders: ['dashboard', 'embed', 'site'] },
+  { name: 'demo data', folders: ['demo'] },
+  { name: 'top domains', folders: ['admin', 'oauth', 'offers', 'partnerships', 'recommendations'] },
+  { name: 'campaigns and accounts', folders: ['campaigns', 'accounts'] },
+  { name: 'credentials and commerce', folders: ['auth', 'commerce'] },
+  { name: 'orders', folders: ['orders'] },
+  { name: 'base domains', folders: ['companies', 'attribution', 'platforms'] },
+];
+
+/** Which tier a folder sits in may change with a design; that every folder has one may not (test/architecture). */
+const folderGroup = (folders) => `^src/(${folders.join('|')})/`;
+
+/** One rule per tier: its folders import no folder of their own tier or a higher one (their own folder aside). */
+const tierRules = TIERS.map((tier, index) => ({
+  name: `domain-tiers: ${tier.name}`,
+  comment:
+    `${tier.folders.join(', ')} import only folders of lower tiers (docs/architecture.md, "Layers and boundaries"). ` +
+    'Move what two folders share into the lower one, or down to src/shared or src/http.',
+  severity: 'error',
+  from: { path: folderGroup(tier.folders) },
+  to: { path: folderGroup(TIERS.slice(0, index + 1).flatMap((higher) => higher.folders)), pathNot: '^src/$1/' },
+}));
+
+/** A domain's SQL: dal.ts, and the named dals of a folder with more than one (credentials-dal.ts, statements-dal.ts). */
+const DAL = '(^|/|-)dal[.]ts$';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...tierRules,
+    {
+      name: 'no-dal-across-folders',
+      comment:
+        "A folder reads and writes another domain's tables through that domain's service, never its dal. The demo " +
+        "loader alone calls the owners' bulk upserts directly (one statement per table, docs/architecture.md).",
+      severity: 'error',
+      from: { path: '^src/([^/]+)/', pathNot: '^src/demo/' },
+      to: { path: `^src/.*${DAL}`, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'routes-import-no-dal',
+      comment: 'A route calls services, never a dal, not even its own folder\'s: the service checks, writes and publishes.',
+      severity: 'error',
+      from: { path: '(^|/|-)routes[.]tsx?$' },
+      to: { path: DAL },
+    },
+    {
+      name: 'migrations-import-no-live-code',
+      comment:
+        'A landed migration gives the same result for ever: it imports nothing of src/, and a rule it needs (a domain ' +
+        'canonicalization) is copied into it as it stood, not imported from code that may change.',
+      severity: 'error',
+      from: { path: '^src/db/migrations/' },
+      to: { path: '^src/', pathNot: '^src/db/migrations/' },
+    },
     {
       name: 'no-test-code-in-production',
       comment: 'Production code never imports test helpers: they live under test/ and only tests import them.',
@@ -39,6 +96,15 @@ module.exports = {
       severity: 'error',
       from: { path: SHARED_LAYERS },
       to: { path: '^src/', pathNot: `${SHARED_LAYERS}|^src/composition[.]ts$` },
+    },
+    {
+      name: 'shared-imports-no-http',
+      comment:
+        'src/shared holds pure primitives (tokens, hashes, the domain and email rules) that know no request: what ' +
+        'answers a request (a 400 for a malformed email) lives in src/http, which may import src/shared.',
+      severity: 'error',
+      from: { path: '^src/shared/' },
+      to: { path: '^src/http/' },
     },
     {
       name: 'entry-points-import-folders-not-back',

@@ -10,7 +10,7 @@ import os from 'node:os';
 import { sql, type Kysely } from 'kysely';
 import { buildApp } from '../src/app.js';
 import type { Database } from '../src/db/schema.js';
-import { issueBrandKey } from '../src/auth/credentials.js';
+import { issueBrandKey } from '../src/auth/service.js';
 import { createBrandUser } from '../src/accounts/users.js';
 import { drainScoringQueue } from '../src/recommendations/scorer.js';
 import { createTestDatabase } from '../test/support/databases.js';

@@ -13,7 +13,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import type { Database } from '../src/db/schema.js';
-import { issueBrandKey } from '../src/auth/credentials.js';
+import { issueBrandKey } from '../src/auth/service.js';
 import { listCampaigns } from '../src/campaigns/service.js';
 import { listPartners } from '../src/partnerships/service.js';
 import { listRecommendations } from '../src/recommendations/service.js';

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { createTestDatabase } from '../test/support/databases.js';
-import { issuePlatformKey } from '../src/auth/credentials.js';
+import { issuePlatformKey } from '../src/auth/service.js';
 import { savePlatform } from '../test/support/factories.js';
 import { InvalidationBus } from '../src/cache/invalidation.js';
 import { startService, summarize } from './support.js';

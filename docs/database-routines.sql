@@ -60,7 +60,7 @@ CREATE OR REPLACE FUNCTION public.rebuild_performance()
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
-  begin 
+    begin 
   truncate performance_days, performance_pair_days;
   update performance_sealed set sealed_through = null;
   perform record_performance(array_agg(platform_id), array_agg(day), array_agg(brand_id), array_agg(partner_id),
@@ -80,7 +80,7 @@ AS $function$
      1 * coalesce((select sum(l.amount_minor) from commission_ledger l
                          where l.store_domain = o.store_domain and l.order_id = o.order_id), 0)::int8 as commission_minor
   from (select * from attributed_orders) o
-  where o.platform_id is not null and o.brand_id is not null and o.partner_id is not null),
+  where o.brand_id is not null and o.partner_id is not null),
     by_day as (
       insert into performance_money_days as t (company_id, side, day, platform_id, currency, orders, new_customers, revenue_minor, commission_minor)
       select side.company_id, side.role, d.day, d.platform_id, d.currency, sum(orders)::int8, sum(new_customers)::int8, sum(revenue_minor)::int8, sum(commission_minor)::int8
@@ -93,7 +93,7 @@ AS $function$
     select d.brand_id, d.partner_id, d.day, d.currency, sum(orders)::int8, sum(new_customers)::int8, sum(revenue_minor)::int8, sum(commission_minor)::int8 from delta d
     group by 1, 2, 3, 4 having sum(orders) <> 0 or sum(new_customers) <> 0 or sum(revenue_minor) <> 0 or sum(commission_minor) <> 0 order by 1, 2, 3, 4
     on conflict (brand_id, partner_id, day, currency) do update set orders = t.orders + excluded.orders, new_customers = t.new_customers + excluded.new_customers, revenue_minor = t.revenue_minor + excluded.revenue_minor, commission_minor = t.commission_minor + excluded.commission_minor;
-  end $function$;
+    end $function$;
 
 CREATE OR REPLACE FUNCTION public.record_ledger_money()
  RETURNS trigger
@@ -105,7 +105,7 @@ AS $function$
   select o.platform_id, (o.placed_at at time zone 'UTC')::date as day, o.brand_id, o.partner_id, o.currency, 0::int8 as orders, 0::int8 as new_customers, 0::int8 as revenue_minor, 1 * o.amount::int8 as commission_minor
   from (select o.*, x.amount_minor as amount from (select * from added) x
      join attributed_orders o on o.store_domain = x.store_domain and o.order_id = x.order_id) o
-  where o.platform_id is not null and o.brand_id is not null and o.partner_id is not null),
+  where o.brand_id is not null and o.partner_id is not null),
     by_day as (
       insert into performance_money_days as t (company_id, side, day, platform_id, currency, orders, new_customers, revenue_minor, commission_minor)
       select side.company_id, side.role, d.day, d.platform_id, d.currency, sum(orders)::int8, sum(new_customers)::int8, sum(revenue_minor)::int8, sum(commission_minor)::int8
@@ -132,7 +132,7 @@ AS $function$
   select o.platform_id, (o.placed_at at time zone 'UTC')::date as day, o.brand_id, o.partner_id, o.currency, 0::int8 as orders, 0::int8 as new_customers, -1 * o.amount::int8 as revenue_minor, 0::int8 as commission_minor
   from (select o.*, x.amount_cents as amount from (select * from added) x
      join attributed_orders o on o.store_domain = x.store_domain and o.order_id = x.order_id) o
-  where o.platform_id is not null and o.brand_id is not null and o.partner_id is not null),
+  where o.brand_id is not null and o.partner_id is not null),
     by_day as (
       insert into performance_money_days as t (company_id, side, day, platform_id, currency, orders, new_customers, revenue_minor, commission_minor)
       select side.company_id, side.role, d.day, d.platform_id, d.currency, sum(orders)::int8, sum(new_customers)::int8, sum(revenue_minor)::int8, sum(commission_minor)::int8
@@ -151,7 +151,7 @@ AS $function$
   select o.platform_id, (o.placed_at at time zone 'UTC')::date as day, o.brand_id, o.partner_id, o.currency, 0::int8 as orders, 0::int8 as new_customers, 1 * o.amount::int8 as revenue_minor, 0::int8 as commission_minor
   from (select o.*, x.amount_cents as amount from (select * from removed) x
      join attributed_orders o on o.store_domain = x.store_domain and o.order_id = x.order_id) o
-  where o.platform_id is not null and o.brand_id is not null and o.partner_id is not null),
+  where o.brand_id is not null and o.partner_id is not null),
     by_day as (
       insert into performance_money_days as t (company_id, side, day, platform_id, currency, orders, new_customers, revenue_minor, commission_minor)
       select side.company_id, side.role, d.day, d.platform_id, d.currency, sum(orders)::int8, sum(new_customers)::int8, sum(revenue_minor)::int8, sum(commission_minor)::int8
@@ -170,11 +170,11 @@ AS $function$
   select o.platform_id, (o.placed_at at time zone 'UTC')::date as day, o.brand_id, o.partner_id, o.currency, 0::int8 as orders, 0::int8 as new_customers, 1 * o.amount::int8 as revenue_minor, 0::int8 as commission_minor
   from (select o.*, x.amount_cents as amount from (select * from removed) x
      join attributed_orders o on o.store_domain = x.store_domain and o.order_id = x.order_id) o
-  where o.platform_id is not null and o.brand_id is not null and o.partner_id is not null union all 
+  where o.brand_id is not null and o.partner_id is not null union all 
   select o.platform_id, (o.placed_at at time zone 'UTC')::date as day, o.brand_id, o.partner_id, o.currency, 0::int8 as orders, 0::int8 as new_customers, -1 * o.amount::int8 as revenue_minor, 0::int8 as commission_minor
   from (select o.*, x.amount_cents as amount from (select * from added) x
      join attributed_orders o on o.store_domain = x.store_domain and o.order_id = x.order_id) o
-  where o.platform_id is not null and o.brand_id is not null and o.partner_id is not null),
+  where o.brand_id is not null and o.partner_id is not null),
     by_day as (
       insert into performance_money_days as t (company_id, side, day, platform_id, currency, orders, new_customers, revenue_minor, commission_minor)
       select side.company_id, side.role, d.day, d.platform_id, d.currency, sum(orders)::int8, sum(new_customers)::int8, sum(revenue_minor)::int8, sum(commission_minor)::int8
@@ -205,7 +205,7 @@ AS $function$
      1 * coalesce((select sum(l.amount_minor) from commission_ledger l
                          where l.store_domain = o.store_domain and l.order_id = o.order_id), 0)::int8 as commission_minor
   from (select * from added) o
-  where o.platform_id is not null and o.brand_id is not null and o.partner_id is not null),
+  where o.brand_id is not null and o.partner_id is not null),
     by_day as (
       insert into performance_money_days as t (company_id, side, day, platform_id, currency, orders, new_customers, revenue_minor, commission_minor)
       select side.company_id, side.role, d.day, d.platform_id, d.currency, sum(orders)::int8, sum(new_customers)::int8, sum(revenue_minor)::int8, sum(commission_minor)::int8
@@ -227,7 +227,7 @@ AS $function$
      -1 * coalesce((select sum(l.amount_minor) from commission_ledger l
                          where l.store_domain = o.store_domain and l.order_id = o.order_id), 0)::int8 as commission_minor
   from (select * from removed) o
-  where o.platform_id is not null and o.brand_id is not null and o.partner_id is not null),
+  where o.brand_id is not null and o.partner_id is not null),
     by_day as (
       insert into performance_money_days as t (company_id, side, day, platform_id, currency, orders, new_customers, revenue_minor, commission_minor)
       select side.company_id, side.role, d.day, d.platform_id, d.currency, sum(orders)::int8, sum(new_customers)::int8, sum(revenue_minor)::int8, sum(commission_minor)::int8
@@ -249,14 +249,14 @@ AS $function$
      -1 * coalesce((select sum(l.amount_minor) from commission_ledger l
                          where l.store_domain = o.store_domain and l.order_id = o.order_id), 0)::int8 as commission_minor
   from (select store_domain, order_id, platform_id, placed_at, brand_id, partner_id, currency, new_customer, total_cents from removed except all select store_domain, order_id, platform_id, placed_at, brand_id, partner_id, currency, new_customer, total_cents from added) o
-  where o.platform_id is not null and o.brand_id is not null and o.partner_id is not null union all 
+  where o.brand_id is not null and o.partner_id is not null union all 
   select o.platform_id, (o.placed_at at time zone 'UTC')::date as day, o.brand_id, o.partner_id, o.currency, 1::int8 as orders, 1 * o.new_customer::int::int8 as new_customers,
      1 * (o.total_cents - coalesce((select sum(e.amount_cents) from order_events e
                                           where e.store_domain = o.store_domain and e.order_id = o.order_id), 0))::int8 as revenue_minor,
      1 * coalesce((select sum(l.amount_minor) from commission_ledger l
                          where l.store_domain = o.store_domain and l.order_id = o.order_id), 0)::int8 as commission_minor
   from (select store_domain, order_id, platform_id, placed_at, brand_id, partner_id, currency, new_customer, total_cents from added except all select store_domain, order_id, platform_id, placed_at, brand_id, partner_id, currency, new_customer, total_cents from removed) o
-  where o.platform_id is not null and o.brand_id is not null and o.partner_id is not null),
+  where o.brand_id is not null and o.partner_id is not null),
     by_day as (
       insert into performance_money_days as t (company_id, side, day, platform_id, currency, orders, new_customers, revenue_minor, commission_minor)
       select side.company_id, side.role, d.day, d.platform_id, d.currency, sum(orders)::int8, sum(new_customers)::int8, sum(revenue_minor)::int8, sum(commission_minor)::int8

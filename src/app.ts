@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config, TrustProxy } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
@@ -37,6 +37,8 @@ export interface BuildAppOptions {
   jobDatabase?: DatabaseHandle;
   /** A pino-compatible destination for tests that read the logs. */
   logStream?: NodeJS.WritableStream;
+  /** Sees every route as it is registered, with its schema (test/architecture/money-fields.test.ts walks them). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 export type App = FastifyInstance;
@@ -101,6 +103,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
 
   const knownRoutes: Array<{ method: string; pattern: RegExp }> = [];
   app.addHook('onRoute', (route) => {
+    options.onRoute?.(route);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const pattern = routePathPattern(route.url);
     for (const method of methods) if (method !== 'HEAD') knownRoutes.push({ method, pattern });

@@ -11,18 +11,17 @@ import pg from 'pg';
 import { createTestDatabase, TEST_DATABASE_BOUNDS, TEST_POSTGRES_URL, type TestDatabase } from '../test/support/databases.js';
 import { openDatabase } from './db/database.js';
 import { InvalidationBus } from './cache/invalidation.js';
-import { issuePlatformKey } from './auth/credentials.js';
+import { issuePlatformKey } from './auth/service.js';
 import { registerOAuthClient } from './oauth/clients.js';
 import { createBrand, savePlatform } from '../test/support/factories.js';
+import { entryPointArgs } from '../test/support/service-process.js';
 import { hashSecret } from './shared/keys.js';
 import { LOCK_FILE_NAME } from './admin/data-dir-lock.js';
+import { runCli } from './cli.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/**
- * A hang guard, not a bound: each run starts a Node process that compiles the CLI, and the PGlite
- * case opens a fresh database five times; at load 17 on two cores that took over 120 s.
- */
+/** A hang guard, not a bound: the PGlite cases open a fresh database, and at load 17 on two cores one start took over 120 s. */
 const SPAWNING_TIMEOUT = 240_000;
 
 interface CliResult {
@@ -34,12 +33,27 @@ interface CliResult {
 /** When a CLI run is taken for hung and killed: starting it on PGlite beside a CPU burner can take most of a minute. */
 const CLI_HANG_MS = 240_000;
 
-/** Runs the real CLI in a child process, as support would. */
-function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/**
+ * Runs a CLI command in this process (`runCli`, what `node dist/cli.js` runs) with only the
+ * environment given, as support's shell would have it, and its output captured.
+ */
+async function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_ENV: 'test', ...env },
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
+}
+
+/** Runs the compiled CLI (dist/cli.js, built when stale) in a child process, as support would. */
+function cliProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
+      [...entryPointArgs('cli'), ...args],
       { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_ENV: 'test', ...env }, timeout: CLI_HANG_MS },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
@@ -455,7 +469,7 @@ describe('CLI on PGlite', () => {
     try {
       // This test process stands in for the running service: its pid is alive.
       await fs.writeFile(path.join(dataDir, LOCK_FILE_NAME), JSON.stringify({ pid: process.pid, holder: 'server' }));
-      const result = await cli(['platform', 'list'], { DATA_DIR: dataDir });
+      const result = await cliProcess(['platform', 'list'], { DATA_DIR: dataDir });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(new RegExp(`the service \\(pid ${process.pid}\\) is running on .*admin API`, 's'));
       expect(await fs.readdir(dataDir)).toEqual([LOCK_FILE_NAME]);
@@ -487,7 +501,8 @@ describe('npm run migrate on a fresh database', () => {
     expect(await tables()).toEqual(
       expect.arrayContaining(['platforms', 'platform_brands', 'companies', 'brand_api_keys', 'oauth_clients']),
     );
-    const second = await migrate(env);
+    // Run again in process: the documented command was proved above, this proves the migrator's record.
+    const second = await cli(['migrate'], env);
     expect(JSON.parse(second.stdout)).toEqual({ applied: [] });
   };
 

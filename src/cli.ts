@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -11,17 +13,17 @@ import { ApiError } from './http/errors.js';
 import { FixtureError, loadFixtureFile } from './demo/loader.js';
 import { acquireDataDirLock, DataDirLockedError } from './admin/data-dir-lock.js';
 import { companyWithKeys, platformWithKeys } from './admin/service.js';
-import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from './auth/credentials.js';
+import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from './auth/service.js';
 import { createCompany, updateCompany } from './companies/service.js';
 import { createPlatform, listPlatformBrands, listPlatforms, setPlatformActive, updatePlatform } from './platforms/service.js';
 import type { ServiceContext } from './service-context.js';
-import { CreateCompanyBody, CreatePlatformBody, UpdateCompanyBody, UpdatePlatformBody } from './admin/schemas.js';
-import { registerOAuthClient } from './oauth/clients.js';
-import { listOAuthClients } from './oauth/clients.js';
+import { CreatePlatformBody, UpdatePlatformBody } from './admin/schemas.js';
+import { CreateCompanyBody, UpdateCompanyBody } from './companies/schemas.js';
+import { listOAuthClients, registerOAuthClient } from './oauth/service.js';
 import { RegisterClientBody } from './oauth/schemas.js';
 import { AdjustmentBody } from './orders/schemas.js';
 import { commercePlatformsFor } from './commerce/registry.js';
-import { setSandboxOwner } from './commerce/sandbox/owners.js';
+import { setSandboxOwner } from './commerce/sandbox/service.js';
 import { closeEndedMonths, monthlyStatement, postAdjustment, statementCsv } from './orders/statements.js';
 
 /**
@@ -275,27 +277,34 @@ async function run(argv: string[], ctx: ServiceContext, database: DatabaseHandle
   }
 }
 
+/** Where a CLI run reads its configuration and writes its output: the process's own, or a test's. */
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
 /**
  * Tells running service instances what changed. Every instance on PostgreSQL listens on its
  * NOTIFY channel (Redis or not); on PGlite no other process can be running.
  */
-async function connectBus(config: Config, db: Db): Promise<InvalidationBus> {
+async function connectBus(config: Config, db: Db, io: CliIo): Promise<InvalidationBus> {
   const bus = new InvalidationBus();
   if (config.databaseUrl) {
     await bus.connectRemote(
       { postgres: { url: config.databaseUrl, db, bounds: jobBounds(config.database) } },
-      pino({ level: 'warn' }, process.stderr),
+      pino({ level: 'warn' }, { write: (line: string) => io.stderr.write(line) }),
     );
   }
   return bus;
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], io: CliIo): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
-    process.stdout.write(`${USAGE}\n`);
+    io.stdout.write(`${USAGE}\n`);
     return argv.length === 0 ? 2 : 0;
   }
-  const config = loadConfig();
+  const config = loadConfig(io.env);
   const release = config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir, 'cli');
   let database: DatabaseHandle | undefined;
   let bus: InvalidationBus | undefined;
@@ -308,9 +317,9 @@ async function main(argv: string[]): Promise<number> {
       bounds: jobBounds(config.database),
     });
     if (argv[0] !== 'migrate') await migrateToLatest(database.db);
-    bus = await connectBus(config, database.db);
+    bus = await connectBus(config, database.db, io);
     const result = await run(argv, { db: database.db, bus, serviceEnv: config.serviceEnv }, database, config);
-    process.stdout.write(result instanceof TextOutput ? result.text : `${JSON.stringify(result, null, 2)}\n`);
+    io.stdout.write(result instanceof TextOutput ? result.text : `${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {
     await bus?.close();
@@ -319,26 +328,45 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`Error: ${error.message}\nRun "npm run cli -- help" for usage.\n`);
-      process.exit(2);
-    }
-    if (error instanceof DataDirLockedError && error.holder === 'server') {
-      process.stderr.write(
-        `Error: the service (pid ${error.pid}) is running on ${error.dataDir}, and PGlite allows one process at a time.\n` +
-          'Use the admin API of the running service instead (Authorization: Bearer $ADMIN_TOKEN, see docs/support.md), ' +
-          'or stop the service and run this command again.\n',
-      );
-    } else if (error instanceof ApiError) {
-      process.stderr.write(`Error (${error.code}): ${error.message}\n`);
-    } else if (error instanceof ConfigError || error instanceof FixtureError || error instanceof DataDirLockedError) {
-      process.stderr.write(`Error: ${error.message}\n`);
-    } else {
-      process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
-    }
-    process.exit(1);
-  },
-);
+/** What support sees when a command fails: the message on stderr, and the exit code (2: usage, 1: anything else). */
+function reportFailure(error: unknown, io: CliIo): number {
+  if (error instanceof UsageError) {
+    io.stderr.write(`Error: ${error.message}\nRun "npm run cli -- help" for usage.\n`);
+    return 2;
+  }
+  if (error instanceof DataDirLockedError && error.holder === 'server') {
+    io.stderr.write(
+      `Error: the service (pid ${error.pid}) is running on ${error.dataDir}, and PGlite allows one process at a time.\n` +
+        'Use the admin API of the running service instead (Authorization: Bearer $ADMIN_TOKEN, see docs/support.md), ' +
+        'or stop the service and run this command again.\n',
+    );
+  } else if (error instanceof ApiError) {
+    io.stderr.write(`Error (${error.code}): ${error.message}\n`);
+  } else if (error instanceof ConfigError || error instanceof FixtureError || error instanceof DataDirLockedError) {
+    io.stderr.write(`Error: ${error.message}\n`);
+  } else {
+    io.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  return 1;
+}
+
+/**
+ * One CLI command, start to end: what `node dist/cli.js` runs, and what the tests call in their own
+ * process (a Node start per command made the CLI's tests the suite's largest file). Resolves to the
+ * exit code; never exits the process.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  try {
+    return await main(argv, io);
+  } catch (error) {
+    return reportFailure(error, io);
+  }
+}
+
+/** Run as a program (`node dist/cli.js`, `tsx src/cli.ts`), not imported. */
+const isEntryPoint = process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+
+if (isEntryPoint) {
+  const code = await runCli(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr });
+  process.exit(code);
+}

@@ -10,18 +10,19 @@ import { UsageRecorder } from './auth/usage-recorder.js';
 import { Attribution } from './attribution/service.js';
 import { commercePlatformsFor, type CommerceRegistry } from './commerce/registry.js';
 import type { CommerceAdapter } from './commerce/adapter.js';
-import { OAuthBearerVerifier } from './oauth/bearer.js';
-import { createOAuthModel, type OAuthModel } from './oauth/model.js';
+import { createOAuthModel, OAuthBearerVerifier, type OAuthModel } from './oauth/service.js';
 import { PeriodicJob } from './jobs/periodic.js';
 import { scoringLoop } from './recommendations/scorer.js';
 import { performanceSealer } from './dashboard/sealer.js';
 import { statementCloser } from './orders/statement-closer.js';
-import { SetupWorker } from './embed/setup-worker.js';
-import { challengeConfirmed } from './embed/merchant-tokens.js';
-import { claimantOf, type Claimant } from './accounts/sessions.js';
-import { Onboarding } from './embed/onboarding.js';
+import { challengeConfirmed, Onboarding, SetupWorker } from './embed/service.js';
 import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
-import { WebhookWorker } from './commerce/shopify/webhooks.js';
+import { stoppedBodyEraser, WebhookReconciler, WebhookWorker } from './commerce/shopify/webhooks.js';
+import { OffersCache } from './offers/cache.js';
+import { loadOfferSet } from './offers/offer-set.js';
+import { claimantOf, mailerFor, type Claimant, type Mailer } from './accounts/service.js';
+import { OwnerGate } from './commerce/sandbox/service.js';
+import { cookiePolicyFor } from './shared/cookies.js';
 
 /** Configuration and the connections a process holds: databases, the invalidation bus, Redis. */
 export interface Infrastructure {
@@ -60,6 +61,12 @@ export interface Runtime extends Infrastructure {
    */
   claimantOf(request: FastifyRequest, claimId: string, domain: string): Promise<Claimant | undefined>;
   jobs: BackgroundJobs;
+  /** The brands' offers per platform in process memory, dropped by the bus: the offers endpoint's hot path. */
+  offers: OffersCache;
+  /** Where password reset mails go (src/accounts/mail.ts); none in prod without SMTP_URL. */
+  mailer: Mailer | undefined;
+  /** The sandbox platform's sign-in and form checks for its admin pages, on hosts that have the sandbox. */
+  sandboxOwners: OwnerGate | undefined;
   /**
    * The plugin's onboarding, which hears the commerce platforms' events (install, plan, uninstall,
    * confirmations) in every process: a worker that retries a webhook or meets a revoked token hides
@@ -128,6 +135,9 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
     nudgeWorker: () => jobs.nudgeSetup(),
   });
   commerce.primary?.onEvent((event) => onboarding.handleCommerceEvent(event));
+  const offers = new OffersCache((brandId, platformId, now) => loadOfferSet(database.db, attribution, brandId, platformId, now), bus);
+  const mailer = mailerFor(config, database.db);
+  const sandboxOwners = commerce.sandbox ? new OwnerGate(database.db, cookiePolicyFor(config.baseUrl)) : undefined;
   if (options.jobs.run) jobs.start({ keepProcessAlive: options.jobs.keepProcessAlive });
 
   return {
@@ -145,6 +155,9 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
     challengeConfirmed: (domain, challenge) => challengeConfirmed(database.db, domain, challenge),
     claimantOf: (request, claimId, domain) => claimantOf(database.db, request, claimId, domain),
     jobs,
+    offers,
+    mailer,
+    sandboxOwners,
     onboarding,
     async close() {
       // A batch or setup step in flight commits or rolls back as a whole; stopping waits for it.
@@ -154,6 +167,7 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
         .close()
         .catch((error) => log.warn({ err: error }, 'a counter batch the database left unanswered could not be settled'));
       await usage.close().catch((error) => log.warn({ err: error }, 'could not record final key usage'));
+      mailer?.close();
       await bus.close();
       redis?.disconnect();
     },
@@ -175,6 +189,10 @@ export class BackgroundJobs {
   private readonly shopifyWebhooks: WebhookWorker | undefined;
   /** Moves stores off non-expiring tokens and renews refresh tokens before they run out (docs/shopify.md, "Tokens"). */
   private readonly shopifyTokens: PeriodicJob | undefined;
+  /** Erases the raw bodies of webhook deliveries that stopped a week ago (docs/shopify.md, "Webhooks"). */
+  private readonly shopifyBodies: PeriodicJob | undefined;
+  /** Subscribes again the webhook topics Shopify deleted after failed deliveries (docs/shopify.md, "Webhooks"). */
+  private readonly shopifySubscriptions: PeriodicJob | undefined;
 
   constructor(options: {
     db: Db;
@@ -222,6 +240,8 @@ export class BackgroundJobs {
           (error) => log.error({ err: error }, 'Shopify token keeper failed; it runs again within the hour'),
         )
       : undefined;
+    this.shopifyBodies = shopify ? stoppedBodyEraser(options.setupDb, log) : undefined;
+    this.shopifySubscriptions = shopify ? new WebhookReconciler({ shopify, db: options.setupDb, log }).job() : undefined;
   }
 
   /** Each job runs at once, then on its timer. */
@@ -232,6 +252,9 @@ export class BackgroundJobs {
     this.setup?.start();
     this.shopifyWebhooks?.start();
     this.shopifyTokens?.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
+    this.shopifyBodies?.start({ keepProcessAlive: options.keepProcessAlive, runNow: true });
+    // Not at start: the install subscribes, and a restart would otherwise read every store's subscriptions at once.
+    this.shopifySubscriptions?.start({ keepProcessAlive: options.keepProcessAlive });
   }
 
   async stop(): Promise<void> {
@@ -242,6 +265,8 @@ export class BackgroundJobs {
       this.setup?.stop(),
       this.shopifyWebhooks?.stop(),
       this.shopifyTokens?.stop(),
+      this.shopifyBodies?.stop(),
+      this.shopifySubscriptions?.stop(),
     ]);
   }
 

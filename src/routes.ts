@@ -15,9 +15,8 @@ import { sandboxRoutes } from './commerce/sandbox/routes.js';
 import { shopifyRoutes } from './commerce/shopify/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { orderRoutes } from './orders/routes.js';
-import { assetRoutes } from './http/assets.js';
+import { assetRoutes, landingRoutes } from './site/routes.js';
 import { demoImageRoutes } from './demo/routes.js';
-import { landingRoutes } from './http/landing.js';
 
 /**
  * Every domain's HTTP routes. Each is given the runtime (src/composition.ts) and builds no shared

@@ -6,7 +6,7 @@ import { migrateToLatest } from './db/migrator.js';
 import { prepareStartupData } from './demo/startup.js';
 import { FixtureError } from './demo/loader.js';
 import { acquireDataDirLock, DataDirLockedError } from './admin/data-dir-lock.js';
-import { DemoListenError, startDemoHost } from './embed/demo-host.js';
+import { DemoListenError, startDemoHost } from './embed/service.js';
 import { closeGracefully } from './graceful-shutdown.js';
 
 /** The service could not bind its address; the message says which variables to check. */

@@ -11,7 +11,7 @@ import { companyForClaim } from '../companies/service.js';
 import { inTransaction, type Publisher } from '../service-context.js';
 import * as dal from './dal.js';
 import { hashPassword } from '../shared/passwords.js';
-import { checkedEmail } from '../shared/email.js';
+import { checkedEmail } from '../http/email.js';
 import { checkPassword } from './users.js';
 import type { Mailer, OutgoingMail } from './mail.js';
 

@@ -1,7 +1,8 @@
 import type { Db } from '../db/database.js';
 import { companyExists } from '../companies/service.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
-import { checkedEmail, normalizeEmail } from '../shared/email.js';
+import { normalizeEmail } from '../shared/email.js';
+import { checkedEmail } from '../http/email.js';
 import * as dal from './dal.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../shared/passwords.js';
 import { SIGN_IN_THROTTLE, signInWait, type Wait } from './throttle.js';

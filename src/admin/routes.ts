@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest } from '../http/errors.js';
-import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from '../auth/credentials.js';
+import { issueBrandKey, issuePlatformKey, listPlatformCompanies, revokeKey } from '../auth/service.js';
 import { createCompany, updateCompany } from '../companies/service.js';
 import { createPlatform, listPlatformBrands, listPlatforms, setPlatformActive, updatePlatform } from '../platforms/service.js';
 import type { ServiceContext } from '../service-context.js';
@@ -10,10 +10,7 @@ import { companyWithKeys, platformWithKeys } from './service.js';
 import { monthlyStatement, postAdjustment, statementCsv } from '../orders/statements.js';
 import { AdjustmentBody, Statement, StatementEntry, StatementQuery } from '../orders/schemas.js';
 import {
-  Company,
   CompanyDetail,
-  CompanyIdParams,
-  CreateCompanyBody,
   CreatePlatformBody,
   IssueBrandKeyBody,
   IssuedBrandKey,
@@ -28,9 +25,9 @@ import {
   PlatformIdParams,
   PlatformList,
   RevokedKey,
-  UpdateCompanyBody,
   UpdatePlatformBody,
 } from './schemas.js';
+import { Company, CompanyIdParams, CreateCompanyBody, UpdateCompanyBody } from '../companies/schemas.js';
 import type { Runtime } from '../composition.js';
 
 const errorRef = Type.Ref('ErrorResponse');

@@ -1,4 +1,4 @@
-import { listBrandKeys, listPlatformKeys } from '../auth/credentials.js';
+import { listBrandKeys, listPlatformKeys } from '../auth/service.js';
 import { getCompany } from '../companies/service.js';
 import { getPlatform } from '../platforms/service.js';
 import type { ServiceContext } from '../service-context.js';

@@ -218,9 +218,11 @@ export interface DayRange {
  * What a platform was credited with, from the raw counters, orders, events and ledger (not the
  * dashboard's rollups, so the two are checked against each other): views and clicks, the order
  * counts, and per currency the orders' totals less what cancels and refunds took (revenue) and
- * the sum of their ledger entries (commission less reversals), in minor units.
+ * the sum of their ledger entries (commission less reversals), in minor units. A null platform
+ * reads the orders credited to a brand pair with no platform ("unknown platform": matched by the
+ * partner's discount code alone); it has no views or clicks, which always name their platform.
  */
-export async function platformTotals(db: Db, platformId: string, range: DayRange = {}): Promise<PerformanceFigures> {
+export async function platformTotals(db: Db, platformId: string | null, range: DayRange = {}): Promise<PerformanceFigures> {
   const from = range.from ?? null;
   const to = range.to ?? null;
   const counted = await sql<{ views: number; clicks: number }>`
@@ -237,7 +239,7 @@ export async function platformTotals(db: Db, platformId: string, range: DayRange
                        where e.store_domain = o.store_domain and e.order_id = o.order_id) taken on true
     left join lateral (select sum(l.amount_minor) as amount from commission_ledger l
                        where l.store_domain = o.store_domain and l.order_id = o.order_id) booked on true
-    where o.platform_id = ${platformId}::uuid
+    where o.platform_id is not distinct from ${platformId}::uuid and o.brand_id is not null and o.partner_id is not null
       and (${from}::date is null or o.placed_at >= ${from}::date::timestamp at time zone 'UTC')
       and (${to}::date is null or o.placed_at < (${to}::date + 1)::timestamp at time zone 'UTC')
     group by o.currency

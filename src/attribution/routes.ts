@@ -6,7 +6,7 @@ import { browserAssets } from '../http/assets.js';
 import { sendPage } from '../http/page.js';
 import { securePages } from '../http/security-headers.js';
 import { linkNotFoundPage } from './pages.js';
-import { PlatformStats, PlatformStatsParams, PlatformStatsQuery, ReferralParams } from './schemas.js';
+import { PlatformStats, PlatformStatsParams, PlatformStatsQuery, ReferralParams, UNKNOWN_PLATFORM_ID } from './schemas.js';
 import { storeUrl } from './store-url.js';
 import { emptyResponse, errorResponse, PUBLIC, RATE_LIMITED } from '../http/schemas.js';
 import type { Runtime } from '../composition.js';
@@ -80,7 +80,9 @@ export const attributionRoutes: FastifyPluginAsync<Runtime> = async (plain, runt
     {
       schema: {
         summary: 'Views, clicks, orders, new customers, revenue and commission credited to a platform',
-        description: 'All time, or the UTC days from `from` to `to` (inclusive, either end optional).',
+        description:
+          'All time, or the UTC days from `from` to `to` (inclusive, either end optional). The platform `unknown` gives the ' +
+          "orders matched by a partner's discount code alone, which credit no platform (no views or clicks).",
         tags: ['admin'],
         params: PlatformStatsParams,
         querystring: PlatformStatsQuery,
@@ -88,10 +90,10 @@ export const attributionRoutes: FastifyPluginAsync<Runtime> = async (plain, runt
       },
     },
     async (request) => {
-      const platformId = request.params.platformId.toLowerCase();
+      const platformId = request.params.platformId === UNKNOWN_PLATFORM_ID ? null : request.params.platformId.toLowerCase();
       const { from, to } = request.query;
       if (from !== undefined && to !== undefined && to < from) throw badRequest('to must not be before from');
-      if (!(await auth.findPlatform(platformId))) throw notFound(`no platform ${platformId}`);
+      if (platformId !== null && !(await auth.findPlatform(platformId))) throw notFound(`no platform ${platformId}`);
       return attribution.platformTotals(platformId, { from, to });
     },
   );

@@ -1,7 +1,12 @@
 import { Type } from 'typebox';
 
+/** `unknown`: the orders credited to a brand pair with no platform (matched by the partner's discount code alone). */
+export const UNKNOWN_PLATFORM_ID = 'unknown';
+
 export const PlatformStatsParams = Type.Object({
-  platformId: Type.String({ format: 'uuid', description: 'Platform.Id' }),
+  platformId: Type.Union([Type.String({ format: 'uuid' }), Type.Literal(UNKNOWN_PLATFORM_ID)], {
+    description: "Platform.Id, or `unknown` for the orders matched by a partner's discount code alone, credited to no platform",
+  }),
 });
 
 export const PlatformStatsQuery = Type.Object({

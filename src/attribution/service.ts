@@ -20,6 +20,13 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 /** Bounds the token cache; past it the least recently used entries go and are read back on demand. */
 const MAX_CACHED_TOKENS = 100_000;
 
+export type { LinkKey, ResolvedLink } from './dal.js';
+
+/** The link a referral token names, read on the caller's connection: an order credited in its own transaction. */
+export function referralLinkOf(db: Db, token: string): Promise<ResolvedLink | undefined> {
+  return findReferralLink(db, token);
+}
+
 export function newReferralToken(): string {
   return crypto.randomBytes(TOKEN_BYTES).toString('base64url');
 }
@@ -90,7 +97,7 @@ export class Attribution {
     return this.counters.record([link], 0, 1, at);
   }
 
-  platformTotals(platformId: string, range: DayRange = {}): Promise<PerformanceFigures> {
+  platformTotals(platformId: string | null, range: DayRange = {}): Promise<PerformanceFigures> {
     return platformTotals(this.db, platformId, range);
   }
 }

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { describeOnBothEngines } from '../../test/support/harness.js';
 import { createBrand, createPlatform, savePlatform } from '../../test/support/factories.js';
 import { ApiError } from '../http/errors.js';
-import { issueBrandKey, revokeKey } from './credentials.js';
+import { issueBrandKey, revokeKey } from './service.js';
 import { setPlatformActive } from '../platforms/service.js';
 import { hashSecret } from '../shared/keys.js';
 

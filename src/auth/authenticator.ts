@@ -11,7 +11,9 @@ import {
   type BrandKeyRecord,
   type PlatformKeyRecord,
   type PlatformRecord,
-} from './credentials-dal.js';
+} from './dal.js';
+
+export type { PlatformRecord } from './dal.js';
 import {
   brandKeyPrefix,
   checkKeyShape,

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
-import { touchKeys, upsertPlatformCompanyLinks } from './credentials-dal.js';
+import { touchKeys, upsertPlatformCompanyLinks } from './dal.js';
 
 const FLUSH_INTERVAL_MS = 2_000;
 

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import { ApiError } from '../http/errors.js';
 import type { CommerceAdapter, CommerceEvent, DiscountCodeRequest, OwnershipRequest, PlatformLink } from './adapter.js';
-import { SandboxCommerce } from './sandbox/adapter.js';
+import { SandboxCommerce, slowStoreFailures } from './sandbox/adapter.js';
 import { isShopDomain, ShopifyCommerce } from './shopify/adapter.js';
 
 /** The commerce platforms a host talks to, by platform: each store lives on one of them. */
@@ -140,7 +140,13 @@ export function commercePlatformsFor(config: Config, db: Db, log: FastifyBaseLog
       SANDBOX,
       config.serviceEnv === 'prod'
         ? null
-        : new SandboxCommerce(db, config.baseUrl, config.plugin.sandboxImportMs, config.orders.webhookSecret),
+        : new SandboxCommerce(
+            db,
+            config.baseUrl,
+            config.plugin.sandboxImportMs,
+            config.orders.webhookSecret,
+            slowStoreFailures(config.plugin.setupDelayedAfterSeconds * 1000, config.plugin.setupRetryMs),
+          ),
     ],
     [
       SHOPIFY,

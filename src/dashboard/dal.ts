@@ -341,11 +341,16 @@ const moneySums = sql.raw(
   ['orders', 'new_customers', 'revenue_minor', 'commission_minor'].map((figure) => `sum(m.${figure})::int8 as ${figure}`).join(', '),
 );
 
+/** Which grouping a money row is: one day's, one platform's (null: "unknown platform"), or the range's total. */
+export type MoneyGrouping = 'day' | 'platform' | 'total';
+
 /**
  * One role's attributed orders placed in the range, per currency: per day, per platform and in
- * all, from the money rollups of migration 0018 (at most days x platforms x currencies rows).
- * Revenue is the orders' totals less what cancels and refunds took; commission is the sum of the
- * orders' ledger entries (reversals included), as the ledger holds them.
+ * all, from the money rollups of migrations 0019 and 0030 (at most days x platforms x currencies
+ * rows). Orders credited to a brand pair with no platform (matched by the partner's discount code
+ * alone) are a platform row of their own with a null platform. Revenue is the orders' totals less
+ * what cancels and refunds took; commission is the sum of the orders' ledger entries (reversals
+ * included), as the ledger holds them.
  */
 export async function sideMoneyByDayAndPlatform(
   db: Db,
@@ -353,14 +358,15 @@ export async function sideMoneyByDayAndPlatform(
   side: Side,
   from: string,
   to: string,
-): Promise<Array<MoneyRow & { day: string | null; platform_id: string | null }>> {
-  const result = await sql<MoneyRow & { day: string | null; platform_id: string | null }>`
-    select to_char(m.day, 'YYYY-MM-DD') as day, m.platform_id::text as platform_id, m.currency, ${moneySums}
+): Promise<Array<MoneyRow & { grouping: MoneyGrouping; day: string | null; platform_id: string | null }>> {
+  const result = await sql<MoneyRow & { grouping: MoneyGrouping; day: string | null; platform_id: string | null }>`
+    select case grouping(m.day, m.platform_id) when 1 then 'day' when 2 then 'platform' else 'total' end as grouping,
+           to_char(m.day, 'YYYY-MM-DD') as day, m.platform_id::text as platform_id, m.currency, ${moneySums}
     from performance_money_days m
     where m.company_id = ${companyId} and m.side = ${side} and m.day between ${from}::date and ${to}::date
     group by grouping sets ((m.day, m.currency), (m.platform_id, m.currency), (m.currency))
     having sum(m.orders) > 0
-    order by m.currency, 1, 2`.execute(db);
+    order by m.currency, 2, 3`.execute(db);
   return result.rows;
 }
 

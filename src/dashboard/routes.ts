@@ -4,21 +4,32 @@ import cookie from '@fastify/cookie';
 import { ApiError, unauthorized } from '../http/errors.js';
 import { isFromThisMachine } from '../http/client-address.js';
 import { DEFAULT_PAGE_SIZE } from '../http/paging.js';
-import { actsForBrand, currentAccount, endSession, startSession } from '../accounts/sessions.js';
+import {
+  actsForBrand,
+  checkClaim,
+  checkSignIn,
+  completePasswordReset,
+  createInvitation,
+  currentAccount,
+  currentClaim,
+  endSession,
+  finishSignUp,
+  joinWithInvitation,
+  requestPasswordReset,
+  signInWaitMessage,
+  signUp,
+  startClaim,
+  startSession,
+  type SessionAccount,
+  type SessionUser,
+} from '../accounts/service.js';
 import { cookiePolicyFor, csrfTokenFor, csrfValid } from '../shared/cookies.js';
-import { checkSignIn } from '../accounts/users.js';
-import { signInWaitMessage } from '../accounts/throttle.js';
-import type { SessionAccount, SessionUser } from '../accounts/dal.js';
-import { mailerFor } from '../accounts/mail.js';
-import { completePasswordReset, requestPasswordReset } from '../accounts/password-reset.js';
-import { checkClaim, createInvitation, currentClaim, finishSignUp, joinWithInvitation, signUp, startClaim } from '../accounts/sign-up.js';
 import { brandKeyPrefix, keyEnvironmentFor } from '../shared/keys.js';
-import { issueBrandKey, listBrandKeys, revokeBrandKeyOf } from '../auth/credentials.js';
+import { issueBrandKey, listBrandKeys, revokeBrandKeyOf } from '../auth/service.js';
 import { changeCampaign } from '../campaigns/service.js';
 import { getCompany } from '../companies/service.js';
 import { attributionSettings, saveAttributionSettings } from '../orders/service.js';
-import { listAuthorizedApps, revokeAuthorizedApp } from '../oauth/authorized-apps.js';
-import { deleteBrandApp, listBrandApps, registerBrandApp } from '../oauth/clients.js';
+import { deleteBrandApp, listAuthorizedApps, listBrandApps, registerBrandApp, revokeAuthorizedApp } from '../oauth/service.js';
 import { getOffer, saveOffer, setCampaignOffer, setupProposalFor } from '../offers/service.js';
 import { changePartnership, partnersWithCurrentState, sendRequest } from '../partnerships/service.js';
 import { browserAssets } from '../http/assets.js';
@@ -64,7 +75,7 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
   const { db, config, bus } = runtime;
   const adapter = runtime.commerce.primary;
   const ctx: service.DashboardContext = { db, bus, serviceEnv: config.serviceEnv, adapter };
-  const mailer = mailerFor(config, db);
+  const { mailer } = runtime;
   const accounts = { db, bus, adapter, mailer, baseUrl: config.baseUrl, log: app.log };
   const resets = { db, mailer, baseUrl: config.baseUrl, log: app.log };
   const policy = cookiePolicyFor(config.baseUrl);
@@ -73,7 +84,6 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
   await securePages(app, config.baseUrl);
   app.decorateRequest('dashboardUser', null);
   app.decorateRequest('dashboardAccount', null);
-  app.addHook('onClose', async () => mailer?.close());
 
   // Answers about a signed-in brand are never cached.
   app.addHook('onSend', async (_request, reply) => {

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { pagingQuery } from '../http/paging.js';
 import { StringEnum } from '../http/schemas.js';
-import { COMPANY_ID_PATTERN } from '../admin/schemas.js';
+import { COMPANY_ID_PATTERN } from '../companies/schemas.js';
 import { CAMPAIGN_STATUSES } from '../campaigns/schemas.js';
 import { Partner as PartnerSchema } from '../partnerships/schemas.js';
 import { PARTNER_STATUSES } from '../partnerships/status.js';
@@ -321,13 +321,18 @@ export const Figures = Type.Object({
 export type Figures = Static<typeof Figures>;
 const withFigures = <T extends Record<string, TSchema>>(fields: T) => Type.Object({ ...fields, ...Figures.properties });
 
+/** A platform's id; null for orders credited to a brand pair with no platform (matched by the partner's code alone). */
+const PlatformIdOrUnknown = Nullable(
+  Type.String({ description: 'The platform; null for orders matched by the partner\'s discount code alone ("unknown platform")' }),
+);
+
 /** The performance page: totals, every day of the range, each platform, and one page of the partners by name. */
 export const Performance = Type.Object({
   from: Type.String(),
   to: Type.String(),
   totals: Figures,
   byDay: Type.Array(withFigures({ date: Type.String() })),
-  byPlatform: Type.Array(withFigures({ platformId: Type.String(), name: Nullable(Type.String()) })),
+  byPlatform: Type.Array(withFigures({ platformId: PlatformIdOrUnknown, name: Nullable(Type.String()) })),
   byPartner: Type.Object({
     pageIndex: Type.Integer(),
     pageSize: Type.Integer(),
@@ -358,7 +363,7 @@ export const SidePerformance = Type.Object({
   to: Type.String(),
   totals: SideTotals,
   byDay: Type.Array(Type.Object({ date: Type.String(), views: Type.Integer(), clicks: Type.Integer(), orders: Type.Integer() })),
-  byPlatform: Type.Array(Type.Object({ platformId: Type.String(), name: Nullable(Type.String()), ...SideFigures })),
+  byPlatform: Type.Array(Type.Object({ platformId: PlatformIdOrUnknown, name: Nullable(Type.String()), ...SideFigures })),
   byPartner: Type.Object({
     pageIndex: Type.Integer(),
     pageSize: Type.Integer(),

@@ -9,6 +9,7 @@ import { explainedRecommendations, findingFirstMatches } from '../recommendation
 import { DEFAULT_PAGE_SIZE, pageWindow } from '../http/paging.js';
 import { inTransaction, type ServiceContext } from '../service-context.js';
 import * as dal from './dal.js';
+import { UNKNOWN_PLATFORM } from '../orders/statements.js';
 import { majorUnits } from '../shared/currency.js';
 import type { CurrencyFigures, Figures, SidePerformance, SideTotals } from './schemas.js';
 
@@ -155,8 +156,15 @@ export async function createCollab(
 
 const COUNTS = ['views', 'clicks', 'orders', 'newCustomers'] as const;
 
-function figuresOf(row: dal.PerformanceFigureRow, money: CurrencyFigures[]): Figures {
-  return { views: row.views, clicks: row.clicks, orders: row.orders, newCustomers: row.new_customers, money };
+/** Views and clicks of a row, with the orders, new customers and money of its money lines (every platform's, the unknown one too). */
+function figuresOf(row: Pick<dal.PerformanceFigureRow, 'views' | 'clicks'> | undefined, money: CurrencyFigures[]): Figures {
+  return {
+    views: row?.views ?? 0,
+    clicks: row?.clicks ?? 0,
+    orders: money.reduce((sum, line) => sum + line.orders, 0),
+    newCustomers: money.reduce((sum, line) => sum + line.newCustomers, 0),
+    money,
+  };
 }
 
 /** Money lines added up per currency (the same currency only), sorted by currency. */
@@ -219,6 +227,28 @@ function daysOf(range: PerformanceRange): string[] {
   return Array.from({ length: count }, (_, index) => new Date(from + index * DAY_MS).toISOString().slice(0, 10));
 }
 
+/**
+ * The platforms of a range's money and views: each platform with views, clicks or orders, by id,
+ * and last the orders credited to no platform ("unknown platform") when there are any.
+ */
+function platformsOf<Counted extends { platform_id: string | null; platform_name: string | null }>(
+  counted: Counted[],
+  money: Array<dal.MoneyRow & { grouping: dal.MoneyGrouping; platform_id: string | null }>,
+) {
+  const viewed = counted.filter((row) => row.platform_id !== null);
+  const ordered = money.filter((row) => row.grouping === 'platform');
+  const ids = [...new Set([...viewed.map((row) => row.platform_id!), ...ordered.flatMap((row) => row.platform_id ?? [])])].sort();
+  const known = ids.map((platformId) => {
+    const row = viewed.find((candidate) => candidate.platform_id === platformId);
+    return { platformId: platformId as string | null, name: row?.platform_name ?? null, row };
+  });
+  const unknown = ordered.some((row) => row.platform_id === null) ? [{ platformId: null, name: UNKNOWN_PLATFORM, row: undefined }] : [];
+  return {
+    platforms: [...known, ...unknown],
+    moneyOf: (platformId: string | null) => ordered.filter((row) => row.platform_id === platformId).map(currencyFiguresOf),
+  };
+}
+
 /** Totals, every day of the range (days without activity as zeros) and each platform's figures, money per currency. */
 async function summary(ctx: Pick<DashboardContext, 'db'>, companyId: string, range: PerformanceRange, days: string[]) {
   const [rows, money] = await Promise.all([
@@ -226,41 +256,28 @@ async function summary(ctx: Pick<DashboardContext, 'db'>, companyId: string, ran
     bothSidesMoney(ctx, companyId, range),
   ]);
   const moneyOf = (belongs: (row: (typeof money)[number]) => boolean) => moneyTotals(money.filter(belongs).map(currencyFiguresOf));
-  const byDate = new Map(
-    rows.flatMap((row) =>
-      row.day === null
-        ? []
-        : [
-            [
-              row.day,
-              figuresOf(
-                row,
-                moneyOf((line) => line.day === row.day),
-              ),
-            ] as const,
-          ],
+  const byDate = new Map(rows.flatMap((row) => (row.day === null ? [] : [[row.day, row] as const])));
+  const { platforms } = platformsOf(rows, money);
+  const byPlatform = platforms.map(({ platformId, name, row }) => ({
+    platformId,
+    name,
+    ...figuresOf(
+      row,
+      moneyOf((line) => line.grouping === 'platform' && line.platform_id === platformId),
     ),
-  );
-  const byPlatform = rows.flatMap((row) =>
-    row.platform_id === null
-      ? []
-      : [
-          {
-            platformId: row.platform_id,
-            name: row.platform_name,
-            ...figuresOf(
-              row,
-              moneyOf((line) => line.platform_id === row.platform_id),
-            ),
-          },
-        ],
-  );
+  }));
   const totals = sumOf(byPlatform);
   return {
     from: range.from,
     to: range.to,
-    totals: { ...totals, money: moneyOf((line) => line.day === null && line.platform_id === null) },
-    byDay: days.map((date) => ({ date, ...(byDate.get(date) ?? sumOf([])) })),
+    totals: { ...totals, money: moneyOf((line) => line.grouping === 'total') },
+    byDay: days.map((date) => ({
+      date,
+      ...figuresOf(
+        byDate.get(date),
+        moneyOf((line) => line.grouping === 'day' && line.day === date),
+      ),
+    })),
     byPlatform,
   };
 }
@@ -313,7 +330,7 @@ export async function performanceCsv(ctx: Pick<DashboardContext, 'db'>, companyI
   ]);
   const rows = [
     ...report.byDay.flatMap((day) => moneyCsvLines('day', day.date, null, day)),
-    ...report.byPlatform.flatMap((platform) => moneyCsvLines('platform', platform.platformId, platform.name, platform)),
+    ...report.byPlatform.flatMap((platform) => moneyCsvLines('platform', platform.platformId ?? '', platform.name, platform)),
     ...partners.flatMap((partner) =>
       moneyCsvLines('partner', partner.other_id, partner.other_name, figuresOf(partner, partnerMoney.get(partner.other_id) ?? [])),
     ),
@@ -391,37 +408,21 @@ async function sideSummary(ctx: Pick<DashboardContext, 'db'>, companyId: string,
     dal.sideMoneyByDayAndPlatform(ctx.db, companyId, side, range.from, range.to),
   ]);
   const byDate = new Map(counted.flatMap((row) => (row.day === null ? [] : [[row.day, row] as const])));
-  const platforms = counted.filter((row) => row.platform_id !== null);
-  const moneyPlatforms = money.flatMap((row) => (row.platform_id === null ? [] : [row.platform_id]));
-  const platformIds = [...new Set([...platforms.map((row) => row.platform_id!), ...moneyPlatforms])].sort();
-  const moneyOf = (belongs: (row: (typeof money)[number]) => boolean) => money.filter(belongs).map(currencyFiguresOf);
-  const ordersOn = (date: string) => money.filter((row) => row.day === date).reduce((sum, row) => sum + row.orders, 0);
-  const totalCounts = platforms.reduce((sum, row) => ({ views: sum.views + row.views, clicks: sum.clicks + row.clicks }), {
-    views: 0,
-    clicks: 0,
-  });
+  const { platforms, moneyOf } = platformsOf(counted, money);
+  const ordersOn = (date: string) =>
+    money.filter((row) => row.grouping === 'day' && row.day === date).reduce((sum, row) => sum + row.orders, 0);
+  const totalCounts = counted
+    .filter((row) => row.platform_id !== null)
+    .reduce((sum, row) => ({ views: sum.views + row.views, clicks: sum.clicks + row.clicks }), { views: 0, clicks: 0 });
   return {
-    totals: sideFigures(
-      totalCounts,
-      moneyOf((row) => row.day === null && row.platform_id === null),
-    ),
+    totals: sideFigures(totalCounts, money.filter((row) => row.grouping === 'total').map(currencyFiguresOf)),
     byDay: daysOf(range).map((date) => ({
       date,
       views: byDate.get(date)?.views ?? 0,
       clicks: byDate.get(date)?.clicks ?? 0,
       orders: ordersOn(date),
     })),
-    byPlatform: platformIds.map((platformId) => {
-      const row = platforms.find((candidate) => candidate.platform_id === platformId);
-      return {
-        platformId,
-        name: row?.platform_name ?? null,
-        ...sideFigures(
-          row,
-          moneyOf((order) => order.platform_id === platformId),
-        ),
-      };
-    }),
+    byPlatform: platforms.map(({ platformId, name, row }) => ({ platformId, name, ...sideFigures(row, moneyOf(platformId)) })),
   };
 }
 
@@ -483,7 +484,7 @@ export async function sidePerformanceCsv(ctx: Pick<DashboardContext, 'db'>, comp
   ]);
   const rows = [
     ...summary.byDay.map((day) => ['day', day.date, null, day.views, day.clicks, day.orders, '', '', '', '', '', '']),
-    ...summary.byPlatform.flatMap((platform) => moneyCsvLines('platform', platform.platformId, platform.name, platform)),
+    ...summary.byPlatform.flatMap((platform) => moneyCsvLines('platform', platform.platformId ?? '', platform.name, platform)),
     ...partners.flatMap((partner) =>
       moneyCsvLines('partner', partner.other_id, partner.other_name, sideFigures(partner, partnerMoney.get(partner.other_id) ?? [])),
     ),

@@ -539,7 +539,8 @@ export interface PerformanceMoneyDaysTable extends PerformanceMoney {
   company_id: string;
   side: 'shown' | 'received';
   day: ColumnType<Date, string, string>;
-  platform_id: string;
+  /** Null: orders credited to a brand pair with no platform ("unknown platform", migration 0030). */
+  platform_id: string | null;
   currency: string;
 }
 
@@ -688,6 +689,10 @@ export interface ShopifyWebhookDeliveriesTable {
   received_at: ColumnType<Date, Date, Date>;
   completed_at: NullableTimestamp;
   failed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Migration 0034: X-Shopify-Event-Id, shared by the deliveries of one event to each subscription; null before. */
+  event_id: ColumnType<string | null, string | null | undefined, never>;
+  /** Migration 0034: when the raw body of a stopped delivery was erased (only its ids kept). */
+  body_erased_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** A usage charge on a store's subscription, by its idempotency key. */
@@ -801,8 +806,26 @@ export interface StatementTotalsTable {
   adjustments_minor: number;
   net_minor: number;
   charged_minor: number;
+  /** Migration 0030: what the commerce platform was asked to charge and did not, at the close. */
+  held_minor: ColumnType<number, number | undefined, never>;
+  held_reasons: ColumnType<ChargeHoldReason[], ChargeHoldReason[] | undefined, never>;
   owed_minor: number;
   entries: number;
+}
+
+/**
+ * Why the commerce platform did not charge a commission it was asked to: the store's capped amount
+ * is used up (`over_cap`), its usage plan is not approved (`no_plan`), or the plan is in another
+ * currency than the order (`other_currency`).
+ */
+export type ChargeHoldReason = 'over_cap' | 'no_plan' | 'other_currency';
+
+/** Migration 0030: the commerce platform was asked to charge an order's commission and did not, and why. */
+export interface CommissionChargeHoldsTable {
+  store_domain: string;
+  order_id: string;
+  reason: ChargeHoldReason;
+  held_at: ColumnType<Date, Date, Date>;
 }
 
 /** Tables of migration 0015: the commission ledger and what feeds it. */
@@ -815,6 +838,7 @@ export interface LedgerTables {
   statements: StatementsTable;
   statement_entries: StatementEntriesTable;
   statement_totals: StatementTotalsTable;
+  commission_charge_holds: CommissionChargeHoldsTable;
 }
 
 export interface Database

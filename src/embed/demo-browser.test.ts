@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TestContext } from '../../test/support/harness.js';
 import { createPlatform } from '../../test/support/factories.js';
 import { readFixtureFile } from '../demo/loader.js';
-import type { FixtureFile } from '../demo/schema.js';
+import type { FixtureFile } from '../demo/schemas.js';
 import { DEMO_FIXTURE_PATH, prepareStartupData } from '../demo/startup.js';
 import { DEMO_PLATFORM_NAME, demoHost } from './demo-host.js';
 import { findPlatformIdByName, findPluginPlatform } from './dal.js';
@@ -221,6 +221,17 @@ and no axe violations`, async () => {
     const greenleaf = demoData.brands!.find((brand) => brand.companyId === 'greenleaf-tea')!;
     await requests.getByText(greenleaf.businessName).waitFor();
     expect(await requests.getByRole('button', { name: `Accept request from ${greenleaf.businessName}` }).count()).toBe(1);
+
+    // Integrations links the brand's sandbox store admin, which takes the store owner sign-in the banner prints.
+    const owner = /Store owner:\s+(\S+)\s+email (\S+)\s+password (\S+)/.exec(banner)!;
+    await page.getByRole('link', { name: 'Integrations' }).click();
+    await page.getByRole('region', { name: 'Sandbox store' }).getByRole('link', { name: 'store admin' }).click();
+    await page.waitForURL(/\/sandbox\/stores\//);
+    await page.getByLabel('Email').fill(owner[2]!);
+    await page.getByLabel('Password').fill(owner[3]!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: /^Orders \(\d+ in all, latest first\)$/ }).waitFor();
+    expect(page.url()).toBe(owner[1]);
     await page.context().close();
   });
 });

@@ -62,7 +62,7 @@ const PLATFORM_ICON = readFileSync(new URL('../../web/pages/checkout-co.svg', im
 
 const PRESETS: Array<{ domain: string; what: string }> = [
   { domain: 'cozy-candles.example', what: 'a new merchant: walk install → plan → setup → consent → live' },
-  { domain: 'slow-roasters.example', what: 'setup runs long: the delayed stage' },
+  { domain: 'slow-roasters.example', what: 'setup runs long: the delayed stage, from SETUP_DELAYED_AFTER_SECONDS (2 min by default)' },
   { domain: 'promo-outfitters.example', what: 'the store already gives new customers 15%' },
   { domain: 'new-bakery.example', what: 'too few orders: not eligible yet' },
   { domain: 'noimages-goods.example', what: 'no product images: not eligible yet' },

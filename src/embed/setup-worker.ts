@@ -7,8 +7,7 @@ import { scoreBrandNow } from '../recommendations/scorer.js';
 import * as dal from './dal.js';
 import { importStore, saveStoreDraftOffer } from './merchant-stores.js';
 import type { BestSellerPreview } from './embed-contract.js';
-
-const MAX_RETRY_MS = 60_000;
+import { retryDelayMs } from '../shared/retry.js';
 
 export interface SetupWorkerOptions {
   db: Db;
@@ -72,7 +71,7 @@ export class SetupWorker extends DrainingWorker {
         // ours, not parked): a store back and approved by now resumes here, so no park outlives the approval.
         if (written && (await this.storeBackAndApproved(job.domain))) await dal.ensureSetupJob(db, job.domain, new Date());
       } else {
-        const delay = Math.min(this.options.retryMs * 2 ** Math.max(0, job.attempts - 1), MAX_RETRY_MS);
+        const delay = retryDelayMs(this.options.retryMs, job.attempts);
         log.warn({ ...where, retryInMs: delay, reason: message }, 'store setup step failed; will retry');
         written = await dal.rescheduleJob(db, job.domain, job.leaseId, new Date(Date.now() + delay), message, new Date());
       }

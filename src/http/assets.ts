@@ -1,11 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { FastifyPluginAsync } from 'fastify';
 import type * as esbuild from 'esbuild';
-import { notFound } from './errors.js';
-import { securePages } from './security-headers.js';
-import type { Runtime } from '../composition.js';
 
 /** Where every browser file of the service is served: `/assets/{stem}.{content hash}.{js|css}`. */
 export const ASSETS_PATH = '/assets/';
@@ -41,6 +37,8 @@ const ENTRIES = {
   accountStyle: { entry: 'pages/account.css', stem: 'account' },
   /** The API reference's adjustments to its renderer's theme (src/http/reference-page.tsx). */
   referenceStyle: { entry: 'pages/reference.css', stem: 'reference' },
+  /** The API reference's correction to its renderer's markup (web/pages/reference.ts). */
+  referenceScript: { entry: 'pages/reference.ts', stem: 'reference-aria', options: { format: 'iife' } },
   demoScript: { entry: 'demo/demo.ts', stem: 'demo', options: { format: 'iife' } },
   demoStyle: { entry: 'demo/demo.css', stem: 'demo' },
 } satisfies Record<string, Entry>;
@@ -144,13 +142,3 @@ export function browserAssets(): Promise<BrowserAssets> {
   });
   return pending;
 }
-
-/** The one route family of browser files, with the page security headers (nosniff, same-origin only). */
-export const assetRoutes: FastifyPluginAsync<Runtime> = async (app, runtime) => {
-  await securePages(app, runtime.config.baseUrl);
-  app.get<{ Params: { name: string } }>(`${ASSETS_PATH}:name`, { schema: { hide: true } }, async (request, reply) => {
-    const found = (await browserAssets()).files.get(request.params.name);
-    if (!found) throw notFound(`no asset ${request.params.name}`);
-    return reply.type(found.contentType).header('Cache-Control', 'public, max-age=31536000, immutable').send(found.body);
-  });
-};

@@ -116,6 +116,8 @@ function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError
   });
 }
 
+const megabytes = (bytes: number | undefined) => Math.round((bytes ?? 1024 * 1024) / (1024 * 1024));
+
 function toApiError(error: FastifyError, request: FastifyRequest): ApiError | undefined {
   if (error instanceof ApiError) return error;
   const config = request.routeOptions?.config;
@@ -125,7 +127,8 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError | un
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(400, 'invalid_request', 'request body is larger than the 1 MB limit');
+      // The app's limit is 1 MB; a route may set its own (Shopify's webhooks).
+      return new ApiError(400, 'invalid_request', `request body is larger than the ${megabytes(request.routeOptions?.bodyLimit)} MB limit`);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError(400, 'invalid_request', `malformed JSON body: ${error.message}`);

@@ -16,7 +16,7 @@ export interface PageShellProps {
   children: ComponentChildren;
 }
 
-/** The service's icon, which every page links (src/http/landing.tsx serves it, also as /favicon.ico). */
+/** The service's icon, which every page links (src/site/routes.ts serves it, also as /favicon.ico). */
 export const ICON_PATH = '/favicon.svg';
 
 /** The one page shell: every server-rendered page of the service, and the demo host's, is one of these. */

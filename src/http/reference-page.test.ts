@@ -57,12 +57,13 @@ describe('API reference page (/docs)', () => {
     }
   });
 
-  it("tells the renderer to leave Scalar's AI features off", async () => {
+  it("tells the renderer to leave Scalar's AI features off and to start with the brand API key", async () => {
     const page = await context.app.inject({ method: 'GET', url: '/docs/' });
     const configuration = /data-configuration="([^"]+)"/.exec(page.body)![1]!.replaceAll('&quot;', '"');
     expect(JSON.parse(configuration)).toMatchObject({
       agent: { disabled: true },
       mcp: { disabled: true },
+      authentication: { preferredSecurityScheme: 'apiKey' },
     });
   });
 
@@ -87,6 +88,12 @@ no CSP violation`, async () => {
         const violations = await watchForCspViolations(page);
         await page.goto(`${baseUrl}/docs`);
         await page.getByRole('heading', { name: 'Partner Collaboration Service API' }).waitFor();
+        // The brand API key is the scheme a reader starts with: its header is filled in, its value
+        // waits for the key. Its header field is the combobox the page's own script marks closed.
+        await page.getByText('Brand API key (svc_test_… / svc_live_…)').first().waitFor();
+        const headerName = page.getByRole('combobox', { name: 'Name' });
+        expect(await headerName.textContent()).toBe('X-Api-Key');
+        expect(await headerName.getAttribute('aria-expanded')).toBe('false');
         // The tag's card lists its operations: a person follows the one for the partners list.
         await page
           .getByRole('link', { name: /\/v1\/partners$/ })

@@ -48,7 +48,9 @@ export function referencePolicy(baseUrl: string, styleNonce?: string): PolicyDir
 /**
  * What the renderer is told: the document to read, nothing from Scalar's servers (fonts,
  * telemetry, "Ask AI" and MCP, which would send the document to a third party and which the
- * page's policy refuses anyway), the light theme only (the one its contrast was checked in).
+ * page's policy refuses anyway), the light theme only (the one its contrast was checked in), and
+ * the brand API key as the scheme "Test Request" starts with: the document's first scheme is
+ * what most readers (brands) hold, but without this the renderer starts with none selected.
  */
 const RENDERER_CONFIGURATION = {
   url: OPENAPI_DOCUMENT_PATH,
@@ -60,19 +62,22 @@ const RENDERER_CONFIGURATION = {
   hideDarkModeToggle: true,
   forceDarkModeState: 'light',
   documentDownloadType: 'json',
+  authentication: { preferredSecurityScheme: 'apiKey' },
 } as const;
 
 /**
  * The reference page. The renderer reads its configuration from the `api-reference` data element
- * (not run as script) and the style nonce from the `csp-nonce` meta element.
+ * (not run as script) and the style nonce from the `csp-nonce` meta element. Our script, loaded
+ * first, corrects one attribute of the renderer's markup (web/pages/reference.ts).
  */
-export function referencePage(stylesheet: string, styleNonce: string): VNode {
+export function referencePage(assets: { stylesheet: string; script: string }, styleNonce: string): VNode {
   return (
     <PageShell
       title="API reference · Partner collaboration service"
-      stylesheet={stylesheet}
+      stylesheet={assets.stylesheet}
       head={<meta property="csp-nonce" content={styleNonce} />}
     >
+      <script src={assets.script} />
       <script id="api-reference" type="application/json" data-configuration={JSON.stringify(RENDERER_CONFIGURATION)} />
       <script src={RENDERER_SCRIPT} />
     </PageShell>
@@ -89,8 +94,10 @@ export function referencePage(stylesheet: string, styleNonce: string): VNode {
 export async function registerApiReference(app: FastifyInstance, baseUrl: string): Promise<void> {
   const sendReferencePage: RouteHandlerMethod = async (_request, reply) => {
     const styleNonce = crypto.randomBytes(16).toString('base64');
-    const stylesheet = (await browserAssets()).url.referenceStyle;
-    return sendPage(reply, referencePage(stylesheet, styleNonce), { policy: referencePolicy(baseUrl, styleNonce) });
+    const { url } = await browserAssets();
+    return sendPage(reply, referencePage({ stylesheet: url.referenceStyle, script: url.referenceScript }, styleNonce), {
+      policy: referencePolicy(baseUrl, styleNonce),
+    });
   };
   const reference: FastifyPluginAsync = async (scope) => {
     await securePages(scope, baseUrl, { policy: referencePolicy(baseUrl), referrerPolicy: 'no-referrer' });

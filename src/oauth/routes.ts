@@ -7,7 +7,7 @@ import formbody from '@fastify/formbody';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import { sendAccountPage, signInPage } from '../accounts/pages.js';
 import { formField } from '../http/forms.js';
-import { currentUser } from '../accounts/sessions.js';
+import { currentUser } from '../accounts/service.js';
 import { cookiePolicyFor, csrfTokenFor, csrfValid } from '../shared/cookies.js';
 import { authorizeLookups, checkAuthorizeRequest, redirectTo } from './authorize-request.js';
 import { authenticateClient, type Grantee, type ServiceClient } from './model.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import type { LinkKey } from '../attribution/dal.js';
+import type { LinkKey } from '../attribution/service.js';
 import type { Attribution } from '../attribution/service.js';
 import { findPartnerOffers, nextCampaignBoundary } from './dal.js';
 

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Authenticator, BrandPrincipal } from '../auth/authenticator.js';
-import type { PlatformRecord } from '../auth/credentials-dal.js';
+import type { Authenticator, BrandPrincipal, PlatformRecord } from '../auth/authenticator.js';
 import { ApiError } from '../http/errors.js';
 
 /**

@@ -2,8 +2,6 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { brandOf } from '../auth/plugin.js';
 import { ApiError, serviceUnavailable } from '../http/errors.js';
-import { OffersCache } from './cache.js';
-import { loadOfferSet } from './offer-set.js';
 import { platformForOffers } from './platform.js';
 import { OFFER_TYPES, OffersHeaders, OffersQuery, OffersResponse } from './schemas.js';
 import { BRAND_SECURITY, BRAND_UNAUTHORIZED, described, errorResponse } from '../http/schemas.js';
@@ -11,8 +9,7 @@ import type { Runtime } from '../composition.js';
 
 export const offersRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, auth, bus, config, attribution } = runtime;
-  const cache = new OffersCache((brandId, platformId, now) => loadOfferSet(db, attribution, brandId, platformId, now), bus);
+  const { auth, config, attribution, offers: cache } = runtime;
 
   app.get(
     '/v1/campaigns/offers',

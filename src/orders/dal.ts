@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { CommissionLedgerTable, CustomerBasis } from '../db/schema.js';
-import type { LinkKey } from '../attribution/dal.js';
+import type { ChargeHoldReason, CommissionLedgerTable, CustomerBasis } from '../db/schema.js';
+import type { LinkKey } from '../attribution/service.js';
 
 export interface OrderRecord {
   storeDomain: string;
@@ -363,6 +363,21 @@ export async function setCommerceCharge(db: Db, storeDomain: string, orderId: st
     .where('commerce_charge_id', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Notes that the commerce platform was asked to charge an order's commission and did not, and why
+ * (the latest reason wins: a store that approves its plan may next hit its cap).
+ */
+export async function holdCommerceCharge(
+  db: Db,
+  hold: { storeDomain: string; orderId: string; reason: ChargeHoldReason; now: Date },
+): Promise<void> {
+  await db
+    .insertInto('commission_charge_holds')
+    .values({ store_domain: hold.storeDomain, order_id: hold.orderId, reason: hold.reason, held_at: hold.now })
+    .onConflict((oc) => oc.columns(['store_domain', 'order_id']).doUpdateSet({ reason: hold.reason, held_at: hold.now }))
+    .execute();
 }
 
 /** Every ledger entry of one order, oldest first. */

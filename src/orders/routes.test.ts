@@ -46,11 +46,11 @@ describeEachDatabase(
       placedAt: new Date().toISOString(),
       ...overrides,
     });
-    const stats = async () =>
+    const stats = async (id = platformId) =>
       (
         await use().app.inject({
           method: 'GET',
-          url: `/admin/platforms/${platformId}/stats`,
+          url: `/admin/platforms/${id}/stats`,
           headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
         })
       ).json();
@@ -110,9 +110,12 @@ customer's first order carries 5%; a replay counts once`, async () => {
       expect((await stats()).orders).toBe(2);
     });
 
-    it('shows both brands the same figures as the admin stats, as JSON and CSV', async () => {
+    it('shows both brands the same figures as the admin stats, the code-only order under "unknown platform", as JSON and CSV', async () => {
       const day = new Date().toISOString().slice(0, 10);
       const platformStats = await stats();
+      const unknownStats = await stats('unknown');
+      const coded = { currency: 'USD', orders: 1, newCustomers: 1, revenueMinor: 2_999, commissionMinor: 150 };
+      expect(unknownStats).toEqual({ views: 0, clicks: 0, orders: 1, newCustomers: 1, money: [coded] });
       for (const client of [shower, partner]) {
         const report = (await client.get(`/dashboard/api/performance?from=${day}&to=${day}`)).json();
         expect(report.byPlatform).toEqual([
@@ -122,8 +125,15 @@ customer's first order carries 5%; a replay counts once`, async () => {
             newCustomers: 1,
             money: [{ currency: 'USD', orders: 2, newCustomers: 1, revenueMinor: 20_000, commissionMinor: 500 }],
           }),
+          { platformId: null, name: 'unknown platform', ...unknownStats },
         ]);
-        expect(report.totals).toMatchObject(platformStats);
+        expect(report.totals).toEqual({
+          views: 1,
+          clicks: 1,
+          orders: 3,
+          newCustomers: 2,
+          money: [{ currency: 'USD', orders: 3, newCustomers: 2, revenueMinor: 22_999, commissionMinor: 650 }],
+        });
         const csv = await client.get(`/dashboard/api/performance.csv?from=${day}&to=${day}`);
         expect(csv.headers['content-type']).toContain('text/csv');
         expect(csv.body.split('\r\n')[0]).toBe(

@@ -162,6 +162,12 @@ export const StatementQuery = Type.Object({
   month: Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'The UTC calendar month, YYYY-MM' }),
 });
 
+const HeldReason = Type.Union([Type.Literal('over_cap'), Type.Literal('no_plan'), Type.Literal('other_currency')], {
+  description:
+    "Why the commerce platform did not charge: the store's capped amount is used up (over_cap), its usage plan is not approved " +
+    '(no_plan), or the plan is in another currency than the order (other_currency)',
+});
+
 export const StatementEntry = Type.Object({
   id: Type.Integer(),
   createdAt: Type.String({ format: 'date-time' }),
@@ -188,7 +194,14 @@ export const StatementEntry = Type.Object({
   customer: Nullable(Type.Union([Type.Literal('new'), Type.Literal('returning')])),
   customerBasis: Nullable(Type.Union([Type.Literal('store_history'), Type.Literal('platform_order_count')])),
   touch: Nullable(Type.Union([Type.Literal('click'), Type.Literal('view')])),
-  commerceChargeId: Nullable(Type.String()),
+  commerceChargeId: Nullable(Type.String({ description: "The commerce platform's charge of the commission (a Shopify usage record id)" })),
+  settlement: Type.Union([Type.Literal('charged'), Type.Literal('held'), Type.Literal('owed')], {
+    description:
+      "charged: through the store's commerce platform (commerceChargeId); held: the platform was asked to charge the commission and " +
+      'did not (heldReason); owed: to the service directly by the due date (a store not billed through a platform, a reversal, an ' +
+      'adjustment; negative is a credit to the brand)',
+  }),
+  heldReason: Nullable(HeldReason),
   reason: Nullable(Type.String()),
   postedBy: Nullable(Type.String()),
   adjusts: Nullable(
@@ -206,7 +219,9 @@ export const StatementCurrency = Type.Object({
   adjustmentsMinor: Type.Integer({ description: "Support's manual adjustments" }),
   netMinor: Type.Integer(),
   chargedMinor: Type.Integer({ description: "Charged through the store's commerce platform" }),
-  owedMinor: Type.Integer({ description: 'Net less what the platform charged: what the brand still owes' }),
+  heldMinor: Type.Integer({ description: 'Commission the platform was asked to charge and did not, for heldReasons' }),
+  heldReasons: Type.Array(HeldReason),
+  owedMinor: Type.Integer({ description: 'Net less charged and held: what the brand still owes the service directly by the due date' }),
   entries: Type.Integer(),
 });
 
@@ -221,7 +236,11 @@ export const Statement = Type.Object(
     number: Nullable(Type.String()),
     closedAt: Nullable(Type.String({ format: 'date-time' })),
     dueOn: Nullable(Type.String({ format: 'date' })),
-    paid: Nullable(Type.Boolean({ description: 'True when the commerce platform charged all that is owed; null when not reported' })),
+    paid: Nullable(
+      Type.Boolean({
+        description: 'True when the commerce platform charged all of it (nothing held or owed directly); null when not reported',
+      }),
+    ),
     currencies: Type.Array(StatementCurrency, { description: 'One line per currency; currencies are never added together' }),
     entries: Type.Array(StatementEntry),
   },

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
-import { findReferralLink, type LinkKey } from '../attribution/dal.js';
-import type { CustomerBasis } from '../db/schema.js';
+import { referralLinkOf, type LinkKey } from '../attribution/service.js';
+import type { ChargeHoldReason, CustomerBasis } from '../db/schema.js';
 import { badRequest, conflict } from '../http/errors.js';
 import { isIsoCurrency } from '../shared/currency.js';
 import { storeDomain } from '../shared/domain.js';
@@ -97,7 +97,7 @@ async function attributionFor(ctx: OrdersContext, order: IncomingOrder): Promise
   const days = attributionWindow(order.placedAt, ctx.attributionWindowDays);
   const candidates: Array<{ partnerId: string; link?: LinkKey; matchedBy: MatchedBy }> = [];
   if (order.referralToken) {
-    const link = await findReferralLink(ctx.db, order.referralToken);
+    const link = await referralLinkOf(ctx.db, order.referralToken);
     if (link && link.partnerDomain === order.storeDomain) candidates.push({ partnerId: link.partnerId, link, matchedBy: 'referral_link' });
   }
   if (order.discountCode) {
@@ -364,6 +364,14 @@ export async function recordOrderEvent(ctx: Pick<OrdersContext, 'db'>, incoming:
  */
 export function recordCommerceCharge(db: Db, charge: { storeDomain: string; orderId: string; chargeId: string }): Promise<boolean> {
   return dal.setCommerceCharge(db, charge.storeDomain, charge.orderId, charge.chargeId);
+}
+
+/**
+ * The commerce platform was asked to charge an order's commission and did not (its adapter says
+ * why): the statement shows the commission as held, with the reason, until a charge fills it.
+ */
+export function holdCommerceCharge(db: Db, hold: { storeDomain: string; orderId: string; reason: ChargeHoldReason }, now = new Date()) {
+  return dal.holdCommerceCharge(db, { ...hold, now });
 }
 
 /** Whether the brand's store counts orders after a view of its offer (view-through). */

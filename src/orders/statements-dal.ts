@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { ChargeHoldReason } from '../db/schema.js';
 
 /** The months the closing job closed are stored as their first day; the service speaks YYYY-MM. */
 const monthDay = (month: string) => `${month}-01`;
@@ -42,6 +43,8 @@ export interface StatementLedgerRow {
   customer_basis: 'store_history' | 'platform_order_count' | null;
   touch: 'click' | 'view' | null;
   commerce_charge_id: string | null;
+  /** A commission the commerce platform was asked to charge and did not: why (migration 0030). */
+  held_reason: ChargeHoldReason | null;
   reason: string | null;
   posted_by: string | null;
   /** The closed statement that holds the entry's order's commission, if any. */
@@ -56,12 +59,13 @@ async function ledgerRows(db: Db, where: ReturnType<typeof sql>): Promise<Statem
     select l.id, l.created_at, l.kind, l.store_domain, l.order_id, o.placed_at as order_placed_at, l.event_id,
            l.showing_brand_id, showing.business_name as showing_brand_name, l.platform_id::text as platform_id, p.name as platform_name,
            l.amount_minor, l.currency, l.rate_basis_points, l.basis_minor, l.customer, l.customer_basis, l.touch,
-           l.commerce_charge_id, l.reason, l.posted_by,
+           l.commerce_charge_id, h.reason as held_reason, l.reason, l.posted_by,
            ordered.id as order_statement_id, ordered.number as order_statement_number, ordered.month as order_statement_month
     from commission_ledger l
     left join attributed_orders o on o.store_domain = l.store_domain and o.order_id = l.order_id
     left join companies showing on showing.id = l.showing_brand_id
     left join platforms p on p.id = l.platform_id
+    left join commission_charge_holds h on l.kind = 'commission' and h.store_domain = l.store_domain and h.order_id = l.order_id
     left join lateral (
       select s.id, s.number, to_char(s.month, 'YYYY-MM') as month
       from commission_ledger c
@@ -121,6 +125,8 @@ export async function closeMonth(db: Db, month: string, end: Date, now: Date, du
     if (!taken) return false;
     const open = sql`l.created_at < ${end} and ${unclaimed}`;
     const charged = sql`coalesce(sum(l.amount_minor) filter (where l.kind = 'commission' and l.commerce_charge_id is not null), 0)`;
+    const isHeld = sql`l.kind = 'commission' and l.commerce_charge_id is null and h.reason is not null`;
+    const held = sql`coalesce(sum(l.amount_minor) filter (where ${isHeld}), 0)`;
     await sql`
       insert into statements (number, company_id, month, closed_at, due_on)
       select ${`ST-${month.replace('-', '')}-`} || lpad((row_number() over (order by brands.company_id))::text, 6, '0'),
@@ -135,15 +141,19 @@ export async function closeMonth(db: Db, month: string, end: Date, now: Date, du
       order by l.id`.execute(trx);
     await sql`
       insert into statement_totals
-        (statement_id, currency, commission_minor, reversals_minor, adjustments_minor, net_minor, charged_minor, owed_minor, entries)
+        (statement_id, currency, commission_minor, reversals_minor, adjustments_minor, net_minor, charged_minor, held_minor, held_reasons,
+         owed_minor, entries)
       select s.id, l.currency,
              coalesce(sum(l.amount_minor) filter (where l.kind = 'commission'), 0),
              coalesce(sum(l.amount_minor) filter (where l.kind = 'reversal'), 0),
              coalesce(sum(l.amount_minor) filter (where l.kind = 'adjustment'), 0),
-             sum(l.amount_minor), ${charged}, sum(l.amount_minor) - ${charged}, count(*)
+             sum(l.amount_minor), ${charged}, ${held},
+             coalesce(array_agg(distinct h.reason order by h.reason) filter (where ${isHeld}), '{}'),
+             sum(l.amount_minor) - ${charged} - ${held}, count(*)
       from statements s
       join statement_entries se on se.statement_id = s.id
       join commission_ledger l on l.id = se.ledger_id
+      left join commission_charge_holds h on l.kind = 'commission' and h.store_domain = l.store_domain and h.order_id = l.order_id
       where s.month = ${monthDay(month)}::date
       group by s.id, l.currency`.execute(trx);
     return true;

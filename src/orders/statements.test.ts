@@ -66,7 +66,7 @@ of the entries`, async () => {
       status: 'open',
       number: null,
     });
-    const nothingElse = { adjustmentsMinor: 0, chargedMinor: 0 };
+    const nothingElse = { adjustmentsMinor: 0, chargedMinor: 0, heldMinor: 0, heldReasons: [] };
     expect(statement.currencies).toEqual([
       { currency: 'EUR', ...nothingElse, commissionMinor: 300, reversalsMinor: 0, netMinor: 300, owedMinor: 300, entries: 1 },
       { currency: 'USD', ...nothingElse, commissionMinor: 650, reversalsMinor: -200, netMinor: 450, owedMinor: 450, entries: 3 },
@@ -109,24 +109,27 @@ of the entries`, async () => {
     const lines = csv.body.trim().split('\r\n');
     expect(lines[0]).toBe(
       'line,createdAt,kind,storeDomain,orderId,orderPlacedAt,eventId,adjustsStatement,showingBrandId,showingBrandName,platformId,' +
-        'platformName,customer,customerBasis,touch,reason,postedBy,rateBasisPoints,basisMinor,amountMinor,amount,currency',
+        'platformName,customer,customerBasis,touch,reason,postedBy,rateBasisPoints,basisMinor,amountMinor,amount,currency,settlement,' +
+        'heldReason,commerceChargeId',
     );
     expect(lines.filter((line) => line.startsWith('entry,'))).toHaveLength(4);
-    expect(lines.find((line) => line.startsWith('entry,') && line.includes(',EUR'))).toMatch(/,500,6000,300,3,EUR$/);
+    expect(lines.find((line) => line.startsWith('entry,') && line.includes(',EUR'))).toMatch(/,500,6000,300,3,EUR,owed,,$/);
     const blanks = ','.repeat(18);
-    expect(lines.slice(-12)).toEqual([
-      `commission${blanks},300,3,EUR`,
-      `reversals${blanks},0,0,EUR`,
-      `adjustments${blanks},0,0,EUR`,
-      `net${blanks},300,3,EUR`,
-      `charged${blanks},0,0,EUR`,
-      `owed${blanks},300,3,EUR`,
-      `commission${blanks},650,6.5,USD`,
-      `reversals${blanks},-200,-2,USD`,
-      `adjustments${blanks},0,0,USD`,
-      `net${blanks},450,4.5,USD`,
-      `charged${blanks},0,0,USD`,
-      `owed${blanks},450,4.5,USD`,
+    expect(lines.slice(-14)).toEqual([
+      `commission${blanks},300,3,EUR,,,`,
+      `reversals${blanks},0,0,EUR,,,`,
+      `adjustments${blanks},0,0,EUR,,,`,
+      `net${blanks},300,3,EUR,,,`,
+      `charged${blanks},0,0,EUR,,,`,
+      `held${blanks},0,0,EUR,,,`,
+      `owed${blanks},300,3,EUR,,,`,
+      `commission${blanks},650,6.5,USD,,,`,
+      `reversals${blanks},-200,-2,USD,,,`,
+      `adjustments${blanks},0,0,USD,,,`,
+      `net${blanks},450,4.5,USD,,,`,
+      `charged${blanks},0,0,USD,,,`,
+      `held${blanks},0,0,USD,,,`,
+      `owed${blanks},450,4.5,USD,,,`,
     ]);
     expect((await admin(`/admin/companies/${partnerId}/statement.csv?month=2026-11`)).body).toBe(csv.body);
   });

@@ -5,6 +5,7 @@ import { badRequest } from '../http/errors.js';
 import { majorUnits } from '../shared/currency.js';
 import * as dal from './statements-dal.js';
 import { isoCurrency } from './service.js';
+import type { ChargeHoldReason } from '../db/schema.js';
 
 const MONTH_PATTERN = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
@@ -40,7 +41,16 @@ export interface StatementEntry {
   customer: 'new' | 'returning' | null;
   customerBasis: 'store_history' | 'platform_order_count' | null;
   touch: 'click' | 'view' | null;
+  /** The commerce platform's charge of a commission (a Shopify usage record id); null when it charged none. */
   commerceChargeId: string | null;
+  /**
+   * How the entry is settled: `charged` through the store's commerce platform (it carries the
+   * charge), `held` (the platform was asked to charge the commission and did not: `heldReason`), or
+   * `owed` to the service directly by the due date (a store not billed through a platform, a
+   * reversal or an adjustment: negative is a credit to the brand).
+   */
+  settlement: Settlement;
+  heldReason: ChargeHoldReason | null;
   /** Support's adjustment: why, and who posted it. */
   reason: string | null;
   postedBy: string | null;
@@ -48,9 +58,12 @@ export interface StatementEntry {
   adjusts: { number: string; month: string } | null;
 }
 
+export type Settlement = 'charged' | 'held' | 'owed';
+
 /**
  * A statement's totals in one currency: commission, reversals (negative), support's adjustments,
- * the net, what the commerce platform charged of it, and what is still owed.
+ * the net, and the net split three ways: what the commerce platform charged, what is held (the
+ * platform did not charge it: `heldReasons` say why) and what is still owed directly.
  */
 export interface StatementCurrency {
   currency: string;
@@ -59,6 +72,8 @@ export interface StatementCurrency {
   adjustmentsMinor: number;
   netMinor: number;
   chargedMinor: number;
+  heldMinor: number;
+  heldReasons: ChargeHoldReason[];
   owedMinor: number;
   entries: number;
 }
@@ -72,7 +87,7 @@ export interface Statement {
   number: string | null;
   closedAt: string | null;
   dueOn: string | null;
-  /** True when the commerce platform charged all that is owed; null when it did not report it. */
+  /** True when the commerce platform charged all of it (nothing held, nothing owed directly); null when it did not report it. */
   paid: boolean | null;
   currencies: StatementCurrency[];
   entries: StatementEntry[];
@@ -82,6 +97,12 @@ export interface Statement {
 export const PAYMENT_TERM_DAYS = 14;
 
 const monthOf = (date: Date) => date.toISOString().slice(0, 7);
+
+function settlementOf(row: dal.StatementLedgerRow): Settlement {
+  if (row.kind !== 'commission') return 'owed';
+  if (row.commerce_charge_id !== null) return 'charged';
+  return row.held_reason === null ? 'owed' : 'held';
+}
 
 function entryOf(row: dal.StatementLedgerRow, statementId: number | null): StatementEntry {
   const adjusts =
@@ -108,6 +129,8 @@ function entryOf(row: dal.StatementLedgerRow, statementId: number | null): State
     customerBasis: row.customer_basis,
     touch: row.touch,
     commerceChargeId: row.commerce_charge_id,
+    settlement: settlementOf(row),
+    heldReason: settlementOf(row) === 'held' ? row.held_reason : null,
     reason: row.reason,
     postedBy: row.posted_by,
     adjusts,
@@ -125,23 +148,35 @@ export function totalsOf(entries: StatementEntry[]): StatementCurrency[] {
       adjustmentsMinor: 0,
       netMinor: 0,
       chargedMinor: 0,
+      heldMinor: 0,
+      heldReasons: [],
       owedMinor: 0,
       entries: 0,
     };
     if (entry.kind === 'commission') total.commissionMinor += entry.amountMinor;
     else if (entry.kind === 'reversal') total.reversalsMinor += entry.amountMinor;
     else total.adjustmentsMinor += entry.amountMinor;
-    if (entry.kind === 'commission' && entry.commerceChargeId !== null) total.chargedMinor += entry.amountMinor;
+    if (entry.settlement === 'charged') total.chargedMinor += entry.amountMinor;
+    if (entry.settlement === 'held') total.heldMinor += entry.amountMinor;
     total.netMinor += entry.amountMinor;
-    total.owedMinor = total.netMinor - total.chargedMinor;
+    total.owedMinor = total.netMinor - total.chargedMinor - total.heldMinor;
     total.entries += 1;
     byCurrency.set(entry.currency, total);
   }
+  for (const total of byCurrency.values()) total.heldReasons = heldReasonsOf(entries, total.currency);
   return [...byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
 }
 
+/** Why the entries of a currency are held, each reason once, in a fixed order. */
+function heldReasonsOf(entries: StatementEntry[], currency: string): ChargeHoldReason[] {
+  const reasons = new Set(entries.flatMap((entry) => (entry.currency === currency && entry.heldReason ? [entry.heldReason] : [])));
+  return [...reasons].sort();
+}
+
 const paidOf = (currencies: StatementCurrency[]) =>
-  currencies.some((total) => total.chargedMinor > 0) && currencies.every((total) => total.owedMinor <= 0) ? true : null;
+  currencies.some((total) => total.chargedMinor > 0) && currencies.every((total) => total.owedMinor <= 0 && total.heldMinor === 0)
+    ? true
+    : null;
 
 /**
  * A brand's statement for a UTC month: the ledger entries it owes by (it received the orders), with
@@ -162,6 +197,8 @@ export async function monthlyStatement(ctx: { db: Db }, companyId: string, month
       return { ...head, status: 'closed', number: null, closedAt: null, dueOn: null, paid: null, currencies: [], entries: [] };
     }
     const [rows, totals] = await Promise.all([dal.statementEntries(ctx.db, closed.id), dal.statementTotals(ctx.db, closed.id)]);
+    const entries = rows.map((row) => entryOf(row, closed.id));
+    // The totals are those fixed at the close; each entry says how it is settled now (a later charge shows on it).
     const currencies = totals.map(
       (total): StatementCurrency => ({
         currency: total.currency,
@@ -170,6 +207,8 @@ export async function monthlyStatement(ctx: { db: Db }, companyId: string, month
         adjustmentsMinor: total.adjustments_minor,
         netMinor: total.net_minor,
         chargedMinor: total.charged_minor,
+        heldMinor: total.held_minor,
+        heldReasons: total.held_reasons,
         owedMinor: total.owed_minor,
         entries: total.entries,
       }),
@@ -182,7 +221,7 @@ export async function monthlyStatement(ctx: { db: Db }, companyId: string, month
       dueOn: closed.due_on,
       paid: paidOf(currencies),
       currencies,
-      entries: rows.map((row) => entryOf(row, closed.id)),
+      entries,
     };
   }
   const firstOpen = closedThrough === undefined ? undefined : monthRange(closedThrough).end;
@@ -251,14 +290,18 @@ const ENTRY_COLUMNS = [
   'amountMinor',
   'amount',
   'currency',
+  'settlement',
+  'heldReason',
+  'commerceChargeId',
 ] as const;
 
 /** What a statement calls the platform of an entry credited to the brand pair only. */
 export const UNKNOWN_PLATFORM = 'unknown platform';
 
 /**
- * The statement as CSV: one `entry` line per ledger entry, then `commission`, `reversals`,
- * `adjustments`, `net`, `charged` and `owed` lines per currency; amounts in minor units and, in
+ * The statement as CSV: one `entry` line per ledger entry (how it is settled: charged, held and
+ * why, or owed), then `commission`, `reversals`, `adjustments`, `net`, `charged`, `held` (its
+ * reasons in `heldReason`) and `owed` lines per currency; amounts in minor units and, in
  * `amount`, in major units as ISO 4217 counts them. A text starting like a formula gets a leading
  * `'` (escape_formulas).
  */
@@ -269,6 +312,8 @@ export function statementCsv(statement: Statement): string {
       line: 'entry',
       ...entry,
       eventId: entry.eventId ?? '',
+      heldReason: entry.heldReason ?? '',
+      commerceChargeId: entry.commerceChargeId ?? '',
       adjustsStatement: entry.adjusts?.number ?? '',
       platformName: entry.kind === 'adjustment' ? '' : (entry.platformName ?? UNKNOWN_PLATFORM),
       amount: majorUnits(entry.amountMinor, entry.currency),
@@ -281,11 +326,13 @@ export function statementCsv(statement: Statement): string {
           ['adjustments', total.adjustmentsMinor],
           ['net', total.netMinor],
           ['charged', total.chargedMinor],
+          ['held', total.heldMinor],
           ['owed', total.owedMinor],
         ] as const
       ).map(([line, amountMinor]) => ({
         ...blank,
         line,
+        heldReason: line === 'held' ? total.heldReasons.join(' ') : '',
         amountMinor,
         amount: majorUnits(amountMinor, total.currency),
         currency: total.currency,

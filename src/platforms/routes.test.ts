@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { DATABASE_KINDS } from '../../test/support/databases.js';
 import { describeEachDatabase, startTestApp, stopTestApp, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform } from '../../test/support/factories.js';
-import { issuePlatformKey, revokeKey } from '../auth/credentials.js';
+import { issuePlatformKey, revokeKey } from '../auth/service.js';
 
 async function brandsOf(context: TestContext, platformId: string) {
   return context.db

@@ -114,6 +114,11 @@ export async function getPlatform(ctx: Pick<DataContext, 'db'>, platformId: stri
   return platform;
 }
 
+/** The platform's name, or null when no platform has that id (a page naming who asks). */
+export async function platformName(ctx: Pick<DataContext, 'db'>, platformId: string): Promise<string | null> {
+  return (await dal.findPlatform(ctx.db, platformId))?.name ?? null;
+}
+
 /** The platform's id as stored, once it is a UUID of a platform that exists: 400 or 404 otherwise. */
 export async function requirePlatform(ctx: Pick<DataContext, 'db'>, platformId: string): Promise<string> {
   const id = checkPlatformId(platformId);

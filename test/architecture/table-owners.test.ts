@@ -39,6 +39,12 @@ describe('one owner per table', () => {
     expect([...owners.keys()].sort()).toEqual([...TABLES].sort());
   });
 
+  it('gives every owner the domain shape: its SQL in dal.ts, its rules (what others call) in service.ts', () => {
+    for (const folder of new Set(documentedOwners().values())) {
+      for (const file of ['dal.ts', 'service.ts']) expect(fs.existsSync(path.join(ROOT, folder, file)), `${folder}/${file}`).toBe(true);
+    }
+  });
+
   it("writes each table from its owner's folder only (migrations aside)", () => {
     const owners = documentedOwners();
     const files = sourceFiles('src').map((file) => ({ file, text: read(file) }));

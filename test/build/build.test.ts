@@ -31,7 +31,7 @@ describe('npm run build, and npm start building when stale', () => {
     expect(await build('--if-stale')).toMatch(/^built dist\//);
     expect(readDist('server.js')).toMatch(/^import .* from "\.\/app\.js";$/m);
     expect(JSON.parse(readDist('server.js.map')).sources).toEqual(['../src/server.ts']);
-    expect(fs.existsSync(`${checkout}/dist/http/landing.js`)).toBe(true);
+    expect(fs.existsSync(`${checkout}/dist/site/pages.js`)).toBe(true);
     expect(fs.readdirSync(`${checkout}/dist`, { recursive: true }).filter((file) => String(file).includes('.test.'))).toEqual([]);
     for (const [name, file] of Object.entries(manifest())) {
       expect(file, name).toMatch(/^[a-z]+\.[0-9a-f]{12}\.(js|css)$/);

@@ -7,10 +7,10 @@ export { waitUntil };
 
 export type WorkerProcess = ChildService;
 
-/** Starts the real background worker (`src/worker.ts`) as its own process; resolves once it says it started. */
+/** Starts the real background worker (`dist/worker.js`) as its own process; resolves once it says it started. */
 export async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
   return spawnEntryPoint(
-    'src/worker.ts',
+    'worker',
     // vitest puts Vite's BASE_URL ("/") into the environment; the worker needs an absolute one.
     { ...process.env, LOG_LEVEL: 'info', BASE_URL: 'http://127.0.0.1', ...env },
     { captureStderr: true, isReady: async (output) => output.includes('worker started') },

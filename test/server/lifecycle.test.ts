@@ -8,10 +8,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { openDatabase } from '../../src/db/database.js';
-import { issuePlatformKey } from '../../src/auth/credentials.js';
+import { issuePlatformKey } from '../../src/auth/service.js';
 import { savePlatform } from '../support/factories.js';
 import { createTestDatabase, PATIENT_DATABASE_ENV, TEST_DATABASE_BOUNDS, type TestDatabase } from '../support/databases.js';
-import { freePort, requestsBegun, startService, untilShuttingDown, waitUntil } from '../support/service-process.js';
+import { entryPointArgs, freePort, requestsBegun, startService, untilShuttingDown, waitUntil } from '../support/service-process.js';
 import { TableLock } from '../support/table-lock.js';
 
 async function seedPlatform(database: { db: TestDatabase['db'] }) {
@@ -145,7 +145,7 @@ describe('the service process with a bad address or data directory', () => {
 
   const startFailing = async (env: Record<string, string>) => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, entryPointArgs('server'), {
       env: { ...process.env, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

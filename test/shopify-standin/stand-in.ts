@@ -41,6 +41,8 @@ export interface ShopifyStandInOptions {
   deliverWebhook?: Deliver;
   /** Lifetimes of expiring offline tokens; Shopify's (1 hour, 90 days) unless a test compresses them. */
   tokenLifetimes?: TokenLifetimes;
+  /** How long a webhook delivery may take to be answered; Shopify's 5 s unless a test shortens it. */
+  webhookAnswerDeadlineMs?: number;
 }
 
 export interface CreateShopOptions {
@@ -107,7 +109,8 @@ export class ShopifyStandIn {
   private listener: LocalListener | null = null;
 
   constructor(options: ShopifyStandInOptions = {}) {
-    this.app = { ...DEFAULT_APP, ...options.app };
+    // Its own list of declared webhooks: a test that declares one must not declare it for every other stand-in.
+    this.app = { ...DEFAULT_APP, ...options.app, webhooks: [...(options.app?.webhooks ?? DEFAULT_APP.webhooks)] };
     this.now = options.now ?? (() => new Date());
     const throttle = options.throttle ?? {};
     const ids = new IdAllocator();
@@ -133,7 +136,7 @@ export class ShopifyStandIn {
         return usage;
       },
       tokens: new TokenIssuer(options.tokenLifetimes ?? SHOPIFY_TOKEN_LIFETIMES, () => this.now().getTime()),
-      webhooks: new WebhookDispatcher(this.app, this.now, options.deliverWebhook ?? deliverToLoopback),
+      webhooks: new WebhookDispatcher(this.app, this.now, options.deliverWebhook ?? deliverToLoopback, options.webhookAnswerDeadlineMs),
       bulkObjectsPerSecond: options.bulkObjectsPerSecond ?? null,
       bulkResultUrl: (shop, operationId) => `https://${BULK_RESULTS_HOST}/${shop.domain.split('.')[0]}/${operationId}.jsonl`,
     };
@@ -141,8 +144,36 @@ export class ShopifyStandIn {
     this.fetch = standInFetch(this.handle);
   }
 
+  /** Admin API requests held per shop until released: a test sees what answers without waiting for them. */
+  private readonly holds = new Map<string, { released: Promise<void>; waiting: number }>();
+
   /** Answers one request to https://{shop}.myshopify.com/... or the bulk results host. */
-  readonly handle = (request: Request): Promise<Response> => route(this.core, this.oauth, request);
+  readonly handle = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const hold = this.holds.get(url.hostname);
+    if (hold && url.pathname.startsWith('/admin/api/')) {
+      hold.waiting += 1;
+      await hold.released;
+    }
+    return route(this.core, this.oauth, request);
+  };
+
+  /**
+   * Holds the shop's Admin API requests (they wait, unanswered) until `release`; `waiting` counts
+   * the requests that arrived meanwhile.
+   */
+  holdAdminApi(domain: string): { release: () => void; waiting: () => number } {
+    let release = () => {};
+    const hold = { released: new Promise<void>((resolve) => (release = resolve)), waiting: 0 };
+    this.holds.set(domain, hold);
+    return {
+      release: () => {
+        this.holds.delete(domain);
+        release();
+      },
+      waiting: () => hold.waiting,
+    };
+  }
 
   /**
    * Makes a Playwright context (or page) reach the stand-in's pages at their real https URLs.
@@ -308,9 +339,8 @@ export class ShopifyStandIn {
     };
     shop.orders.push(order);
     shop.ordersById.set(order.id, order);
-    const payload = orderPayload(shop, order);
-    await this.core.webhooks.trigger(shop, 'orders/create', payload);
-    await this.core.webhooks.trigger(shop, 'orders/paid', payload);
+    await this.core.webhooks.trigger(shop, 'orders/create', orderPayload(shop, order, 'orders/create'));
+    await this.core.webhooks.trigger(shop, 'orders/paid', orderPayload(shop, order, 'orders/paid'));
     return order;
   }
 
@@ -366,7 +396,7 @@ export class ShopifyStandIn {
     if ((options.refund ?? true) && refundedCents(order) < order.totalCents) await this.refundOrder(domain, orderId);
     order.cancelledAt = this.now();
     order.cancelReason = options.reason ?? 'customer';
-    await this.core.webhooks.trigger(shop, 'orders/cancelled', orderPayload(shop, order));
+    await this.core.webhooks.trigger(shop, 'orders/cancelled', orderPayload(shop, order, 'orders/cancelled'));
     return order;
   }
 
@@ -402,7 +432,14 @@ export class ShopifyStandIn {
   }
 
   redeliverWebhook(webhookId: string): Promise<WebhookDelivery> {
-    return this.core.webhooks.redeliver(webhookId);
+    const delivery = this.core.webhooks.deliveries().find((candidate) => candidate.webhookId === webhookId);
+    if (!delivery) throw new Error(`no webhook delivery ${webhookId}`);
+    return this.core.webhooks.redeliver(this.shop(delivery.shop), webhookId);
+  }
+
+  /** Shopify's retries that are due by the stand-in's clock (move it to see them): each failed delivery due is tried again. */
+  retryDueWebhooks(): Promise<WebhookDelivery[]> {
+    return this.core.webhooks.retryDue(this.core.shops);
   }
 
   webhookDeliveries(filter: { shop?: string; topic?: string } = {}): WebhookDelivery[] {

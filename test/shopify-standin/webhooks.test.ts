@@ -116,7 +116,7 @@ describe('Shopify stand-in: webhooks, verified by @shopify/shopify-api', () => {
     expect(partial).toMatchObject({
       order_id: order.id,
       note: 'one came broken',
-      refund_line_items: [{ line_item_id: order.lineItems[0]!.id, quantity: 1, subtotal: (product.priceCents / 100).toFixed(2) }],
+      refund_line_items: [{ line_item_id: order.lineItems[0]!.id, quantity: 1, subtotal: product.priceCents / 100 }],
       transactions: [{ kind: 'refund', status: 'success', amount: (product.priceCents / 100).toFixed(2) }],
     });
     await standIn.cancelOrder(SHOP, order.id, { reason: 'customer' });

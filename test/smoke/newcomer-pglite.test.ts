@@ -4,7 +4,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { readFixtureFile } from '../../src/demo/loader.js';
-import type { FixtureFile } from '../../src/demo/schema.js';
+import type { FixtureFile } from '../../src/demo/schemas.js';
 import { DEMO_FIXTURE_PATH, prepareStartupData } from '../../src/demo/startup.js';
 import type { EmbedState } from '../../src/embed/embed-view.js';
 import { TEST_DATABASE_BOUNDS } from '../support/databases.js';

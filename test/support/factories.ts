@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { issueBrandKey, issuePlatformKey } from '../../src/auth/credentials.js';
+import { issueBrandKey, issuePlatformKey } from '../../src/auth/service.js';
 import { companyColumns, type CompanyInput } from '../../src/companies/dal.js';
 import type { PlatformInput } from '../../src/platforms/dal.js';
 import { createPlatform as createPlatformRecord, getPlatform, updatePlatform } from '../../src/platforms/service.js';

@@ -1,5 +1,31 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(fileURLToPath(new URL('../../', import.meta.url)));
+
+/** Set by the test run's global setup once it has built dist/ of this checkout (test/support/global-setup.ts). */
+export const DIST_BUILT_ENV = 'SVC_TEST_DIST_BUILT';
+
+const builtHere = new Set<string>();
+
+/**
+ * The node arguments that run an entry point (`server`, `worker`, `cli`) of the checkout in `cwd`:
+ * its compiled JavaScript (dist/, built first when stale), which starts in half the CPU of the
+ * same code through tsx. A checkout older than the build (a bench's baseline) runs through tsx.
+ */
+export function entryPointArgs(entry: 'server' | 'worker' | 'cli', cwd = ROOT): string[] {
+  const checkout = path.resolve(cwd);
+  if (!existsSync(path.join(checkout, 'scripts/build.ts'))) return ['--import', 'tsx', `src/${entry}.ts`];
+  const builtByThisRun = checkout === ROOT && process.env[DIST_BUILT_ENV] === ROOT;
+  if (!builtByThisRun && !builtHere.has(checkout)) {
+    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--if-stale'], { cwd: checkout, stdio: 'inherit' });
+    builtHere.add(checkout);
+  }
+  return ['--enable-source-maps', `dist/${entry}.js`];
+}
 
 /**
  * A port that is free now and stays free: picked below the kernel's ephemeral range
@@ -45,20 +71,20 @@ export interface ChildService {
 }
 
 /**
- * Runs one of the project's entry points (`src/server.ts`, `src/worker.ts`) as its own process
- * and waits until `isReady` says it is up (60 s at most). `cwd` runs another checkout's code.
+ * Runs one of the project's entry points (the server, the worker) as its own process, compiled
+ * (`entryPointArgs`), and waits until `isReady` says it is up. `cwd` runs another checkout's code.
  */
 export async function spawnEntryPoint(
-  entry: string,
+  entry: 'server' | 'worker',
   env: NodeJS.ProcessEnv,
   options: { captureStderr: boolean; isReady: (output: string) => Promise<boolean>; cwd?: string },
 ): Promise<ChildService> {
   // SERVICE_CPU_PROFILE_DIR=dir writes a V8 CPU profile of each process there when it exits (benches).
   const profileDir = process.env.SERVICE_CPU_PROFILE_DIR;
   const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...profiling, '--import', 'tsx', entry], {
+  const child = spawn(process.execPath, [...profiling, ...entryPointArgs(entry, options.cwd)], {
     env,
-    cwd: options.cwd,
+    cwd: options.cwd ?? ROOT,
     stdio: ['ignore', 'pipe', options.captureStderr ? 'pipe' : 'inherit'],
   });
   let output = '';
@@ -181,14 +207,14 @@ export async function untilShuttingDown(service: { baseUrl: string }, withinMs =
 }
 
 /**
- * Starts the real service (`src/server.ts`) as its own process and waits until it has printed its
+ * Starts the real service (`dist/server.js`) as its own process and waits until it has printed its
  * start-up banner (written after it listens and its demo host is up) and /readyz answers.
  */
 export async function startService(env: Record<string, string>, options: { port?: number; cwd?: string } = {}): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   const service = await spawnEntryPoint(
-    'src/server.ts',
+    'server',
     { ...process.env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'warn', ...env },
     {
       captureStderr: false,

@@ -344,7 +344,11 @@ function SideReport({
           <Table
             title={`${title}, per platform`}
             columns={columns}
-            rows={report.byPlatform.map((row) => ({ ...row, key: row.platformId, name: row.name ?? row.platformId }))}
+            rows={report.byPlatform.map((row) => ({
+              ...row,
+              key: row.platformId ?? 'unknown',
+              name: row.name ?? row.platformId ?? 'unknown platform',
+            }))}
           />
           <Table
             title={`${title}, per partner`}

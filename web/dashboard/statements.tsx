@@ -20,6 +20,21 @@ const CUSTOMER_BASES: Record<NonNullable<Entry['customerBasis']>, string> = {
 const CUSTOMERS: Record<NonNullable<Entry['customer']>, string> = { new: 'New customer', returning: 'Returning customer' };
 const TOUCHES: Record<NonNullable<Entry['touch']>, string> = { click: 'after a click', view: 'after a view only' };
 
+type HeldReason = NonNullable<Entry['heldReason']>;
+
+/** Why the commerce platform did not charge a commission, as the brand reads it. */
+const HELD: Record<HeldReason, string> = {
+  over_cap: "your store's capped amount at its platform is used up",
+  no_plan: 'your store has not approved the usage plan',
+  other_currency: "the order is in another currency than your platform's plan",
+};
+
+function Settled({ entry }: { entry: Entry }) {
+  if (entry.settlement === 'charged') return <>Charged by your platform ({entry.commerceChargeId})</>;
+  if (entry.settlement === 'held') return <>Held: {entry.heldReason ? HELD[entry.heldReason] : 'not charged'}</>;
+  return <>{entry.amountMinor < 0 ? 'Credited to you directly' : 'Owed directly'}</>;
+}
+
 /** "March 2026" for 2026-03, in the reader's language. */
 const monthName = (month: string) =>
   new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${month}-01T00:00:00Z`));
@@ -54,7 +69,8 @@ function EntryWhat({ entry }: { entry: Entry }) {
 /**
  * The brand's monthly statement: what it owes for the orders partners sent it, per currency (never
  * added across currencies): commission, reversals, support's adjustments, the net, what its
- * commerce platform charged and what is still owed, with every ledger entry behind it. Printed (or
+ * commerce platform charged, what is held and why, and what is still owed, with every ledger entry
+ * and how it is settled. Printed (or
  * saved as a PDF), it keeps the statement and drops the dashboard around it.
  */
 export function StatementsPage() {
@@ -122,9 +138,16 @@ export function StatementsPage() {
             {statement.dueOn && (
               <>
                 <dt>Due</dt>
-                <dd>
-                  {formatDay(statement.dueOn)}
-                  {statement.paid ? ' (paid: charged through your commerce platform)' : ''}
+                <dd data-statement-due>{formatDay(statement.dueOn)}</dd>
+              </>
+            )}
+            {(statement.dueOn || statement.paid) && (
+              <>
+                <dt>Paid</dt>
+                <dd data-statement-paid>
+                  {statement.paid
+                    ? 'Yes: your commerce platform charged all of it'
+                    : 'Not reported: pay what is still owed by the due date'}
                 </dd>
               </>
             )}
@@ -139,13 +162,14 @@ export function StatementsPage() {
                 <th scope="col">Adjustments</th>
                 <th scope="col">Net</th>
                 <th scope="col">Charged by your platform</th>
+                <th scope="col">Held</th>
                 <th scope="col">Still owed</th>
               </tr>
             </thead>
             <tbody>
               {statement.currencies.length === 0 && (
                 <tr>
-                  <td colSpan={7}>Nothing owed this month.</td>
+                  <td colSpan={8}>Nothing owed this month.</td>
                 </tr>
               )}
               {statement.currencies.map((total) => (
@@ -157,7 +181,12 @@ export function StatementsPage() {
                   <td data-label="Net" data-net={total.currency}>
                     {currencyAmount(total.netMinor, total.currency)}
                   </td>
-                  <td data-label="Charged by your platform">{currencyAmount(total.chargedMinor, total.currency)}</td>
+                  <td data-label="Charged by your platform" data-charged={total.currency}>
+                    {currencyAmount(total.chargedMinor, total.currency)}
+                  </td>
+                  <td data-label="Held" data-held={total.currency}>
+                    {currencyAmount(total.heldMinor, total.currency)}
+                  </td>
                   <td data-label="Still owed" data-owed={total.currency}>
                     {currencyAmount(total.owedMinor, total.currency)}
                   </td>
@@ -165,10 +194,24 @@ export function StatementsPage() {
               ))}
             </tbody>
           </table>
+          {statement.currencies.some((total) => total.heldMinor !== 0) && (
+            <ul class="held-reasons" aria-label="Held, and why">
+              {statement.currencies
+                .filter((total) => total.heldMinor !== 0)
+                .map((total) => (
+                  <li data-held-reasons={total.currency}>
+                    {currencyAmount(total.heldMinor, total.currency)} held, not charged by your platform:{' '}
+                    {total.heldReasons.map((reason) => HELD[reason]).join('; ') || 'the platform did not charge it'}. It is not due until
+                    your platform charges it or support settles it.
+                  </li>
+                ))}
+            </ul>
+          )}
           <p class="muted">
-            Commission is a share of the merchandise a new customer bought, after discounts, without tax, shipping and duties. A cancelled
-            or refunded order is reversed by an entry of the opposite sign; one that comes after its month closed lands here and names the
-            statement it corrects.
+            Charged is what your commerce platform billed your store for these commissions; still owed is the rest, which you pay directly
+            by the due date (a negative amount is a credit to you). Commission is a share of the merchandise a new customer bought, after
+            discounts, without tax, shipping and duties. A cancelled or refunded order is reversed by an entry of the opposite sign; one
+            that comes after its month closed lands here and names the statement it corrects.
           </p>
           <table class="figures">
             <caption>Entries</caption>
@@ -180,12 +223,13 @@ export function StatementsPage() {
                 <th scope="col">Shown by</th>
                 <th scope="col">Customer</th>
                 <th scope="col">Amount</th>
+                <th scope="col">Settled</th>
               </tr>
             </thead>
             <tbody>
               {statement.entries.length === 0 && (
                 <tr>
-                  <td colSpan={6}>No entries.</td>
+                  <td colSpan={7}>No entries.</td>
                 </tr>
               )}
               {statement.entries.map((entry) => (
@@ -202,6 +246,9 @@ export function StatementsPage() {
                     {entry.customer && entry.customerBasis ? `${CUSTOMERS[entry.customer]}, ${CUSTOMER_BASES[entry.customerBasis]}` : '—'}
                   </td>
                   <td data-label="Amount">{currencyAmount(entry.amountMinor, entry.currency)}</td>
+                  <td data-label="Settled" data-settlement={entry.settlement}>
+                    <Settled entry={entry} />
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -17,6 +17,7 @@ import type {
 import * as dal from './dal.js';
 import { generateStore } from './generator.js';
 import { SIGNATURE_HEADER, signOrderBody, TIMESTAMP_HEADER } from '../../orders/signature.js';
+import { retryDelayMs } from '../../shared/retry.js';
 
 export const SANDBOX_PLATFORM_NAME = 'Sandbox Commerce';
 
@@ -57,6 +58,18 @@ export class CommerceUnavailableError extends Error {
 }
 
 /**
+ * How many imports a `slow-` store fails before it answers, so that setup, retrying on the
+ * worker's schedule, is still running when the delayed stage begins and stays on it for at least
+ * one more retry: the preset the demo platform offers for the delayed stage shows it whatever
+ * SETUP_DELAYED_AFTER_SECONDS and SETUP_RETRY_MS say (2 min and 5 s: five failures, 135 s).
+ */
+export function slowStoreFailures(delayedAfterMs: number, retryMs: number): number {
+  let failures = 0;
+  for (let waited = 0; waited < delayedAfterMs + retryMs; waited += retryDelayMs(retryMs, failures)) failures++;
+  return failures;
+}
+
+/**
  * The commerce platform built into the service, so onboarding can be walked end to end with no
  * outside account. Every domain is a store: it is generated the first time it is asked about.
  */
@@ -74,6 +87,8 @@ export class SandboxCommerce implements CommerceAdapter {
     private readonly importMs = 0,
     /** The order webhook's shared secret; without it orders stay at the store. */
     private readonly orderWebhookSecret?: string,
+    /** How many imports of a `slow-` store fail first (slowStoreFailures). */
+    private readonly slowImportFailures = 0,
   ) {}
 
   onEvent(listener: (event: CommerceEvent) => Promise<void>): void {
@@ -97,10 +112,18 @@ export class SandboxCommerce implements CommerceAdapter {
     );
     const discountCode =
       brand?.discount_code && brand.discount_percent ? { code: brand.discount_code, percent: brand.discount_percent } : null;
-    await dal.insertStoreIfAbsent(this.db, domain, generated, `${base}/logo.svg`, (id) => `${base}/${id}.svg`, {
-      discountCode,
-      connectedSince: brand?.live ? now : null,
-    });
+    await dal.insertStoreIfAbsent(
+      this.db,
+      domain,
+      generated,
+      `${base}/logo.svg`,
+      (id) => `${base}/${id}.svg`,
+      {
+        discountCode,
+        connectedSince: brand?.live ? now : null,
+      },
+      generated.slow ? this.slowImportFailures : 0,
+    );
     return (await dal.findStore(this.db, domain))!;
   }
 

@@ -32,6 +32,8 @@ export async function insertStoreIfAbsent(
   logoImageUrl: string,
   imageUrl: (productId: string) => string,
   brand: { discountCode: { code: string; percent: number } | null; connectedSince: Date | null },
+  /** How many of its first imports fail (a slow store's). */
+  importFailures: number,
 ): Promise<void> {
   const { discountCode, connectedSince } = brand;
   await db.transaction().execute(async (trx) => {
@@ -45,7 +47,7 @@ export async function insertStoreIfAbsent(
         category: store.category,
         country: store.country,
         welcome_discount_percent: store.welcomeDiscountPercent,
-        import_failures_left: store.importFailures,
+        import_failures_left: importFailures,
         ...(connectedSince
           ? { app_status: 'installed' as const, plan_approved_at: connectedSince, orders_webhook_since: connectedSince }
           : {}),

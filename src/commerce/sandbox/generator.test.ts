@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFixtureFile } from '../../demo/loader.js';
 import { DEMO_FIXTURE_PATH } from '../../demo/startup.js';
+import { loadConfig } from '../../config.js';
+import { retryDelayMs } from '../../shared/retry.js';
+import { slowStoreFailures } from './adapter.js';
 import { generateStore } from './generator.js';
 
 const NOW = new Date('2026-01-15T12:00:00Z');
@@ -58,5 +61,31 @@ describe('sandbox stores match their brands', async () => {
   it('makes up the same store every time for the same domain, and still makes one up for a name that tells nothing', () => {
     expect(generateStore('qzx-vrt.example', NOW)).toEqual(generateStore('qzx-vrt.example', NOW));
     expect(generateStore('qzx-vrt.example', NOW).products.length).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe('a slow- store outlasts the delayed threshold', () => {
+  /** When setup, failing `failures` times on the worker's retry schedule, gets its first answer. */
+  const answeredAfterMs = (failures: number, retryMs: number) =>
+    Array.from({ length: failures }, (_, attempt) => retryDelayMs(retryMs, attempt + 1)).reduce((sum, wait) => sum + wait, 0);
+
+  it('fails just long enough with the default settings (2 minutes, 5 s): five failures, answered after 135 s', () => {
+    const { setupDelayedAfterSeconds, setupRetryMs } = loadConfig({}).plugin;
+    const failures = slowStoreFailures(setupDelayedAfterSeconds * 1000, setupRetryMs);
+    expect(failures).toBe(5);
+    expect(answeredAfterMs(failures, setupRetryMs)).toBe(135_000);
+  });
+
+  it('is still setting up one retry past the threshold, and fails no more often than that needs', () => {
+    for (const [delayedAfterMs, retryMs] of [
+      [1_000, 400],
+      [10_000, 400],
+      [120_000, 5_000],
+      [600_000, 1_000],
+    ] as const) {
+      const failures = slowStoreFailures(delayedAfterMs, retryMs);
+      expect(answeredAfterMs(failures, retryMs)).toBeGreaterThanOrEqual(delayedAfterMs + retryMs);
+      expect(answeredAfterMs(failures - 1, retryMs)).toBeLessThan(delayedAfterMs + retryMs);
+    }
   });
 });

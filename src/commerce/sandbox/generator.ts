@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
  * A few prefixes of the domain pick the cases a tester wants to see (documented in docs/plugin.md):
  *   new-…      3 orders (not eligible yet)
  *   noimages-… products without images (not eligible yet)
- *   slow-…     the first imports fail, so setup runs long and shows the delayed stage
+ *   slow-…     imports fail until setup has run past the delayed threshold (the adapter counts how many)
  *   promo-…    the store already gives new customers 15 %
  */
 export interface GeneratedStore {
@@ -17,7 +17,8 @@ export interface GeneratedStore {
   category: string;
   country: string;
   welcomeDiscountPercent: number | null;
-  importFailures: number;
+  /** Whether the store's first imports fail (a `slow-` store). */
+  slow: boolean;
   products: Array<{ id: string; title: string; hasImage: boolean; priceCents: number; active: boolean }>;
   orders: Array<{ id: string; productId: string; quantity: number; totalCents: number; placedAt: Date; customerEmail: string }>;
 }
@@ -364,7 +365,7 @@ export function generateStore(domain: string, now: Date, brand?: KnownBrand): Ge
     category,
     country: brand?.country ?? pick(COUNTRIES),
     welcomeDiscountPercent: prefix === 'promo' ? 15 : null,
-    importFailures: prefix === 'slow' ? 3 : 0,
+    slow: prefix === 'slow',
     products,
     orders,
   };

@@ -244,7 +244,7 @@ export function storeAdminPage({ store, domain, csrfToken, products, orders, ord
           <a href={`/sandbox/shop/${encodeURIComponent(domain)}`}>Open the storefront</a> to place an order as a shopper.
         </p>
         {orders.length > 0 ? (
-          <table>
+          <table class="stacked">
             <thead>
               <tr>
                 <th>Order</th>
@@ -259,14 +259,14 @@ export function storeAdminPage({ store, domain, csrfToken, products, orders, ord
             <tbody>
               {orders.map((order) => (
                 <tr>
-                  <td>{order.id}</td>
-                  <td>
+                  <td data-label="Order">{order.id}</td>
+                  <td data-label="Items">
                     {order.title} × {order.quantity}
                   </td>
-                  <td>{money(order.total_cents)}</td>
-                  <td>{order.placed_at.toISOString().slice(0, 10)}</td>
-                  <td>{order.discount_code ? <code>{order.discount_code}</code> : ''}</td>
-                  <td>{order.webhook_status === null ? '' : `HTTP ${order.webhook_status}`}</td>
+                  <td data-label="Total">{money(order.total_cents)}</td>
+                  <td data-label="Date">{order.placed_at.toISOString().slice(0, 10)}</td>
+                  <td data-label="Discount code">{order.discount_code ? <code>{order.discount_code}</code> : ''}</td>
+                  <td data-label={`Sent to ${APP_NAME}`}>{order.webhook_status === null ? '' : `HTTP ${order.webhook_status}`}</td>
                   <td>
                     {order.cancelled_at ? (
                       'Cancelled'

@@ -9,7 +9,7 @@ import { looksLikeEmail } from '../../shared/email.js';
 import { requireOwnOrigin } from '../../http/origin.js';
 import { storeDomain } from '../../shared/domain.js';
 import type { Runtime } from '../../composition.js';
-import { OwnerGate, safeNext } from './owner-gate.js';
+import { safeNext, type OwnerGate } from './owner-gate.js';
 import {
   APP_NAME,
   chooseDecisionPage,
@@ -58,7 +58,8 @@ function deliveryText(delivery: OrderDelivery): string {
  */
 export const sandboxRoutes: FastifyPluginAsync<Runtime> = async (app, runtime) => {
   const sandbox = runtime.commerce.sandbox;
-  if (sandbox) await app.register(sandboxPlatform(sandbox, runtime));
+  const gate = runtime.sandboxOwners;
+  if (sandbox && gate) await app.register(sandboxPlatform(sandbox, gate, runtime));
 };
 
 /**
@@ -68,7 +69,7 @@ export const sandboxRoutes: FastifyPluginAsync<Runtime> = async (app, runtime) =
  * referral and the discount code a partner's link brought), which the platform delivers to the
  * signed order webhook, and support's way to set up a store's owner sign-in.
  */
-function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): FastifyPluginAsync {
+function sandboxPlatform(adapter: SandboxCommerce, gate: OwnerGate, { db, config }: Runtime): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
     const policy = cookiePolicyFor(config.baseUrl);
@@ -77,7 +78,6 @@ function sandboxPlatform(adapter: SandboxCommerce, { db, config }: Runtime): Fas
     await securePages(app, config.baseUrl);
     const send = sendSandboxPage;
     const noSuchStore = (reply: FastifyReply, raw: string) => send(reply, noSuchStorePage(raw));
-    const gate = new OwnerGate(db, policy);
     await app.register(storeAdminRoutes({ adapter, gate, send }));
 
     app.post(

@@ -373,9 +373,9 @@ export class ShopifyCommerce implements CommerceAdapter {
   }
 
   /** Order, refund and lifecycle topics, subscribed for the shop; the compliance topics are the app configuration's. */
-  async registerWebhooks(domain: string): Promise<void> {
+  async registerWebhooks(domain: string, topics: readonly string[] = WEBHOOK_TOPICS): Promise<void> {
     const uri = `${this.options.baseUrl}/commerce/shopify/webhooks`;
-    for (const topic of WEBHOOK_TOPICS) {
+    for (const topic of topics) {
       try {
         await this.mutate(domain, 'webhookSubscriptionCreate', documents.SUBSCRIBE_WEBHOOK, { topic, uri });
       } catch (error) {
@@ -385,6 +385,25 @@ export class ShopifyCommerce implements CommerceAdapter {
         this.options.log.error({ err: error, shop: domain, topic }, 'could not subscribe to a Shopify webhook topic');
       }
     }
+  }
+
+  /**
+   * Shopify deletes a subscription made through the Admin API after 8 failed deliveries in a row:
+   * one read of the shop's subscriptions, and the missing topics subscribed again. Returns them.
+   */
+  async reconcileWebhooks(domain: string): Promise<string[]> {
+    const data = await this.request<{ webhookSubscriptions: { nodes: Array<{ topic: string }> } }>(
+      domain,
+      documents.WEBHOOK_SUBSCRIPTIONS,
+      { uri: `${this.options.baseUrl}/commerce/shopify/webhooks` },
+    );
+    const subscribed = new Set(data.webhookSubscriptions.nodes.map((node) => node.topic));
+    const missing = WEBHOOK_TOPICS.filter((topic) => !subscribed.has(topic));
+    if (missing.length > 0) {
+      this.options.log.warn({ shop: domain, topics: missing }, 'Shopify webhook subscriptions were missing: subscribed again');
+      await this.registerWebhooks(domain, missing);
+    }
+    return missing;
   }
 
   /** The plan as the installation has it (the truth, whatever a return URL or webhook body says). */

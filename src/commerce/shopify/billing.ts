@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { recordCommerceCharge } from '../../orders/service.js';
+import { holdCommerceCharge, recordCommerceCharge } from '../../orders/service.js';
 import { ShopifyUserError } from './admin-client.js';
 import type { ShopifyCommerce } from './adapter.js';
 import * as dal from './dal.js';
@@ -19,6 +19,17 @@ export type ChargeOutcome = 'charged' | 'no_plan' | 'other_currency' | 'over_cap
 const usageKey = (shop: string, orderId: string) => `commission:${shop}:${orderId}`;
 
 export async function chargeCommission(
+  shopify: ShopifyCommerce,
+  db: Db,
+  charge: { shop: string; orderId: string; amountCents: number; currency: string },
+): Promise<ChargeOutcome> {
+  const outcome = await tryCharge(shopify, db, charge);
+  // The statement shows a commission Shopify did not take as held, and why, rather than as owed directly.
+  if (outcome !== 'charged') await holdCommerceCharge(db, { storeDomain: charge.shop, orderId: charge.orderId, reason: outcome });
+  return outcome;
+}
+
+async function tryCharge(
   shopify: ShopifyCommerce,
   db: Db,
   charge: { shop: string; orderId: string; amountCents: number; currency: string },

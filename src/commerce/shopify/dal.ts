@@ -121,6 +121,19 @@ export async function shopsWithTokensToRenew(db: Db, before: Date, limit: number
   return rows.map((row) => row.shop);
 }
 
+/** Connected stores after `after` in domain order, for a job that walks them all a batch at a time. */
+export async function connectedShopsAfter(db: Db, after: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('shopify_shops')
+    .select('shop')
+    .where('access_token_encrypted', 'is not', null)
+    .where('shop', '>', after)
+    .orderBy('shop')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.shop);
+}
+
 /** OAuth states are kept by hash: the state itself travels in URLs. */
 export const stateHash = (state: string) => crypto.createHash('sha256').update(state).digest('hex');
 
@@ -410,24 +423,29 @@ export async function setPendingSubscription(
     .execute();
 }
 
-// --- webhook deliveries: deduplicated by Shopify's webhook id, worked off as durable jobs ---
+// --- webhook deliveries: deduplicated by Shopify's webhook and event ids, worked off as durable jobs ---
 
-/** Records a delivery unless its webhook id was seen; true when it is new. */
+/**
+ * Records a delivery unless its webhook id was seen, or its event was delivered before through
+ * another subscription (same shop, topic and event id); true when it is new.
+ */
 export async function insertDelivery(
   db: Db,
-  delivery: { webhookId: string; shop: string; topic: string; payload: unknown; now: Date },
+  delivery: { webhookId: string; eventId: string | null; shop: string; topic: string; payload: unknown; now: Date },
 ): Promise<boolean> {
   const row = await db
     .insertInto('shopify_webhook_deliveries')
     .values({
       webhook_id: delivery.webhookId,
+      event_id: delivery.eventId,
       shop: delivery.shop,
       topic: delivery.topic,
       payload: JSON.stringify(delivery.payload),
       received_at: delivery.now,
       next_attempt_at: delivery.now,
     })
-    .onConflict((oc) => oc.column('webhook_id').doNothing())
+    // Either key: the webhook id (a retry of this delivery) or the event (its delivery to another subscription).
+    .onConflict((oc) => oc.doNothing())
     .returning('webhook_id')
     .executeTakeFirst();
   return row !== undefined;
@@ -461,8 +479,8 @@ export async function claimDueDelivery(db: Db, now: Date, leaseMs: number): Prom
 }
 
 /** The delivery is done: its payload (shoppers' data) is dropped, an answer for the merchant kept. */
-export async function completeDelivery(db: Db, webhookId: string, leaseId: string | null, result: unknown, now: Date): Promise<boolean> {
-  let query = db
+export async function completeDelivery(db: Db, webhookId: string, leaseId: string, result: unknown, now: Date): Promise<boolean> {
+  const done = await db
     .updateTable('shopify_webhook_deliveries')
     .set({
       status: 'done',
@@ -472,9 +490,10 @@ export async function completeDelivery(db: Db, webhookId: string, leaseId: strin
       lease_id: null,
       last_error: null,
     })
-    .where('webhook_id', '=', webhookId);
-  if (leaseId) query = query.where('lease_id', '=', leaseId).where('locked_until', '>=', now);
-  const done = await query.executeTakeFirst();
+    .where('webhook_id', '=', webhookId)
+    .where('lease_id', '=', leaseId)
+    .where('locked_until', '>=', now)
+    .executeTakeFirst();
   return done.numUpdatedRows > 0n;
 }
 
@@ -509,13 +528,14 @@ export interface FailedDelivery {
   lastError: string | null;
   receivedAt: Date;
   failedAt: Date | null;
+  bodyErasedAt: Date | null;
 }
 
 /** Deliveries that stopped, newest first, for support. */
 export async function failedDeliveries(db: Db, limit: number): Promise<FailedDelivery[]> {
   const rows = await db
     .selectFrom('shopify_webhook_deliveries')
-    .select(['webhook_id', 'shop', 'topic', 'attempts', 'last_error', 'received_at', 'failed_at'])
+    .select(['webhook_id', 'shop', 'topic', 'attempts', 'last_error', 'received_at', 'failed_at', 'body_erased_at'])
     .where('status', '=', 'failed')
     .orderBy('failed_at', 'desc')
     .limit(limit)
@@ -528,18 +548,44 @@ export async function failedDeliveries(db: Db, limit: number): Promise<FailedDel
     lastError: row.last_error,
     receivedAt: row.received_at,
     failedAt: row.failed_at,
+    bodyErasedAt: row.body_erased_at,
   }));
 }
 
-/** Support sends a failed delivery through again (after fixing what failed it): a fresh round of attempts. */
-export async function retryFailedDelivery(db: Db, webhookId: string, now: Date): Promise<boolean> {
+/**
+ * Support sends a failed delivery through again (after fixing what failed it): a fresh round of
+ * attempts. A delivery whose body was erased has nothing left to work off.
+ */
+export async function retryFailedDelivery(db: Db, webhookId: string, now: Date): Promise<'retried' | 'erased' | 'unknown'> {
   const done = await db
     .updateTable('shopify_webhook_deliveries')
     .set({ status: 'pending', attempts: 0, next_attempt_at: now, failed_at: null })
     .where('webhook_id', '=', webhookId)
     .where('status', '=', 'failed')
+    .where('body_erased_at', 'is', null)
     .executeTakeFirst();
-  return done.numUpdatedRows > 0n;
+  if (done.numUpdatedRows > 0n) return 'retried';
+  const erased = await db
+    .selectFrom('shopify_webhook_deliveries')
+    .select('webhook_id')
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'failed')
+    .executeTakeFirst();
+  return erased ? 'erased' : 'unknown';
+}
+
+/**
+ * The raw bodies of deliveries that stopped before `cutoff` are erased (they can hold a shopper's
+ * name, address and e-mail); the row keeps the ids of what Shopify sent about (the order, the
+ * refund and its order) beside its topic, shop, attempts and last error. Returns how many.
+ */
+export async function eraseStoppedDeliveryBodies(db: Db, cutoff: Date, now: Date): Promise<number> {
+  const result = await sql`
+    update shopify_webhook_deliveries
+    set payload = jsonb_strip_nulls(jsonb_build_object('id', payload -> 'id', 'order_id', payload -> 'order_id')),
+      body_erased_at = ${now}
+    where status = 'failed' and failed_at < ${cutoff} and body_erased_at is null`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
 }
 
 /** Stores that lost the app's access (not uninstalled): for support, with Shopify's reason. */
@@ -608,10 +654,17 @@ export async function eraseShop(db: Db, shop: string, keepWebhookId: string): Pr
   });
 }
 
-/** customers/redact: the shopper's data in deliveries not yet worked off goes with their payloads. */
+/**
+ * customers/redact: the shopper's data in deliveries not yet worked off goes with their payloads,
+ * and so do the bodies of stopped deliveries that carry them (those stay listed for support).
+ */
 export async function dropPendingPayloadsOfCustomer(db: Db, shop: string, customerId: string, keepWebhookId: string): Promise<void> {
   await sql`
     update shopify_webhook_deliveries set payload = null, status = 'done', completed_at = now(), last_error = 'redacted'
     where shop = ${shop} and webhook_id <> ${keepWebhookId} and status = 'pending'
+      and payload -> 'customer' ->> 'id' = ${customerId}`.execute(db);
+  await sql`
+    update shopify_webhook_deliveries set payload = null, body_erased_at = now()
+    where shop = ${shop} and status = 'failed' and body_erased_at is null
       and payload -> 'customer' ->> 'id' = ${customerId}`.execute(db);
 }

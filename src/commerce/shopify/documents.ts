@@ -196,6 +196,14 @@ export const RECORD_USAGE = `#graphql
     }
   }`;
 
+/** The shop's subscriptions to the service's address: the reconciler recreates the ones Shopify deleted. */
+export const WEBHOOK_SUBSCRIPTIONS = `#graphql
+  query WebhookSubscriptions($uri: String!) {
+    webhookSubscriptions(first: 25, uri: $uri) {
+      nodes { topic }
+    }
+  }`;
+
 export const SUBSCRIBE_WEBHOOK = `#graphql
   mutation SubscribeWebhook($topic: WebhookSubscriptionTopic!, $uri: String!) {
     webhookSubscriptionCreate(topic: $topic, webhookSubscription: { uri: $uri, format: JSON }) {

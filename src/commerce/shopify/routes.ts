@@ -6,15 +6,15 @@ import formbody from '@fastify/formbody';
 import { Type } from 'typebox';
 import { isUuid } from '../../config.js';
 import type { Runtime } from '../../composition.js';
-import { ApiError, badRequest, notFound, unauthorized } from '../../http/errors.js';
+import { ApiError, badRequest, conflict, notFound, unauthorized } from '../../http/errors.js';
 import { formField } from '../../http/forms.js';
 import { requireOwnOrigin } from '../../http/origin.js';
 import { cookiePolicyFor, csrfTokenFor, csrfTokenMatches } from '../../shared/cookies.js';
 import { isSecretHash as isChallenge, randomToken } from '../../shared/keys.js';
-import { findPlatform } from '../../platforms/dal.js';
+import { platformName as platformNameOf } from '../../platforms/service.js';
 import { StoreDisconnectedError } from './admin-client.js';
 import { isShopDomain, type ShopifyCommerce, StoreNotInstalledError } from './adapter.js';
-import * as dal from './dal.js';
+import * as shopifyService from './service.js';
 import { securePages } from '../../http/security-headers.js';
 import {
   CONFIRMATION_FIELD,
@@ -26,14 +26,10 @@ import {
   sendRefusalPage,
 } from './pages.js';
 import { InstallQuery, PlanQuery, RetriedDelivery, ShopifyAttention, WebhookIdParams, WebhookReceipt } from './schemas.js';
-import { COMPLIANCE_TOPICS, LIFECYCLE_TOPICS, TOPICS, handleDelivery } from './webhooks.js';
+import { COMPLIANCE_TOPICS, TOPICS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 export const CALLBACK_PATH = '/commerce/shopify/callback';
-/** How long an install may take from the service's redirect to Shopify's callback. */
-const INSTALL_WINDOW_MS = 10 * 60_000;
-/** How long the store's staff have to answer the service's question after the callback. */
-const CONFIRMATION_WINDOW_MS = 15 * 60_000;
 
 /**
  * What the library writes to a Node response, caught so Fastify sends it (with the service's
@@ -130,7 +126,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       const state = new URL(location).searchParams.get('state')!;
       const now = new Date();
       const inFlight = { shop, challenge, returnTo, claimId, claimantSessionId: claimant?.sessionId ?? null, platformId };
-      if (!(await dal.insertOAuthRequest(db, state, inFlight, now, new Date(now.getTime() - INSTALL_WINDOW_MS)))) {
+      if (!(await shopifyService.startInstall(db, state, inFlight, now))) {
         reply.header('Retry-After', '60');
         throw new ApiError(429, 'rate_limited', 'too many installs are in flight: try again in a minute');
       }
@@ -157,7 +153,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       if (!isShopDomain(shop) || state === '') throw refused('the callback names no Shopify store or state');
       const now = new Date();
       // A replayed callback (or one whose install this service never started) is refused before its code is used.
-      const pending = await dal.findOAuthRequest(db, state, shop, new Date(now.getTime() - INSTALL_WINDOW_MS));
+      const pending = await shopifyService.pendingInstall(db, state, shop, now);
       if (!pending) throw refused('this install was completed already or never started here: start the install again');
       // The claimant's own session, still: checked before the code is spent, so a refusal writes nothing.
       const claimant = pending.claimId === null ? undefined : await runtime.claimantOf(request, pending.claimId, shop);
@@ -169,7 +165,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
         request.log.warn({ err: error, shop }, 'Shopify OAuth callback refused');
         throw refused('the callback did not verify (signature, state or code): start the install again');
       }
-      const stored = await dal.completeInstall(db, {
+      const stored = await shopifyService.completeInstall(db, {
         state,
         shop: session.shop,
         ...shopify.tokens.toStore(session),
@@ -190,7 +186,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
     request: FastifyRequest,
     reply: FastifyReply,
     shop: string,
-    pending: dal.OAuthRequest,
+    pending: shopifyService.PendingInstall,
     claimant: { sessionId: string; email: string } | null,
     now: Date,
   ) => {
@@ -198,7 +194,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       request.log.warn({ err: error, shop }, 'could not read the Shopify store name for the confirmation page');
       return shop;
     });
-    const platformName = pending.platformId ? ((await findPlatform(db, pending.platformId))?.name ?? null) : null;
+    const platformName = pending.platformId ? await platformNameOf({ db }, pending.platformId) : null;
     const token = randomToken(43);
     const question = {
       shop,
@@ -207,7 +203,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       plugin: pending.challenge ? { challenge: pending.challenge, platformId: pending.platformId, platformName } : null,
       returnTo: pending.returnTo,
     };
-    await dal.insertConfirmationRequest(db, token, question, now, new Date(now.getTime() - CONFIRMATION_WINDOW_MS));
+    await shopifyService.askStaff(db, token, question, now);
     return sendConfirmationPage(reply, {
       shop,
       shopName,
@@ -235,8 +231,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       if (!csrfTokenMatches(request, formField(request.body, CSRF_FIELD))) return refuse(reply, REFUSALS.formExpired);
       const token = formField(request.body, CONFIRMATION_FIELD) ?? '';
       const now = new Date();
-      const question =
-        token === '' ? undefined : await dal.findConfirmationRequest(db, token, new Date(now.getTime() - CONFIRMATION_WINDOW_MS));
+      const question = token === '' ? undefined : await shopifyService.pendingQuestion(db, token, now);
       if (!question) return refuse(reply, REFUSALS.answered);
       if (question.claim) {
         const claimant = await runtime.claimantOf(request, question.claim.claimId, question.shop);
@@ -244,9 +239,8 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       }
       const decision = formField(request.body, 'decision');
       if (decision !== 'confirm' && decision !== 'decline') return refuse(reply, REFUSALS.chooseDecision);
-      if (!(await dal.takeConfirmationRequest(db, token))) return refuse(reply, REFUSALS.answered);
+      if (!(await shopifyService.answerStaffQuestion(db, { token, question, decision, now }))) return refuse(reply, REFUSALS.answered);
       if (decision === 'decline') return sendDeclinedPage(reply, question.shop);
-      if (question.claim) await dal.confirmOwnership(db, question.claim.claimId, question.shop, now);
       if (question.plugin) await shopify.emit({ type: 'merchant_confirmed', domain: question.shop, state: question.plugin.challenge });
       if (question.returnTo) return reply.redirect(question.returnTo, 303);
       return sendDonePage(reply, 'The app is installed', question.shop);
@@ -324,16 +318,14 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       },
     },
     async () => {
-      const [stores, deliveries] = await Promise.all([
-        dal.disconnectedShops(db, ATTENTION_LIMIT),
-        dal.failedDeliveries(db, ATTENTION_LIMIT),
-      ]);
+      const { stores, deliveries } = await shopifyService.attention(db, ATTENTION_LIMIT);
       return {
         disconnectedStores: stores.map((store) => ({ ...store, disconnectedAt: store.disconnectedAt.toISOString() })),
         failedDeliveries: deliveries.map((delivery) => ({
           ...delivery,
           receivedAt: delivery.receivedAt.toISOString(),
           failedAt: delivery.failedAt?.toISOString() ?? null,
+          bodyErasedAt: delivery.bodyErasedAt?.toISOString() ?? null,
         })),
       };
     },
@@ -346,12 +338,14 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
         summary: 'Sends a stopped Shopify webhook delivery through again, with a fresh round of attempts',
         tags: ['admin'],
         params: WebhookIdParams,
-        response: { 200: RetriedDelivery, 401: errorRef, 404: errorRef },
+        response: { 200: RetriedDelivery, 401: errorRef, 404: errorRef, 409: errorRef },
       },
     },
     async (request) => {
       const { webhookId } = request.params;
-      if (!(await dal.retryFailedDelivery(db, webhookId, new Date()))) throw notFound(`no stopped delivery ${webhookId}`);
+      const retried = await shopifyService.retryDelivery(db, webhookId, new Date());
+      if (retried === 'unknown') throw notFound(`no stopped delivery ${webhookId}`);
+      if (retried === 'erased') throw conflict(`the body of delivery ${webhookId} was erased: only its ids are kept`);
       runtime.jobs.nudgeShopifyWebhooks();
       return { webhookId, retried: true as const };
     },
@@ -382,7 +376,7 @@ function shopInBody(topic: string, payload: unknown): string | null {
 
 async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: Runtime, shopify: ShopifyCommerce): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config } = runtime;
+  const { db } = runtime;
   // The HMAC covers the exact bytes sent, so this scope keeps the raw body.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -398,8 +392,11 @@ async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: R
   app.post(
     '/commerce/shopify/webhooks',
     {
+      bodyLimit: WEBHOOK_BODY_LIMIT_BYTES,
       schema: {
-        summary: "Shopify's webhooks, every topic: HMAC-verified over the raw body, deduplicated by X-Shopify-Webhook-Id",
+        summary:
+          "Shopify's webhooks, every topic: HMAC-verified over the raw body, deduplicated by X-Shopify-Webhook-Id and " +
+          'X-Shopify-Event-Id, answered at once and worked off by a durable job',
         tags: ['commerce'],
         response: { 200: WebhookReceipt, 400: errorRef, 401: errorRef },
       },
@@ -414,17 +411,11 @@ async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: R
       if (!isShopDomain(shop)) throw badRequest('X-Shopify-Shop-Domain must be a myshopify.com domain');
       const named = shopInBody(topic, request.body);
       if (named !== null && named !== shop) throw badRequest('the body names another shop than X-Shopify-Shop-Domain');
-      const delivery = { webhookId: check.webhookId, shop, topic, payload: request.body };
-      if (!(await dal.insertDelivery(db, { ...delivery, now: new Date() }))) return { received: true, duplicate: true };
-      if (LIFECYCLE_TOPICS.has(topic)) {
-        const deps = { shopify, db, orders: config.orders, log: request.log };
-        try {
-          await dal.completeDelivery(db, delivery.webhookId, null, await handleDelivery(deps, delivery), new Date());
-        } catch (error) {
-          // Left pending: the worker retries it.
-          request.log.warn({ err: error, shop, topic }, 'Shopify lifecycle webhook left to the worker');
-        }
-      }
+      const eventId = request.headers['x-shopify-event-id'];
+      const delivery = { webhookId: check.webhookId, eventId: typeof eventId === 'string' && eventId !== '' ? eventId : null };
+      const recorded = await shopifyService.recordDelivery(db, { ...delivery, shop, topic, payload: request.body, now: new Date() });
+      if (!recorded) return { received: true, duplicate: true };
+      // Every topic is the worker's: Shopify's 5 s hold no Admin API call. An API-only instance leaves it to the worker's poll.
       runtime.jobs.nudgeShopifyWebhooks();
       return { received: true, duplicate: false };
     },

@@ -21,7 +21,9 @@ export const PlanQuery = Type.Object({
 
 export const WebhookReceipt = Type.Object({
   received: Type.Boolean(),
-  duplicate: Type.Boolean({ description: 'This webhook id was delivered before: nothing more was done' }),
+  duplicate: Type.Boolean({
+    description: 'This webhook id, or this event through another subscription, was delivered before: nothing more was done',
+  }),
 });
 
 /** What needs support's attention at Shopify: stores that lost the app's access, and webhook deliveries that stopped. */
@@ -42,6 +44,9 @@ export const ShopifyAttention = Type.Object({
       lastError: Type.Union([Type.String(), Type.Null()]),
       receivedAt: Type.String({ format: 'date-time' }),
       failedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      bodyErasedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'When its raw body was erased (7 days after it stopped); it can no longer be sent through again',
+      }),
     }),
   ),
 });

@@ -308,7 +308,7 @@ describeEachDatabase(
       expect(orders.map((entry) => entry.order_id)).toEqual([String(order.id)]);
     });
 
-    it('uninstall: the store leaves at once and starts again at install; a token revoked at Shopify disconnects it', async () => {
+    it('uninstall: the store leaves promptly and starts again at install; a token revoked at Shopify disconnects it', async () => {
       const shop = newShop();
       const challenge = newChallenge();
       await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`);
@@ -316,7 +316,8 @@ describeEachDatabase(
       // Mid-setup: the job was queued by the approval; the store goes before it is done.
       await standIn.uninstall(shop);
       const adapter = use().runtime.commerce.forStore(shop);
-      expect(await adapter.status(shop)).toEqual({ installation: 'not_installed', planApproved: false });
+      // Answered at once, taken by the nudged worker (src/commerce/shopify/webhook-delivery.test.ts holds the Admin API to show it).
+      await expect.poll(() => adapter.status(shop)).toEqual({ installation: 'not_installed', planApproved: false });
       const row = (await shopRow(shop))!;
       expect(row.access_token_encrypted).toBeNull();
       expect(row.uninstalled_at ?? row.disconnected_at).not.toBeNull();
@@ -375,6 +376,16 @@ describeEachDatabase(
         redisFallback: 'in-process fallbacks',
         jobs: { run: false, keepProcessAlive: false },
       });
+      // The plan started store setup in the API instance's worker: once it is done, the process under test is the only one
+      // calling Shopify, so it is the one that finds the revoked token (else the setup import may find it first).
+      await expect
+        .poll(
+          async () => (await use().db.selectFrom('setup_jobs').select('status').where('domain', '=', shop).executeTakeFirst())?.status,
+          {
+            timeout: 30_000,
+          },
+        )
+        .toBe('done');
       try {
         standIn.revokeToken(shop);
         await expect(worker.commerce.forStore(shop).profile(shop)).rejects.toThrow(/revoked/);
@@ -382,6 +393,28 @@ describeEachDatabase(
       } finally {
         await worker.close();
       }
+    });
+
+    it("a commission past the store's capped amount is not charged: the ledger keeps it, held for over_cap", async () => {
+      const { shop, token } = await shopifyCollab(use(), standIn);
+      expect((await get(`/r/${token}`)).statusCode).toBe(302);
+      const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
+      // 5% of this order is more than the plan's capped amount of 500 USD every 30 days.
+      const quantity = Math.ceil(1_100_000 / product.priceCents);
+      const order = await standIn.placeOrder(shop, { lineItems: [{ productId: product.id, quantity }], landingSite: `/?ref=${token}` });
+      await settled(shop);
+      expect(standIn.usageCharged(shop)).toBe(0);
+      const entry = await use()
+        .db.selectFrom('commission_ledger')
+        .select(['amount_minor', 'commerce_charge_id'])
+        .where('store_domain', '=', shop)
+        .where('order_id', '=', String(order.id))
+        .executeTakeFirstOrThrow();
+      expect(entry.amount_minor).toBeGreaterThan(50_000);
+      expect(entry.commerce_charge_id).toBeNull();
+      expect(
+        await use().db.selectFrom('commission_charge_holds').select(['order_id', 'reason']).where('store_domain', '=', shop).execute(),
+      ).toEqual([{ order_id: String(order.id), reason: 'over_cap' }]);
     });
 
     it('a referred first order becomes one usage record, however often Shopify delivers it', async () => {

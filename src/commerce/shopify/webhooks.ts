@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
 import { ApiError } from '../../http/errors.js';
 import { DrainingWorker } from '../../jobs/draining-worker.js';
+import { PeriodicJob } from '../../jobs/periodic.js';
 import {
   customerData,
   type OrdersContext,
@@ -12,7 +13,7 @@ import {
 } from '../../orders/service.js';
 import { StoreDisconnectedError } from './admin-client.js';
 import type { ShopifyCommerce } from './adapter.js';
-import { StoreNotInstalledError } from './tokens.js';
+import { TokenRefusedError, StoreNotInstalledError } from './tokens.js';
 import { chargeCommission } from './billing.js';
 import * as dal from './dal.js';
 import * as documents from './documents.js';
@@ -41,8 +42,20 @@ export const TOPICS = new Set([
 
 export const COMPLIANCE_TOPICS = new Set(['customers/data_request', 'customers/redact', 'shop/redact']);
 
-/** Worked off while Shopify waits for the answer: a few writes, and the store's stage must change at once. */
-export const LIFECYCLE_TOPICS = new Set(['app/uninstalled', 'app_subscriptions/update']);
+/**
+ * The webhook route's body limit (the app's is 1 MB). Shopify publishes no limit for HTTPS
+ * deliveries: its staff say bodies can be "upwards of a megabyte", and it caps EventBridge
+ * deliveries at 1,000,000 bytes (larger ones fall back to `{"id": …}` there). An order body repeats
+ * its line items in fulfillments, refunds and returns; 500 lines at a few kilobytes each, three
+ * times over, is about 5 MB. Twice that leaves room; a body refused here would fail at every retry.
+ */
+export const WEBHOOK_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * How long the raw body of a delivery that stopped is kept for support to send it through again;
+ * then it is erased (it can hold a shopper's personal data) and only the ids it named are kept.
+ */
+export const STOPPED_BODY_RETENTION_MS = 7 * 24 * 60 * 60_000;
 
 export interface Delivery {
   webhookId: string;
@@ -195,7 +208,9 @@ function cannotSucceed(error: unknown): boolean {
 /**
  * Works off webhook deliveries as durable jobs, as the setup worker does setup jobs: one claimed
  * at a time with a lease, its result written only while the lease holds, a failure retried with
- * growing delays. The endpoint only records a delivery and nudges this worker.
+ * growing delays. The endpoint only records a delivery and nudges this worker: every topic, the
+ * lifecycle ones (app/uninstalled, app_subscriptions/update) too, so Shopify gets its answer
+ * without waiting for the Admin API.
  */
 export class WebhookWorker extends DrainingWorker {
   constructor(private readonly options: WebhookDeps & { pollMs: number; retryMs: number; leaseMs: number }) {
@@ -225,5 +240,71 @@ export class WebhookWorker extends DrainingWorker {
       await dal.rescheduleDelivery(db, delivery.webhookId, delivery.leaseId, new Date(Date.now() + delay), message, new Date());
     }
     return true;
+  }
+}
+
+/** Erases the raw bodies of deliveries stopped for longer than STOPPED_BODY_RETENTION_MS; returns how many. */
+export async function eraseStoppedBodies(db: Db, log: FastifyBaseLogger, now = new Date()): Promise<number> {
+  const erased = await dal.eraseStoppedDeliveryBodies(db, new Date(now.getTime() - STOPPED_BODY_RETENTION_MS), now);
+  if (erased > 0) log.info({ erased }, 'Shopify webhook bodies of stopped deliveries erased');
+  return erased;
+}
+
+const BODY_ERASER_INTERVAL_MS = 60 * 60_000;
+
+/** Hourly, so a stopped body is kept at most an hour past its retention. */
+export function stoppedBodyEraser(db: Db, log: FastifyBaseLogger): PeriodicJob {
+  return new PeriodicJob(
+    async () => {
+      await eraseStoppedBodies(db, log);
+    },
+    BODY_ERASER_INTERVAL_MS,
+    (error) => log.error({ err: error }, 'erasing the bodies of stopped Shopify webhook deliveries failed; it runs again within the hour'),
+  );
+}
+
+/** Stores whose webhook subscriptions one round checks: one Admin API read each, writes only for what is missing. */
+const RECONCILE_BATCH = 200;
+const RECONCILE_INTERVAL_MS = 60 * 60_000;
+
+/**
+ * Walks the connected stores a batch per round, in domain order, from where the last round
+ * stopped (from the start again after the last store, or after a restart), and subscribes again
+ * the topics Shopify deleted after 8 failed deliveries in a row. Returns the stores it checked.
+ */
+export class WebhookReconciler {
+  private after = '';
+
+  constructor(private readonly options: { shopify: ShopifyCommerce; db: Db; log: FastifyBaseLogger; batch?: number }) {}
+
+  async round(): Promise<string[]> {
+    const { shopify, db, log } = this.options;
+    const shops = await dal.connectedShopsAfter(db, this.after, this.options.batch ?? RECONCILE_BATCH);
+    this.after = shops.length < (this.options.batch ?? RECONCILE_BATCH) ? '' : shops.at(-1)!;
+    for (const shop of shops) {
+      try {
+        await shopify.reconcileWebhooks(shop);
+      } catch (error) {
+        // A store that left meanwhile has nothing to reconcile; anything else is tried again next round.
+        if (error instanceof StoreNotInstalledError || error instanceof StoreDisconnectedError || error instanceof TokenRefusedError)
+          continue;
+        log.warn(
+          { shop, reason: error instanceof Error ? error.message : String(error) },
+          'could not reconcile Shopify webhooks; next round',
+        );
+      }
+    }
+    return shops;
+  }
+
+  /** Hourly: a deleted subscription costs at most an hour of deliveries, which the stores' own history can fill. */
+  job(): PeriodicJob {
+    return new PeriodicJob(
+      async () => {
+        await this.round();
+      },
+      RECONCILE_INTERVAL_MS,
+      (error) => this.options.log.error({ err: error }, 'Shopify webhook reconciliation failed; it runs again within the hour'),
+    );
   }
 }

@@ -1,5 +1,5 @@
+import { domainToASCII } from 'node:url';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { parseDomain } from '../../shared/domain.js';
 
 /**
  * Stored domains in their canonical form (issue 14): the rule of src/shared/domain.ts (SPEC 4.2
@@ -40,7 +40,7 @@ async function mappingOf(db: Kysely<unknown>, table: string, column: string): Pr
     where ${sql.ref(column)} is not null and ${mayNotBeCanonical(sql.ref(column))}`.execute(db);
   const mapping: Mapping = { stored: [], canonical: [], unmappable: [] };
   for (const { value } of rows) {
-    const { domain } = parseDomain(value);
+    const domain = canonicalDomain(value);
     if (domain === null) mapping.unmappable.push(value);
     else if (domain !== value) {
       mapping.stored.push(value);
@@ -213,4 +213,46 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 /** Drops the report; the domains stay canonical (the earlier code reads them as they are). */
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop table if exists domain_canonicalization_report`.execute(db);
+}
+
+/*
+ * The domain rule as it stood when this migration landed (parseDomain of src/shared/domain.ts,
+ * issue 14), frozen here so a database migrated later gets the result every other one got: the
+ * live rule may change, a landed migration may not. Only the answer is kept, not the problem text.
+ */
+const WEB_SCHEMES = ['http', 'https'];
+const SCHEME_WITH_AUTHORITY = /^([a-z][a-z0-9+.-]*):\/\//i;
+const MALFORMED_WEB_SCHEME = /^(https?):/i;
+const SCHEME_WITHOUT_AUTHORITY = /^([a-z][a-z0-9+-]*):(?!\d+(?:[/?#]|$))(?=.)/i;
+const PORT = /^\d{1,5}$/;
+const MAX_PORT = 65535;
+const LEADING_WWW = 'www.';
+const CANONICAL_CHARACTERS = /^[a-z0-9._-]+$/;
+const MAX_DOMAIN_LENGTH = 100;
+
+function canonicalDomain(input: string): string | null {
+  let rest = input.trim();
+  const scheme = SCHEME_WITH_AUTHORITY.exec(rest);
+  if (scheme) {
+    if (!WEB_SCHEMES.includes(scheme[1]!.toLowerCase())) return null;
+    rest = rest.slice(scheme[0].length);
+  }
+  const authorityEnd = rest.search(/[/?#]/);
+  const authority = authorityEnd === -1 ? rest : rest.slice(0, authorityEnd);
+  if (authority.includes('@') || authority.startsWith('[') || /\s/.test(authority)) return null;
+  if (SCHEME_WITH_AUTHORITY.exec(rest) ?? MALFORMED_WEB_SCHEME.exec(rest) ?? SCHEME_WITHOUT_AUTHORITY.exec(rest)) return null;
+  let host = authority;
+  const portStart = authority.indexOf(':');
+  if (portStart !== -1) {
+    const port = authority.slice(portStart + 1);
+    if (!PORT.test(port) || Number(port) > MAX_PORT) return null;
+    host = authority.slice(0, portStart);
+  }
+  if (host.includes('\\')) return null;
+  const ascii = domainToASCII(host);
+  if (ascii === '' && host !== '') return null;
+  const domain = ascii.startsWith(LEADING_WWW) ? ascii.slice(LEADING_WWW.length) : ascii;
+  if (domain.startsWith(LEADING_WWW) || domain.length === 0 || !CANONICAL_CHARACTERS.test(domain)) return null;
+  if (domain.split('.').includes('') || domain.length > MAX_DOMAIN_LENGTH) return null;
+  return domain;
 }

@@ -1,15 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import type { FastifyPluginAsync } from 'fastify';
 import type { VNode } from 'preact';
 import type { Config } from '../config.js';
-import type { Runtime } from '../composition.js';
-import { browserAssets } from './assets.js';
-import { ICON_PATH, PageShell, sendPage } from './page.js';
-import { API_REFERENCE_PATH } from './reference-page.js';
-import { securePages } from './security-headers.js';
-
-const ICON_FILE = new URL('../../web/pages/favicon.svg', import.meta.url);
-const ONE_DAY_SECONDS = 86_400;
+import { PageShell } from '../http/page.js';
+import { API_REFERENCE_PATH } from '../http/reference-page.js';
 
 interface LandingLink {
   href: string;
@@ -76,19 +68,3 @@ export function landingPage(stylesheet: string, links: LandingLink[]): VNode {
     </PageShell>
   );
 }
-
-/** `/` for people who open the service's address in a browser, and the icon every page links. */
-export const landingRoutes: FastifyPluginAsync<Runtime> = async (app, { config }) => {
-  const icon = await readFile(ICON_FILE);
-  const links = landingLinks(config);
-  await securePages(app, config.baseUrl);
-  app.get('/', { schema: { hide: true } }, async (_request, reply) =>
-    sendPage(reply, landingPage((await browserAssets()).url.pagesStyle, links)),
-  );
-  // Browsers ask for /favicon.ico by themselves where a page links no icon (a JSON error, the metrics).
-  for (const path of [ICON_PATH, '/favicon.ico']) {
-    app.get(path, { schema: { hide: true } }, async (_request, reply) =>
-      reply.type('image/svg+xml').header('Cache-Control', `public, max-age=${ONE_DAY_SECONDS}`).send(icon),
-    );
-  }
-};

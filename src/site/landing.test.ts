@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import type { Browser } from 'playwright-core';
 import { testConfig, type TestContext } from '../../test/support/harness.js';
-import { demoHostUrl, landingLinks } from './landing.js';
+import { demoHostUrl, landingLinks } from './pages.js';
 
 describe('landing page (/) and the service icon', () => {
   let context: TestContext;

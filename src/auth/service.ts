@@ -3,7 +3,7 @@ import { badRequest, notFound } from '../http/errors.js';
 import { companyExists } from '../companies/service.js';
 import { requirePlatform } from '../platforms/service.js';
 import type { ServiceContext } from '../service-context.js';
-import * as dal from './credentials-dal.js';
+import * as dal from './dal.js';
 import {
   brandKeyPrefix,
   checkKeyShape,
