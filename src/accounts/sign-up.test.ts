@@ -4,7 +4,15 @@ import type { LightMyRequestResponse } from 'fastify';
 import { describeEachDatabase } from '../../test/support/harness.js';
 import { uniqueId } from '../../test/support/factories.js';
 import { tableContents } from '../../test/support/snapshot.js';
-import { DashboardClient, DASHBOARD_PASSWORD, mailsTo, signUpLinkFor, waitForMails } from '../../test/support/dashboard-client.js';
+import {
+  DashboardClient,
+  DASHBOARD_PASSWORD,
+  mailsTo,
+  newSignUpLinks,
+  signUpLinkFor,
+  waitForMails,
+} from '../../test/support/dashboard-client.js';
+import { hashSecret } from '../shared/keys.js';
 import { waitUntil } from '../../test/support/service-process.js';
 
 /**
@@ -230,8 +238,16 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     expect(await mailCount()).toBe(mailsBefore + 7);
     const rows = await use().db.selectFrom('sign_up_requests').select('business_name').where('email', '=', email).execute();
     expect(rows.map((row) => row.business_name).sort()).toEqual(['Many 2', 'Many 3', 'Many 4', 'Many 5', 'Many 6']);
-    // The newest link makes the account.
-    const finished = await person.post('/dashboard/api/sign-up/finish', { token: (await signUpLinkFor(use().app, email))! });
-    expect(finished.json()).toMatchObject({ claim: { businessName: 'Many 6' } });
+    // The two oldest links were dropped with their requests; a kept one makes the account.
+    const tokens = await newSignUpLinks(use().app, email, 0, 7);
+    const kept = new Set((await waitingFor(email)).map((row) => row.token_hash));
+    const dropped = tokens.filter((token) => !kept.has(hashSecret(token)));
+    expect(dropped).toHaveLength(2);
+    for (const token of dropped) {
+      expect((await person.post('/dashboard/api/sign-up/finish', { token })).json()).toMatchObject({ error: 'invalid_token' });
+    }
+    const finished = await person.post('/dashboard/api/sign-up/finish', { token: tokens.find((token) => kept.has(hashSecret(token)))! });
+    expect(finished.statusCode).toBe(201);
+    expect(['Many 2', 'Many 3', 'Many 4', 'Many 5', 'Many 6']).toContain(finished.json().claim.businessName);
   });
 });
