@@ -22,7 +22,7 @@ describeEachDatabase('store ownership claims', (use) => {
   });
   const signUp = async (account: DashboardClient, domain: string, name = 'Claimed Co') => {
     await account.start();
-    return account.post('/dashboard/api/sign-up', {
+    return account.signUp({
       email: `${uniqueId('c')}@claim.example`,
       password: DASHBOARD_PASSWORD,
       brand: { businessName: name, domain, categories: ['home'] },
@@ -481,7 +481,7 @@ makes its own brand, and only the owner gets in`, async () => {
 
     it('tells an unverified account signing in to the service to confirm its store first', async () => {
       const email = `${uniqueId('pending')}@claim.example`;
-      await (await client().start()).post('/dashboard/api/sign-up', {
+      await (await client().start()).signUp({
         email,
         password: DASHBOARD_PASSWORD,
         brand: { businessName: 'P', domain: `${uniqueId('p')}.example` },

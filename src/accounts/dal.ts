@@ -362,23 +362,21 @@ export async function findCompanyByDomain(db: Db, domain: string): Promise<{ id:
   return row && { id: row.id, hasStaff: Boolean(row.has_staff) };
 }
 
-/** Creates a brand-less account with its pending claim; undefined when the email is taken. */
+/** Creates a brand-less account with its pending claim, in the caller's transaction; undefined when the email is taken. */
 export async function insertUserWithClaim(
   db: Db,
   user: { email: string; passwordHash: string },
   claim: NewClaim,
 ): Promise<{ userId: string; claimId: string } | undefined> {
-  return db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto('brand_users')
-      .values({ company_id: null, email: user.email, display_name: null, password_hash: user.passwordHash })
-      .onConflict((oc) => oc.column('email').doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (!inserted) return undefined;
-    const claimId = await insertClaim(trx, inserted.id, claim);
-    return { userId: inserted.id, claimId };
-  });
+  const inserted = await db
+    .insertInto('brand_users')
+    .values({ company_id: null, email: user.email, display_name: null, password_hash: user.passwordHash })
+    .onConflict((oc) => oc.column('email').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) return undefined;
+  const claimId = await insertClaim(db, inserted.id, claim);
+  return { userId: inserted.id, claimId };
 }
 
 /** A new pending claim for the account, replacing the one it had open. */
@@ -477,4 +475,79 @@ export async function isPendingClaimOf(db: Db, claim: { claimId: string; userId:
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Whether an invitation code can still be taken, without taking it: a sign-up spends it only once its address is confirmed. */
+export async function invitationUsable(db: Db, codeHash: string, now: Date): Promise<boolean> {
+  const row = await db
+    .selectFrom('brand_invitations')
+    .select('code_hash')
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface SignUpRequest {
+  tokenHash: string;
+  email: string;
+  passwordHash: string;
+  invitationCodeHash: string | null;
+  claim: NewClaim | null;
+  expiresAt: Date;
+}
+
+/**
+ * Keeps a sign-up waiting for its link. Expired ones go, and an address keeps only its newest
+ * `perEmail`, so mailing sign-ups to one address cannot grow the table.
+ */
+export async function insertSignUpRequest(db: Db, request: SignUpRequest, perEmail: number, now: Date): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('sign_up_requests').where('expires_at', '<=', now).execute();
+    await trx
+      .insertInto('sign_up_requests')
+      .values({
+        token_hash: request.tokenHash,
+        email: request.email,
+        password_hash: request.passwordHash,
+        invitation_code_hash: request.invitationCodeHash,
+        domain: request.claim?.domain ?? null,
+        business_name: request.claim?.businessName ?? null,
+        categories: request.claim?.categories ?? null,
+        expires_at: request.expiresAt,
+        created_at: now,
+      })
+      .execute();
+    const kept = trx
+      .selectFrom('sign_up_requests')
+      .select('token_hash')
+      .where('email', '=', request.email)
+      .orderBy('created_at', 'desc')
+      .orderBy('token_hash', 'desc')
+      .limit(perEmail);
+    await trx.deleteFrom('sign_up_requests').where('email', '=', request.email).where('token_hash', 'not in', kept).execute();
+  });
+}
+
+/** Takes a sign-up's link once: the row goes with the transaction that makes the account. */
+export async function takeSignUpRequest(db: Db, tokenHash: string, now: Date): Promise<SignUpRequest | undefined> {
+  const row = await db
+    .deleteFrom('sign_up_requests')
+    .where('token_hash', '=', tokenHash)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    tokenHash: row.token_hash,
+    email: row.email,
+    passwordHash: row.password_hash,
+    invitationCodeHash: row.invitation_code_hash,
+    claim:
+      row.domain === null || row.business_name === null
+        ? null
+        : { domain: row.domain, businessName: row.business_name, categories: row.categories ?? [] },
+    expiresAt: row.expires_at,
+  };
 }

@@ -114,6 +114,11 @@ export interface MailboxMessage {
   created_at: Date;
 }
 
+/** A mail's addresses as links, so a tester opens a sign-up's link as a mail client would let them. */
+function withLinks(text: string) {
+  return text.split(/(https?:\/\/[^\s]+)/).map((part, index) => (index % 2 === 1 ? <a href={part}>{part}</a> : part));
+}
+
 export function mailboxPage(serviceEnv: string, messages: MailboxMessage[]): Page {
   return {
     title: 'Development mailbox',
@@ -135,7 +140,7 @@ export function mailboxPage(serviceEnv: string, messages: MailboxMessage[]): Pag
                   <dt>Sent</dt>
                   <dd>{message.created_at.toISOString()}</dd>
                 </dl>
-                <pre class="mail">{message.body}</pre>
+                <pre class="mail">{withLinks(message.body)}</pre>
               </li>
             ))}
           </ul>

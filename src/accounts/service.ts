@@ -9,5 +9,5 @@ export { actsForBrand, claimantOf, currentAccount, currentUser, endSession, star
 export { brandOfSignIn, checkSignIn } from './users.js';
 export { signInWaitMessage } from './throttle.js';
 export { completePasswordReset, requestPasswordReset } from './password-reset.js';
-export { checkClaim, createInvitation, currentClaim, joinWithInvitation, signUp, startClaim } from './sign-up.js';
+export { checkClaim, createInvitation, currentClaim, finishSignUp, joinWithInvitation, signUp, startClaim } from './sign-up.js';
 export { mailerFor, type Mailer } from './mail.js';

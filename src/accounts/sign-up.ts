@@ -13,6 +13,7 @@ import * as dal from './dal.js';
 import { hashPassword } from '../shared/passwords.js';
 import { checkedEmail } from '../http/email.js';
 import { checkPassword } from './users.js';
+import type { Mailer, OutgoingMail } from './mail.js';
 
 type ClaimAdapter = Pick<
   CommerceAdapter,
@@ -25,6 +26,9 @@ export interface SignUpContext {
   bus: Publisher;
   /** The commerce platform that proves store ownership; null on a host with none (prod until one is configured). */
   adapter: ClaimAdapter | null;
+  /** Sign-up mails the address its link; undefined on a prod host without SMTP_URL, where nobody can sign up. */
+  mailer: Mailer | undefined;
+  baseUrl: string;
   log: FastifyBaseLogger;
 }
 
@@ -119,43 +123,145 @@ async function claimView(ctx: SignUpContext, userId: string): Promise<ClaimView 
   return claim ? viewOf(claim, ctx.adapter?.platformNameOf(claim.domain) ?? "the store's commerce platform") : null;
 }
 
+/** How long a sign-up's link works. */
+export const SIGN_UP_LINK_LIFETIME_MS = 24 * 3_600_000;
+/** Sign-ups an address keeps waiting at once: mailing sign-ups to one address cannot grow the table. */
+const SIGN_UP_REQUESTS_PER_EMAIL = 5;
+/** The dashboard's screen that finishes a sign-up; the token rides in the fragment, which no server or log sees. */
+export const FINISH_SIGN_UP_PATH = '/dashboard#/finish-sign-up/';
+
+const SIGN_UP_SENT_MESSAGE =
+  `We sent a mail to the address you gave. Open the link in it within ${SIGN_UP_LINK_LIFETIME_MS / 3_600_000} hours ` +
+  'to finish signing up.';
+
+export interface SignUpInput {
+  email: string;
+  password: string;
+  brand?: BrandInput | undefined;
+  invitationCode?: string | undefined;
+}
+
+/** The answer to every sign-up that passed its checks, whether or not the address has an account. */
+export interface SignUpSent {
+  sent: true;
+  message: string;
+}
+
+function finishSignUpMail(to: string, token: string, baseUrl: string): OutgoingMail {
+  return {
+    to,
+    subject: 'Finish creating your Partner Collaboration account',
+    text:
+      `Someone asked to create a brand dashboard account with this address (${to}).\n\n` +
+      `To finish, open this link and choose "Create my account":\n\n${baseUrl}${FINISH_SIGN_UP_PATH}${token}\n\n` +
+      `The link works once, for ${SIGN_UP_LINK_LIFETIME_MS / 3_600_000} hours. ` +
+      'If you did not ask for it, ignore this message: no account is made.\n',
+  };
+}
+
+function accountExistsMail(to: string, baseUrl: string): OutgoingMail {
+  return {
+    to,
+    subject: 'Someone tried to sign up with your address',
+    text:
+      `Someone tried to create a brand dashboard account with your address (${to}), which already has one, ` +
+      'so nothing was created and your account is unchanged.\n\n' +
+      `If it was you, sign in at ${baseUrl}/dashboard, or choose "Reset password" there if you forgot your password.\n\n` +
+      'If it was not you, ignore this message.\n',
+  };
+}
+
+const emailTaken = (email: string) => new ApiError(409, 'email_taken', `a user with email ${email} already exists: sign in instead`);
+
 /**
- * Signs up. With an invitation code from a member, the account joins that brand at once. With a
- * brand (name and store domain), the account is created without a brand and claims the store:
- * it acts for the brand only once the store's owner confirms through the commerce platform
- * (checkClaim). A store whose brand already has staff is joined by invitation only.
+ * Signs up, in two steps so that the answer never tells whether the address has an account
+ * (issue 23). This first step checks everything that does not depend on the address (the password,
+ * the invitation code without spending it, the claimed store) and hashes the password, then
+ * answers every sign-up alike; only after the answer is the address looked up: a free address gets
+ * a link that finishes the sign-up (finishSignUp), an address with an account gets a warning to
+ * its owner and nothing is written for it.
  */
-export async function signUp(
-  ctx: SignUpContext,
-  input: { email: string; password: string; brand?: BrandInput | undefined; invitationCode?: string | undefined },
-  now = new Date(),
-): Promise<{ userId: string; companyId: string | null; claim: ClaimView | null }> {
+export async function signUp(ctx: SignUpContext, input: SignUpInput, now = new Date()): Promise<SignUpSent> {
   if ((input.brand === undefined) === (input.invitationCode === undefined)) {
     throw badRequest("send either brand (to claim your store) or invitationCode (to join your team's brand)");
   }
   if (input.brand !== undefined) claimAdapter(ctx);
+  const mailer = ctx.mailer;
+  if (!mailer) throw new ApiError(503, 'service_unavailable', 'sign-up confirms the address by email, which this host cannot send yet');
   checkPassword(input.password);
   const email = checkedEmail(input.email);
-  const taken = () => new ApiError(409, 'email_taken', `a user with email ${email} already exists`);
-  if (input.invitationCode !== undefined) {
-    const codeHash = hashSecret(input.invitationCode);
-    const passwordHash = await hashPassword(input.password);
-    // The code is checked before the email, so a bad code is answered alike whether the email has an
-    // account or not (issue 23); the code is spent only together with the account it makes: a
-    // sign-up that finds the email taken leaves it usable.
-    return ctx.db.transaction().execute(async (trx) => {
-      const companyId = await takeInvitationOrRefuse(trx, codeHash, now);
-      const userId = await dal.insertUser(trx, { companyId, email, displayName: null, passwordHash });
-      if (!userId) throw taken();
-      return { userId, companyId, claim: null };
-    });
+  const invitationCodeHash = input.invitationCode === undefined ? null : hashSecret(input.invitationCode);
+  if (invitationCodeHash !== null && !(await dal.invitationUsable(ctx.db, invitationCodeHash, now))) throw invalidInvitation();
+  const claim = input.brand === undefined ? null : await checkedClaim(ctx.db, input.brand);
+  const passwordHash = await hashPassword(input.password);
+  const request = { email, passwordHash, invitationCodeHash, claim };
+  // Whether the address has an account is looked up after the answer, as the password reset does:
+  // a row and a link for a free address take longer than a warning, and the time would tell.
+  void mailSignUp(ctx, mailer, request, now).catch((error: unknown) => {
+    const code = error instanceof Error ? ((error as Error & { code?: string }).code ?? error.name) : 'unknown';
+    ctx.log.error({ code }, 'could not take a sign-up');
+  });
+  // Not even the address is echoed: the answers to a taken and a free address are the same bytes.
+  return { sent: true, message: SIGN_UP_SENT_MESSAGE };
+}
+
+/** A free address gets its link and its sign-up waits; an address with an account gets a warning, and nothing is written. */
+async function mailSignUp(
+  ctx: SignUpContext,
+  mailer: Mailer,
+  request: Omit<dal.SignUpRequest, 'tokenHash' | 'expiresAt'>,
+  now: Date,
+): Promise<void> {
+  if (await dal.findUserIdByEmail(ctx.db, request.email)) {
+    await sendQuietly(ctx, mailer, accountExistsMail(request.email, ctx.baseUrl));
+    return;
   }
-  // The claim is checked first too: only a sign-up that would otherwise succeed learns the email is taken.
-  const claim = await checkedClaim(ctx.db, input.brand!);
-  if (await dal.findUserIdByEmail(ctx.db, email)) throw taken();
-  const created = await dal.insertUserWithClaim(ctx.db, { email, passwordHash: await hashPassword(input.password) }, claim);
-  if (!created) throw taken();
-  await requestConfirmation(ctx, { id: created.claimId, domain: claim.domain }, email);
+  const token = randomToken(43);
+  const expiresAt = new Date(now.getTime() + SIGN_UP_LINK_LIFETIME_MS);
+  await dal.insertSignUpRequest(ctx.db, { ...request, tokenHash: hashSecret(token), expiresAt }, SIGN_UP_REQUESTS_PER_EMAIL, now);
+  await sendQuietly(ctx, mailer, finishSignUpMail(request.email, token, ctx.baseUrl));
+}
+
+/** A mail that cannot leave is logged by its kind only (a transport error may quote the message, and so its link). */
+async function sendQuietly(ctx: SignUpContext, mailer: Mailer, mail: OutgoingMail): Promise<void> {
+  try {
+    await mailer.send(mail);
+  } catch (error) {
+    const code = error instanceof Error ? ((error as Error & { code?: string }).code ?? error.name) : 'unknown';
+    ctx.log.error({ mailer: mailer.kind, code }, 'could not send a sign-up mail');
+  }
+}
+
+/**
+ * The second step: the link's token, answered with a POST from the page it opens, makes the
+ * account. With an invitation code, the account joins that brand at once (the code is spent now);
+ * with a brand, the account is created without one and claims the store: it acts for the brand only
+ * once the store's owner confirms through the commerce platform (checkClaim). The link works once;
+ * a refusal (the code used meanwhile, the store's brand staffed meanwhile) writes nothing.
+ */
+export async function finishSignUp(
+  ctx: SignUpContext,
+  token: string,
+  now = new Date(),
+): Promise<{ userId: string; companyId: string | null; claim: ClaimView | null }> {
+  const created = await ctx.db.transaction().execute(async (trx) => {
+    const request = await dal.takeSignUpRequest(trx, hashSecret(token), now);
+    if (!request) throw badRequest('this sign-up link is unknown, used or expired: sign up again', 'invalid_token');
+    if (request.invitationCodeHash !== null) {
+      const companyId = await takeInvitationOrRefuse(trx, request.invitationCodeHash, now);
+      const userId = await dal.insertUser(trx, { companyId, email: request.email, displayName: null, passwordHash: request.passwordHash });
+      if (!userId) throw emailTaken(request.email);
+      return { userId, companyId, claim: null };
+    }
+    claimAdapter(ctx);
+    const claim = request.claim!;
+    if ((await dal.findCompanyByDomain(trx, claim.domain))?.hasStaff) throw brandHasStaff();
+    const made = await dal.insertUserWithClaim(trx, { email: request.email, passwordHash: request.passwordHash }, claim);
+    if (!made) throw emailTaken(request.email);
+    return { userId: made.userId, companyId: null, claim: { id: made.claimId, domain: claim.domain, email: request.email } };
+  });
+  if (created.claim === null) return { userId: created.userId, companyId: created.companyId, claim: null };
+  await requestConfirmation(ctx, created.claim, created.claim.email);
   return { userId: created.userId, companyId: null, claim: await claimView(ctx, created.userId) };
 }
 
@@ -250,9 +356,11 @@ export async function joinWithInvitation(ctx: SignUpContext, account: dal.Sessio
   });
 }
 
+const invalidInvitation = () => badRequest('invitationCode is unknown, used or expired', 'invalid_invitation');
+
 async function takeInvitationOrRefuse(db: Db, codeHash: string, now: Date): Promise<string> {
   const companyId = await dal.takeInvitation(db, codeHash, now);
-  if (!companyId) throw badRequest('invitationCode is unknown, used or expired', 'invalid_invitation');
+  if (!companyId) throw invalidInvitation();
   return companyId;
 }
 

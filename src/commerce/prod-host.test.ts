@@ -97,7 +97,7 @@ describeEachDatabase(
     });
 
     it(`refuses a sign-up that claims a store, saying no store platform is connected, writing nothing; \
-joining with a member's invitation still works`, async () => {
+joining with a member's invitation waits for SMTP_URL (issue 23: sign-up mails its link)`, async () => {
       const { companyId, key } = await createBrand(use().support);
       expect(key).toMatch(/^svc_live_/);
       const before = await tableContents(use().db);
@@ -119,13 +119,16 @@ joining with a member's invitation still works`, async () => {
       const member = await new DashboardClient(use().app).start();
       expect((await member.post('/dashboard/api/sign-in', { email, password: DASHBOARD_PASSWORD })).statusCode).toBe(200);
       const { code } = (await member.post('/dashboard/api/invitations')).json();
+      // Sign-up confirms the address by mail (issue 23): a prod host without SMTP_URL takes none, writing nothing.
+      const beforeJoin = await tableContents(use().db);
       const joined = await (await new DashboardClient(use().app).start()).post('/dashboard/api/sign-up', {
         email: `${uniqueId('new')}@brand.example`,
         password: DASHBOARD_PASSWORD,
         invitationCode: code,
       });
-      expect(joined.statusCode).toBe(201);
-      expect(joined.json()).toMatchObject({ companyId, claim: null });
+      expect(joined.statusCode).toBe(503);
+      expect(joined.json()).toMatchObject({ error: 'service_unavailable' });
+      expect(await tableContents(use().db)).toEqual(beforeJoin);
 
       // A discount code lives in the store, through its platform: none here, so the offer goes without one.
       const offer = { title: '10% off', imageUrl: 'https://cdn.example/o.png' };

@@ -4,7 +4,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { TestContext } from '../../test/support/harness.js';
 import { uniqueId } from '../../test/support/factories.js';
 import { DASHBOARD_PASSWORD, DashboardClient, runningCollab } from '../../test/support/dashboard-client.js';
-import { expectAccessible, expectNoHorizontalOverflow, openSection, signedInContext } from '../../test/support/dashboard-browser.js';
+import {
+  expectAccessible,
+  expectNoHorizontalOverflow,
+  followSignUpLink,
+  openSection,
+  signedInContext,
+} from '../../test/support/dashboard-browser.js';
 
 const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844 },
@@ -45,7 +51,7 @@ describe('every dashboard page at phone and desktop widths, in Chromium', () => 
     pending = new DashboardClient(context.app);
     await pending.start();
     const pendingDomain = `${uniqueId('pending')}.example`;
-    await pending.post('/dashboard/api/sign-up', {
+    await pending.signUp({
       email: `${uniqueId('p')}@${pendingDomain}`,
       password: DASHBOARD_PASSWORD,
       brand: { businessName: 'Waiting Brand', domain: pendingDomain },
@@ -85,6 +91,28 @@ describe('every dashboard page at phone and desktop widths, in Chromium', () => 
       await check(page, at('password reset'));
       await page.goto(`${baseUrl}/account/sign-in`);
       await check(page, at('staff sign-in page'));
+    });
+
+    it(`a sign-up's "Check your mail" and finishing pages at ${viewport.name} width`, async () => {
+      const page = await (await newContext()).newPage();
+      const domain = `${uniqueId('mail')}.example`;
+      // A long address, which must wrap rather than widen the phone's screen.
+      const email = `${uniqueId('a-rather-long-mailbox-name-for-a-phone')}@${domain}`;
+      await page.goto(`${baseUrl}/dashboard#/sign-up`);
+      await page.getByLabel('Brand name').fill('Mail Goods');
+      await page.getByLabel('Store domain').fill(domain);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(DASHBOARD_PASSWORD);
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
+      await expect.poll(() => page.getByText(email).count()).toBe(1);
+      await check(page, at('check your mail'));
+      await followSignUpLink(page, baseUrl, email);
+      await check(page, at('finish sign-up'));
+      await page.getByRole('button', { name: 'Create my account' }).click();
+      await page.getByRole('heading', { name: 'Confirm your store', level: 1 }).waitFor();
+      // The spent link left the address bar.
+      expect(new URL(page.url()).hash).toBe('');
     });
 
     it(`the claim screen at ${viewport.name} width`, async () => {

@@ -13,6 +13,7 @@ import {
   currentAccount,
   currentClaim,
   endSession,
+  finishSignUp,
   joinWithInvitation,
   requestPasswordReset,
   signInWaitMessage,
@@ -74,8 +75,8 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
   const { db, config, bus } = runtime;
   const adapter = runtime.commerce.primary;
   const ctx: service.DashboardContext = { db, bus, serviceEnv: config.serviceEnv, adapter };
-  const accounts = { db, bus, adapter, log: app.log };
   const { mailer } = runtime;
+  const accounts = { db, bus, adapter, mailer, baseUrl: config.baseUrl, log: app.log };
   const resets = { db, mailer, baseUrl: config.baseUrl, log: app.log };
   const policy = cookiePolicyFor(config.baseUrl);
   const serviceOrigin = new URL(config.baseUrl).origin;
@@ -144,11 +145,19 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
     };
   });
 
+  // Every sign-up that passes its checks gets the same 202, account or not: the link mailed to a
+  // free address makes the account, with a POST from the page it opens (issue 23).
   app.post(
     '/dashboard/api/sign-up',
-    { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignUpBody, response: { 201: schemas.SignedUp } } },
+    { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignUpBody, response: { 202: schemas.SignUpSent } } },
+    async (request, reply) => reply.status(202).send(await signUp(accounts, request.body)),
+  );
+
+  app.post(
+    '/dashboard/api/sign-up/finish',
+    { onRequest: checkCsrf, schema: { ...hide, body: schemas.FinishSignUpBody, response: { 201: schemas.SignedUp } } },
     async (request, reply) => {
-      const created = await signUp(accounts, request.body);
+      const created = await finishSignUp(accounts, request.body.token);
       await startSession(db, reply, policy, created.userId);
       return reply.status(201).send({ companyId: created.companyId, claim: created.claim });
     },

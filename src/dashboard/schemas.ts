@@ -34,6 +34,8 @@ export const SignUpBody = Type.Object(
   { email: Email, password: Password, brand: Type.Optional(Brand), invitationCode: Type.Optional(InvitationCode) },
   { additionalProperties: false },
 );
+/** The token of the link a sign-up mailed to its address. */
+export const FinishSignUpBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
 export const ClaimBody = Type.Object({ brand: Brand }, { additionalProperties: false });
 export const JoinBody = Type.Object({ invitationCode: InvitationCode }, { additionalProperties: false });
 
@@ -133,6 +135,9 @@ export const Session = Type.Object({
 });
 export type Session = Static<typeof Session>;
 
+/** The same for every sign-up that passed its checks, whether the address has an account or not. */
+export const SignUpSent = Type.Object({ sent: Type.Literal(true), message: Type.String() });
+export type SignUpSent = Static<typeof SignUpSent>;
 export const SignedUp = Type.Object({ companyId: Nullable(Type.String()), claim: Nullable(Claim) });
 export type SignedUp = Static<typeof SignedUp>;
 export const ClaimCheck = SignedUp;

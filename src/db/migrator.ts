@@ -27,6 +27,7 @@ import * as offerSetupProposals from './migrations/0026_offer_setup_proposals.js
 import * as shopifyExpiringTokens from './migrations/0028_shopify_expiring_tokens.js';
 import * as shopifyFailedDeliveries from './migrations/0029_shopify_failed_deliveries.js';
 import * as unknownPlatformMoneyAndChargeHolds from './migrations/0030_unknown_platform_money_and_charge_holds.js';
+import * as signUpRequests from './migrations/0031_sign_up_requests.js';
 import * as rescoreKnownTermsOnly from './migrations/0032_rescore_known_terms_only.js';
 import * as shopifyEventIds from './migrations/0034_shopify_event_ids.js';
 
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0028_shopify_expiring_tokens': shopifyExpiringTokens,
   '0029_shopify_failed_deliveries': shopifyFailedDeliveries,
   '0030_unknown_platform_money_and_charge_holds': unknownPlatformMoneyAndChargeHolds,
+  '0031_sign_up_requests': signUpRequests,
   '0032_rescore_known_terms_only': rescoreKnownTermsOnly,
   '0034_shopify_event_ids': shopifyEventIds,
 };

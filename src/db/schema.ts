@@ -420,6 +420,23 @@ export interface DashboardOrdersTables {
   store_customers: StoreCustomersTable;
 }
 
+/** Table of migration 0031: a sign-up waiting for the link mailed to its address. */
+export interface SignUpRequestsTable {
+  token_hash: string;
+  email: string;
+  password_hash: string;
+  invitation_code_hash: string | null;
+  domain: string | null;
+  business_name: string | null;
+  categories: string[] | null;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  created_at: CreatedAt;
+}
+
+export interface SignUpRequestTables {
+  sign_up_requests: SignUpRequestsTable;
+}
+
 export interface BrandClaimsTable {
   id: Generated<string>;
   user_id: string;
@@ -836,4 +853,5 @@ export interface Database
     ResetThrottleTables,
     MerchantTokenTables,
     ShopifyTables,
-    LedgerTables {}
+    LedgerTables,
+    SignUpRequestTables {}

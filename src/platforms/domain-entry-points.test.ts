@@ -56,7 +56,7 @@ describeEachDatabase(
       },
       signUp: async (domain) => {
         const account = await new DashboardClient(use().app).start();
-        const response = await account.post('/dashboard/api/sign-up', {
+        const response = await account.signUp({
           email: `${uniqueId('d')}@forms.example`,
           password: DASHBOARD_PASSWORD,
           brand: { businessName: 'Forms', domain },
@@ -158,7 +158,7 @@ describeEachDatabase(
       const account = await new DashboardClient(use().app).start();
       expect(
         (
-          await account.post('/dashboard/api/sign-up', {
+          await account.signUp({
             email: `${uniqueId('d')}@forms.example`,
             password: DASHBOARD_PASSWORD,
             brand: { businessName: 'First', domain: `${uniqueId('first')}.example` },
@@ -191,7 +191,7 @@ punycode) with 409 brand_has_staff, writing nothing`, async () => {
       const pending = await new DashboardClient(use().app).start();
       expect(
         (
-          await pending.post('/dashboard/api/sign-up', {
+          await pending.signUp({
             email: `${uniqueId('p')}@forms.example`,
             password: DASHBOARD_PASSWORD,
             brand: { businessName: 'Pending', domain: `${uniqueId('other')}.example` },
@@ -210,7 +210,7 @@ punycode) with 409 brand_has_staff, writing nothing`, async () => {
       ]) {
         const before = await tableContents(use().db);
         const signUp = await new DashboardClient(use().app).start();
-        const refused = await signUp.post('/dashboard/api/sign-up', {
+        const refused = await signUp.signUp({
           email: `${uniqueId('a')}@forms.example`,
           password: DASHBOARD_PASSWORD,
           brand: { businessName: 'Again', domain: form },

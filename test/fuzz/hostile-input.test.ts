@@ -1,4 +1,4 @@
-import { DashboardClient } from '../support/dashboard-client.js';
+import { DashboardClient, mailsTo } from '../support/dashboard-client.js';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -15,6 +15,25 @@ import { consent, csrfOf, mergeCookies, pkce, REDIRECT_URI, signIn } from '../su
 import { registeredRoutes } from '../support/routes.js';
 import { tableContents } from '../support/snapshot.js';
 import { injectTransport, merchantToken, StoreOwner, STORE_OWNER_PASSWORD } from '../support/sandbox-owner.js';
+import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import { checkSignIn } from '../../src/accounts/users.js';
+import { hashSecret } from '../../src/shared/keys.js';
+import { describeEachDatabase } from '../support/harness.js';
+import { waitUntil } from '../support/service-process.js';
+import { tokenRequest } from '../support/oauth-flow.js';
+import {
+  asksStaff,
+  followCallback,
+  hiddenFields,
+  install,
+  installToCallback,
+  shopifyEnv,
+  standInFor,
+  withCookies,
+} from '../support/shopify.js';
+import { ShopifyStandIn } from '../shopify-standin/stand-in.js';
+import { BROWSER_USER_AGENT } from '../shopify-standin/example-app.js';
 
 /**
  * Property-based hostile input against every route the app registers, on PostgreSQL: random
@@ -31,6 +50,8 @@ const PASSWORD = 'correct horse battery staple';
 const SERVICE_ORIGIN = 'http://svc.test';
 /** app.inject sends Host: localhost:80; the store actions accept their own host as Origin. */
 const OWN_HOST_ORIGIN = 'http://localhost';
+/** BASE_URL of the app with Shopify, which the stand-in's app is registered with. */
+const SHOPIFY_BASE_URL = 'https://svc.test';
 /** Sign-ins this file makes for itself come from this peer, so the fuzz's failures never hold them back. */
 const SETUP_ADDRESS = '198.51.100.7';
 
@@ -118,6 +139,7 @@ const ADMIN = [
 const DASHBOARD_API = [
   'GET /dashboard/api/session',
   'POST /dashboard/api/sign-up',
+  'POST /dashboard/api/sign-up/finish',
   'POST /dashboard/api/sign-in',
   'POST /dashboard/api/sign-out',
   'POST /dashboard/api/password-reset',
@@ -1103,6 +1125,7 @@ describe('hostile input against every route', () => {
       'POST /dashboard/api/password-reset': () => fc.record({ email: mostly(fc.constantFrom(world.targetEmail, 'nobody@fuzz.example')) }),
       'POST /dashboard/api/password-reset/confirm': () =>
         fc.record({ token: mostly(fc.base64String({ minLength: 4, maxLength: 64 })), password }),
+      'POST /dashboard/api/sign-up/finish': () => fc.record({ token: mostly(fc.base64String({ minLength: 4, maxLength: 64 })) }),
       'POST /dashboard/api/partners/:companyId/request': () => fc.record({ message: mostly(fc.string({ maxLength: 200 })) }, optional),
       'POST /dashboard/api/campaigns': () =>
         fc.record({
@@ -1522,3 +1545,311 @@ session, from their own host and from elsewhere`, async () => {
     }
   });
 });
+
+/**
+ * Issue 23's findings, each tried again as the review tried it, on a host with Shopify (the stand-in
+ * of test/shopify-standin) as the main app above has none: every attempt is refused and writes nothing.
+ */
+describeEachDatabase(
+  "issue 23's findings, attempted again",
+  (use) => {
+    let standIn: ShopifyStandIn;
+    const newShop = () =>
+      standIn.createShop({
+        name: uniqueId('fz')
+          .toLowerCase()
+          .replace(/[^a-z0-9-]/g, '-'),
+        products: 3,
+        orders: 5,
+      }).domain;
+    const installedShop = async () => {
+      const shop = newShop();
+      expect((await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}`)).statusCode).toBe(200);
+      return shop;
+    };
+    const confirmPost = (cookie: string, fields: Record<string, string>, origin = 'http://localhost:80') =>
+      use().app.inject({
+        method: 'POST',
+        url: '/commerce/shopify/confirm',
+        headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER_USER_AGENT },
+        payload: new URLSearchParams(fields).toString(),
+      });
+
+    beforeAll(() => {
+      standIn = standInFor(SHOPIFY_BASE_URL, () => use().app);
+    });
+
+    it(`the Shopify confirm route: a forged Origin, a missing or old CSRF token, another person's session and a reused \
+form token are refused, writing nothing; the claimant's own answer confirms`, async () => {
+      const shop = await installedShop();
+      const merchant = await new DashboardClient(use().app).start();
+      const signedUp = await merchant.signUp({
+        email: `${uniqueId('m')}@merchant.example`,
+        password: PASSWORD,
+        brand: { businessName: 'M', domain: shop },
+      });
+      const { callback, cookie } = await installToCallback(use().app, standIn, signedUp.json().claim.confirmUrl, merchant.cookies);
+      const question = await followCallback(use().app, callback, cookie);
+      expect(asksStaff(question)).toBe(true);
+      const jar = withCookies(cookie, question);
+      const fields = { ...hiddenFields(question.body), decision: 'confirm' };
+      const other = await new DashboardClient(use().app).start();
+      await other.signUp({
+        email: `${uniqueId('o')}@other.example`,
+        password: PASSWORD,
+        brand: { businessName: 'O', domain: `${uniqueId('o')}.example` },
+      });
+      const withoutCsrf = Object.fromEntries(Object.entries(fields).filter(([name]) => name !== 'csrf_token'));
+      const before = await tableContents(use().db);
+      for (const [attempt, answer] of [
+        ['a forged Origin', () => confirmPost(jar, fields, 'https://evil.example')],
+        [
+          'no Origin',
+          () =>
+            use().app.inject({
+              method: 'POST',
+              url: '/commerce/shopify/confirm',
+              headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded' },
+              payload: new URLSearchParams(fields).toString(),
+            }),
+        ],
+        ['no CSRF token', () => confirmPost(jar, withoutCsrf)],
+        ['an old CSRF token', () => confirmPost(jar.replace(/svc_csrf=[^;]+/, `svc_csrf=${csrfOf(other.cookies)}`), fields)],
+        [
+          "another person's session with their own CSRF pair",
+          () => confirmPost(other.cookies, { ...fields, csrf_token: csrfOf(other.cookies) }),
+        ],
+        ['a made-up form token', () => confirmPost(jar, { ...fields, confirmation: 'A'.repeat(43) })],
+      ] as const) {
+        const refused = await answer();
+        expect(refused.statusCode, attempt).toBeGreaterThanOrEqual(400);
+        expect(refused.statusCode, attempt).toBeLessThan(500);
+        expect(await tableContents(use().db), attempt).toEqual(before);
+      }
+      const confirmed = await confirmPost(jar, fields);
+      expect(confirmed.statusCode).toBeLessThan(400);
+      expect((await merchant.post('/dashboard/api/claim/check')).json().companyId).toEqual(expect.any(String));
+      const afterAnswer = await tableContents(use().db);
+      const reused = await confirmPost(jar, fields);
+      expect(reused.statusCode).toBe(400);
+      expect(await tableContents(use().db)).toEqual(afterAnswer);
+    });
+
+    it('the plugin challenge: a lure through install with a made-up challenge confirms nothing, and its secret buys no token', async () => {
+      const shop = await installedShop();
+      const { platformId } = await createPlatform(use().support);
+      const secret = crypto.randomBytes(16).toString('hex');
+      const { callback, cookie } = await installToCallback(
+        use().app,
+        standIn,
+        `/commerce/shopify/install?shop=${shop}&challenge=${hashSecret(secret)}&platform=${platformId}`,
+      );
+      expect(asksStaff(await followCallback(use().app, callback, cookie))).toBe(true);
+      const traded = await use().app.inject({
+        method: 'POST',
+        url: '/plugin/v2/token',
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+        payload: JSON.stringify({ platformId, domain: shop, secret }),
+      });
+      expect(traded.statusCode).toBe(401);
+      expect(await use().db.selectFrom('merchant_confirmations').select('challenge').where('domain', '=', shop).execute()).toEqual([]);
+    });
+
+    it('anonymous installs: a shop keeps at most 10 in flight however often the install link is opened', async () => {
+      const shop = newShop();
+      for (let i = 0; i < 14; i += 1) {
+        const opened = await use().app.inject({
+          method: 'GET',
+          url: `/commerce/shopify/install?shop=${shop}`,
+          headers: { 'user-agent': BROWSER_USER_AGENT },
+        });
+        expect(opened.statusCode).toBe(302);
+      }
+      expect((await use().db.selectFrom('shopify_oauth_requests').select('state_hash').where('shop', '=', shop).execute()).length).toBe(10);
+    });
+
+    it("reserved OAuth app names: the service's name in any form, and 'official', are refused, registering nothing", async () => {
+      const brand = new DashboardClient(use().app);
+      await brand.signUpBrand('Namer', `${uniqueId('namer')}.example`, `${uniqueId('n')}@namer.example`);
+      const before = await tableContents(use().db);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(
+            'Partner Collaboration (official)',
+            'partner collaboration',
+            'ＰａｒｔｎｅｒＣｏｌｌａｂ',
+            'PARTNER  COLLAB app',
+            'Checkout – Official',
+          ),
+          fc.constantFrom('', ' ', ' ✓'),
+          async (name, suffix) => {
+            const response = await brand.post('/dashboard/api/oauth-apps', {
+              name: `${name}${suffix}`,
+              redirectUris: ['https://app.example/cb'],
+              confidential: false,
+            });
+            expect(response.statusCode, name).toBe(400);
+            expect(response.json().error).toBe('invalid_request');
+          },
+        ),
+        { numRuns: 15 },
+      );
+      expect(await tableContents(use().db)).toEqual(before);
+    });
+
+    it('TRUNCATE commission_ledger is refused, however it is named', async () => {
+      for (const statement of [
+        'truncate commission_ledger cascade',
+        'truncate table commission_ledger, statement_entries',
+        'truncate only commission_ledger cascade',
+      ]) {
+        await expect(sql.raw(statement).execute(use().db), statement).rejects.toThrow(/append-only|foreign key/);
+      }
+    });
+
+    it('a failed PKCE check leaves the code usable: the app holding the verifier still redeems it once', async () => {
+      const { companyId } = await createBrand(use().support);
+      const email = `${uniqueId('pk')}@pkce.example`;
+      await createBrandUser({ db: use().db }, companyId, { email, password: PASSWORD });
+      const client = await registerOAuthClient(
+        { db: use().db, serviceEnv: 'test' },
+        { name: 'Pkce App', redirectUris: [REDIRECT_URI], confidential: false },
+      );
+      const cookies = await signIn(use().app, email);
+      const { verifier, challenge } = pkce();
+      const code = (await consent(use().app, cookies, { clientId: client.clientId, challenge })).searchParams.get('code')!;
+      const exchange = (codeVerifier: string) =>
+        tokenRequest(use().app, {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT_URI,
+          client_id: client.clientId,
+          code_verifier: codeVerifier,
+        });
+      await fc.assert(
+        fc.asyncProperty(fc.stringMatching(/^[A-Za-z0-9._~-]{43,128}$/), async (guess) => {
+          expect((await exchange(guess)).statusCode).toBe(400);
+        }),
+        { numRuns: 10 },
+      );
+      expect((await exchange(verifier)).statusCode).toBe(200);
+      expect((await exchange(verifier)).statusCode).toBe(400);
+    });
+
+    it("the sign-in throttle: the review's rhythm (a wrong password every 25.5 s from one address) never holds the owner out", async () => {
+      const { companyId } = await createBrand(use().support);
+      const email = `${uniqueId('rh')}@rhythm.example`;
+      await createBrandUser({ db: use().db }, companyId, { email, password: PASSWORD });
+      const start = Date.now() + 3_600_000;
+      const owner: string[] = [];
+      for (let sent = 0; sent < 40; sent += 1) {
+        const now = new Date(start + sent * 25_500);
+        expect((await checkSignIn(use().db, email, `guess ${sent}`, '198.51.100.99', now)).outcome).not.toBe('signed_in');
+        if (sent % 2 === 1) owner.push((await checkSignIn(use().db, email, PASSWORD, '192.0.2.99', now)).outcome);
+      }
+      expect(owner).toEqual(Array<string>(20).fill('signed_in'));
+    });
+
+    it('sign-up: any form of a taken address and a free address of the same shape get the same bytes; only the owner hears', async () => {
+      const taken = `${uniqueId('tk')}@enum.example`;
+      await new DashboardClient(use().app).signUpBrand('Enum', `${uniqueId('enum')}.example`, taken);
+      const mailsBefore = (await mailsTo(use().app, taken)).length;
+      let runs = 0;
+      const before = await tableContents(use().db);
+      const answer = async (email: string, rest: Record<string, unknown>) => {
+        const response = await (await new DashboardClient(use().app).start()).post('/dashboard/api/sign-up', {
+          email,
+          password: PASSWORD,
+          ...rest,
+        });
+        // Apart from the request id, the clock's second and the caller's own rate-limit count.
+        const { 'x-request-id': _id, date: _date, 'ratelimit-remaining': _left, 'ratelimit-reset': _reset, ...headers } = response.headers;
+        // A refusal's body names its request id too.
+        return { status: response.statusCode, headers, body: response.body.replace(/"requestId":"[0-9a-f-]{36}"/, '') };
+      };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(
+            (email: string) => email,
+            (email: string) => email.toUpperCase(),
+            (email: string) => ` ${email} `,
+          ),
+          fc.constantFrom<Record<string, unknown>>(
+            { brand: { businessName: 'B', domain: 'enum-other.example' } },
+            { invitationCode: 'not-a-code' },
+          ),
+          async (form, rest) => {
+            const free = taken.replace(/^tk/, 'fr');
+            const answers = [await answer(form(taken), rest), await answer(form(free), rest)];
+            expect(answers[0]).toEqual(answers[1]);
+            // Only an accepted pair mails (a refused invitation code is refused alike, and sends nothing).
+            if (answers[0]!.status === 202) runs += 1;
+          },
+        ),
+        { numRuns: 6 },
+      );
+      // Each pair sent two mails after its answers: once they are out, all the sign-ups' work is done.
+      await waitUntil(
+        async () =>
+          (await mailsTo(use().app, taken)).length + (await mailsTo(use().app, taken.replace(/^tk/, 'fr'))).length >=
+          mailsBefore + 2 * runs,
+        30_000,
+      );
+      // No account was made: the free address waits for its link, the taken one has only the warning mails.
+      expect(await tableContents(use().db)).toEqual(before);
+      const waiting = await use()
+        .db.selectFrom('sign_up_requests')
+        .select('email')
+        .where('email', 'in', [taken, taken.replace(/^tk/, 'fr')])
+        .execute();
+      expect(waiting.length).toBeGreaterThan(0);
+      expect(waiting.every((row) => row.email === taken.replace(/^tk/, 'fr'))).toBe(true);
+    });
+  },
+  // No rate limit in the way: the attempts and the mailbox's reads all come from one address.
+  { BASE_URL: 'https://svc.test', RATE_LIMIT_PER_MINUTE: '1000000', ...shopifyEnv(new ShopifyStandIn()) },
+);
+
+/** /metrics on a live host: only the scraper holding METRICS_TOKEN reads it; without the setting it is not there. */
+for (const [setting, env] of [
+  ['with METRICS_TOKEN', { SERVICE_ENV: 'prod', METRICS_TOKEN: 'fuzz-metrics-token-0123456789' }],
+  ['without METRICS_TOKEN', { SERVICE_ENV: 'prod' }],
+] as const) {
+  describeEachDatabase(
+    `/metrics on a prod host ${setting}`,
+    (use) => {
+      it('answers no one without the token, whatever credential is tried', async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.option(
+              fc.oneof(
+                headerText.map((text) => `Bearer ${text}`),
+                headerText,
+              ),
+              { nil: undefined },
+            ),
+            async (authorization) => {
+              const response = await use().app.inject({
+                method: 'GET',
+                url: '/metrics',
+                headers: authorization === undefined ? {} : { authorization },
+              });
+              expect(response.statusCode).toBe('METRICS_TOKEN' in env ? 401 : 404);
+              expect(response.body).not.toContain('nodejs_version_info');
+            },
+          ),
+          { numRuns: 25 },
+        );
+        if ('METRICS_TOKEN' in env) {
+          const scraped = await use().app.inject({
+            method: 'GET',
+            url: '/metrics',
+            headers: { authorization: `Bearer ${env.METRICS_TOKEN}` },
+          });
+          expect(scraped.statusCode).toBe(200);
+        }
+      });
+    },
+    env,
+  );
+}

@@ -5,8 +5,11 @@ import { DashboardClient } from '../support/dashboard-client.js';
 import { registerOAuthClient } from '../../src/oauth/clients.js';
 import { seedPartnerOffer, type SeededPartner } from '../durability/seed.js';
 import { createBrand, createPlatform, uniqueId } from '../support/factories.js';
-import { ADMIN_TOKEN, startTestApp, stopTestApp, type TestContext } from '../support/harness.js';
-import { consent, pkce, PASSWORD, REDIRECT_URI, signIn, tokenRequest } from '../support/oauth-flow.js';
+import { ADMIN_TOKEN, describeEachDatabase, startTestApp, stopTestApp, type TestContext } from '../support/harness.js';
+import { consent, csrfOf, pkce, PASSWORD, REDIRECT_URI, signIn, tokenRequest } from '../support/oauth-flow.js';
+import { asksStaff, followCallback, hiddenFields, install, installToCallback, shopifyEnv, standInFor } from '../support/shopify.js';
+import { ShopifyStandIn } from '../shopify-standin/stand-in.js';
+import { BROWSER_USER_AGENT } from '../shopify-standin/example-app.js';
 import { tableContents } from '../support/snapshot.js';
 
 /**
@@ -347,3 +350,77 @@ or authorized apps, and writes nothing trying`, async () => {
     expect(asBrand.statusCode).toBe(401);
   });
 });
+
+/**
+ * Issue 23: a claim of a store belongs to the account that made it. Another account's session (or
+ * none) can neither start the install that confirms it nor answer the question its callback shows,
+ * and an account whose claim waits reads no brand's data.
+ */
+describeEachDatabase(
+  "tenant isolation of a store's claim on Shopify",
+  (use) => {
+    let standIn: ShopifyStandIn;
+    beforeAll(() => {
+      standIn = standInFor('https://svc.test', () => use().app);
+    });
+
+    it("another person's session can neither start nor answer the claimant's confirmation; nothing is written", async () => {
+      const shop = standIn.createShop({
+        name: uniqueId('tn')
+          .toLowerCase()
+          .replace(/[^a-z0-9-]/g, '-'),
+        products: 3,
+        orders: 5,
+      }).domain;
+      expect((await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}`)).statusCode).toBe(200);
+      const claimant = await new DashboardClient(use().app).start();
+      const claimed = await claimant.signUp({
+        email: `${uniqueId('c')}@claimant.example`,
+        password: PASSWORD,
+        brand: { businessName: 'C', domain: shop },
+      });
+      const confirmUrl: string = claimed.json().claim.confirmUrl;
+      const intruder = await new DashboardClient(use().app).start();
+      await intruder.signUp({
+        email: `${uniqueId('i')}@intruder.example`,
+        password: PASSWORD,
+        brand: { businessName: 'I', domain: `${uniqueId('i')}.example` },
+      });
+
+      const before = await tableContents(use().db);
+      for (const cookie of [intruder.cookies, '']) {
+        const started = await use().app.inject({ method: 'GET', url: confirmUrl, headers: { cookie, 'user-agent': BROWSER_USER_AGENT } });
+        expect(started.statusCode).toBe(403);
+        expect(started.headers.location).toBeUndefined();
+      }
+      expect(await tableContents(use().db)).toEqual(before);
+
+      // The claimant's own flow reaches the question; the intruder posts its form with their session.
+      const { callback, cookie } = await installToCallback(use().app, standIn, confirmUrl, claimant.cookies);
+      const question = await followCallback(use().app, callback, cookie);
+      expect(asksStaff(question)).toBe(true);
+      const afterQuestion = await tableContents(use().db);
+      const stolen = await use().app.inject({
+        method: 'POST',
+        url: '/commerce/shopify/confirm',
+        headers: { cookie: intruder.cookies, origin: 'http://localhost:80', 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          ...hiddenFields(question.body),
+          csrf_token: csrfOf(intruder.cookies),
+          decision: 'confirm',
+        }).toString(),
+      });
+      expect(stolen.statusCode).toBe(403);
+      expect(await tableContents(use().db)).toEqual(afterQuestion);
+      expect((await intruder.post('/dashboard/api/claim/check')).json()).toMatchObject({ companyId: null });
+
+      // Waiting accounts read no brand's data.
+      for (const url of ['/dashboard/api/partners', '/dashboard/api/campaigns', '/dashboard/api/keys', '/dashboard/api/offer']) {
+        const read = await claimant.get(url);
+        expect(read.statusCode, url).toBe(403);
+        expect(read.json()).toMatchObject({ error: 'brand_unverified' });
+      }
+    });
+  },
+  { BASE_URL: 'https://svc.test', RUN_BACKGROUND_JOBS: 'false', ...shopifyEnv(new ShopifyStandIn()) },
+);

@@ -54,6 +54,11 @@ export async function signUpInBrowser(
   await page.getByLabel('Password').fill(DASHBOARD_PASSWORD);
   await check(page, 'sign up');
   await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
+  await check(page, 'check your mail');
+  await followSignUpLink(page, baseUrl, brand.email);
+  await check(page, 'finish sign-up');
+  await page.getByRole('button', { name: 'Create my account' }).click();
 
   await page.getByRole('heading', { name: 'Confirm your store', level: 1 }).waitFor();
   await check(page, 'claim');
@@ -67,6 +72,21 @@ export async function signUpInBrowser(
   await check(page, 'ownership confirmation');
   await page.getByRole('button', { name: 'Confirm' }).click();
   await page.getByRole('heading', { name: 'Partnerships', level: 1 }).waitFor();
+}
+
+/** Opens the development mailbox and follows the newest sign-up link mailed to `email`, as a person clicks it in their mail. */
+export async function followSignUpLink(page: Page, baseUrl: string, email: string): Promise<void> {
+  await page.goto(`${baseUrl}/account/dev-mailbox`);
+  const mail = page.getByRole('listitem').filter({ hasText: email }).filter({ hasText: 'Finish creating your' }).first();
+  // The mail leaves just after the sign-up's answer: a person reloads the mailbox until it is there.
+  await expect
+    .poll(async () => {
+      if ((await mail.count()) === 0) await page.reload();
+      return mail.count();
+    })
+    .toBe(1);
+  await mail.getByRole('link', { name: /finish-sign-up/ }).click();
+  await page.getByRole('heading', { name: 'Finish signing up' }).waitFor();
 }
 
 /** A browser context signed in with the session a DashboardClient holds (its svc_ cookies). */

@@ -1,12 +1,17 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { post } from './api.ts';
 import { ErrorText, Field, formValue, useAction } from './ui.tsx';
 import { BrandFields, brandFromForm } from './brand-fields.tsx';
 
-type Screen = 'sign-in' | 'sign-up' | 'reset';
+type Screen = 'sign-in' | 'sign-up' | 'sent' | 'finish' | 'reset';
 
-/** `#/sign-up` and `#/reset` open those screens (the OAuth sign-in page links the first). */
-const screenFromHash = (): Screen => (location.hash === '#/reset' ? 'reset' : location.hash === '#/sign-up' ? 'sign-up' : 'sign-in');
+/** The link a sign-up mails: `#/finish-sign-up/<token>` (in the fragment, so no server or log sees the token). */
+const FINISH_PREFIX = '#/finish-sign-up/';
+const finishToken = (): string | null => (location.hash.startsWith(FINISH_PREFIX) ? location.hash.slice(FINISH_PREFIX.length) : null);
+
+/** `#/sign-up` and `#/reset` open those screens (the OAuth sign-in page links the first); a sign-up's link opens the last step. */
+const screenFromHash = (): Screen =>
+  finishToken() !== null ? 'finish' : location.hash === '#/reset' ? 'reset' : location.hash === '#/sign-up' ? 'sign-up' : 'sign-in';
 
 export function AuthScreens({
   onSignedIn,
@@ -21,6 +26,20 @@ export function AuthScreens({
   const [error, run, busy, setError] = useAction();
   const [joining, setJoining] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  const [sentTo, setSentTo] = useState('');
+  const [token, setToken] = useState(finishToken);
+  // A sign-up's link pasted into this tab changes only the fragment: the page does not load again.
+  useEffect(() => {
+    const onHash = () => {
+      const next = finishToken();
+      if (next === null) return;
+      setToken(next);
+      setScreen('finish');
+      setError(null);
+    };
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
 
   // A message is about the form it came from: another tab starts clean.
   const switchTo = (next: Screen) => {
@@ -93,7 +112,8 @@ export function AuthScreens({
               : { ...account, brand: brandFromForm(form) };
             void run(async () => {
               await post('sign-up', body);
-              await onSignedIn();
+              setSentTo(account.email.trim());
+              setScreen('sent');
             });
           }}
         >
@@ -126,6 +146,39 @@ export function AuthScreens({
         </form>
       )}
 
+      {screen === 'sent' && (
+        <section aria-labelledby="sent-heading">
+          <h2 id="sent-heading">Check your mail</h2>
+          <p>
+            We sent a mail to <strong class="address">{sentTo}</strong>. Open the link in it within 24 hours to finish signing up.
+          </p>
+          <p class="muted">If this address already has an account, the mail says so instead: sign in, or reset your password.</p>
+          <DevMailboxHint shown={devMailbox} />
+        </section>
+      )}
+
+      {screen === 'finish' && (
+        <form
+          aria-labelledby="finish-heading"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void run(async () => {
+              await post('sign-up/finish', { token });
+              // The link is spent: the address bar no longer carries it.
+              history.replaceState(null, '', '/dashboard');
+              await onSignedIn();
+            });
+          }}
+        >
+          <h2 id="finish-heading">Finish signing up</h2>
+          <p>Your address is confirmed by this link. Create your account to sign in; the link works once.</p>
+          <ErrorText error={error} />
+          <button type="submit" disabled={busy}>
+            Create my account
+          </button>
+        </form>
+      )}
+
       {screen === 'reset' && (
         <>
           <form
@@ -146,15 +199,7 @@ export function AuthScreens({
               Send reset token
             </button>
           </form>
-          {devMailbox && (
-            <p class="muted">
-              This test host sends no real mail: read it in the{' '}
-              <a href="/account/dev-mailbox" target="_blank" rel="noopener">
-                development mailbox
-              </a>
-              .
-            </p>
-          )}
+          <DevMailboxHint shown={devMailbox} />
           <form
             aria-label="Set a new password"
             onSubmit={(event) => {
@@ -181,5 +226,18 @@ export function AuthScreens({
         </>
       )}
     </main>
+  );
+}
+
+function DevMailboxHint({ shown }: { shown: boolean }) {
+  if (!shown) return null;
+  return (
+    <p class="muted">
+      This test host sends no real mail: read it in the{' '}
+      <a href="/account/dev-mailbox" target="_blank" rel="noopener">
+        development mailbox
+      </a>
+      .
+    </p>
   );
 }

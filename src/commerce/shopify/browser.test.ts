@@ -178,7 +178,7 @@ describe('a Shopify store through the plugin, in Chromium', () => {
     // The store's merchant takes a dashboard account (the claim is confirmed by installing again) and accepts a partner.
     const merchant = await new DashboardClient(context.app).start();
     const merchantEmail = `${uniqueId('m')}@maple.example`;
-    const signUp = await merchant.post('/dashboard/api/sign-up', {
+    const signUp = await merchant.signUp({
       email: merchantEmail,
       password: DASHBOARD_PASSWORD,
       brand: { businessName: 'Maple & Moss', domain: shop, categories: [] },

@@ -93,7 +93,7 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
 
   async function attackerClaims(shop: string, businessName: string) {
     const attacker = await new DashboardClient(context.app).start();
-    const signUp = await attacker.post('/dashboard/api/sign-up', {
+    const signUp = await attacker.signUp({
       email: `mallory-${uniqueId('m')}@evil.example`,
       password: DASHBOARD_PASSWORD,
       brand: { businessName, domain: shop, categories: [] },
@@ -194,7 +194,7 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
     await attackerClaims(shop, 'Victim Goods');
     const email = `${uniqueId('owner')}@victim.example`;
     const merchant = await new DashboardClient(context.app).start();
-    const signUp = await merchant.post('/dashboard/api/sign-up', {
+    const signUp = await merchant.signUp({
       email,
       password: DASHBOARD_PASSWORD,
       brand: { businessName: 'Victim Goods', domain: shop, categories: [] },

@@ -642,7 +642,7 @@ async function shopifyCollab(context: TestContext, standIn: ShopifyStandIn) {
   }).domain;
   const partner = new DashboardClient(context.app);
   await partner.start();
-  const signUp = await partner.post('/dashboard/api/sign-up', {
+  const signUp = await partner.signUp({
     email: `${uniqueId('p')}@store.example`,
     password: DASHBOARD_PASSWORD,
     brand: { businessName: 'Shopify Partner', domain: shop, categories: [] },

@@ -1,0 +1,253 @@
+import { expect, it } from 'vitest';
+import { sql } from 'kysely';
+import type { LightMyRequestResponse } from 'fastify';
+import { describeEachDatabase } from '../../test/support/harness.js';
+import { uniqueId } from '../../test/support/factories.js';
+import { tableContents } from '../../test/support/snapshot.js';
+import {
+  DashboardClient,
+  DASHBOARD_PASSWORD,
+  mailsTo,
+  newSignUpLinks,
+  signUpLinkFor,
+  waitForMails,
+} from '../../test/support/dashboard-client.js';
+import { hashSecret } from '../shared/keys.js';
+import { waitUntil } from '../../test/support/service-process.js';
+
+/**
+ * What a client sees of an answer, its request id aside (each request has its own), and the rate
+ * limit's count of the caller's own requests so far (the same for both addresses, one request apart).
+ */
+const seen = (response: LightMyRequestResponse) => {
+  const { 'x-request-id': _id, date: _date, 'ratelimit-remaining': _remaining, 'ratelimit-reset': _reset, ...headers } = response.headers;
+  return { status: response.statusCode, headers, body: response.body };
+};
+
+/**
+ * Issue 23: sign-up told whether an address had an account (409 email_taken). Every sign-up now
+ * gets the same answer; the mailbox decides what happens next.
+ */
+describeEachDatabase('sign-up without revealing accounts', (use) => {
+  const client = () => new DashboardClient(use().app).start();
+  const mailCount = async () =>
+    Number(
+      (
+        await use()
+          .db.selectFrom('mail_outbox')
+          .select(({ fn }) => fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  const waitingFor = (email: string) => use().db.selectFrom('sign_up_requests').select('token_hash').where('email', '=', email).execute();
+  const allWaiting = () => use().db.selectFrom('sign_up_requests').selectAll().orderBy('token_hash').execute();
+
+  async function takenAddress() {
+    const email = `${uniqueId('taken')}@owner.example`;
+    await new DashboardClient(use().app).signUpBrand('Owner Goods', `${uniqueId('owner')}.example`, email);
+    return email;
+  }
+
+  it('gives a taken and a free address byte-identical answers, claiming a store or joining with a code', async () => {
+    const owner = new DashboardClient(use().app);
+    await owner.signUpBrand('Code Co', `${uniqueId('code')}.example`, `${uniqueId('o')}@code.example`);
+    const { code } = (await owner.post('/dashboard/api/invitations')).json();
+    const taken = await takenAddress();
+    // Same length, so not even Content-Length could differ if the address were echoed.
+    const free = taken.replace(/^taken/, 'frees');
+    for (const rest of [
+      { brand: { businessName: 'Look Alike', domain: `${uniqueId('look')}.example` } },
+      { invitationCode: code as string },
+    ]) {
+      const answers = [];
+      for (const email of [taken, free]) {
+        answers.push(seen(await (await client()).post('/dashboard/api/sign-up', { email, password: DASHBOARD_PASSWORD, ...rest })));
+      }
+      expect(answers[0]!.status).toBe(202);
+      expect(answers[1]).toEqual(answers[0]);
+      expect(JSON.parse(answers[0]!.body)).toEqual({
+        sent: true,
+        message: expect.stringMatching(/^We sent a mail to the address you gave/),
+      });
+      // No session is started before the address is confirmed.
+      expect(answers[0]!.headers['set-cookie']).toBeUndefined();
+    }
+  });
+
+  it("mails a taken address's owner a warning and writes nothing else; the code stays unspent", async () => {
+    const email = await takenAddress();
+    const owner = new DashboardClient(use().app);
+    await owner.signUpBrand('Join Co', `${uniqueId('join')}.example`, `${uniqueId('o')}@join.example`);
+    const { code } = (await owner.post('/dashboard/api/invitations')).json();
+    const mailsBefore = (await mailsTo(use().app, email)).length;
+    const before = await tableContents(use().db);
+    const visitor = await client();
+    for (const body of [
+      { email: email.toUpperCase(), password: 'another long password', brand: { businessName: 'X', domain: `${uniqueId('x')}.example` } },
+      { email, password: 'another long password', invitationCode: code },
+    ]) {
+      expect((await visitor.post('/dashboard/api/sign-up', body)).statusCode).toBe(202);
+    }
+    const mails = await waitForMails(use().app, email, mailsBefore + 2);
+    expect(mails).toHaveLength(mailsBefore + 2);
+    expect(await tableContents(use().db)).toEqual(before);
+    expect(await waitingFor(email)).toEqual([]);
+    for (const text of mails.slice(0, 2)) {
+      expect(text).toContain('which already has one, so nothing was created');
+      expect(text).toContain('Reset password');
+      expect(text).not.toMatch(/finish-sign-up/);
+    }
+    // The account's password is unchanged and the code still makes an account for another address.
+    expect((await visitor.post('/dashboard/api/sign-in', { email, password: DASHBOARD_PASSWORD })).statusCode).toBe(200);
+    const joined = await (await client()).signUp({
+      email: `${uniqueId('j')}@join.example`,
+      password: DASHBOARD_PASSWORD,
+      invitationCode: code,
+    });
+    expect(joined.statusCode).toBe(201);
+  });
+
+  it('makes the account only from the link, once; a GET of the link writes nothing', async () => {
+    const email = `${uniqueId('new')}@fresh.example`;
+    const person = await client();
+    const answer = await person.post('/dashboard/api/sign-up', {
+      email,
+      password: DASHBOARD_PASSWORD,
+      brand: { businessName: 'Fresh Goods', domain: `${uniqueId('fresh')}.example` },
+    });
+    expect(answer.statusCode).toBe(202);
+    expect(await use().db.selectFrom('brand_users').select('id').where('email', '=', email).execute()).toEqual([]);
+    const [mail] = await waitForMails(use().app, email, 1);
+    const link = /(http:\/\/svc\.test\/dashboard#\/finish-sign-up\/[A-Za-z0-9]{43})/.exec(mail!)![1]!;
+    const token = link.split('/').pop()!;
+    // The token is kept as its hash only.
+    const rows = await use().db.selectFrom('sign_up_requests').selectAll().where('email', '=', email).execute();
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(token);
+    expect(rows[0]!.password_hash).toMatch(/^\$argon2id\$/);
+
+    // What a browser fetches for the link: the page (the fragment never reaches the server) and its session.
+    const before = await tableContents(use().db);
+    for (const url of ['/dashboard', '/dashboard/api/session', `/dashboard?token=${token}`]) {
+      expect((await person.get(url)).statusCode, url).toBe(200);
+    }
+    expect(await tableContents(use().db)).toEqual(before);
+
+    // The finishing POST needs the page's CSRF token and its origin.
+    const waitingBefore = await allWaiting();
+    expect((await person.post('/dashboard/api/sign-up/finish', { token }, { csrf: null })).statusCode).toBe(403);
+    const crossSite = await use().app.inject({
+      method: 'POST',
+      url: '/dashboard/api/sign-up/finish',
+      headers: {
+        cookie: person.cookies,
+        'x-csrf-token': /svc_csrf=([A-Za-z0-9]+)/.exec(person.cookies)![1]!,
+        origin: 'https://evil.example',
+        'content-type': 'application/json',
+      },
+      payload: JSON.stringify({ token }),
+    });
+    expect(crossSite.statusCode).toBe(403);
+    expect(await tableContents(use().db)).toEqual(before);
+    expect(await allWaiting()).toEqual(waitingBefore);
+
+    const finished = await person.post('/dashboard/api/sign-up/finish', { token });
+    expect(finished.statusCode).toBe(201);
+    expect(finished.json()).toMatchObject({ companyId: null, claim: { status: 'pending', businessName: 'Fresh Goods' } });
+    expect((await person.get('/dashboard/api/session')).json().user).toMatchObject({ email, companyId: null });
+
+    expect(await waitingFor(email)).toEqual([]);
+    const afterFirst = await tableContents(use().db);
+    const again = await (await client()).post('/dashboard/api/sign-up/finish', { token });
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toMatchObject({ error: 'invalid_token' });
+    expect(await tableContents(use().db)).toEqual(afterFirst);
+  });
+
+  it('refuses an expired link, an unknown one, and a link whose code or store was taken meanwhile, writing nothing', async () => {
+    const email = `${uniqueId('late')}@fresh.example`;
+    const person = await client();
+    await person.post('/dashboard/api/sign-up', {
+      email,
+      password: DASHBOARD_PASSWORD,
+      brand: { businessName: 'Late', domain: `${uniqueId('late')}.example` },
+    });
+    const token = (await signUpLinkFor(use().app, email))!;
+    await sql`update sign_up_requests set expires_at = now() - interval '1 second' where email = ${email}`.execute(use().db);
+    const before = await tableContents(use().db);
+    const waitingBefore = await allWaiting();
+    for (const tried of [token, 'A'.repeat(43)]) {
+      const refused = await person.post('/dashboard/api/sign-up/finish', { token: tried });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toMatchObject({ error: 'invalid_token', message: expect.stringMatching(/unknown, used or expired/) });
+    }
+    expect(await tableContents(use().db)).toEqual(before);
+    expect(await allWaiting()).toEqual(waitingBefore);
+
+    // The code used by someone else between the sign-up and its link.
+    const owner = new DashboardClient(use().app);
+    await owner.signUpBrand('Busy Co', `${uniqueId('busy')}.example`, `${uniqueId('o')}@busy.example`);
+    const { code } = (await owner.post('/dashboard/api/invitations')).json();
+    const slow = `${uniqueId('slow')}@busy.example`;
+    expect(
+      (await person.post('/dashboard/api/sign-up', { email: slow, password: DASHBOARD_PASSWORD, invitationCode: code })).statusCode,
+    ).toBe(202);
+    const fast = await (await client()).signUp({
+      email: `${uniqueId('fast')}@busy.example`,
+      password: DASHBOARD_PASSWORD,
+      invitationCode: code,
+    });
+    expect(fast.statusCode).toBe(201);
+    const slowToken = await signUpLinkFor(use().app, slow);
+    const beforeSlow = await tableContents(use().db);
+    const waitingBeforeSlow = await allWaiting();
+    const refused = await person.post('/dashboard/api/sign-up/finish', { token: slowToken });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ error: 'invalid_invitation' });
+    expect(await tableContents(use().db)).toEqual(beforeSlow);
+    expect(await allWaiting()).toEqual(waitingBeforeSlow);
+
+    // The store's brand got staff between the sign-up and its link.
+    const domain = `${uniqueId('race')}.example`;
+    const second = `${uniqueId('second')}@race.example`;
+    expect(
+      (await person.post('/dashboard/api/sign-up', { email: second, password: DASHBOARD_PASSWORD, brand: { businessName: 'R', domain } }))
+        .statusCode,
+    ).toBe(202);
+    await new DashboardClient(use().app).signUpBrand('Race Co', domain, `${uniqueId('first')}@race.example`);
+    const secondToken = await signUpLinkFor(use().app, second);
+    const beforeSecond = await tableContents(use().db);
+    const waitingBeforeSecond = await allWaiting();
+    const staffed = await person.post('/dashboard/api/sign-up/finish', { token: secondToken });
+    expect(staffed.statusCode).toBe(409);
+    expect(staffed.json()).toMatchObject({ error: 'brand_has_staff' });
+    expect(await tableContents(use().db)).toEqual(beforeSecond);
+    expect(await allWaiting()).toEqual(waitingBeforeSecond);
+  });
+
+  it('keeps an address at five waiting sign-ups, each with its own mail', async () => {
+    const email = `${uniqueId('many')}@fresh.example`;
+    const person = await client();
+    const mailsBefore = await mailCount();
+    for (let i = 0; i < 7; i += 1) {
+      const body = { email, password: DASHBOARD_PASSWORD, brand: { businessName: `Many ${i}`, domain: `${uniqueId('many')}.example` } };
+      expect((await person.post('/dashboard/api/sign-up', body)).statusCode).toBe(202);
+    }
+    await waitUntil(async () => (await mailCount()) >= mailsBefore + 7, 30_000);
+    expect(await mailCount()).toBe(mailsBefore + 7);
+    const rows = await use().db.selectFrom('sign_up_requests').select('business_name').where('email', '=', email).execute();
+    expect(rows.map((row) => row.business_name).sort()).toEqual(['Many 2', 'Many 3', 'Many 4', 'Many 5', 'Many 6']);
+    // The two oldest links were dropped with their requests; a kept one makes the account.
+    const tokens = await newSignUpLinks(use().app, email, 0, 7);
+    const kept = new Set((await waitingFor(email)).map((row) => row.token_hash));
+    const dropped = tokens.filter((token) => !kept.has(hashSecret(token)));
+    expect(dropped).toHaveLength(2);
+    for (const token of dropped) {
+      expect((await person.post('/dashboard/api/sign-up/finish', { token })).json()).toMatchObject({ error: 'invalid_token' });
+    }
+    const finished = await person.post('/dashboard/api/sign-up/finish', { token: tokens.find((token) => kept.has(hashSecret(token)))! });
+    expect(finished.statusCode).toBe(201);
+    expect(['Many 2', 'Many 3', 'Many 4', 'Many 5', 'Many 6']).toContain(finished.json().claim.businessName);
+  });
+});
