@@ -119,7 +119,9 @@ for (const kind of HTTP_ENGINES) {
       expect(admin.body).toContain('<td data-label="Sent to Partner Collab">HTTP 200</td>');
       // Refund offers the whole amount still paid for each order: the owner types a part only to refund less.
       const rows = [
-        ...admin.body.matchAll(/<tr><td[^>]*>#\d+<\/td><td[^>]*>[^<]*<\/td><td[^>]*>\$([\d.]+)<\/td>.*?aria-label="Refund amount[^"]*" value="([\d.]+)"/g),
+        ...admin.body.matchAll(
+          /<tr><td[^>]*>#\d+<\/td><td[^>]*>[^<]*<\/td><td[^>]*>\$([\d.]+)<\/td>.*?aria-label="Refund amount[^"]*" value="([\d.]+)"/g,
+        ),
       ];
       expect(rows.length).toBeGreaterThan(0);
       for (const [, total, offered] of rows) expect(offered).toBe(total);
