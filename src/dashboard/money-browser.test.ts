@@ -1,31 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { TestContext } from '../../test/support/harness.js';
 import { DASHBOARD_PASSWORD, runningCollab, STORE_OWNER_PASSWORD } from '../../test/support/dashboard-client.js';
+import { fitsAndPasses } from '../../test/support/readable.js';
 
 const SECRET = 'orders-webhook-secret-0123456789';
 const SHOWN = "Partners' offers on your pages";
 const RECEIVED = "Your offer on partners' pages";
 const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
-
-/** At 390 and 1280 px: nothing wider than the window, and no serious accessibility finding. */
-async function fitsAndPasses(page: Page, label: string): Promise<void> {
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-    expect(scrollWidth, `${label} at ${width} px`).toBeLessThanOrEqual(width);
-    expect(await seriousViolations(page), `${label} at ${width} px`).toEqual([]);
-  }
-}
 
 /**
  * Two brands in Chromium (issue 16): a shopper follows Shower Co's showing of Partner Store's

@@ -1,18 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { sql } from 'kysely';
 import type { TestContext } from '../../test/support/harness.js';
 import { seedPerformanceStory, utcDay, type PerformanceStory } from '../../test/support/performance-story.js';
 import { DASHBOARD_PASSWORD } from '../../test/support/dashboard-client.js';
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
+import { seriousViolations } from '../../test/support/readable.js';
 
 /**
  * The performance page in Chromium: each of the brand's two roles (issue 16) has its chart, which covers

@@ -1,29 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import type { TestContext } from '../../test/support/harness.js';
 import { DASHBOARD_PASSWORD, runningCollab } from '../../test/support/dashboard-client.js';
 import { holdCommerceCharge, receiveOrder, recordCommerceCharge } from './service.js';
+import { fitsAndPasses } from '../../test/support/readable.js';
 
 const money = (minor: number, currency: string) => new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(minor / 100);
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
-
-/** At 390 and 1280 px: nothing wider than the window, and no serious accessibility finding. */
-async function fitsAndPasses(page: Page, label: string): Promise<void> {
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-    expect(scrollWidth, `${label} at ${width} px`).toBeLessThanOrEqual(width);
-    expect(await seriousViolations(page), `${label} at ${width} px`).toEqual([]);
-  }
-}
 
 /**
  * Partner Store's statement of this month in Chromium (issue 26): one dollar commission its
