@@ -826,6 +826,8 @@ export interface CommissionChargeHoldsTable {
   order_id: string;
   reason: ChargeHoldReason;
   held_at: ColumnType<Date, Date, Date>;
+  /** Migration 0035: when the held commission was charged after all (the hold is kept, settled). */
+  settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** Tables of migration 0015: the commission ledger and what feeds it. */

@@ -376,7 +376,34 @@ export async function holdCommerceCharge(
   await db
     .insertInto('commission_charge_holds')
     .values({ store_domain: hold.storeDomain, order_id: hold.orderId, reason: hold.reason, held_at: hold.now })
-    .onConflict((oc) => oc.columns(['store_domain', 'order_id']).doUpdateSet({ reason: hold.reason, held_at: hold.now }))
+    .onConflict((oc) => oc.columns(['store_domain', 'order_id']).doUpdateSet({ reason: hold.reason, held_at: hold.now, settled_at: null }))
+    .execute();
+}
+
+/** The order's hold, if any, is over: its commission was charged. The row stays, with when. */
+export async function settleCommerceChargeHold(db: Db, storeDomain: string, orderId: string, now: Date): Promise<void> {
+  await db
+    .updateTable('commission_charge_holds')
+    .set({ settled_at: now })
+    .where('store_domain', '=', storeDomain)
+    .where('order_id', '=', orderId)
+    .where('settled_at', 'is', null)
+    .execute();
+}
+
+/** A store's held commissions not yet charged, oldest hold first, with what the ledger booked for each. */
+export async function heldCommerceCharges(db: Db, storeDomain: string) {
+  return db
+    .selectFrom('commission_charge_holds as h')
+    .innerJoin('commission_ledger as l', (join) =>
+      join.onRef('l.store_domain', '=', 'h.store_domain').onRef('l.order_id', '=', 'h.order_id').on('l.kind', '=', 'commission'),
+    )
+    .select(['h.order_id as orderId', 'h.reason', 'l.amount_minor as amountMinor', 'l.currency'])
+    .where('h.store_domain', '=', storeDomain)
+    .where('h.settled_at', 'is', null)
+    .where('l.commerce_charge_id', 'is', null)
+    .orderBy('h.held_at')
+    .orderBy('h.order_id')
     .execute();
 }
 

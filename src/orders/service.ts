@@ -362,8 +362,21 @@ export async function recordOrderEvent(ctx: Pick<OrdersContext, 'db'>, incoming:
  * The commerce platform charged an order's commission (a Shopify usage record): its id goes on the
  * ledger's commission entry, once; a replay finds it there and changes nothing.
  */
-export function recordCommerceCharge(db: Db, charge: { storeDomain: string; orderId: string; chargeId: string }): Promise<boolean> {
-  return dal.setCommerceCharge(db, charge.storeDomain, charge.orderId, charge.chargeId);
+export async function recordCommerceCharge(
+  db: Db,
+  charge: { storeDomain: string; orderId: string; chargeId: string },
+  now = new Date(),
+): Promise<boolean> {
+  const filled = await dal.setCommerceCharge(db, charge.storeDomain, charge.orderId, charge.chargeId);
+  // A hold is settled, never deleted: support still sees that the charge waited, and why.
+  await dal.settleCommerceChargeHold(db, charge.storeDomain, charge.orderId, now);
+  return filled;
+}
+
+/** A store's held commissions still to charge (the commerce platform refused them before), oldest first. */
+export async function heldCommerceCharges(db: Db, storeDomain: string) {
+  const held = await dal.heldCommerceCharges(db, storeDomain);
+  return held.map((row) => ({ ...row, amountMinor: Number(row.amountMinor) }));
 }
 
 /**

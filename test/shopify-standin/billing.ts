@@ -332,5 +332,19 @@ export async function answerCharge(core: StandInCore, shop: ShopRecord, subscrip
   return returnUrl.toString();
 }
 
+/**
+ * The merchant approves a raised capped amount on the active subscription's usage line item, as
+ * Shopify's confirmation page for appSubscriptionLineItemUpdate does: the cap becomes the new
+ * amount and app_subscriptions/update announces the change.
+ */
+export async function approveCappedAmount(core: StandInCore, shop: ShopRecord, cappedAmountCents: number): Promise<void> {
+  const subscription = shop.subscriptions.find((candidate) => candidate.status === 'ACTIVE');
+  const usage = subscription?.lineItems.find((item) => item.pricing.kind === 'usage')?.pricing;
+  if (!subscription || usage?.kind !== 'usage') throw new Error(`${shop.domain} has no active usage subscription`);
+  if (cappedAmountCents <= usage.cappedAmountCents) throw new Error('a capped amount can only be raised');
+  usage.cappedAmountCents = cappedAmountCents;
+  await core.webhooks.trigger(shop, 'app_subscriptions/update', appSubscriptionPayload(shop, subscription, core.now()));
+}
+
 export const usageBalance = (subscription: AppSubscription) =>
   subscription.lineItems.reduce((sum, item) => sum + (item.pricing.kind === 'usage' ? item.pricing.balanceUsedCents : 0), 0);

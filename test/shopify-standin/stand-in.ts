@@ -1,4 +1,4 @@
-import { usageBalance } from './billing.js';
+import { approveCappedAmount, usageBalance } from './billing.js';
 import { BULK_RESULTS_HOST, type AppRegistration, type StandInCore, type UsageStats } from './core.js';
 import { listenLocally, routeBrowserToStandIn, standInFetch, type LocalListener } from './fetch-bridge.js';
 import { generateShopData } from './generator.js';
@@ -481,6 +481,11 @@ export class ShopifyStandIn {
   }
 
   /** Usage charges recorded on the shop's subscriptions, in cents. */
+  /** The merchant approves a raised capped amount (Shopify's page for appSubscriptionLineItemUpdate). */
+  approveCappedAmount(domain: string, cappedAmountCents: number): Promise<void> {
+    return approveCappedAmount(this.core, this.shop(domain), cappedAmountCents);
+  }
+
   usageCharged(domain: string): number {
     return this.shop(domain).subscriptions.reduce((sum, subscription) => sum + usageBalance(subscription), 0);
   }

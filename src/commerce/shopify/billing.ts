@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { holdCommerceCharge, recordCommerceCharge } from '../../orders/service.js';
+import { heldCommerceCharges, holdCommerceCharge, recordCommerceCharge } from '../../orders/service.js';
 import { ShopifyUserError } from './admin-client.js';
 import type { ShopifyCommerce } from './adapter.js';
 import * as dal from './dal.js';
@@ -27,6 +27,28 @@ export async function chargeCommission(
   // The statement shows a commission Shopify did not take as held, and why, rather than as owed directly.
   if (outcome !== 'charged') await holdCommerceCharge(db, { storeDomain: charge.shop, orderId: charge.orderId, reason: outcome });
   return outcome;
+}
+
+/**
+ * Charges a store's held commissions again, once its plan or a raised capped amount is approved
+ * (app_subscriptions/update). Each goes through chargeCommission with the order's own key, so a
+ * retry that races a replayed order, or runs twice, charges an order at most once; one still
+ * refused stays held with its latest reason. Oldest first, so a cap raised by too little goes to
+ * the commissions that waited longest; a smaller one after a refused one may still fit.
+ */
+export async function retryHeldCharges(shopify: ShopifyCommerce, db: Db, shop: string): Promise<Record<ChargeOutcome, number>> {
+  const counts: Record<ChargeOutcome, number> = { charged: 0, no_plan: 0, other_currency: 0, over_cap: 0 };
+  for (const held of await heldCommerceCharges(db, shop)) {
+    const outcome = await chargeCommission(shopify, db, {
+      shop,
+      orderId: held.orderId,
+      amountCents: held.amountMinor,
+      currency: held.currency,
+    });
+    counts[outcome] += 1;
+    if (outcome === 'no_plan') break;
+  }
+  return counts;
 }
 
 async function tryCharge(

@@ -417,6 +417,67 @@ describeEachDatabase(
       ).toEqual([{ order_id: String(order.id), reason: 'over_cap' }]);
     });
 
+    it('a commission held over the cap is charged once the merchant approves a raised cap, once, and the hold is kept settled', async () => {
+      const { shop, token } = await shopifyCollab(use(), standIn);
+      expect((await get(`/r/${token}`)).statusCode).toBe(302);
+      const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
+      const quantity = Math.ceil(1_100_000 / product.priceCents);
+      const order = await standIn.placeOrder(shop, { lineItems: [{ productId: product.id, quantity }], landingSite: `/?ref=${token}` });
+      await settled(shop);
+      const hold = () =>
+        use()
+          .db.selectFrom('commission_charge_holds')
+          .select(['reason', 'settled_at'])
+          .where('store_domain', '=', shop)
+          .where('order_id', '=', String(order.id))
+          .executeTakeFirstOrThrow();
+      expect(await hold()).toEqual({ reason: 'over_cap', settled_at: null });
+      const entry = () =>
+        use()
+          .db.selectFrom('commission_ledger')
+          .select(['amount_minor', 'commerce_charge_id'])
+          .where('store_domain', '=', shop)
+          .where('order_id', '=', String(order.id))
+          .where('kind', '=', 'commission')
+          .executeTakeFirstOrThrow();
+      const commission = Number((await entry()).amount_minor);
+      expect(standIn.usageCharged(shop)).toBe(0);
+
+      await standIn.approveCappedAmount(shop, commission + 50_000);
+      await settled(shop);
+      expect(standIn.usageCharged(shop)).toBe(commission);
+      expect((await entry()).commerce_charge_id).toMatch(/^gid:\/\/shopify\/AppUsageRecord\//);
+      const afterRetry = await hold();
+      expect(afterRetry.reason).toBe('over_cap');
+      expect(afterRetry.settled_at).toBeInstanceOf(Date);
+
+      // Shopify delivers the update again: nothing more is charged and the hold stays settled as it was.
+      const update = standIn.webhookDeliveries({ shop, topic: 'app_subscriptions/update' }).at(-1)!;
+      await standIn.redeliverWebhook(update.webhookId);
+      await settled(shop);
+      expect(standIn.usageCharged(shop)).toBe(commission);
+      expect(await hold()).toEqual(afterRetry);
+    });
+
+    it('a raised cap that still does not cover a held commission leaves it held, charged nothing', async () => {
+      const { shop, token } = await shopifyCollab(use(), standIn);
+      expect((await get(`/r/${token}`)).statusCode).toBe(302);
+      const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
+      const quantity = Math.ceil(1_100_000 / product.priceCents);
+      const order = await standIn.placeOrder(shop, { lineItems: [{ productId: product.id, quantity }], landingSite: `/?ref=${token}` });
+      await settled(shop);
+      await standIn.approveCappedAmount(shop, 50_001);
+      await settled(shop);
+      expect(standIn.usageCharged(shop)).toBe(0);
+      expect(
+        await use()
+          .db.selectFrom('commission_charge_holds')
+          .select(['order_id', 'reason', 'settled_at'])
+          .where('store_domain', '=', shop)
+          .execute(),
+      ).toEqual([{ order_id: String(order.id), reason: 'over_cap', settled_at: null }]);
+    });
+
     it('a referred first order becomes one usage record, however often Shopify delivers it', async () => {
       const { shop, token } = await shopifyCollab(use(), standIn);
       const click = await get(`/r/${token}`);

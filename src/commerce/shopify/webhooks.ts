@@ -14,7 +14,7 @@ import {
 import { StoreDisconnectedError } from './admin-client.js';
 import type { ShopifyCommerce } from './adapter.js';
 import { TokenRefusedError, StoreNotInstalledError } from './tokens.js';
-import { chargeCommission } from './billing.js';
+import { chargeCommission, retryHeldCharges } from './billing.js';
 import * as dal from './dal.js';
 import * as documents from './documents.js';
 import {
@@ -84,8 +84,10 @@ export async function handleDelivery(deps: WebhookDeps, delivery: Delivery): Pro
       return confirmUninstall(shopify, shop, log);
     case 'app_subscriptions/update':
       // The body says what changed; the installation says what holds.
-      if ((await shopify.status(shop)).installation === 'installed') await shopify.refreshSubscription(shop);
-      return undefined;
+      if ((await shopify.status(shop)).installation !== 'installed') return undefined;
+      // An approved plan or a raised capped amount may let the commissions Shopify refused before be charged now.
+      if (!(await shopify.refreshSubscription(shop))) return undefined;
+      return { heldCharges: await retryHeldCharges(shopify, db, shop) };
     case 'orders/create':
     case 'orders/paid':
       return takeOrder(deps, shop, delivery.payload as ShopifyOrderPayload);
