@@ -417,7 +417,7 @@ describeEachDatabase(
       ).toEqual([{ order_id: String(order.id), reason: 'over_cap' }]);
     });
 
-    it('a commission held over the cap is charged once the merchant approves a raised cap, once, and the hold is kept settled', async () => {
+    it('a commission held over the cap is charged, once, after the merchant approves a raised cap; the hold is kept, settled', async () => {
       const { shop, token } = await shopifyCollab(use(), standIn);
       expect((await get(`/r/${token}`)).statusCode).toBe(302);
       const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
