@@ -634,6 +634,10 @@ export interface ShopifyShopsTable {
   refresh_token_encrypted: ColumnType<string | null, string | null | undefined, string | null>;
   refresh_token_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   disconnect_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0035: the raise of the capped amount asked of the merchant, until the installation shows it. */
+  cap_raise_confirmation_url: ColumnType<string | null, string | null | undefined, string | null>;
+  cap_raise_minor: ColumnType<number | null, number | null | undefined, number | null>;
+  cap_raise_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }

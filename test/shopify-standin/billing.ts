@@ -4,7 +4,7 @@ import { notImplemented } from './errors.js';
 import { gid, parseGid, type AppSubscription, type ShopRecord, type SubscriptionLineItem, type UsageRecord } from './model.js';
 import { paginate, type ConnectionArgs } from './pagination.js';
 import { money } from './views.js';
-import { appSubscriptionPayload } from './webhooks.js';
+import { appSubscriptionPayload, approachingCappedAmountPayload } from './webhooks.js';
 
 /**
  * App billing: appSubscriptionCreate (usage or recurring line items) answered with a
@@ -270,7 +270,7 @@ function findLineItem(shop: ShopRecord, id: string): { subscription: AppSubscrip
   return subscription && item ? { subscription, item } : null;
 }
 
-export function appUsageRecordCreate(
+export async function appUsageRecordCreate(
   context: ResolverContext,
   args: { subscriptionLineItemId: string; price: MoneyInput; description: string; idempotencyKey?: string | null },
 ) {
@@ -302,8 +302,39 @@ export function appUsageRecordCreate(
     currency: args.price.currencyCode,
   };
   item.usageRecords.push(record);
+  const before = pricing.balanceUsedCents;
   pricing.balanceUsedCents += priceCents;
+  // Shopify announces the balance crossing 90% of the capped amount, once per crossing.
+  const threshold = pricing.cappedAmountCents * 0.9;
+  if (before < threshold && pricing.balanceUsedCents >= threshold) {
+    const payload = approachingCappedAmountPayload(context.shop, subscription, context.core.now());
+    await context.core.webhooks.trigger(context.shop, 'app_subscriptions/approaching_capped_amount', payload);
+  }
   return { appUsageRecord: usageRecordView(context, subscription, item, record), userErrors: [] };
+}
+
+/**
+ * appSubscriptionLineItemUpdate: asks to raise a usage line item's capped amount. Nothing changes
+ * until the merchant approves on the confirmation URL (approveCappedAmount here).
+ */
+export function appSubscriptionLineItemUpdate(context: ResolverContext, args: { id: string; cappedAmount: MoneyInput }) {
+  const none = (field: string[], message: string) => ({ appSubscription: null, confirmationUrl: null, userErrors: [{ field, message }] });
+  const found = findLineItem(context.shop, args.id);
+  if (!found) return none(['id'], 'Subscription line item not found');
+  const { subscription, item } = found;
+  const pricing = item.pricing;
+  if (pricing.kind !== 'usage') return none(['id'], 'Subscription line item must have a usage pricing plan');
+  if (subscription.status !== 'ACTIVE') return none(['id'], 'Subscription is not active');
+  if (args.cappedAmount.currencyCode !== pricing.currency)
+    return none(['cappedAmount', 'currencyCode'], `Currency code must be ${pricing.currency}`);
+  const capped = cents(args.cappedAmount.amount);
+  if (!(capped > pricing.cappedAmountCents)) return none(['cappedAmount'], 'Capped amount must be greater than the current capped amount');
+  pricing.pendingCappedAmountCents = capped;
+  return {
+    appSubscription: appSubscriptionView(context, subscription),
+    confirmationUrl: `https://${context.shop.domain}/admin/charges/${context.core.app.id}/${subscription.id}/confirm_update_capped_amount`,
+    userErrors: [],
+  };
 }
 
 /**
@@ -333,17 +364,19 @@ export async function answerCharge(core: StandInCore, shop: ShopRecord, subscrip
 }
 
 /**
- * The merchant approves a raised capped amount on the active subscription's usage line item, as
- * Shopify's confirmation page for appSubscriptionLineItemUpdate does: the cap becomes the new
- * amount and app_subscriptions/update announces the change.
+ * The merchant approves the raise the app asked for (appSubscriptionLineItemUpdate), as on
+ * Shopify's confirmation page: the cap becomes the amount asked and app_subscriptions/update
+ * announces the change. Returns the new cap.
  */
-export async function approveCappedAmount(core: StandInCore, shop: ShopRecord, cappedAmountCents: number): Promise<void> {
+export async function approveCappedAmount(core: StandInCore, shop: ShopRecord): Promise<number> {
   const subscription = shop.subscriptions.find((candidate) => candidate.status === 'ACTIVE');
   const usage = subscription?.lineItems.find((item) => item.pricing.kind === 'usage')?.pricing;
   if (!subscription || usage?.kind !== 'usage') throw new Error(`${shop.domain} has no active usage subscription`);
-  if (cappedAmountCents <= usage.cappedAmountCents) throw new Error('a capped amount can only be raised');
-  usage.cappedAmountCents = cappedAmountCents;
+  if (usage.pendingCappedAmountCents === undefined) throw new Error(`${shop.domain} was not asked to raise its capped amount`);
+  usage.cappedAmountCents = usage.pendingCappedAmountCents;
+  delete usage.pendingCappedAmountCents;
   await core.webhooks.trigger(shop, 'app_subscriptions/update', appSubscriptionPayload(shop, subscription, core.now()));
+  return usage.cappedAmountCents;
 }
 
 export const usageBalance = (subscription: AppSubscription) =>

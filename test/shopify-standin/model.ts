@@ -119,7 +119,15 @@ export interface UsageRecord {
 }
 
 export type PricingDetails =
-  | { kind: 'usage'; terms: string; cappedAmountCents: number; currency: string; balanceUsedCents: number }
+  | {
+      kind: 'usage';
+      terms: string;
+      cappedAmountCents: number;
+      currency: string;
+      balanceUsedCents: number;
+      /** A raise asked with appSubscriptionLineItemUpdate, waiting for the merchant's approval. */
+      pendingCappedAmountCents?: number;
+    }
   | { kind: 'recurring'; priceCents: number; currency: string; interval: 'EVERY_30_DAYS' | 'ANNUAL' };
 
 export interface SubscriptionLineItem {

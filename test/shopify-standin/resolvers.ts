@@ -1,5 +1,12 @@
 import type { GraphQLSchema } from 'graphql';
-import { appInstallationView, appSubscriptionCancel, appSubscriptionCreate, appSubscriptionView, appUsageRecordCreate } from './billing.js';
+import {
+  appInstallationView,
+  appSubscriptionCancel,
+  appSubscriptionCreate,
+  appSubscriptionLineItemUpdate,
+  appSubscriptionView,
+  appUsageRecordCreate,
+} from './billing.js';
 import { bulkOperationRunQuery, bulkOperationView, currentBulkOperation, findBulkOperation } from './bulk-operations.js';
 import { hasScope, type ResolverContext } from './core.js';
 import {
@@ -141,6 +148,7 @@ export function rootValue(context: ResolverContext, schema: GraphQLSchema): Reco
     appSubscriptionCreate: (args: Args) => appSubscriptionCreate(context, args as never),
     appSubscriptionCancel: (args: Args) => appSubscriptionCancel(context, args as never),
     appUsageRecordCreate: (args: Args) => appUsageRecordCreate(context, args as never),
+    appSubscriptionLineItemUpdate: (args: Args) => appSubscriptionLineItemUpdate(context, args as never),
     bulkOperationRunQuery: (args: Args) => bulkOperationRunQuery(context, schema, args as never, runInBulk),
   };
 }

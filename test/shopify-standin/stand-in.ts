@@ -481,9 +481,9 @@ export class ShopifyStandIn {
   }
 
   /** Usage charges recorded on the shop's subscriptions, in cents. */
-  /** The merchant approves a raised capped amount (Shopify's page for appSubscriptionLineItemUpdate). */
-  approveCappedAmount(domain: string, cappedAmountCents: number): Promise<void> {
-    return approveCappedAmount(this.core, this.shop(domain), cappedAmountCents);
+  /** The merchant approves the raise of the capped amount the app asked for (appSubscriptionLineItemUpdate). Returns the new cap. */
+  approveCappedAmount(domain: string): Promise<number> {
+    return approveCappedAmount(this.core, this.shop(domain));
   }
 
   usageCharged(domain: string): number {

@@ -410,6 +410,27 @@ export function appSubscriptionPayload(shop: ShopRecord, subscription: AppSubscr
   );
 }
 
+export function approachingCappedAmountPayload(shop: ShopRecord, subscription: AppSubscription, now: Date) {
+  const usage = subscription.lineItems.find((item) => item.pricing.kind === 'usage')?.pricing;
+  if (usage?.kind !== 'usage') throw new Error('a subscription without a usage line item has no capped amount');
+  return fromExample(
+    'app_subscriptions/approaching_capped_amount',
+    {
+      app_subscription: {
+        admin_graphql_api_id: `gid://shopify/AppSubscription/${subscription.id}`,
+        name: subscription.name,
+        balance_used: usage.balanceUsedCents / 100,
+        capped_amount: decimal(usage.cappedAmountCents),
+        currency_code: usage.currency,
+        admin_graphql_api_shop_id: `gid://shopify/Shop/${shop.id}`,
+        created_at: subscription.createdAt.toISOString(),
+        updated_at: now.toISOString(),
+      },
+    },
+    shop.currency,
+  );
+}
+
 export function customersDataRequestPayload(shop: ShopRecord, customer: Customer, orderIds: number[], requestId: number) {
   return fromExample(
     'customers/data_request',

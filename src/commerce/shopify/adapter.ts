@@ -2,7 +2,7 @@ import { abstractFetch } from '@shopify/shopify-api/runtime';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { ShopifyConfig } from '../../config.js';
-import { decimalToMinorUnits, isIsoCurrency } from '../../shared/currency.js';
+import { decimalToMinorUnits, isIsoCurrency, minorUnitsToDecimal } from '../../shared/currency.js';
 import type { Db } from '../../db/database.js';
 import type {
   BestSeller,
@@ -414,19 +414,52 @@ export class ShopifyCommerce implements CommerceAdapter {
           id: string;
           name: string;
           status: string;
-          lineItems: Array<{ id: string; plan: { pricingDetails: { __typename: string; cappedAmount?: { currencyCode: string } } } }>;
+          lineItems: Array<{
+            id: string;
+            plan: { pricingDetails: { __typename: string; cappedAmount?: { amount: string; currencyCode: string } } };
+          }>;
         }>;
       };
     }>(domain, documents.INSTALLATION);
     const subscription = data.currentAppInstallation.activeSubscriptions.find((candidate) => candidate.name === USAGE_PLAN.name);
     if (!subscription) return null;
     const usage = subscription.lineItems.find((item) => item.plan.pricingDetails.__typename === 'AppUsagePricing');
+    const capped = usage?.plan.pricingDetails.cappedAmount;
     return {
       id: subscription.id,
       status: subscription.status,
       usageLineItemId: usage?.id ?? null,
-      usageCurrency: usage?.plan.pricingDetails.cappedAmount?.currencyCode ?? null,
+      usageCurrency: capped?.currencyCode ?? null,
+      usageCappedMinor: capped ? (decimalToMinorUnits(String(capped.amount), capped.currencyCode) ?? null) : null,
     };
+  }
+
+  /**
+   * Shopify says the usage balance crossed 90% of the capped amount: asks the merchant to double
+   * it (appSubscriptionLineItemUpdate) and keeps the confirmation URL Shopify answers for the
+   * store's staff to open; the cap changes only when they approve. A repeated delivery while that
+   * raise waits asks nothing new. Returns the cap asked for, or null when there is no plan to raise.
+   */
+  async askToRaiseCap(domain: string): Promise<{ cappedMinor: number; currency: string; confirmationUrl: string } | null> {
+    const subscription = await this.readSubscription(domain);
+    await dal.recordSubscription(this.options.db, domain, subscription, new Date());
+    if (subscription?.status !== 'ACTIVE' || !subscription.usageLineItemId || !subscription.usageCurrency) return null;
+    if (subscription.usageCappedMinor === null) return null;
+    const currency = subscription.usageCurrency;
+    const cappedMinor = subscription.usageCappedMinor * 2;
+    const waiting = (await dal.findShop(this.options.db, domain))?.capRaise;
+    if (waiting && waiting.cappedMinor === cappedMinor) return { cappedMinor, currency, confirmationUrl: waiting.confirmationUrl };
+    const data = await this.request<{
+      appSubscriptionLineItemUpdate: { confirmationUrl: string | null; userErrors: Array<{ field: string[] | null; message: string }> };
+    }>(domain, documents.UPDATE_CAPPED_AMOUNT, {
+      id: subscription.usageLineItemId,
+      cappedAmount: { amount: minorUnitsToDecimal(cappedMinor, currency), currencyCode: currency },
+    });
+    const result = data.appSubscriptionLineItemUpdate;
+    if (result.userErrors.length > 0 || !result.confirmationUrl)
+      throw new ShopifyUserError('appSubscriptionLineItemUpdate', result.userErrors);
+    await dal.setCapRaise(this.options.db, domain, { confirmationUrl: result.confirmationUrl, cappedMinor }, new Date());
+    return { cappedMinor, currency, confirmationUrl: result.confirmationUrl };
   }
 
   /** Reads the plan back and records it; announces plan_approved once. Returns whether the plan is approved. */
@@ -484,4 +517,5 @@ export const WEBHOOK_TOPICS = [
   'REFUNDS_CREATE',
   'APP_UNINSTALLED',
   'APP_SUBSCRIPTIONS_UPDATE',
+  'APP_SUBSCRIPTIONS_APPROACHING_CAPPED_AMOUNT',
 ] as const;

@@ -31,6 +31,8 @@ export interface ShopRow {
   usageCurrency: string | null;
   /** The subscription created for the merchant to approve, with where Shopify sends them back. */
   pending: { subscriptionId: string; confirmationUrl: string; returnUrl: string } | null;
+  /** A raise of the capped amount asked of the merchant and not yet shown approved. */
+  capRaise: { confirmationUrl: string; cappedMinor: number; requestedAt: Date } | null;
 }
 
 export async function findShop(db: Db, shop: string): Promise<ShopRow | undefined> {
@@ -55,6 +57,14 @@ export async function findShop(db: Db, shop: string): Promise<ShopRow | undefine
     pending:
       row.pending_subscription_id && row.pending_confirmation_url && row.pending_return_url
         ? { subscriptionId: row.pending_subscription_id, confirmationUrl: row.pending_confirmation_url, returnUrl: row.pending_return_url }
+        : null,
+    capRaise:
+      row.cap_raise_confirmation_url && row.cap_raise_minor !== null && row.cap_raise_requested_at
+        ? {
+            confirmationUrl: row.cap_raise_confirmation_url,
+            cappedMinor: Number(row.cap_raise_minor),
+            requestedAt: row.cap_raise_requested_at,
+          }
         : null,
   };
 }
@@ -373,6 +383,8 @@ export interface Subscription {
   status: string;
   usageLineItemId: string | null;
   usageCurrency: string | null;
+  /** The usage line item's capped amount, in minor units of usageCurrency. */
+  usageCappedMinor: number | null;
 }
 
 /**
@@ -387,6 +399,9 @@ export async function recordSubscription(
   now: Date,
 ): Promise<{ approved: boolean; newlyApproved: boolean }> {
   const active = subscription?.status === 'ACTIVE';
+  const capped = subscription?.usageCappedMinor ?? null;
+  // A raise asked of the merchant is over once the installation shows a cap at least that high.
+  const capReached = sql`(${active}::boolean and ${capped}::bigint >= coalesce(cap_raise_minor, 0))`;
   const result = await sql<{ newly_approved: boolean }>`
     update shopify_shops set
       subscription_id = ${subscription?.id ?? null},
@@ -397,11 +412,28 @@ export async function recordSubscription(
       pending_subscription_id = case when ${active}::boolean then null else pending_subscription_id end,
       pending_confirmation_url = case when ${active}::boolean then null else pending_confirmation_url end,
       pending_return_url = case when ${active}::boolean then null else pending_return_url end,
+      cap_raise_confirmation_url = case when ${capReached}::boolean then null else cap_raise_confirmation_url end,
+      cap_raise_requested_at = case when ${capReached}::boolean then null else cap_raise_requested_at end,
+      cap_raise_minor = case when ${capReached}::boolean then null else cap_raise_minor end,
       updated_at = ${now}
     where shop = ${shop} and access_token_encrypted is not null
     returning (${active}::boolean and plan_approved_at = ${now}::timestamptz) as newly_approved`.execute(db);
   const row = result.rows[0];
   return { approved: row !== undefined && active, newlyApproved: row?.newly_approved ?? false };
+}
+
+/** The raise of the capped amount asked of the merchant: its confirmation URL, for the store's staff to open. */
+export async function setCapRaise(db: Db, shop: string, raise: { confirmationUrl: string; cappedMinor: number }, now: Date) {
+  await db
+    .updateTable('shopify_shops')
+    .set({
+      cap_raise_confirmation_url: raise.confirmationUrl,
+      cap_raise_minor: raise.cappedMinor,
+      cap_raise_requested_at: now,
+      updated_at: now,
+    })
+    .where('shop', '=', shop)
+    .execute();
 }
 
 /** The subscription just created for the merchant to approve: reused while Shopify has it pending. */

@@ -196,6 +196,18 @@ export const RECORD_USAGE = `#graphql
     }
   }`;
 
+/**
+ * Asks the merchant to raise the usage line item's capped amount (issue 25): Shopify answers with a
+ * confirmation URL where the merchant approves it; the cap changes only then.
+ */
+export const UPDATE_CAPPED_AMOUNT = `#graphql
+  mutation UpdateCappedAmount($id: ID!, $cappedAmount: MoneyInput!) {
+    appSubscriptionLineItemUpdate(id: $id, cappedAmount: $cappedAmount) {
+      confirmationUrl
+      userErrors { field message }
+    }
+  }`;
+
 /** The shop's subscriptions to the service's address: the reconciler recreates the ones Shopify deleted. */
 export const WEBHOOK_SUBSCRIPTIONS = `#graphql
   query WebhookSubscriptions($uri: String!) {

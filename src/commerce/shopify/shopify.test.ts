@@ -443,9 +443,21 @@ describeEachDatabase(
       const commission = Number((await entry()).amount_minor);
       expect(standIn.usageCharged(shop)).toBe(0);
 
-      await standIn.approveCappedAmount(shop, commission + 50_000);
+      // The refusal asked the merchant to double the cap; they approve it on Shopify's page.
+      const capRaise = () =>
+        use()
+          .db.selectFrom('shopify_shops')
+          .select(['cap_raise_minor', 'cap_raise_confirmation_url'])
+          .where('shop', '=', shop)
+          .executeTakeFirstOrThrow();
+      expect(await capRaise()).toEqual({
+        cap_raise_minor: 100_000,
+        cap_raise_confirmation_url: expect.stringContaining(`https://${shop}/`),
+      });
+      expect(await standIn.approveCappedAmount(shop)).toBe(100_000);
       await settled(shop);
       expect(standIn.usageCharged(shop)).toBe(commission);
+      expect(await capRaise()).toEqual({ cap_raise_minor: null, cap_raise_confirmation_url: null });
       expect((await entry()).commerce_charge_id).toMatch(/^gid:\/\/shopify\/AppUsageRecord\//);
       const afterRetry = await hold();
       expect(afterRetry.reason).toBe('over_cap');
@@ -463,10 +475,11 @@ describeEachDatabase(
       const { shop, token } = await shopifyCollab(use(), standIn);
       expect((await get(`/r/${token}`)).statusCode).toBe(302);
       const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
-      const quantity = Math.ceil(1_100_000 / product.priceCents);
+      // 5% of this order is more than twice the plan's capped amount: the doubled cap still does not cover it.
+      const quantity = Math.ceil(2_100_000 / product.priceCents);
       const order = await standIn.placeOrder(shop, { lineItems: [{ productId: product.id, quantity }], landingSite: `/?ref=${token}` });
       await settled(shop);
-      await standIn.approveCappedAmount(shop, 50_001);
+      expect(await standIn.approveCappedAmount(shop)).toBe(100_000);
       await settled(shop);
       expect(standIn.usageCharged(shop)).toBe(0);
       expect(
@@ -476,6 +489,34 @@ describeEachDatabase(
           .where('store_domain', '=', shop)
           .execute(),
       ).toEqual([{ order_id: String(order.id), reason: 'over_cap', settled_at: null }]);
+    });
+
+    it('the capped amount nearly used: Shopify says so and the merchant is asked to double it, once however often it says so', async () => {
+      const { shop, token } = await shopifyCollab(use(), standIn);
+      expect((await get(`/r/${token}`)).statusCode).toBe(302);
+      const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
+      // 5% of this order is between 90% and all of the 500 USD cap: charged, and the balance crosses 90%.
+      const quantity = Math.ceil(920_000 / product.priceCents);
+      await standIn.placeOrder(shop, { lineItems: [{ productId: product.id, quantity }], landingSite: `/?ref=${token}` });
+      await settled(shop);
+      expect(standIn.usageCharged(shop)).toBeGreaterThanOrEqual(45_000);
+      const approaching = standIn.webhookDeliveries({ shop, topic: 'app_subscriptions/approaching_capped_amount' });
+      expect(approaching.length).toBeGreaterThan(0);
+      const capRaise = () =>
+        use()
+          .db.selectFrom('shopify_shops')
+          .select(['cap_raise_minor', 'cap_raise_confirmation_url', 'cap_raise_requested_at'])
+          .where('shop', '=', shop)
+          .executeTakeFirstOrThrow();
+      const asked = await capRaise();
+      expect(asked.cap_raise_minor).toBe(100_000);
+      expect(asked.cap_raise_confirmation_url).toMatch(new RegExp(`^https://${shop.replaceAll('.', '\\.')}/admin/charges/`));
+      await standIn.redeliverWebhook(approaching.at(-1)!.webhookId);
+      await settled(shop);
+      expect(await capRaise()).toEqual(asked);
+      expect(await standIn.approveCappedAmount(shop)).toBe(100_000);
+      await settled(shop);
+      expect(await capRaise()).toEqual({ cap_raise_minor: null, cap_raise_confirmation_url: null, cap_raise_requested_at: null });
     });
 
     it('a referred first order becomes one usage record, however often Shopify delivers it', async () => {

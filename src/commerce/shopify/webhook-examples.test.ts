@@ -174,6 +174,15 @@ describeEachDatabase(
       expect(delivery.status).toBe('done');
     });
 
+    it('app_subscriptions/approaching_capped_amount: the installation decides; a store without an approved plan is asked nothing', async () => {
+      const shop = await installedShop();
+      const body = example('app_subscriptions/approaching_capped_amount', shop);
+      const delivery = await settledDelivery(await deliver(shop, 'app_subscriptions/approaching_capped_amount', body));
+      expect(delivery.status, delivery.last_error ?? '').toBe('done');
+      const row = await use().db.selectFrom('shopify_shops').select(['cap_raise_minor']).where('shop', '=', shop).executeTakeFirstOrThrow();
+      expect(row.cap_raise_minor).toBeNull();
+    });
+
     it.each(['customers/data_request', 'customers/redact', 'shop/redact'])(
       '%s: answered from the example as Shopify sends it',
       async (topic) => {

@@ -35,6 +35,7 @@ export const TOPICS = new Set([
   'refunds/create',
   'app/uninstalled',
   'app_subscriptions/update',
+  'app_subscriptions/approaching_capped_amount',
   'customers/data_request',
   'customers/redact',
   'shop/redact',
@@ -88,6 +89,14 @@ export async function handleDelivery(deps: WebhookDeps, delivery: Delivery): Pro
       // An approved plan or a raised capped amount may let the commissions Shopify refused before be charged now.
       if (!(await shopify.refreshSubscription(shop))) return undefined;
       return { heldCharges: await retryHeldCharges(shopify, db, shop) };
+    case 'app_subscriptions/approaching_capped_amount': {
+      if ((await shopify.status(shop)).installation !== 'installed') return undefined;
+      const raise = await shopify.askToRaiseCap(shop);
+      // Support sees which store was asked, and for how much; the link itself waits for the store's staff (docs/shopify.md).
+      if (raise)
+        log.warn({ shop, cappedMinor: raise.cappedMinor, currency: raise.currency }, 'Shopify capped amount nearly used: raise asked');
+      return raise ? { capRaise: { cappedMinor: raise.cappedMinor, currency: raise.currency } } : undefined;
+    }
     case 'orders/create':
     case 'orders/paid':
       return takeOrder(deps, shop, delivery.payload as ShopifyOrderPayload);
@@ -189,6 +198,8 @@ async function takeOrder(deps: WebhookDeps, shop: string, payload: ShopifyOrderP
         })
       : null;
   if (charge && charge !== 'charged') deps.log.warn({ shop, orderId: order.orderId, charge }, 'commission not charged as a usage record');
+  // A commission past the cap waits for a higher one: the merchant is asked for it as when the cap is nearly used.
+  if (charge === 'over_cap') await deps.shopify.askToRaiseCap(shop);
   return {
     orderId: outcome.orderId,
     matchedBy: outcome.matchedBy,
