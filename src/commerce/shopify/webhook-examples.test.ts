@@ -174,7 +174,7 @@ describeEachDatabase(
       expect(delivery.status).toBe('done');
     });
 
-    it('app_subscriptions/approaching_capped_amount: the installation decides; a store without an approved plan is asked nothing', async () => {
+    it('app_subscriptions/approaching_capped_amount: a store without an approved plan is asked nothing', async () => {
       const shop = await installedShop();
       const body = example('app_subscriptions/approaching_capped_amount', shop);
       const delivery = await settledDelivery(await deliver(shop, 'app_subscriptions/approaching_capped_amount', body));
