@@ -151,7 +151,14 @@ export function commercePlatformsFor(config: Config, db: Db, log: FastifyBaseLog
     [
       SHOPIFY,
       config.shopify
-        ? new ShopifyCommerce({ db, config: config.shopify, baseUrl: config.baseUrl, serviceEnv: config.serviceEnv, log })
+        ? new ShopifyCommerce({
+            db,
+            config: config.shopify,
+            baseUrl: config.baseUrl,
+            serviceEnv: config.serviceEnv,
+            log,
+            commissionBasisPoints: config.orders.commissionBasisPoints,
+          })
         : null,
     ],
   ]);

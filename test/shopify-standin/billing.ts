@@ -206,6 +206,8 @@ export function appSubscriptionCreate(
     problems.push({ field: ['returnUrl'], message: 'Return url is invalid' });
   if ((args.trialDays ?? 0) < 0) problems.push({ field: ['trialDays'], message: 'Trial days must be greater than or equal to 0' });
   problems.push(...lineItemProblems(args.lineItems));
+  // Development and staff stores cannot be charged for real (the stand-in's wording).
+  if (shop.testStore && !args.test) problems.push({ field: ['test'], message: 'This store can only accept test charges' });
   if (problems.length) return { appSubscription: null, confirmationUrl: null, userErrors: problems };
   const subscription: AppSubscription = {
     id: core.ids.next('AppSubscription'),

@@ -189,6 +189,8 @@ export interface ShopRecord {
   countryCode: string;
   primaryHost: string;
   plan: ShopPlan;
+  /** A partner's development store or a Shopify staff store: Shopify takes test charges only there. */
+  testStore: 'development' | 'staff' | null;
   createdAt: Date;
   products: Product[];
   productsById: Map<number, Product>;

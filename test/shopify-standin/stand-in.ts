@@ -52,6 +52,7 @@ export interface CreateShopOptions {
   products?: number;
   orders?: number;
   plan?: ShopPlan;
+  testStore?: 'development' | 'staff';
   title?: string;
   currency?: string;
   country?: string;
@@ -219,6 +220,7 @@ export class ShopifyStandIn {
       countryCode: options.countryCode ?? 'US',
       primaryHost: `${options.name}.example`,
       plan: options.plan ?? 'standard',
+      testStore: options.testStore ?? null,
       createdAt: now,
       products: data.products,
       productsById: new Map(data.products.map((product) => [product.id, product])),

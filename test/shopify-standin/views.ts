@@ -68,9 +68,16 @@ export function shopView(shop: ShopRecord) {
     shopAddress: address,
     billingAddress: address,
     plan: {
-      partnerDevelopment: false,
+      partnerDevelopment: shop.testStore === 'development',
       shopifyPlus: shop.plan === 'plus' || shop.plan === 'enterprise',
-      publicDisplayName: shop.plan === 'plus' ? 'Shopify Plus' : 'Basic',
+      publicDisplayName:
+        shop.testStore === 'development'
+          ? 'Development'
+          : shop.testStore === 'staff'
+            ? 'Staff Business'
+            : shop.plan === 'plus'
+              ? 'Shopify Plus'
+              : 'Basic',
       displayName: 'Basic',
     },
   };

@@ -17,11 +17,12 @@ describe('Shopify adapter: catalog, best sellers and cost-based throttling', () 
   const standIn = new ShopifyStandIn({ throttle: { bucketSize: 1000, restoreRate: 2500 } });
   let database: TestDatabase;
   let shopify: ShopifyCommerce;
+  let shopifyOptions: ConstructorParameters<typeof ShopifyCommerce>[0];
 
   beforeAll(async () => {
     setAbstractFetchFunc(standIn.fetch);
     database = await createTestDatabase('pglite');
-    shopify = new ShopifyCommerce({
+    shopifyOptions = {
       db: database.db,
       config: {
         apiKey: standIn.app.apiKey,
@@ -33,8 +34,10 @@ describe('Shopify adapter: catalog, best sellers and cost-based throttling', () 
       baseUrl: 'https://svc.test',
       serviceEnv: 'test',
       log: pino({ level: 'silent' }),
+      commissionBasisPoints: 500,
       bulkPollMs: 10,
-    });
+    };
+    shopify = new ShopifyCommerce(shopifyOptions);
   });
   afterAll(() => database?.close());
 
@@ -54,6 +57,31 @@ describe('Shopify adapter: catalog, best sellers and cost-based throttling', () 
       .execute();
     return shop;
   }
+
+  it.each([
+    ['development', true],
+    ['staff', true],
+    [undefined, false],
+  ] as const)('a %s store gets a test subscription even in prod: %s; the terms state the rate in words', async (testStore, test) => {
+    const prod = new ShopifyCommerce({ ...shopifyOptions, serviceEnv: 'prod' });
+    const shop = standIn.createShop({ name: `plan-${testStore ?? 'real'}`, products: 1, orders: 0, testStore }).domain;
+    const token = standIn.installApp(shop, DEFAULT_SHOPIFY_SCOPES);
+    await database.db
+      .insertInto('shopify_shops')
+      .values({
+        shop,
+        ...tokenColumns(prod.tokens.toStore(new Session({ id: `offline_${shop}`, shop, state: '', isOnline: false, accessToken: token }))),
+        scopes: DEFAULT_SHOPIFY_SCOPES.join(','),
+        installed_at: new Date(),
+      })
+      .execute();
+    expect(await prod.subscriptionConfirmationUrl(shop, 'https://svc.test/commerce/shopify/plan/return')).toMatch(/^https:\/\//);
+    const [subscription] = standIn.shop(shop).subscriptions;
+    expect(subscription!.test).toBe(test);
+    expect(subscription!.lineItems[0]!.pricing).toMatchObject({
+      terms: "5 percent of each new customer's first order that a partner brings you, charged per order; no monthly fee",
+    });
+  });
 
   it('pages through a catalog within the bucket: one client is never throttled', async () => {
     const shop = await installed('paced', 700);

@@ -34,9 +34,21 @@ export const isShopDomain = (value: unknown): value is string => typeof value ==
 /** The usage plan (DESIGN 4: no monthly fee, a share of first orders), capped every 30 days. */
 export const USAGE_PLAN = {
   name: 'Partner network: a share of first orders',
-  terms: 'A share of each first order a partner brings you; no monthly fee',
   cappedAmount: { amount: 500, currencyCode: 'USD' },
 };
+
+/**
+ * The plan's terms, which the merchant reads on Shopify's approval page: the commission rate in
+ * words, as the ledger applies it (basis points of a new customer's first order).
+ */
+export function usageTerms(commissionBasisPoints: number): string {
+  const percent = String(commissionBasisPoints / 100);
+  return `${percent} percent of each new customer's first order that a partner brings you, charged per order; no monthly fee`;
+}
+
+/** Shopify refuses real charges on these stores (publicDisplayName of a staff store; partnerDevelopment for the rest). */
+const isTestStorePlan = (plan: { partnerDevelopment: boolean; publicDisplayName: string }) =>
+  plan.partnerDevelopment || /^(development|staff)/i.test(plan.publicDisplayName);
 
 /** Catalogs larger than this are read with a bulk operation instead of pages. */
 const LARGE_CATALOG = 1000;
@@ -49,6 +61,8 @@ export interface ShopifyCommerceOptions {
   baseUrl: string;
   serviceEnv: 'test' | 'dev' | 'prod';
   log: FastifyBaseLogger;
+  /** The commission rate the ledger applies, stated in the plan's terms. */
+  commissionBasisPoints: number;
   /** How often a running bulk operation is polled. */
   bulkPollMs?: number;
   sleep?: (ms: number) => Promise<void>;
@@ -483,6 +497,11 @@ export class ShopifyCommerce implements CommerceAdapter {
       });
       if (data.node?.status === 'PENDING') return pending.confirmationUrl;
     }
+    // Development and staff stores take test charges only, on every host.
+    const { shop } = await this.request<{ shop: { plan: { partnerDevelopment: boolean; publicDisplayName: string } } }>(
+      domain,
+      documents.SHOP_PLAN,
+    );
     const data = await this.request<{
       appSubscriptionCreate: {
         confirmationUrl: string | null;
@@ -492,8 +511,14 @@ export class ShopifyCommerce implements CommerceAdapter {
     }>(domain, documents.CREATE_SUBSCRIPTION, {
       name: USAGE_PLAN.name,
       returnUrl,
-      test: this.testCharges,
-      lineItems: [{ plan: { appUsagePricingDetails: { terms: USAGE_PLAN.terms, cappedAmount: USAGE_PLAN.cappedAmount } } }],
+      test: this.testCharges || isTestStorePlan(shop.plan),
+      lineItems: [
+        {
+          plan: {
+            appUsagePricingDetails: { terms: usageTerms(this.options.commissionBasisPoints), cappedAmount: USAGE_PLAN.cappedAmount },
+          },
+        },
+      ],
     });
     const result = data.appSubscriptionCreate;
     if (result.userErrors.length > 0 || !result.confirmationUrl || !result.appSubscription) {

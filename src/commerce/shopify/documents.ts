@@ -159,6 +159,12 @@ export const CREATE_SUBSCRIPTION = `#graphql
     }
   }`;
 
+/** Whether the store is a development or staff store, where Shopify takes test charges only. */
+export const SHOP_PLAN = `#graphql
+  query ShopPlan {
+    shop { plan { partnerDevelopment publicDisplayName } }
+  }`;
+
 /** One subscription's status: whether the one created for the merchant is still waiting for them. */
 export const SUBSCRIPTION_STATUS = `#graphql
   query SubscriptionStatus($id: ID!) {

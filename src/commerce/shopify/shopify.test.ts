@@ -136,6 +136,7 @@ describeEachDatabase(
       expect(status).toEqual({ installation: 'installed', planApproved: false });
       const subscribed = [...standIn.shop(shop).webhookSubscriptions.values()].map((subscription) => subscription.topic).sort();
       expect(subscribed).toEqual([
+        'APP_SUBSCRIPTIONS_APPROACHING_CAPPED_AMOUNT',
         'APP_SUBSCRIPTIONS_UPDATE',
         'APP_UNINSTALLED',
         'ORDERS_CANCELLED',
