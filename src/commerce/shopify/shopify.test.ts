@@ -74,6 +74,16 @@ describeEachDatabase(
           { timeout: 30_000 },
         )
         .toBe(0);
+    /** A new Shopify collab whose shopper follows the referral and orders goods worth at least `cents`, every delivery worked off. */
+    const referredOrderOfAtLeast = async (cents: number) => {
+      const { shop, token } = await shopifyCollab(use(), standIn);
+      expect((await get(`/r/${token}`)).statusCode).toBe(302);
+      const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
+      const quantity = Math.ceil(cents / product.priceCents);
+      const order = await standIn.placeOrder(shop, { lineItems: [{ productId: product.id, quantity }], landingSite: `/?ref=${token}` });
+      await settled(shop);
+      return { shop, order };
+    };
 
     beforeAll(() => {
       standIn = standInFor(BASE_URL, () => use().app);
@@ -397,13 +407,8 @@ describeEachDatabase(
     });
 
     it("a commission past the store's capped amount is not charged: the ledger keeps it, held for over_cap", async () => {
-      const { shop, token } = await shopifyCollab(use(), standIn);
-      expect((await get(`/r/${token}`)).statusCode).toBe(302);
-      const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
       // 5% of this order is more than the plan's capped amount of 500 USD every 30 days.
-      const quantity = Math.ceil(1_100_000 / product.priceCents);
-      const order = await standIn.placeOrder(shop, { lineItems: [{ productId: product.id, quantity }], landingSite: `/?ref=${token}` });
-      await settled(shop);
+      const { shop, order } = await referredOrderOfAtLeast(1_100_000);
       expect(standIn.usageCharged(shop)).toBe(0);
       const entry = await use()
         .db.selectFrom('commission_ledger')
@@ -419,12 +424,7 @@ describeEachDatabase(
     });
 
     it('a commission held over the cap is charged, once, after the merchant approves a raised cap; the hold is kept, settled', async () => {
-      const { shop, token } = await shopifyCollab(use(), standIn);
-      expect((await get(`/r/${token}`)).statusCode).toBe(302);
-      const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
-      const quantity = Math.ceil(1_100_000 / product.priceCents);
-      const order = await standIn.placeOrder(shop, { lineItems: [{ productId: product.id, quantity }], landingSite: `/?ref=${token}` });
-      await settled(shop);
+      const { shop, order } = await referredOrderOfAtLeast(1_100_000);
       const hold = () =>
         use()
           .db.selectFrom('commission_charge_holds')
@@ -473,13 +473,8 @@ describeEachDatabase(
     });
 
     it('a raised cap that still does not cover a held commission leaves it held, charged nothing', async () => {
-      const { shop, token } = await shopifyCollab(use(), standIn);
-      expect((await get(`/r/${token}`)).statusCode).toBe(302);
-      const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
       // 5% of this order is more than twice the plan's capped amount: the doubled cap still does not cover it.
-      const quantity = Math.ceil(2_100_000 / product.priceCents);
-      const order = await standIn.placeOrder(shop, { lineItems: [{ productId: product.id, quantity }], landingSite: `/?ref=${token}` });
-      await settled(shop);
+      const { shop, order } = await referredOrderOfAtLeast(2_100_000);
       expect(await standIn.approveCappedAmount(shop)).toBe(100_000);
       await settled(shop);
       expect(standIn.usageCharged(shop)).toBe(0);
@@ -493,13 +488,8 @@ describeEachDatabase(
     });
 
     it('the capped amount nearly used: Shopify says so and the merchant is asked to double it, once however often it says so', async () => {
-      const { shop, token } = await shopifyCollab(use(), standIn);
-      expect((await get(`/r/${token}`)).statusCode).toBe(302);
-      const product = standIn.shop(shop).products.find((entry) => entry.status === 'ACTIVE')!;
       // 5% of this order is between 90% and all of the 500 USD cap: charged, and the balance crosses 90%.
-      const quantity = Math.ceil(920_000 / product.priceCents);
-      await standIn.placeOrder(shop, { lineItems: [{ productId: product.id, quantity }], landingSite: `/?ref=${token}` });
-      await settled(shop);
+      const { shop } = await referredOrderOfAtLeast(920_000);
       expect(standIn.usageCharged(shop)).toBeGreaterThanOrEqual(45_000);
       const approaching = standIn.webhookDeliveries({ shop, topic: 'app_subscriptions/approaching_capped_amount' });
       expect(approaching.length).toBeGreaterThan(0);
