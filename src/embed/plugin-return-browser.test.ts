@@ -1,0 +1,117 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Route } from 'playwright-core';
+import type { TestContext } from '../../test/support/harness.js';
+import { createPlatform } from '../../test/support/factories.js';
+import { domainFor, embeddedPluginInChromium } from '../../test/support/embed-plugin-browser.js';
+
+/** The merchant coming back from the platform (one trade, the return flow) and the plugin on another site. */
+describe('embedded plugin in Chromium, through the demo host page: coming back and cross-site', () => {
+  const { shared, open, stages, sandbox, signInAtSandbox, inNewTab } = embeddedPluginInChromium();
+  let context: TestContext;
+  let service: string;
+  let demo: string;
+  let demoOtherSite: string;
+  beforeAll(() => {
+    ({ context, service, demo, demoOtherSite } = shared);
+  });
+
+  it(`trades the store confirmation once when two checks overlap on return (focus and visibilitychange together): \
+a late refused trade does not take the merchant's token away`, async () => {
+    const domain = domainFor();
+    await sandbox(domain, 'install');
+    await sandbox(domain, 'plan');
+    const opened = await open(`/?domain=${domain}`);
+    await opened.frame.locator('[data-screen="consent"]').waitFor({ timeout: 60_000 });
+    // The first trade is held. A second one, if the page starts it, is answered first (the token)
+    // and the held one after it (refused: the confirmation is spent), which is the order that lost
+    // the token when two checks overlapped under load.
+    const held: Route[] = [];
+    let trades = 0;
+    await opened.page.route(`${service}/plugin/v2/token`, async (route) => {
+      trades += 1;
+      if (trades === 1) {
+        held.push(route);
+        return;
+      }
+      await route.fulfill({ response: await route.fetch() });
+      await held.shift()?.continue();
+    });
+    let looks = 0;
+    opened.page.on('response', (response) => {
+      if (response.url().startsWith(`${service}/plugin/v2/state`)) looks += 1;
+    });
+    await inNewTab(opened.page, opened.frame, 'Confirm at your store', 'Confirm');
+    await expect.poll(() => trades).toBe(1);
+    // A second look while the first trade is still out, as when focus and visibilitychange come together.
+    const before = looks;
+    await opened.frame.locator('body').evaluate(() => window.dispatchEvent(new Event('focus')));
+    await expect.poll(() => looks).toBeGreaterThan(before);
+    // Time for the second look to start a trade of its own, if it would; then the held one goes on.
+    await opened.page.waitForTimeout(500);
+    await held.shift()?.continue();
+    await opened.frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
+    await opened.frame.locator('[data-screen="live"]').waitFor();
+    expect(trades).toBe(1);
+    await opened.browserContext.close();
+  });
+
+  it('works cross-site (host on localhost, service on 127.0.0.1) with third-party cookies and storage blocked in the iframe', async () => {
+    const crossSite = await createPlatform(context.support, { approvedOrigins: [demo, demoOtherSite] });
+    const { page, browserContext, frame, problems } = await open(
+      `${demoOtherSite}/?platformId=${crossSite.platformId}&domain=${domainFor()}`,
+      {
+        prepare: (p) =>
+          p.context().addInitScript((serviceOrigin) => {
+            if (location.origin !== serviceOrigin) return;
+            const blocked = () => {
+              throw new DOMException('third-party storage is blocked', 'SecurityError');
+            };
+            for (const name of ['localStorage', 'sessionStorage', 'indexedDB', 'caches'])
+              Object.defineProperty(window, name, { get: blocked, configurable: true });
+            Object.defineProperty(Document.prototype, 'cookie', { get: blocked, set: blocked, configurable: true });
+          }, service),
+      },
+    );
+    await frame.locator('[data-screen="install"]').waitFor();
+    expect(await frame.locator('body').evaluate(() => location.origin)).toBe(service);
+    expect(new URL(page.url()).origin).toBe(demoOtherSite);
+    await inNewTab(page, frame, 'Install the app', 'Install app');
+    await frame.locator('[data-screen="plan"]').waitFor();
+    await inNewTab(page, frame, 'Approve plan', 'Approve plan');
+    await frame.locator('[data-screen="consent"]').waitFor({ timeout: 60_000 });
+    await frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
+    await frame.locator('[data-screen="live"]').waitFor();
+    await expect.poll(() => stages(page)).toEqual(['install', 'plan', 'setting_up', 'consent', 'live']);
+    expect(problems).toEqual([]);
+    await browserContext.close();
+  });
+
+  it(`return flow: with the page address held and the brand synced, install happens in the same tab and \
+comes back to the same origin, merchant and drawer`, async () => {
+    const domain = domainFor();
+    const withPage = await createPlatform(context.support, { approvedOrigins: [demo, demoOtherSite], pluginPageUrl: `${demo}/` });
+    await context.db.insertInto('platform_brands').values({ platform_id: withPage.platformId, domain, status: 'active' }).execute();
+    const saved = shared.platformId;
+    shared.platformId = withPage.platformId;
+    try {
+      // Started under the other name of the same host: the demo moves to the plugin page's origin first.
+      const { page, browserContext, frame } = await open(`${demoOtherSite}/?mode=drawer&domain=${domain}`);
+      expect(new URL(page.url()).origin).toBe(demo);
+      await page.getByRole('button', { name: 'Open brand partnerships' }).click();
+      await frame.getByRole('link', { name: 'Install the app' }).click();
+      await page.waitForURL(/\/sandbox\/stores\/.*\/(sign-in|install)/);
+      await signInAtSandbox(page, 'Install app');
+      await page.getByRole('button', { name: 'Install app' }).click();
+      // Back at the bare plugin page address; the platform's session remembers the merchant and the mode.
+      await page.waitForURL(`${demo}/`);
+      await frame.locator('[data-screen="plan"]').waitFor();
+      expect(page.url()).not.toContain('svc_connect');
+      expect(await page.getByText(`Merchant: ${domain}`).count()).toBe(1);
+      expect(await page.locator('[role="dialog"]').isVisible()).toBe(true);
+      await expect.poll(() => stages(page)).toEqual(['install', 'plan']);
+      await browserContext.close();
+    } finally {
+      shared.platformId = saved;
+    }
+  });
+});
