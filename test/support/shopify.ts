@@ -6,6 +6,7 @@ import type { App } from '../../src/app.js';
 import { hashSecret } from '../../src/shared/keys.js';
 import { BROWSER_USER_AGENT, formFields } from '../shopify-standin/example-app.js';
 import { ShopifyStandIn, type ShopifyStandInOptions } from '../shopify-standin/stand-in.js';
+import { signWebhookBody } from '../shopify-standin/webhooks.js';
 
 /** The service's Shopify settings for a stand-in's app, with a fixed encryption key. */
 export const TOKEN_ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
@@ -158,4 +159,24 @@ export async function answerPlan(app: App, standIn: ShopifyStandIn, planPath: st
   check(answered.status === 302, `the charge page answered ${answered.status}`);
   const back = new URL(answered.headers.get('location')!);
   return app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, headers: { 'user-agent': BROWSER_USER_AGENT } });
+}
+
+/** The headers Shopify signs a webhook delivery with: each delivery its own webhook id, the event id shared by its duplicates. */
+export function signedWebhookHeaders(
+  standIn: ShopifyStandIn,
+  shop: string,
+  topic: string,
+  text: string,
+  ids: { webhookId?: string; eventId?: string } = {},
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'x-shopify-topic': topic,
+    'x-shopify-hmac-sha256': signWebhookBody(standIn.app.apiSecret, text),
+    'x-shopify-shop-domain': shop,
+    'x-shopify-api-version': '2026-10',
+    'x-shopify-webhook-id': ids.webhookId ?? crypto.randomUUID(),
+    'x-shopify-event-id': ids.eventId ?? crypto.randomUUID(),
+    'x-shopify-triggered-at': new Date().toISOString(),
+  };
 }

