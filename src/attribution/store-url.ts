@@ -4,14 +4,16 @@ export const REFERRAL_PARAMETER = 'ref';
 /**
  * Where a referral link sends the shopper: the partner's store front with its discount code
  * applied, through the store's shareable discount link (`/discount/{code}`, as Shopify stores
- * have), carrying the referral token so the order can name the shopper's own click. Shopify's
- * discount link takes the page to land on in `redirect` (a path on the store), and Shopify records
- * the visit's landing page, query included, with the order (`landing_site`, the customer
- * journey's `landingPage`, and its `ref` as `referralCode`): so the shopper lands on `/?ref={token}`.
- * Without a code the store's home page takes the `ref` itself. Undefined when the partner has no
- * store domain to send anyone to. With `sandbox` (SANDBOX_STOREFRONTS on test and dev hosts) the
- * store front is the sandbox commerce platform's page for the store, whose discount link works the
- * same and keeps the referral token for the order.
+ * have), carrying the referral token so the order names the shopper's own click. Shopify records
+ * the page a visit landed on with the order, query included (`landing_site`: for a discount link,
+ * the link itself, as in `/discount/vip30?utm_source=…`), and reads its `ref` as the visit's
+ * referral code (`landing_site_ref`, the customer journey's `referralCode`): so the link carries
+ * `ref`. Its `redirect` (a path on the store, where Shopify sends the shopper on to) is `/?ref=…`,
+ * so the page the shopper lands on carries the token as well, for a store front that records that
+ * page instead. Without a code the store's home page takes the `ref` itself. Undefined when the
+ * partner has no store domain to send anyone to. With `sandbox` (SANDBOX_STOREFRONTS on test and
+ * dev hosts) the store front is the sandbox commerce platform's page for the store, whose discount
+ * link works the same and keeps the referral token for the order.
  */
 export function storeUrl(
   partnerDomain: string | null,
@@ -29,7 +31,7 @@ export function storeUrl(
   } catch {
     return undefined;
   }
-  if (sandbox || !discountCode) url.searchParams.set(REFERRAL_PARAMETER, referralToken);
-  else url.searchParams.set('redirect', `/?${new URLSearchParams({ [REFERRAL_PARAMETER]: referralToken })}`);
+  if (discountCode && !sandbox) url.searchParams.set('redirect', `/?${new URLSearchParams({ [REFERRAL_PARAMETER]: referralToken })}`);
+  url.searchParams.set(REFERRAL_PARAMETER, referralToken);
   return url.toString();
 }

@@ -250,6 +250,16 @@ export function financialStatus(order: Order): 'PAID' | 'PARTIALLY_REFUNDED' | '
   return refunded >= order.totalCents ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
 }
 
+/**
+ * The visit's referral code as Shopify reads it from the landing page: "Supports the following URL
+ * attributes: ref, source, or r" (CustomerVisit.referralCode, REST `landing_site_ref`).
+ */
+export function referralCodeOf(landingSite: string | null): string | null {
+  if (landingSite === null) return null;
+  const query = new URL(landingSite, 'https://store.invalid').searchParams;
+  return query.get('ref') ?? query.get('source') ?? query.get('r');
+}
+
 function visitView(order: Order, shop: ShopRecord) {
   if (order.landingSite === null) return null;
   const landingPage = new URL(order.landingSite, `https://${shop.primaryHost}`);
@@ -259,7 +269,7 @@ function visitView(order: Order, shop: ShopRecord) {
     id: gid('CustomerVisit', order.id),
     landingPage: landingPage.toString(),
     referrerUrl: order.referringSite,
-    referralCode: null,
+    referralCode: referralCodeOf(order.landingSite),
     source: order.referringSite ? new URL(order.referringSite).hostname : 'direct',
     sourceType: null,
     sourceDescription: null,
