@@ -302,8 +302,8 @@ export class ShopifyStandIn {
     const landingSite = `${address.pathname}${address.search}`;
     const discount = /^\/discount\/([^/]+)\/?$/.exec(address.pathname);
     if (!discount) return { domain: shop.domain, landingSite, location: landingSite };
-    const redirect = address.searchParams.get('redirect');
-    const onStore = redirect !== null && redirect.startsWith('/') && !redirect.startsWith('//');
+    const redirect = address.searchParams.get('redirect') ?? '';
+    const onStore = redirect.startsWith('/') && !redirect.startsWith('//');
     return { domain: shop.domain, landingSite, discountCode: decodeURIComponent(discount[1]!), location: onStore ? redirect : '/' };
   }
 

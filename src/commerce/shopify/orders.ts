@@ -98,7 +98,10 @@ export function referralsInLandingPage(landingPage: string): string[] {
  * pages, the last visit's first). The first that has a token's shape wins; anything else a store
  * recorded (another app's `ref`, a hostile string) is passed over.
  */
-export function referralTokenOf(order: ShopifyOrderPayload, journey?: Pick<OrderJourney, 'referralCodes' | 'landingPages'>): string | undefined {
+export function referralTokenOf(
+  order: ShopifyOrderPayload,
+  journey?: Pick<OrderJourney, 'referralCodes' | 'landingPages'>,
+): string | undefined {
   const candidates = [
     ...(order.note_attributes ?? []).filter((attribute) => attribute.name === REFERRAL_PARAMETER).map((attribute) => attribute.value),
     ...(order.landing_site ? referralsInLandingPage(order.landing_site) : []),
