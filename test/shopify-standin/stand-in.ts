@@ -69,6 +69,12 @@ export interface PlaceOrderInput {
   discountCode?: string;
   /** The storefront URL the visit landed on, e.g. `/products/tee?ref=partner-42`. */
   landingSite?: string;
+  /**
+   * The landing page of an earlier visit by the same shopper (the journey's `firstVisit`), e.g. a
+   * discount link they followed before coming back directly to order; the webhook's `landing_site`
+   * stays the order's own visit's.
+   */
+  earlierLandingSite?: string;
   referringSite?: string;
   noteAttributes?: NoteAttribute[];
 }
@@ -365,6 +371,7 @@ export class ShopifyStandIn {
       totalCents: subtotalCents - discountCents,
       discountCode,
       landingSite: input.landingSite ?? '/',
+      ...(input.earlierLandingSite === undefined ? {} : { earlierLandingSite: input.earlierLandingSite }),
       referringSite: input.referringSite ?? null,
       noteAttributes: input.noteAttributes ?? [],
       customerOrderIndex: customer.orderCount,

@@ -545,6 +545,18 @@ order's landing page, though another platform had more clicks; the code typed al
       const typed = await standIn.placeOrder(shop, { discountCode: visit.discountCode });
       await settled(shop);
       expect(await credited(typed.id)).toEqual({ platform_id: null, matched_by: 'discount_code', touch: 'click' });
+
+      // A third followed the link, left, and came back directly to order: the webhook's landing page is the store's home
+      // page; the customer journey's first visit, read from the Admin API, still names the click.
+      const again = standIn.visit((await get(`/r/${token}`)).headers.location as string);
+      const later = await standIn.placeOrder(shop, {
+        landingSite: '/',
+        earlierLandingSite: again.landingSite,
+        discountCode: again.discountCode,
+      });
+      await settled(shop);
+      expect(JSON.parse(standIn.webhookDeliveries({ shop, topic: 'orders/create' }).at(-1)!.body).landing_site).toBe('/');
+      expect(await credited(later.id)).toEqual({ platform_id: platformId, matched_by: 'referral_link', touch: 'click' });
     });
 
     it('a referred first order becomes one usage record, however often Shopify delivers it', async () => {
