@@ -51,7 +51,9 @@ describe('Shopify stand-in: bulk query operations as 2026-10 runs them', () => {
     clock = NOW + 1_250;
     expect((await graphql(`{ bulkOperation(id: "${started[0]}") { status } }`)).data.bulkOperation.status).toBe('COMPLETED');
     expect((await graphql(RUN(PRODUCTS))).data.bulkOperationRunQuery.userErrors).toEqual([]);
-    expect((await graphql(RUN(PRODUCTS))).data.bulkOperationRunQuery.userErrors).toEqual([expect.objectContaining({ code: 'LIMIT_REACHED' })]);
+    expect((await graphql(RUN(PRODUCTS))).data.bulkOperationRunQuery.userErrors).toEqual([
+      expect.objectContaining({ code: 'LIMIT_REACHED' }),
+    ]);
   });
 
   it('counts every JSONL line as an object, nested connections’ nodes included, and reports the running total while it runs', async () => {
@@ -60,7 +62,8 @@ describe('Shopify stand-in: bulk query operations as 2026-10 runs them', () => {
     const orders = standIn.shop('bulky.myshopify.com').orders;
     const objects = orders.length + orders.reduce((sum, order) => sum + order.lineItems.length, 0);
     const id = (await graphql(RUN(UNITS_SOLD))).data.bulkOperationRunQuery.bulkOperation.id;
-    const read = async () => (await graphql(`{ bulkOperation(id: "${id}") { status objectCount rootObjectCount url } }`)).data.bulkOperation;
+    const read = async () =>
+      (await graphql(`{ bulkOperation(id: "${id}") { status objectCount rootObjectCount url } }`)).data.bulkOperation;
 
     // Half the time it takes at 500 objects a second: half the objects written.
     const duration = Math.ceil((objects / 500) * 1000);
@@ -76,7 +79,7 @@ describe('Shopify stand-in: bulk query operations as 2026-10 runs them', () => {
     expect(lines).toHaveLength(objects);
   });
 
-  it('keeps every request waiting for its latency (the Admin API, OAuth and result downloads), and adds overlapping waits once', async () => {
+  it('holds every request for its latency (Admin API, OAuth, result downloads) and adds overlapping waits once', async () => {
     let clock = NOW;
     const slept: number[] = [];
     // The test's sleep moves the stand-in's clock: the waits are on a timeline it can add up.
