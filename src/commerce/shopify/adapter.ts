@@ -22,7 +22,7 @@ import { AdminClient, ShopifyUserError, StoreDisconnectedError } from './admin-c
 import { runBulkQuery } from './bulk.js';
 import * as dal from './dal.js';
 import * as documents from './documents.js';
-import { shopifyLibrary, type ShopifyLibrary } from './library.js';
+import { shopifyLibrary, type ShopifyLibrary, WEBHOOK_PATH } from './library.js';
 import { TokenCipher } from './token-crypto.js';
 import { ShopTokens } from './tokens.js';
 
@@ -388,7 +388,7 @@ export class ShopifyCommerce implements CommerceAdapter {
 
   /** Order, refund and lifecycle topics, subscribed for the shop; the compliance topics are the app configuration's. */
   async registerWebhooks(domain: string, topics: readonly string[] = WEBHOOK_TOPICS): Promise<void> {
-    const uri = `${this.options.baseUrl}/commerce/shopify/webhooks`;
+    const uri = `${this.options.baseUrl}${WEBHOOK_PATH}`;
     for (const topic of topics) {
       try {
         await this.mutate(domain, 'webhookSubscriptionCreate', documents.SUBSCRIBE_WEBHOOK, { topic, uri });
@@ -409,7 +409,7 @@ export class ShopifyCommerce implements CommerceAdapter {
     const data = await this.request<{ webhookSubscriptions: { nodes: Array<{ topic: string }> } }>(
       domain,
       documents.WEBHOOK_SUBSCRIPTIONS,
-      { uri: `${this.options.baseUrl}/commerce/shopify/webhooks` },
+      { uri: `${this.options.baseUrl}${WEBHOOK_PATH}` },
     );
     const subscribed = new Set(data.webhookSubscriptions.nodes.map((node) => node.topic));
     const missing = WEBHOOK_TOPICS.filter((topic) => !subscribed.has(topic));

@@ -27,6 +27,7 @@ import {
 } from './pages.js';
 import { InstallQuery, PlanQuery, RetriedDelivery, ShopifyAttention, WebhookIdParams, WebhookReceipt } from './schemas.js';
 import { COMPLIANCE_TOPICS, TOPICS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
+import { WEBHOOK_PATH } from './library.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 export const CALLBACK_PATH = '/commerce/shopify/callback';
@@ -390,7 +391,7 @@ async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: R
   });
 
   app.post(
-    '/commerce/shopify/webhooks',
+    WEBHOOK_PATH,
     {
       bodyLimit: WEBHOOK_BODY_LIMIT_BYTES,
       schema: {
