@@ -114,6 +114,15 @@ describeEachDatabase(
       expect(await linked(shop.domain)).toEqual([shop.primaryHost]);
     });
 
+    it("shop/redact after an uninstall unlinks the store's domain; the uninstall alone keeps it for a reinstall", async () => {
+      const shop = newShop();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop.domain}`);
+      await standIn.uninstall(shop.domain);
+      expect(await linked(shop.domain)).toEqual([shop.primaryHost]);
+      await standIn.redactShop(shop.domain);
+      await expect.poll(() => linked(shop.domain), { timeout: 30_000 }).toEqual([]);
+    });
+
     it('a store without a custom domain (primary domain at myshopify.com) links nothing', async () => {
       const shop = newShop(null);
       await install(use().app, standIn, `/commerce/shopify/install?shop=${shop.domain}`);
