@@ -12,6 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
+# The project's Node.js and tools first, as under `npm test`, also when the script is run with bash.
+export PATH="$PWD/node_modules/.bin:$PATH"
 echo "Node.js $(node --version) ($(command -v node))" >&2
 bash scripts/ensure-services.sh
 bash scripts/ensure-chromium.sh
@@ -22,7 +24,6 @@ failed=()
 # Background steps ignore Ctrl-C in a script: stop the ones still running when the script ends early.
 trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
 trap 'exit 130' INT TERM
-bin=node_modules/.bin
 
 # A step in the background, its output kept apart so that the steps' outputs do not interleave.
 start() {
@@ -47,8 +48,8 @@ run() {
   "$@" || failed+=("$name")
 }
 start_checks() {
-  start typecheck $bin/tsc -p tsconfig.json
-  start typecheck-web $bin/tsc -p web/tsconfig.json
+  start typecheck tsc -p tsconfig.json
+  start typecheck-web tsc -p web/tsconfig.json
   start lint npm run --silent lint
 }
 finish_checks() {
@@ -67,15 +68,15 @@ if [ $# -gt 0 ]; then
   start_checks
   finish_checks
   conclude
-  $bin/vitest run "$@"
+  vitest run "$@"
   exit
 fi
 
 start_checks
 # Its own results cache off: two vitest processes ending together would write one file at once.
-start browser $bin/vitest run --project browser --no-cache
-run "unit and integration" $bin/vitest run --project unit --project integration
+start browser vitest run --project browser --no-cache
+run "unit and integration" vitest run --project unit --project integration
 finish browser
 finish_checks
-run resilience $bin/vitest run --project resilience
+run resilience vitest run --project resilience
 conclude

@@ -25,6 +25,9 @@ export const LONGEST_FILES = [
   'src/cli.test.ts',
   'src/recommendations/scorer.test.ts',
   'src/db/performance-money-migration.test.ts',
+  'test/resilience/faults.test.ts',
+  'test/durability/offers-durability.test.ts',
+  'test/server/lifecycle.test.ts',
 ];
 
 /** vitest's order (tier, then the cache's durations or file size), with the files above moved to the front of their tier. */
