@@ -29,7 +29,7 @@ trap 'exit 130' INT TERM
 start() {
   local name=$1
   shift
-  "$@" >"$logs/$name.log" 2>&1 &
+  "$@" </dev/null >"$logs/$name.log" 2>&1 &
   pids[$name]=$!
 }
 # Waits for a background step and prints its output under its name.
