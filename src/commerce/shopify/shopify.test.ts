@@ -400,7 +400,9 @@ describeEachDatabase(
       try {
         standIn.revokeToken(shop);
         await expect(worker.commerce.forStore(shop).profile(shop)).rejects.toThrow(/revoked/);
-        expect(await liveOffers()).toBe(0);
+        // The profile read and the units-sold queries it starts beside it both meet the revoked token: whichever reaches
+        // Shopify's refusal first makes the store leave, so the offer is hidden by that call, not necessarily this one.
+        await expect.poll(liveOffers).toBe(0);
       } finally {
         await worker.close();
       }

@@ -176,7 +176,10 @@ async function takeReversal(deps: WebhookDeps, reversal: OrderReversal) {
   return { reversal, outcome };
 }
 
-/** A store that left since the order was placed has no Admin API to ask: the service's own history decides, and the webhook's landing page alone names the click. */
+/**
+ * A store that left since the order was placed has no Admin API to ask: the service's own history
+ * decides, and the webhook's landing page alone names the click.
+ */
 async function orderJourney(shopify: ShopifyCommerce, shop: string, orderGid: string): Promise<OrderJourney | undefined> {
   try {
     return await shopify.orderJourney(shop, orderGid);
