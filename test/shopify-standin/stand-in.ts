@@ -55,6 +55,8 @@ export interface CreateShopOptions {
   testStore?: 'development' | 'staff';
   title?: string;
   currency?: string;
+  /** The currency Shopify bills the merchant in; USD unless given (Shopify bills EU merchants in EUR, for example). */
+  billingCurrency?: string;
   country?: string;
   countryCode?: string;
   description?: string | null;
@@ -71,6 +73,8 @@ export interface PlaceOrderInput {
   landingSite?: string;
   referringSite?: string;
   noteAttributes?: NoteAttribute[];
+  /** The shopper pays in another currency (Shopify Markets): its code, and how many of it one unit of the shop's buys. */
+  presentment?: { currency: string; rate: number };
 }
 
 export interface RefundInput {
@@ -216,6 +220,7 @@ export class ShopifyStandIn {
       email: `owner@${options.name}.example`,
       description: options.description === undefined ? `${options.name} sells good things.` : options.description,
       currency: options.currency ?? 'USD',
+      billingCurrency: options.billingCurrency ?? 'USD',
       country: options.country ?? 'United States',
       countryCode: options.countryCode ?? 'US',
       primaryHost: `${options.name}.example`,
@@ -335,6 +340,7 @@ export class ShopifyStandIn {
       referringSite: input.referringSite ?? null,
       noteAttributes: input.noteAttributes ?? [],
       customerOrderIndex: customer.orderCount,
+      presentment: input.presentment ?? null,
       cancelledAt: null,
       cancelReason: null,
       refunds: [],

@@ -30,7 +30,15 @@ const HELD: Record<HeldReason, string> = {
 };
 
 function Settled({ entry }: { entry: Entry }) {
-  if (entry.settlement === 'charged') return <>Charged by your platform ({entry.commerceChargeId})</>;
+  if (entry.settlement === 'charged') {
+    // A commission booked in the store's currency may be charged in the plan's, from the shopper's own amount.
+    const other = entry.chargedAs && entry.chargedAs.currency !== entry.currency ? entry.chargedAs : null;
+    return (
+      <>
+        Charged by your platform{other && <> as {currencyAmount(other.amountMinor, other.currency)}</>} ({entry.commerceChargeId})
+      </>
+    );
+  }
   if (entry.settlement === 'held') return <>Held: {entry.heldReason ? HELD[entry.heldReason] : 'not charged'}</>;
   return <>{entry.amountMinor < 0 ? 'Credited to you directly' : 'Owed directly'}</>;
 }

@@ -643,7 +643,7 @@ export async function disconnectedShops(
 export async function insertUsageRecord(
   db: Db,
   record: { idempotencyKey: string; shop: string; orderId: string; amountCents: number; currency: string },
-): Promise<{ usageRecordId: string | null }> {
+): Promise<{ usageRecordId: string | null; amountMinor: number; currency: string }> {
   await db
     .insertInto('shopify_usage_records')
     .values({
@@ -657,10 +657,39 @@ export async function insertUsageRecord(
     .execute();
   const row = await db
     .selectFrom('shopify_usage_records')
-    .select('usage_record_id')
+    .select(['usage_record_id', 'amount_cents', 'currency'])
     .where('idempotency_key', '=', record.idempotencyKey)
     .executeTakeFirstOrThrow();
-  return { usageRecordId: row.usage_record_id };
+  return { usageRecordId: row.usage_record_id, amountMinor: Number(row.amount_cents), currency: row.currency };
+}
+
+/** An order's commission in the shopper's currency (from Shopify's presentment money), kept for a charge in that currency. */
+export async function noteOrderCommission(
+  db: Db,
+  commission: { shop: string; orderId: string; currency: string; commissionMinor: number },
+) {
+  await db
+    .insertInto('shopify_order_commissions')
+    .values({
+      shop: commission.shop,
+      order_id: commission.orderId,
+      currency: commission.currency,
+      commission_minor: commission.commissionMinor,
+    })
+    .onConflict((oc) => oc.columns(['shop', 'order_id', 'currency']).doNothing())
+    .execute();
+}
+
+/** The order's commission in `currency`, when Shopify's amounts gave one. */
+export async function orderCommissionIn(db: Db, shop: string, orderId: string, currency: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('shopify_order_commissions')
+    .select('commission_minor')
+    .where('shop', '=', shop)
+    .where('order_id', '=', orderId)
+    .where('currency', '=', currency)
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.commission_minor);
 }
 
 export async function setUsageRecordId(db: Db, idempotencyKey: string, usageRecordId: string): Promise<void> {
@@ -678,6 +707,7 @@ export async function setUsageRecordId(db: Db, idempotencyKey: string, usageReco
 export async function eraseShop(db: Db, shop: string, keepWebhookId: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('shopify_usage_records').where('shop', '=', shop).execute();
+    await trx.deleteFrom('shopify_order_commissions').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_ownership_confirmations').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_oauth_requests').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_confirmation_requests').where('shop', '=', shop).execute();

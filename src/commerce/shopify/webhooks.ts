@@ -4,6 +4,7 @@ import { ApiError } from '../../http/errors.js';
 import { DrainingWorker } from '../../jobs/draining-worker.js';
 import { PeriodicJob } from '../../jobs/periodic.js';
 import {
+  commissionFor,
   customerData,
   type OrdersContext,
   receiveOrder,
@@ -21,6 +22,7 @@ import {
   cancellationReversal,
   incomingOrder,
   type OrderReversal,
+  presentmentBase,
   refundReversal,
   type ShopifyOrderPayload,
   type ShopifyRefundPayload,
@@ -188,13 +190,19 @@ async function takeOrder(deps: WebhookDeps, shop: string, payload: ShopifyOrderP
   const orderGid = payload.admin_graphql_api_id ?? `gid://shopify/Order/${parsed.orderId}`;
   const order = { ...parsed, customerOrderCount: await customerOrderIndex(deps.shopify, shop, orderGid) };
   const outcome = await receiveOrder({ db: deps.db, ...deps.orders }, order);
+  // The shopper's currency may be the plan's when the shop's is not: the same rate on Shopify's converted base.
+  const presentment = presentmentBase(payload);
+  if (outcome.commissionCents > 0 && presentment) {
+    const commissionMinor = commissionFor(presentment.baseMinor, deps.orders.commissionBasisPoints);
+    await dal.noteOrderCommission(deps.db, { shop, orderId: order.orderId, currency: presentment.currency, commissionMinor });
+  }
   const charge =
     outcome.commissionCents > 0
       ? await chargeCommission(deps.shopify, deps.db, {
           shop,
           orderId: order.orderId,
-          amountCents: outcome.commissionCents,
-          currency: order.currency,
+          amountMinor: outcome.commissionCents,
+          currency: outcome.currency,
         })
       : null;
   if (charge && charge !== 'charged') deps.log.warn({ shop, orderId: order.orderId, charge }, 'commission not charged as a usage record');
