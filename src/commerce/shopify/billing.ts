@@ -73,7 +73,8 @@ const formatted = (minor: number, currency: string) => `${minorUnitsToDecimal(mi
 export function usageDescription(charge: CommissionCharge, amountMinor: number, planCurrency: string): string {
   const booked = charge.currency.toUpperCase();
   const converted = booked === planCurrency ? '' : ` (${formatted(charge.amountMinor, booked)} in your store's currency)`;
-  return `Commission ${formatted(amountMinor, planCurrency)} on order ${charge.orderId}, a new customer's first order brought by a partner${converted}`;
+  const order = `order ${charge.orderId}, a new customer's first order brought by a partner`;
+  return `Commission ${formatted(amountMinor, planCurrency)} on ${order}${converted}`;
 }
 
 async function tryCharge(shopify: ShopifyCommerce, db: Db, charge: CommissionCharge): Promise<ChargeOutcome> {
