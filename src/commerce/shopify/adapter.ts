@@ -6,6 +6,7 @@ import { decimalToMinorUnits, isIsoCurrency, minorUnitsToDecimal } from '../../s
 import type { Db } from '../../db/database.js';
 import type {
   BestSeller,
+  BillingApproval,
   CatalogProduct,
   CommerceAdapter,
   CommerceEvent,
@@ -488,6 +489,13 @@ export class ShopifyCommerce implements CommerceAdapter {
       throw new ShopifyUserError('appSubscriptionLineItemUpdate', result.userErrors);
     await dal.setCapRaise(this.options.db, domain, { confirmationUrl: result.confirmationUrl, cappedMinor }, new Date());
     return { cappedMinor, currency, confirmationUrl: result.confirmationUrl };
+  }
+
+  /** The raise of the capped amount the merchant was asked for and has not approved yet, while the store is connected. */
+  async pendingBillingApproval(domain: string): Promise<BillingApproval | null> {
+    const row = await dal.findShop(this.options.db, domain);
+    if (!row?.accessTokenEncrypted || !row.capRaise || !row.usageCurrency) return null;
+    return { ...row.capRaise, currency: row.usageCurrency };
   }
 
   /** Reads the plan back and records it; announces plan_approved once. Returns whether the plan is approved. */

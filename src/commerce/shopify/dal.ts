@@ -636,6 +636,27 @@ export async function disconnectedShops(
   return rows.map((row) => ({ shop: row.shop, reason: row.disconnect_reason, disconnectedAt: row.disconnected_at! }));
 }
 
+/** Connected stores asked to approve a higher capped amount that have not yet, oldest ask first (it has waited longest). */
+export async function waitingCapRaises(db: Db, limit: number) {
+  const rows = await db
+    .selectFrom('shopify_shops')
+    .select(['shop', 'cap_raise_confirmation_url', 'cap_raise_minor', 'usage_currency', 'cap_raise_requested_at'])
+    .where('access_token_encrypted', 'is not', null)
+    .where('cap_raise_confirmation_url', 'is not', null)
+    .where('cap_raise_minor', 'is not', null)
+    .where('usage_currency', 'is not', null)
+    .orderBy('cap_raise_requested_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    shop: row.shop,
+    confirmationUrl: row.cap_raise_confirmation_url!,
+    cappedMinor: Number(row.cap_raise_minor),
+    currency: row.usage_currency!,
+    requestedAt: row.cap_raise_requested_at!,
+  }));
+}
+
 // --- usage records: one per idempotency key ---
 
 /** Notes the charge before it is sent; the key is also Shopify's idempotency key, so a retry charges once. */
