@@ -25,8 +25,9 @@ export async function shopifyCollab(
   }).domain;
   const partner = new DashboardClient(context.app);
   await partner.start();
+  const partnerEmail = `${uniqueId('p')}@store.example`;
   const signUp = await partner.signUp({
-    email: `${uniqueId('p')}@store.example`,
+    email: partnerEmail,
     password: DASHBOARD_PASSWORD,
     brand: { businessName: 'Shopify Partner', domain: shop, categories: [] },
   });
@@ -62,5 +63,5 @@ export async function shopifyCollab(
     platformId,
     name: 'Orders',
   });
-  return { shop, challenge, token, partner };
+  return { shop, challenge, token, partner, partnerEmail };
 }
