@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
+import type { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { launchBrowser } from '../../../test/support/browser.js';
 import { DASHBOARD_PASSWORD } from '../../../test/support/dashboard-client.js';
 import { ADMIN_TOKEN, startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
@@ -91,7 +91,7 @@ describe('an EUR Shopify store’s commissions, charged, returning and held, rea
   const entry = (page: Page, orderId: number) =>
     page.getByRole('table', { name: 'Entries' }).getByRole('row', { name: new RegExp(`^${orderId}`) });
 
-  it('shows a first order charged in EUR, a returning customer’s order owing nothing, and a held one with the way to approve more', async () => {
+  it('shows a first order charged in EUR, a returning customer owing nothing, a held one and the way to approve more', async () => {
     const product = standIn.shop(collab.shop).products.find((each) => each.status === 'ACTIVE')!;
     const landingSite = `/?ref=${collab.token}`;
     const first = await standIn.placeOrder(collab.shop, { lineItems: [{ productId: product.id, quantity: 2 }], landingSite });

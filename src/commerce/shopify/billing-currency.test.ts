@@ -125,6 +125,16 @@ describeEachDatabase(
       expect(entry).toMatchObject({ settlement: 'charged', currency: 'EUR', chargedAs: { amountMinor: inUsd, currency: 'USD' } });
     });
 
+    it('tells the brand what its store must approve at Shopify only when signed in, and nothing while nothing waits', async () => {
+      const anonymous = await use().app.inject({ method: 'GET', url: '/dashboard/api/billing-approval' });
+      expect(anonymous.statusCode).toBe(401);
+      expect(anonymous.json()).toMatchObject({ error: 'unauthorized' });
+      const { partner } = await referredOrder({ currency: 'EUR', billingCurrency: 'EUR' });
+      const none = await partner.get('/dashboard/api/billing-approval');
+      expect(none.statusCode).toBe(200);
+      expect(none.json()).toEqual({ approval: null });
+    });
+
     it('held, visibly and with its reason, when neither the shop’s nor the shopper’s money is in the plan’s currency', async () => {
       const { ledger, holds, entry, usageRecords } = await referredOrder(
         { currency: 'EUR', billingCurrency: 'USD' },
