@@ -47,7 +47,7 @@ describe('a statement split into charged, held and owed, read in Chromium', () =
       storeDomain: store,
       orderId: '1001',
       chargeId: 'gid://shopify/AppUsageRecord/77',
-      amountMinor: 1,
+      amountMinor: 500,
       currency: 'USD',
     });
     await holdCommerceCharge(context.db, { storeDomain: store, orderId: '1002', reason: 'over_cap' });

@@ -82,7 +82,8 @@ async function tryCharge(shopify: ShopifyCommerce, db: Db, charge: CommissionCha
   if (!shop?.usageLineItemId || !shop.usageCurrency || !shop.planApprovedAt) return 'no_plan';
   const planCurrency = shop.usageCurrency;
   const amountMinor = await inPlanCurrency(db, charge, planCurrency);
-  if (amountMinor === undefined) return 'other_currency';
+  // A shopper's amount so small that its share rounds to nothing cannot be a usage record (Shopify wants a positive price).
+  if (amountMinor === undefined || amountMinor <= 0) return 'other_currency';
   const idempotencyKey = usageKey(charge.shop, charge.orderId);
   const noted = await dal.insertUsageRecord(db, {
     idempotencyKey,
