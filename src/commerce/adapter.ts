@@ -81,6 +81,16 @@ export interface PastOrder {
   placedAt: Date;
 }
 
+/** Something the store's staff must approve at the platform for its billing to go on (Shopify: a higher capped amount). */
+export interface BillingApproval {
+  /** The platform's page where the store's staff approve it (they sign in there). */
+  confirmationUrl: string;
+  /** The cap asked for, in minor units of `currency`. */
+  cappedMinor: number;
+  currency: string;
+  requestedAt: Date;
+}
+
 export interface CommerceAdapter {
   /** The name of the platform the store is on, as its owner knows it ("Shopify"). */
   platformNameOf(domain: string): string;
@@ -128,6 +138,8 @@ export interface CommerceAdapter {
    */
   pastOrders(domain: string, before: Date): Promise<PastOrder[]>;
   uninstall(domain: string): Promise<void>;
+  /** What the store's staff must approve at the platform for held commissions to be charged; null when nothing waits. */
+  pendingBillingApproval(domain: string): Promise<BillingApproval | null>;
   /** Webhooks, in the sandbox's case delivered in-process. */
   onEvent(listener: (event: CommerceEvent) => Promise<void>): void;
 }

@@ -123,6 +123,9 @@ class PerStoreCommerce implements CommerceAdapter {
   uninstall(domain: string) {
     return this.of(domain).uninstall(domain);
   }
+  pendingBillingApproval(domain: string) {
+    return this.of(domain).pendingBillingApproval(domain);
+  }
   onEvent(listener: (event: CommerceEvent) => Promise<void>): void {
     for (const adapter of this.registry.all()) adapter.onEvent(listener);
   }

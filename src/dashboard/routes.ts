@@ -451,6 +451,12 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
     async (request) => monthlyStatement(ctx, userOf(request).companyId, request.query.month),
   );
 
+  app.get(
+    '/dashboard/api/billing-approval',
+    { ...read, schema: { ...hide, response: { 200: schemas.BillingApproval } } },
+    async (request) => service.billingApproval({ adapter }, userOf(request).brandDomain),
+  );
+
   app.get('/dashboard/api/statement.csv', { ...read, schema: { ...hide, querystring: StatementQuery } }, async (request, reply) => {
     const csv = statementCsv(await monthlyStatement(ctx, userOf(request).companyId, request.query.month));
     return reply

@@ -382,3 +382,17 @@ export const AttributionSettings = Type.Object(
   { additionalProperties: false },
 );
 export type AttributionSettings = Static<typeof AttributionSettings>;
+
+/** What the brand's store must approve at its commerce platform for held commissions to be charged. */
+export const BillingApproval = Type.Object({
+  approval: Nullable(
+    Type.Object({
+      platformName: Type.String(),
+      confirmationUrl: Type.String({ description: "The platform's page where the store's staff approve it" }),
+      cappedMinor: Type.Integer({ description: 'The higher capped amount asked for, in minor units of currency' }),
+      currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+      requestedAt: Type.String({ format: 'date-time' }),
+    }),
+  ),
+});
+export type BillingApproval = Static<typeof BillingApproval>;

@@ -1,3 +1,4 @@
+import type { CommerceAdapter } from '../commerce/adapter.js';
 import { stringify } from 'csv-stringify/sync';
 import { storeUrl } from '../attribution/store-url.js';
 import { checkNewCampaign, createCampaign, listCampaignDetails } from '../campaigns/service.js';
@@ -490,4 +491,20 @@ export async function sidePerformanceCsv(ctx: Pick<DashboardContext, 'db'>, comp
     ...moneyCsvLines('total', '', null, summary.totals),
   ];
   return stringify(rows, { header: true, columns: MONEY_CSV_COLUMNS, record_delimiter: 'windows', escape_formulas: true });
+}
+
+/**
+ * What the brand's store must approve at its commerce platform (Shopify: a higher capped amount)
+ * before the commissions held over the cap are charged; null when nothing waits.
+ */
+export async function billingApproval(
+  ctx: { adapter: Pick<CommerceAdapter, 'pendingBillingApproval' | 'platformNameOf'> | null },
+  domain: string | null,
+) {
+  if (!domain || !ctx.adapter) return { approval: null };
+  const waiting = await ctx.adapter.pendingBillingApproval(domain);
+  if (!waiting) return { approval: null };
+  return {
+    approval: { ...waiting, platformName: ctx.adapter.platformNameOf(domain), requestedAt: waiting.requestedAt.toISOString() },
+  };
 }

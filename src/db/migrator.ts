@@ -32,6 +32,7 @@ import * as rescoreKnownTermsOnly from './migrations/0032_rescore_known_terms_on
 import * as shopifyEventIds from './migrations/0034_shopify_event_ids.js';
 import * as chargeHoldsSettled from './migrations/0035_charge_holds_settled.js';
 import * as storeDomains from './migrations/0038_store_domains.js';
+import * as chargesInOtherCurrencies from './migrations/0040_charges_in_other_currencies.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0034_shopify_event_ids': shopifyEventIds,
   '0035_charge_holds_settled': chargeHoldsSettled,
   '0038_store_domains': storeDomains,
+  '0040_charges_in_other_currencies': chargesInOtherCurrencies,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

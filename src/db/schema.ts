@@ -710,6 +710,15 @@ export interface ShopifyUsageRecordsTable {
   created_at: CreatedAt;
 }
 
+/** Migration 0040: an order's commission in the shopper's currency, from Shopify's presentment money. */
+export interface ShopifyOrderCommissionsTable {
+  shop: string;
+  order_id: string;
+  currency: string;
+  commission_minor: ColumnType<number, number, number>;
+  created_at: CreatedAt;
+}
+
 /** Tables of migration 0016: Shopify. */
 export interface ShopifyTables {
   shopify_shops: ShopifyShopsTable;
@@ -718,6 +727,7 @@ export interface ShopifyTables {
   shopify_ownership_confirmations: ShopifyOwnershipConfirmationsTable;
   shopify_webhook_deliveries: ShopifyWebhookDeliveriesTable;
   shopify_usage_records: ShopifyUsageRecordsTable;
+  shopify_order_commissions: ShopifyOrderCommissionsTable;
 }
 
 /** Whether a store counts orders after a view of its offer (view-through); click-through always counts. */
@@ -834,6 +844,16 @@ export interface CommissionChargeHoldsTable {
   settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** Migration 0040: what the commerce platform charged for an order's commission, in the charge's currency. */
+export interface CommissionCommerceChargesTable {
+  store_domain: string;
+  order_id: string;
+  charge_id: string;
+  amount_minor: ColumnType<number, number, number>;
+  currency: string;
+  charged_at: ColumnType<Date, Date, Date>;
+}
+
 /** Tables of migration 0015: the commission ledger and what feeds it. */
 export interface LedgerTables {
   store_attribution_settings: StoreAttributionSettingsTable;
@@ -845,6 +865,7 @@ export interface LedgerTables {
   statement_entries: StatementEntriesTable;
   statement_totals: StatementTotalsTable;
   commission_charge_holds: CommissionChargeHoldsTable;
+  commission_commerce_charges: CommissionCommerceChargesTable;
 }
 
 /** A host shoppers know a store by, linked to the store's domain at its commerce platform (migration 0038). */

@@ -384,6 +384,25 @@ export async function holdCommerceCharge(
     .execute();
 }
 
+/** What the platform charged for the order's commission, in the charge's currency; the first note of a charge stays. */
+export async function noteCommerceCharge(
+  db: Db,
+  charge: { storeDomain: string; orderId: string; chargeId: string; amountMinor: number; currency: string; now: Date },
+): Promise<void> {
+  await db
+    .insertInto('commission_commerce_charges')
+    .values({
+      store_domain: charge.storeDomain,
+      order_id: charge.orderId,
+      charge_id: charge.chargeId,
+      amount_minor: charge.amountMinor,
+      currency: charge.currency,
+      charged_at: charge.now,
+    })
+    .onConflict((oc) => oc.columns(['store_domain', 'order_id']).doNothing())
+    .execute();
+}
+
 /** The order's hold, if any, is over: its commission was charged. The row stays, with when. */
 export async function settleCommerceChargeHold(db: Db, storeDomain: string, orderId: string, now: Date): Promise<void> {
   await db

@@ -202,6 +202,19 @@ export const StatementEntry = Type.Object({
       'adjustment; negative is a credit to the brand)',
   }),
   heldReason: Nullable(HeldReason),
+  chargedAs: Nullable(
+    Type.Object(
+      {
+        amountMinor: Type.Integer({ description: 'What the platform charged, in minor units of its own currency' }),
+        currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+      },
+      {
+        description:
+          "What the commerce platform charged for the commission, in its plan's currency: another currency than the entry's when " +
+          "the order's own converted amounts were charged (a EUR order charged on a USD plan); null when it charged nothing",
+      },
+    ),
+  ),
   reason: Nullable(Type.String()),
   postedBy: Nullable(Type.String()),
   adjusts: Nullable(

@@ -360,14 +360,17 @@ export async function recordOrderEvent(ctx: Pick<OrdersContext, 'db'>, incoming:
 
 /**
  * The commerce platform charged an order's commission (a Shopify usage record): its id goes on the
- * ledger's commission entry, once; a replay finds it there and changes nothing.
+ * ledger's commission entry, once, and what it charged, in the charge's currency (which may not be
+ * the entry's), beside it; a replay finds them there and changes nothing.
  */
 export async function recordCommerceCharge(
   db: Db,
-  charge: { storeDomain: string; orderId: string; chargeId: string },
+  charge: { storeDomain: string; orderId: string; chargeId: string; amountMinor: number; currency: string },
   now = new Date(),
 ): Promise<boolean> {
+  const currency = isoCurrency(charge.currency);
   const filled = await dal.setCommerceCharge(db, charge.storeDomain, charge.orderId, charge.chargeId);
+  await dal.noteCommerceCharge(db, { ...charge, currency, now });
   // A hold is settled, never deleted: support still sees that the charge waited, and why.
   await dal.settleCommerceChargeHold(db, charge.storeDomain, charge.orderId, now);
   return filled;

@@ -43,7 +43,13 @@ describe('a statement split into charged, held and owed, read in Chromium', () =
     await order('1003', 4_000, 'USD');
     await order('1004', 8_000, 'EUR');
     const store = world.partnerDomain;
-    await recordCommerceCharge(context.db, { storeDomain: store, orderId: '1001', chargeId: 'gid://shopify/AppUsageRecord/77' });
+    await recordCommerceCharge(context.db, {
+      storeDomain: store,
+      orderId: '1001',
+      chargeId: 'gid://shopify/AppUsageRecord/77',
+      amountMinor: 500,
+      currency: 'USD',
+    });
     await holdCommerceCharge(context.db, { storeDomain: store, orderId: '1002', reason: 'over_cap' });
     await holdCommerceCharge(context.db, { storeDomain: store, orderId: '1004', reason: 'other_currency' });
     session = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });

@@ -45,6 +45,9 @@ export interface StatementLedgerRow {
   commerce_charge_id: string | null;
   /** A commission the commerce platform was asked to charge and did not: why (migration 0030). */
   held_reason: ChargeHoldReason | null;
+  /** What the platform charged for a commission, in the charge's currency (migration 0040). */
+  charged_minor: number | null;
+  charged_currency: string | null;
   reason: string | null;
   posted_by: string | null;
   /** The closed statement that holds the entry's order's commission, if any. */
@@ -59,13 +62,16 @@ async function ledgerRows(db: Db, where: ReturnType<typeof sql>): Promise<Statem
     select l.id, l.created_at, l.kind, l.store_domain, l.order_id, o.placed_at as order_placed_at, l.event_id,
            l.showing_brand_id, showing.business_name as showing_brand_name, l.platform_id::text as platform_id, p.name as platform_name,
            l.amount_minor, l.currency, l.rate_basis_points, l.basis_minor, l.customer, l.customer_basis, l.touch,
-           l.commerce_charge_id, h.reason as held_reason, l.reason, l.posted_by,
+           l.commerce_charge_id, h.reason as held_reason, cc.amount_minor as charged_minor, cc.currency as charged_currency,
+           l.reason, l.posted_by,
            ordered.id as order_statement_id, ordered.number as order_statement_number, ordered.month as order_statement_month
     from commission_ledger l
     left join attributed_orders o on o.store_domain = l.store_domain and o.order_id = l.order_id
     left join companies showing on showing.id = l.showing_brand_id
     left join platforms p on p.id = l.platform_id
     left join commission_charge_holds h on l.kind = 'commission' and h.store_domain = l.store_domain and h.order_id = l.order_id
+    left join commission_commerce_charges cc
+      on l.kind = 'commission' and cc.store_domain = l.store_domain and cc.order_id = l.order_id and cc.charge_id = l.commerce_charge_id
     left join lateral (
       select s.id, s.number, to_char(s.month, 'YYYY-MM') as month
       from commission_ledger c

@@ -49,7 +49,9 @@ describeEachDatabase('statements: charged, held and owed', (use) => {
     await order('B', 6_000, 'USD', october(3));
     await order('C', 4_000, 'USD', october(4));
     await order('D', 8_000, 'EUR', october(5));
-    expect(await recordCommerceCharge(db, { storeDomain: partnerDomain, orderId: 'A', chargeId: CHARGE })).toBe(true);
+    expect(
+      await recordCommerceCharge(db, { storeDomain: partnerDomain, orderId: 'A', chargeId: CHARGE, amountMinor: 500, currency: 'USD' }),
+    ).toBe(true);
     await holdCommerceCharge(db, { storeDomain: partnerDomain, orderId: 'B', reason: 'no_plan' }, october(3));
     // The latest reason is the one shown: the store approved its plan, then reached its cap.
     await holdCommerceCharge(db, { storeDomain: partnerDomain, orderId: 'B', reason: 'over_cap' }, october(6));
@@ -139,13 +141,34 @@ describeEachDatabase('statements: charged, held and owed', (use) => {
     expect(closed).toMatchObject({ status: 'closed', dueOn: '2026-11-15', paid: null, currencies: [EUR, USD] });
 
     expect(
-      await recordCommerceCharge(use().db, { storeDomain: partnerDomain, orderId: 'B', chargeId: 'gid://shopify/AppUsageRecord/9002' }),
+      await recordCommerceCharge(use().db, {
+        storeDomain: partnerDomain,
+        orderId: 'B',
+        chargeId: 'gid://shopify/AppUsageRecord/9002',
+        amountMinor: 300,
+        currency: 'USD',
+      }),
     ).toBe(true);
+    // The EUR order charged on a USD plan, from the shopper's USD: the entry stays EUR and says what was charged.
+    await recordCommerceCharge(use().db, {
+      storeDomain: partnerDomain,
+      orderId: 'D',
+      chargeId: 'gid://shopify/AppUsageRecord/9004',
+      amountMinor: 437,
+      currency: 'USD',
+    });
     const after = await statement('2026-10');
     expect(after.currencies).toEqual(closed.currencies.map((total: { currency: string }) => (total.currency === 'USD' ? USD : EUR)));
     expect(after.entries.find((entry: { orderId: string }) => entry.orderId === 'B')).toMatchObject({
       settlement: 'charged',
       heldReason: null,
+      chargedAs: { amountMinor: 300, currency: 'USD' },
+    });
+    expect(after.entries.find((entry: { orderId: string }) => entry.orderId === 'D')).toMatchObject({
+      currency: 'EUR',
+      settlement: 'charged',
+      commerceChargeId: 'gid://shopify/AppUsageRecord/9004',
+      chargedAs: { amountMinor: 437, currency: 'USD' },
     });
   });
 
@@ -165,7 +188,13 @@ describeEachDatabase('statements: charged, held and owed', (use) => {
       new Date('2026-11-03T12:00:00Z'),
     );
     expect((await statement('2026-11')).paid).toBeNull();
-    await recordCommerceCharge(db, { storeDomain: partnerDomain, orderId: 'E', chargeId: 'gid://shopify/AppUsageRecord/9003' });
+    await recordCommerceCharge(db, {
+      storeDomain: partnerDomain,
+      orderId: 'E',
+      chargeId: 'gid://shopify/AppUsageRecord/9003',
+      amountMinor: 100,
+      currency: 'USD',
+    });
     const november = await statement('2026-11');
     expect(november.paid).toBe(true);
     expect(november.currencies).toEqual([

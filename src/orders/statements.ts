@@ -51,6 +51,8 @@ export interface StatementEntry {
    */
   settlement: Settlement;
   heldReason: ChargeHoldReason | null;
+  /** What the platform charged for the commission, in its plan's currency (the order's converted amounts when it is not the entry's). */
+  chargedAs: { amountMinor: number; currency: string } | null;
   /** Support's adjustment: why, and who posted it. */
   reason: string | null;
   postedBy: string | null;
@@ -131,6 +133,10 @@ function entryOf(row: dal.StatementLedgerRow, statementId: number | null): State
     commerceChargeId: row.commerce_charge_id,
     settlement: settlementOf(row),
     heldReason: settlementOf(row) === 'held' ? row.held_reason : null,
+    chargedAs:
+      settlementOf(row) === 'charged' && row.charged_minor !== null && row.charged_currency !== null
+        ? { amountMinor: Number(row.charged_minor), currency: row.charged_currency }
+        : null,
     reason: row.reason,
     postedBy: row.posted_by,
     adjusts,

@@ -170,6 +170,7 @@ const DASHBOARD_API = [
   'POST /dashboard/api/attribution-settings',
   'GET /dashboard/api/statement',
   'GET /dashboard/api/statement.csv',
+  'GET /dashboard/api/billing-approval',
   'POST /dashboard/api/claim',
   'POST /dashboard/api/claim/check',
   'POST /dashboard/api/join',

@@ -206,6 +206,15 @@ export function appSubscriptionCreate(
     problems.push({ field: ['returnUrl'], message: 'Return url is invalid' });
   if ((args.trialDays ?? 0) < 0) problems.push({ field: ['trialDays'], message: 'Trial days must be greater than or equal to 0' });
   problems.push(...lineItemProblems(args.lineItems));
+  // Shopify takes app charges in USD or in the merchant's local billing currency (shopBillingPreferences); the wording is the stand-in's.
+  args.lineItems.forEach((item, index) => {
+    const price = item.plan.appUsagePricingDetails?.cappedAmount ?? item.plan.appRecurringPricingDetails?.price;
+    if (price && price.currencyCode !== 'USD' && price.currencyCode !== shop.billingCurrency)
+      problems.push({
+        field: ['lineItems', String(index), 'plan'],
+        message: `Currency code must be USD or the shop's billing currency (${shop.billingCurrency})`,
+      });
+  });
   // Development and staff stores cannot be charged for real (the stand-in's wording).
   if (shop.testStore && !args.test) problems.push({ field: ['test'], message: 'This store can only accept test charges' });
   if (problems.length) return { appSubscription: null, confirmationUrl: null, userErrors: problems };

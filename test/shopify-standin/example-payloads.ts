@@ -25,7 +25,7 @@ function overlay(template: Json | undefined, values: Json): Json {
   return values;
 }
 
-/** Money in the example's currency becomes the shop's: no amount the stand-in sends names two currencies. */
+/** Money in the example's currency becomes the shop's, where the stand-in's values name none of their own. */
 function inCurrency(value: Json, currency: string): Json {
   if (Array.isArray(value)) return value.map((each) => inCurrency(each, currency));
   if (!isObject(value)) return value;
@@ -59,11 +59,15 @@ function exampleOf(topic: string): Json {
  * so the body has every field Shopify's has and validates against the package's schema.
  */
 export function fromExample(topic: string, values: Record<string, unknown>, currency: string): Record<string, unknown> {
-  return inCurrency(overlay(exampleOf(topic), values as Json), currency) as Record<string, unknown>;
+  // The example's currencies are rewritten before the overlay, so an order's presentment money (the shopper's currency) stays its own.
+  return overlay(inCurrency(exampleOf(topic), currency), values as Json) as Record<string, unknown>;
 }
 
-/** Shopify's REST money pair: the same amount in the shop's and the shopper's currency (the stand-in sells in one). */
-export const moneySet = (amount: string, currency: string) => ({
+/**
+ * Shopify's REST money pair: the amount in the shop's currency and in the shopper's (presentment)
+ * currency; the same amount twice unless the shopper paid in another currency.
+ */
+export const moneySet = (amount: string, currency: string, presentment: { amount: string; currency: string } = { amount, currency }) => ({
   shop_money: { amount, currency_code: currency },
-  presentment_money: { amount, currency_code: currency },
+  presentment_money: { amount: presentment.amount, currency_code: presentment.currency },
 });

@@ -151,6 +151,7 @@ export function generateShopData(ids: IdAllocator, domain: string, options: Gene
       referringSite: null,
       noteAttributes: [],
       customerOrderIndex: customer.orderCount,
+      presentment: null,
       cancelledAt: null,
       cancelReason: null,
       refunds: [],

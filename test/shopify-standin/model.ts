@@ -77,6 +77,8 @@ export interface Order {
   noteAttributes: NoteAttribute[];
   /** 1 for the customer's first order, 2 for the second, … (CustomerJourneySummary.customerOrderIndex). */
   customerOrderIndex: number | null;
+  /** The shopper paid in another currency than the shop's: presentment amounts are the shop's times `rate`, to the cent. */
+  presentment: { currency: string; rate: number } | null;
   cancelledAt: Date | null;
   cancelReason: string | null;
   refunds: Refund[];
@@ -190,6 +192,8 @@ export interface ShopRecord {
   email: string;
   description: string | null;
   currency: string;
+  /** The currency Shopify bills the merchant in (shopBillingPreferences): USD, or the local one where Shopify bills locally. */
+  billingCurrency: string;
   country: string;
   countryCode: string;
   /** The host of the primary domain: the custom domain shoppers see, or the myshopify.com domain when there is none. */

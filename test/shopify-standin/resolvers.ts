@@ -104,6 +104,8 @@ export function rootValue(context: ResolverContext, schema: GraphQLSchema): Reco
     run(schema, prepared, rootValue({ ...context, bulk: true }, schema), { ...context, bulk: true }, {});
   return {
     shop: () => shopView(shop),
+    // No access scope guards it in Shopify's reference.
+    shopBillingPreferences: () => ({ __typename: 'ShopBillingPreferences', currency: shop.billingCurrency }),
     products: scoped(context, 'products', 'read_products', (args) => productsConnection(context, args)),
     productsCount: scoped(context, 'productsCount', 'read_products', (args) =>
       count(filteredProducts(context, args).length, args.limit ?? null),

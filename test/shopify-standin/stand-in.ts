@@ -62,6 +62,8 @@ export interface CreateShopOptions {
   testStore?: 'development' | 'staff';
   title?: string;
   currency?: string;
+  /** The currency Shopify bills the merchant in; USD unless given (Shopify bills EU merchants in EUR, for example). */
+  billingCurrency?: string;
   country?: string;
   countryCode?: string;
   description?: string | null;
@@ -90,6 +92,8 @@ export interface PlaceOrderInput {
   earlierLandingSite?: string;
   referringSite?: string;
   noteAttributes?: NoteAttribute[];
+  /** The shopper pays in another currency (Shopify Markets): its code, and how many of it one unit of the shop's buys. */
+  presentment?: { currency: string; rate: number };
 }
 
 /** A shopper following a link into a shop's online store, as Shopify keeps the visit for the order (`ShopifyStandIn.visit`). */
@@ -286,6 +290,7 @@ export class ShopifyStandIn {
       email: `owner@${options.name}.example`,
       description: options.description === undefined ? `${options.name} sells good things.` : options.description,
       currency: options.currency ?? 'USD',
+      billingCurrency: options.billingCurrency ?? 'USD',
       country: options.country ?? 'United States',
       countryCode: options.countryCode ?? 'US',
       primaryHost: options.primaryDomain === undefined ? `${options.name}.example` : (options.primaryDomain ?? domain),
@@ -427,6 +432,7 @@ export class ShopifyStandIn {
       referringSite: input.referringSite ?? null,
       noteAttributes: input.noteAttributes ?? [],
       customerOrderIndex: customer.orderCount,
+      presentment: input.presentment ?? null,
       cancelledAt: null,
       cancelReason: null,
       refunds: [],

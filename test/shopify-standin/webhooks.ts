@@ -215,7 +215,10 @@ const customerPhone = (customer: Customer) => `+1555${String(customer.id % 10_00
  * example of the topic with the order's own ids, times, amounts, codes, customer and lines.
  */
 export function orderPayload(shop: ShopRecord, order: Order, topic = 'orders/create') {
-  const money = (cents: number) => moneySet(restMoney(cents), shop.currency);
+  const presentment = order.presentment ?? { currency: shop.currency, rate: 1 };
+  // REST's plain amounts are the shop's currency; each `_set` also carries the shopper's.
+  const money = (cents: number) =>
+    moneySet(restMoney(cents), shop.currency, { amount: restMoney(Math.round(cents * presentment.rate)), currency: presentment.currency });
   const remainingCents = order.totalCents - order.refunds.reduce((sum, refund) => sum + refund.amountCents, 0);
   const discountAmount = restMoney(order.discountCents);
   const subtotalCents = order.subtotalCents - order.discountCents;
@@ -236,7 +239,7 @@ export function orderPayload(shop: ShopRecord, order: Order, topic = 'orders/cre
       cancelled_at: order.cancelledAt?.toISOString() ?? null,
       cancel_reason: order.cancelReason,
       currency: shop.currency,
-      presentment_currency: shop.currency,
+      presentment_currency: presentment.currency,
       subtotal_price: restMoney(subtotalCents),
       subtotal_price_set: money(subtotalCents),
       current_subtotal_price: restMoney(subtotalCents),

@@ -63,5 +63,6 @@ export type {
   SetupProposal,
   CurrencyFigures,
   AttributionSettings,
+  BillingApproval,
 } from '../../src/dashboard/schemas.ts';
 export type { Statement } from '../../src/orders/schemas.ts';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, type Statement } from './api.ts';
+import { type BillingApproval, get, type Statement } from './api.ts';
 import { currencyAmount } from './money.ts';
 import { formatDay } from './dates.ts';
 import { ErrorText, Field, formValue, useAction } from './ui.tsx';
@@ -30,9 +30,37 @@ const HELD: Record<HeldReason, string> = {
 };
 
 function Settled({ entry }: { entry: Entry }) {
-  if (entry.settlement === 'charged') return <>Charged by your platform ({entry.commerceChargeId})</>;
+  if (entry.settlement === 'charged') {
+    // A commission booked in the store's currency may be charged in the plan's, from the shopper's own amount.
+    const other = entry.chargedAs && entry.chargedAs.currency !== entry.currency ? entry.chargedAs : null;
+    return (
+      <>
+        Charged by your platform{other && <> as {currencyAmount(other.amountMinor, other.currency)}</>} ({entry.commerceChargeId})
+      </>
+    );
+  }
   if (entry.settlement === 'held') return <>Held: {entry.heldReason ? HELD[entry.heldReason] : 'not charged'}</>;
   return <>{entry.amountMinor < 0 ? 'Credited to you directly' : 'Owed directly'}</>;
+}
+
+/**
+ * The higher capped amount the store's platform waits for its staff to approve: until they do,
+ * commissions over the cap are held. Approval happens at the platform; the held ones are then charged.
+ */
+function CapRaise({ approval }: { approval: NonNullable<BillingApproval['approval']> }) {
+  return (
+    <section class="notice no-print" aria-labelledby="cap-raise-title">
+      <h2 id="cap-raise-title">Your store's capped amount at {approval.platformName} is nearly or fully used</h2>
+      <p>
+        Commissions beyond it are held, not charged. {approval.platformName} asked your store to approve a higher capped amount of{' '}
+        {currencyAmount(approval.cappedMinor, approval.currency)} every 30 days (asked {formatDay(approval.requestedAt)}). Once approved,
+        the held commissions are charged and this notice goes away.
+      </p>
+      <a class="button" href={approval.confirmationUrl}>
+        Approve the higher cap at {approval.platformName}
+      </a>
+    </section>
+  );
 }
 
 /** "March 2026" for 2026-03, in the reader's language. */
@@ -78,12 +106,17 @@ export function StatementsPage() {
   // The month in the form now: what Export CSV exports, whether or not Show was pressed.
   const [typedMonth, setTypedMonth] = useState(month.value);
   const [statement, setStatement] = useState<Statement | null>(null);
+  const [approval, setApproval] = useState<BillingApproval['approval']>(null);
   const [error, run, busy, setError] = useAction();
   useEffect(() => {
     void run(async () => setStatement(await get<Statement>(`statement?month=${month.value}`)));
   }, [month]);
+  useEffect(() => {
+    void run(async () => setApproval((await get<BillingApproval>('billing-approval')).approval));
+  }, []);
   return (
     <>
+      {approval && <CapRaise approval={approval} />}
       <form
         class="inline no-print"
         aria-label="Statement month"

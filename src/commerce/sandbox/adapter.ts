@@ -422,6 +422,11 @@ export class SandboxCommerce implements CommerceAdapter {
     await this.emit({ type: 'campaign_closed', domain });
   }
 
+  /** The sandbox charges nothing through the platform: nothing to approve. */
+  async pendingBillingApproval(): Promise<null> {
+    return null;
+  }
+
   async uninstall(domain: string): Promise<void> {
     const store = await this.store(domain);
     if (store.appStatus !== 'installed') return;

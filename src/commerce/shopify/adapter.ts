@@ -7,6 +7,7 @@ import { decimalToMinorUnits, isIsoCurrency, minorUnitsToDecimal } from '../../s
 import type { Db } from '../../db/database.js';
 import type {
   BestSeller,
+  BillingApproval,
   CatalogProduct,
   CommerceAdapter,
   CommerceEvent,
@@ -33,11 +34,25 @@ export const SHOPIFY_PLATFORM_NAME = 'Shopify';
 const SHOP_DOMAIN = /^[a-z0-9][a-z0-9-]{0,60}\.myshopify\.com$/;
 export const isShopDomain = (value: unknown): value is string => typeof value === 'string' && SHOP_DOMAIN.test(value);
 
-/** The usage plan (DESIGN 4: no monthly fee, a share of first orders), capped every 30 days. */
-export const USAGE_PLAN = {
-  name: 'Partner network: a share of first orders',
-  cappedAmount: { amount: 500, currencyCode: 'USD' },
-};
+/**
+ * The usage plan (DESIGN 4: no monthly fee, a share of first orders), capped every 30 days: 500 of
+ * the plan's currency. Shopify takes app charges in USD or in the merchant's local billing
+ * currency (`shopBillingPreferences`); its help centre names EUR, for merchants in the EU. Another
+ * local billing currency joins `LOCAL_CAPPED_AMOUNTS` with a cap chosen for it.
+ */
+export const USAGE_PLAN = { name: 'Partner network: a share of first orders', cappedAmount: { amount: 500, currencyCode: 'USD' } };
+const LOCAL_CAPPED_AMOUNTS: Readonly<Record<string, number>> = { EUR: 500 };
+
+/**
+ * The plan's currency: the store's own when Shopify bills the merchant in it, so every order is
+ * charged from its shop money; USD otherwise (an order is then charged when the shopper paid in
+ * USD, held as other_currency when not).
+ */
+export function planCappedAmount(shopCurrency: string, billingCurrency: string): { amount: number; currencyCode: string } {
+  const local = LOCAL_CAPPED_AMOUNTS[billingCurrency];
+  if (local !== undefined && billingCurrency === shopCurrency) return { amount: local, currencyCode: billingCurrency };
+  return USAGE_PLAN.cappedAmount;
+}
 
 /**
  * The plan's terms, which the merchant reads on Shopify's approval page: the commission rate in
@@ -540,6 +555,13 @@ export class ShopifyCommerce implements CommerceAdapter {
     return { cappedMinor, currency, confirmationUrl: result.confirmationUrl };
   }
 
+  /** The raise of the capped amount the merchant was asked for and has not approved yet, while the store is connected. */
+  async pendingBillingApproval(domain: string): Promise<BillingApproval | null> {
+    const row = await dal.findShop(this.options.db, domain);
+    if (!row?.accessTokenEncrypted || !row.capRaise || !row.usageCurrency) return null;
+    return { ...row.capRaise, currency: row.usageCurrency };
+  }
+
   /** Reads the plan back and records it; announces plan_approved once. Returns whether the plan is approved. */
   async refreshSubscription(domain: string): Promise<boolean> {
     const subscription = await this.readSubscription(domain);
@@ -561,11 +583,11 @@ export class ShopifyCommerce implements CommerceAdapter {
       });
       if (data.node?.status === 'PENDING') return pending.confirmationUrl;
     }
-    // Development and staff stores take test charges only, on every host.
-    const { shop } = await this.request<{ shop: { plan: { partnerDevelopment: boolean; publicDisplayName: string } } }>(
-      domain,
-      documents.SHOP_PLAN,
-    );
+    // Development and staff stores take test charges only, on every host; the currencies pick the plan's.
+    const { shop, shopBillingPreferences } = await this.request<{
+      shop: { currencyCode: string; plan: { partnerDevelopment: boolean; publicDisplayName: string } };
+      shopBillingPreferences: { currency: string };
+    }>(domain, documents.SHOP_PLAN);
     const data = await this.request<{
       appSubscriptionCreate: {
         confirmationUrl: string | null;
@@ -579,7 +601,10 @@ export class ShopifyCommerce implements CommerceAdapter {
       lineItems: [
         {
           plan: {
-            appUsagePricingDetails: { terms: usageTerms(this.options.commissionBasisPoints), cappedAmount: USAGE_PLAN.cappedAmount },
+            appUsagePricingDetails: {
+              terms: usageTerms(this.options.commissionBasisPoints),
+              cappedAmount: planCappedAmount(shop.currencyCode, shopBillingPreferences.currency),
+            },
           },
         },
       ],

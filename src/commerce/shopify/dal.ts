@@ -636,6 +636,27 @@ export async function disconnectedShops(
   return rows.map((row) => ({ shop: row.shop, reason: row.disconnect_reason, disconnectedAt: row.disconnected_at! }));
 }
 
+/** Connected stores asked to approve a higher capped amount that have not yet, oldest ask first (it has waited longest). */
+export async function waitingCapRaises(db: Db, limit: number) {
+  const rows = await db
+    .selectFrom('shopify_shops')
+    .select(['shop', 'cap_raise_confirmation_url', 'cap_raise_minor', 'usage_currency', 'cap_raise_requested_at'])
+    .where('access_token_encrypted', 'is not', null)
+    .where('cap_raise_confirmation_url', 'is not', null)
+    .where('cap_raise_minor', 'is not', null)
+    .where('usage_currency', 'is not', null)
+    .orderBy('cap_raise_requested_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    shop: row.shop,
+    confirmationUrl: row.cap_raise_confirmation_url!,
+    cappedMinor: Number(row.cap_raise_minor),
+    currency: row.usage_currency!,
+    requestedAt: row.cap_raise_requested_at!,
+  }));
+}
+
 // --- usage records: one per idempotency key ---
 
 /** Notes the charge before it is sent; the key is also Shopify's idempotency key, so a retry charges once. */
@@ -643,7 +664,7 @@ export async function disconnectedShops(
 export async function insertUsageRecord(
   db: Db,
   record: { idempotencyKey: string; shop: string; orderId: string; amountCents: number; currency: string },
-): Promise<{ usageRecordId: string | null }> {
+): Promise<{ usageRecordId: string | null; amountMinor: number; currency: string }> {
   await db
     .insertInto('shopify_usage_records')
     .values({
@@ -657,10 +678,39 @@ export async function insertUsageRecord(
     .execute();
   const row = await db
     .selectFrom('shopify_usage_records')
-    .select('usage_record_id')
+    .select(['usage_record_id', 'amount_cents', 'currency'])
     .where('idempotency_key', '=', record.idempotencyKey)
     .executeTakeFirstOrThrow();
-  return { usageRecordId: row.usage_record_id };
+  return { usageRecordId: row.usage_record_id, amountMinor: Number(row.amount_cents), currency: row.currency };
+}
+
+/** An order's commission in the shopper's currency (from Shopify's presentment money), kept for a charge in that currency. */
+export async function noteOrderCommission(
+  db: Db,
+  commission: { shop: string; orderId: string; currency: string; commissionMinor: number },
+) {
+  await db
+    .insertInto('shopify_order_commissions')
+    .values({
+      shop: commission.shop,
+      order_id: commission.orderId,
+      currency: commission.currency,
+      commission_minor: commission.commissionMinor,
+    })
+    .onConflict((oc) => oc.columns(['shop', 'order_id', 'currency']).doNothing())
+    .execute();
+}
+
+/** The order's commission in `currency`, when Shopify's amounts gave one. */
+export async function orderCommissionIn(db: Db, shop: string, orderId: string, currency: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('shopify_order_commissions')
+    .select('commission_minor')
+    .where('shop', '=', shop)
+    .where('order_id', '=', orderId)
+    .where('currency', '=', currency)
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.commission_minor);
 }
 
 export async function setUsageRecordId(db: Db, idempotencyKey: string, usageRecordId: string): Promise<void> {
@@ -678,6 +728,7 @@ export async function setUsageRecordId(db: Db, idempotencyKey: string, usageReco
 export async function eraseShop(db: Db, shop: string, keepWebhookId: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('shopify_usage_records').where('shop', '=', shop).execute();
+    await trx.deleteFrom('shopify_order_commissions').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_ownership_confirmations').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_oauth_requests').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_confirmation_requests').where('shop', '=', shop).execute();

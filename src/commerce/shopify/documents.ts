@@ -189,10 +189,11 @@ export const CREATE_SUBSCRIPTION = `#graphql
     }
   }`;
 
-/** Whether the store is a development or staff store, where Shopify takes test charges only. */
+/** Whether the store is a development or staff store (test charges only), and its currency and billing currency (the plan's). */
 export const SHOP_PLAN = `#graphql
   query ShopPlan {
-    shop { plan { partnerDevelopment publicDisplayName } }
+    shop { currencyCode plan { partnerDevelopment publicDisplayName } }
+    shopBillingPreferences { currency }
   }`;
 
 /** One subscription's status: whether the one created for the merchant is still waiting for them. */

@@ -13,8 +13,13 @@ export interface ShopifyOrderPayload {
   /** The order's GraphQL id, exact where a 64-bit `id` may not survive JSON parsing. */
   admin_graphql_api_id?: string;
   created_at: string;
+  /** The shop's currency: REST's plain amounts (`total_price`, `subtotal_price`) are in it. */
   currency: string;
+  /** The shopper's currency, which each amount's `_set` gives as `presentment_money`. */
+  presentment_currency?: string | null;
   total_price: string;
+  total_price_set?: MoneySet | null;
+  subtotal_price_set?: MoneySet | null;
   /** After discounts, before shipping, duties, taxes and tips (Shopify's words): the commission's base. */
   subtotal_price?: string | null;
   landing_site?: string | null;
@@ -110,6 +115,25 @@ export function referralTokenOf(
     ...(journey?.landingPages ?? []).flatMap(referralsInLandingPage),
   ];
   return candidates.find((candidate) => typeof candidate === 'string' && isReferralToken(candidate));
+}
+
+/**
+ * The commission's base in the shopper's currency, from Shopify's own converted amounts (the
+ * subtotal's and total's presentment money, bounded as the shop's are), when the shopper paid in
+ * another currency than the shop's; null otherwise, or when Shopify's amounts cannot be read (the
+ * charge is then held, visibly, rather than the order refused).
+ */
+export function presentmentBase(order: ShopifyOrderPayload): { currency: string; baseMinor: number } | null {
+  const total = order.total_price_set?.presentment_money;
+  if (!total) return null;
+  const currency = total.currency_code.toUpperCase();
+  if (currency === order.currency.toUpperCase() || !isIsoCurrency(currency)) return null;
+  const subtotal = order.subtotal_price_set?.presentment_money;
+  const totalMinor = decimalToMinorUnits(total.amount, currency);
+  const subtotalMinor =
+    subtotal && subtotal.currency_code.toUpperCase() === currency ? decimalToMinorUnits(subtotal.amount, currency) : undefined;
+  if (totalMinor === undefined) return null;
+  return { currency, baseMinor: subtotalMinor === undefined ? totalMinor : Math.min(subtotalMinor, totalMinor) };
 }
 
 /** The order as src/orders takes it; null for an order without a customer (nobody to count as new). */

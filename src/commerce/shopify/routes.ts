@@ -313,14 +313,17 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
     '/admin/shopify/attention',
     {
       schema: {
-        summary: 'Shopify stores that lost the app’s access, and webhook deliveries that stopped after their attempts',
+        summary:
+          'Shopify stores that lost the app’s access, webhook deliveries that stopped after their attempts, and stores asked to ' +
+          'approve a higher capped amount',
         tags: ['admin'],
         response: { 200: ShopifyAttention, 401: errorRef },
       },
     },
     async () => {
-      const { stores, deliveries } = await shopifyService.attention(db, ATTENTION_LIMIT);
+      const { stores, deliveries, capRaises } = await shopifyService.attention(db, ATTENTION_LIMIT);
       return {
+        capRaises: capRaises.map((raise) => ({ ...raise, requestedAt: raise.requestedAt.toISOString() })),
         disconnectedStores: stores.map((store) => ({ ...store, disconnectedAt: store.disconnectedAt.toISOString() })),
         failedDeliveries: deliveries.map((delivery) => ({
           ...delivery,

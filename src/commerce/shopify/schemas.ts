@@ -26,8 +26,23 @@ export const WebhookReceipt = Type.Object({
   }),
 });
 
-/** What needs support's attention at Shopify: stores that lost the app's access, and webhook deliveries that stopped. */
+/**
+ * What needs support's attention at Shopify: stores that lost the app's access, webhook deliveries
+ * that stopped, and stores asked to approve a higher capped amount (their over-cap commissions are held until then).
+ */
 export const ShopifyAttention = Type.Object({
+  capRaises: Type.Array(
+    Type.Object({
+      shop: Type.String(),
+      cappedMinor: Type.Integer({ description: 'The capped amount asked for, in minor units of currency' }),
+      currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+      confirmationUrl: Type.String({
+        description: "Shopify's page where the store's staff approve it (it works only for them, signed in at Shopify)",
+      }),
+      requestedAt: Type.String({ format: 'date-time' }),
+    }),
+    { description: 'Stores asked to approve a higher capped amount, oldest ask first: their held commissions are charged on approval' },
+  ),
   disconnectedStores: Type.Array(
     Type.Object({
       shop: Type.String(),

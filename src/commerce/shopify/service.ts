@@ -58,10 +58,17 @@ export function answerStaffQuestion(
   });
 }
 
-/** What support looks at: stores that lost the app's access and deliveries that stopped, newest first. */
+/**
+ * What support looks at: stores that lost the app's access and deliveries that stopped, newest
+ * first, and stores whose held commissions wait for the merchant to approve a higher cap, oldest first.
+ */
 export async function attention(db: Db, limit: number) {
-  const [stores, deliveries] = await Promise.all([dal.disconnectedShops(db, limit), dal.failedDeliveries(db, limit)]);
-  return { stores, deliveries };
+  const [stores, deliveries, capRaises] = await Promise.all([
+    dal.disconnectedShops(db, limit),
+    dal.failedDeliveries(db, limit),
+    dal.waitingCapRaises(db, limit),
+  ]);
+  return { stores, deliveries, capRaises };
 }
 
 /**

@@ -5,6 +5,7 @@ import { ApiError } from '../../http/errors.js';
 import { DrainingWorker } from '../../jobs/draining-worker.js';
 import { PeriodicJob } from '../../jobs/periodic.js';
 import {
+  commissionFor,
   customerData,
   type OrdersContext,
   receiveOrder,
@@ -23,6 +24,7 @@ import {
   incomingOrder,
   type OrderJourney,
   type OrderReversal,
+  presentmentBase,
   referralTokenOf,
   refundReversal,
   type ShopifyOrderPayload,
@@ -202,13 +204,19 @@ async function takeOrder(deps: WebhookDeps, shop: string, payload: ShopifyOrderP
     customerOrderCount: journey?.customerOrderIndex ?? undefined,
   };
   const outcome = await receiveOrder({ db: deps.db, ...deps.orders }, order);
+  // The shopper's currency may be the plan's when the shop's is not: the same rate on Shopify's converted base.
+  const presentment = presentmentBase(payload);
+  if (outcome.commissionCents > 0 && presentment) {
+    const commissionMinor = commissionFor(presentment.baseMinor, deps.orders.commissionBasisPoints);
+    await dal.noteOrderCommission(deps.db, { shop, orderId: order.orderId, currency: presentment.currency, commissionMinor });
+  }
   const charge =
     outcome.commissionCents > 0
       ? await chargeCommission(deps.shopify, deps.db, {
           shop,
           orderId: order.orderId,
-          amountCents: outcome.commissionCents,
-          currency: order.currency,
+          amountMinor: outcome.commissionCents,
+          currency: outcome.currency,
         })
       : null;
   if (charge && charge !== 'charged') deps.log.warn({ shop, orderId: order.orderId, charge }, 'commission not charged as a usage record');
