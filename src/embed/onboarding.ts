@@ -191,7 +191,8 @@ export class Onboarding {
         return { url, sameTab };
       },
       // Where the owner confirms that this app acts for the store: always a new tab, the app that made the challenge must stay.
-      confirm: () => (challenge ? { url: this.deps.adapter!.merchantConfirmationUrl(domain, challenge, platform.id), sameTab: false } : null),
+      confirm: () =>
+        challenge ? { url: this.deps.adapter!.merchantConfirmationUrl(domain, challenge, platform.id), sameTab: false } : null,
     };
   }
 

@@ -115,26 +115,22 @@ export const appHomeRoutes = async (
     },
   );
 
-  app.get(
-    HOME_PATH,
-    { schema: { hide: true, querystring: HomeQuery } },
-    async (request, reply) => {
-      const shop = request.query.shop.trim().toLowerCase();
-      if (!isShopDomain(shop)) throw badRequest('shop must be a Shopify store domain such as acme.myshopify.com');
-      reply.header('Cache-Control', 'no-store');
-      if (!(await hasSession(request, shop)) || (await shopify.status(shop)).installation !== 'installed') {
-        return throughOAuth(request, reply, shop);
-      }
-      const state = await onboarding.homeState(shop, actions(shop));
-      return sendHomePage(reply, {
-        shop,
-        state,
-        note: request.query.done ?? null,
-        csrfToken: csrfTokenFor(request, reply, policy),
-        terms: `${terms}; charges are capped at ${cap} every 30 days`,
-      });
-    },
-  );
+  app.get(HOME_PATH, { schema: { hide: true, querystring: HomeQuery } }, async (request, reply) => {
+    const shop = request.query.shop.trim().toLowerCase();
+    if (!isShopDomain(shop)) throw badRequest('shop must be a Shopify store domain such as acme.myshopify.com');
+    reply.header('Cache-Control', 'no-store');
+    if (!(await hasSession(request, shop)) || (await shopify.status(shop)).installation !== 'installed') {
+      return throughOAuth(request, reply, shop);
+    }
+    const state = await onboarding.homeState(shop, actions(shop));
+    return sendHomePage(reply, {
+      shop,
+      state,
+      note: request.query.done ?? null,
+      csrfToken: csrfTokenFor(request, reply, policy),
+      terms: `${terms}; charges are capped at ${cap} every 30 days`,
+    });
+  });
 
   /**
    * The checks of every action of the home: the service's own page (Origin), the page's CSRF token
@@ -155,45 +151,37 @@ export const appHomeRoutes = async (
     return shop;
   };
 
-  app.post(
-    `${HOME_PATH}/plan`,
-    { schema: { hide: true, response: { 403: errorRef } } },
-    async (request, reply) => {
-      const shop = await actingFor(request, reply);
-      if (shop === null) return reply;
-      const status = await shopify.status(shop);
-      if (status.installation !== 'installed') return reply.redirect(homePath(shop), 303);
-      if (status.planApproved) return reply.redirect(homePath(shop, 'plan'), 303);
-      const back = new URLSearchParams({ shop, return: homePath(shop, 'plan') });
-      try {
-        const returnUrl = `${config.baseUrl}/commerce/shopify/plan/return?${back.toString()}`;
-        return reply.redirect(await shopify.subscriptionConfirmationUrl(shop, returnUrl), 303);
-      } catch (error) {
-        if (error instanceof StoreDisconnectedError) return reply.redirect(homePath(shop), 303);
-        throw error;
-      }
-    },
-  );
+  app.post(`${HOME_PATH}/plan`, { schema: { hide: true, response: { 403: errorRef } } }, async (request, reply) => {
+    const shop = await actingFor(request, reply);
+    if (shop === null) return reply;
+    const status = await shopify.status(shop);
+    if (status.installation !== 'installed') return reply.redirect(homePath(shop), 303);
+    if (status.planApproved) return reply.redirect(homePath(shop, 'plan'), 303);
+    const back = new URLSearchParams({ shop, return: homePath(shop, 'plan') });
+    try {
+      const returnUrl = `${config.baseUrl}/commerce/shopify/plan/return?${back.toString()}`;
+      return reply.redirect(await shopify.subscriptionConfirmationUrl(shop, returnUrl), 303);
+    } catch (error) {
+      if (error instanceof StoreDisconnectedError) return reply.redirect(homePath(shop), 303);
+      throw error;
+    }
+  });
 
-  app.post(
-    `${HOME_PATH}/consent`,
-    { schema: { hide: true, response: { 403: errorRef } } },
-    async (request, reply) => {
-      const shop = await actingFor(request, reply);
-      if (shop === null) return reply;
-      const raw = formField(request.body, 'discountPercent');
-      const percent = raw === undefined || raw === '' ? undefined : Number(raw);
-      if (percent !== undefined && ![10, 15, 20, 25].includes(percent)) {
-        return sendHomeRefusal(reply, HOME_REFUSALS.choosePercent, shop);
-      }
-      try {
-        await onboarding.consentAtHome(shop, percent, actions(shop));
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
-        // The onboarding's checks, in the page's words: no percentage chosen, or the store is not at consent (any more).
-        return sendHomeRefusal(reply, error.statusCode === 400 ? HOME_REFUSALS.choosePercent : HOME_REFUSALS.wrongStage, shop);
-      }
-      return reply.redirect(homePath(shop, 'consented'), 303);
-    },
-  );
+  app.post(`${HOME_PATH}/consent`, { schema: { hide: true, response: { 403: errorRef } } }, async (request, reply) => {
+    const shop = await actingFor(request, reply);
+    if (shop === null) return reply;
+    const raw = formField(request.body, 'discountPercent');
+    const percent = raw === undefined || raw === '' ? undefined : Number(raw);
+    if (percent !== undefined && ![10, 15, 20, 25].includes(percent)) {
+      return sendHomeRefusal(reply, HOME_REFUSALS.choosePercent, shop);
+    }
+    try {
+      await onboarding.consentAtHome(shop, percent, actions(shop));
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
+      // The onboarding's checks, in the page's words: no percentage chosen, or the store is not at consent (any more).
+      return sendHomeRefusal(reply, error.statusCode === 400 ? HOME_REFUSALS.choosePercent : HOME_REFUSALS.wrongStage, shop);
+    }
+    return reply.redirect(homePath(shop, 'consented'), 303);
+  });
 };

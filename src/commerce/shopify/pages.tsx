@@ -308,7 +308,9 @@ export function sendHomePage(reply: FastifyReply, page: HomePage): Promise<Fasti
     reply,
     'Your store',
     <>
-      <h1>{SERVICE_NAME} for {page.shop}</h1>
+      <h1>
+        {SERVICE_NAME} for {page.shop}
+      </h1>
       {note !== null && (
         <p role="status" class="note">
           {note}
@@ -359,7 +361,11 @@ export const HOME_REFUSALS = {
     heading: 'Open the app from your Shopify admin',
     text: 'This browser is not signed in for this store any more. Open the app again from Apps in your Shopify admin. Nothing was changed.',
   },
-  choosePercent: { status: 400, heading: 'Choose a discount', text: 'Choose 10, 15, 20 or 25% off, then turn cross-promotion on. Nothing was changed.' },
+  choosePercent: {
+    status: 400,
+    heading: 'Choose a discount',
+    text: 'Choose 10, 15, 20 or 25% off, then turn cross-promotion on. Nothing was changed.',
+  },
   wrongStage: {
     status: 409,
     heading: 'Your store is at another step',

@@ -112,7 +112,14 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       // A claim is confirmed only in a flow its claimant started, signed in: another browser sent here gets nothing.
       const claimant = claimId === null ? undefined : await runtime.claimantOf(request, claimId, shop);
       if (claimId !== null && !claimant) return refuse(reply, REFUSALS.notClaimant);
-      return beginInstall(request, reply, { shop, challenge, returnTo, claimId, claimantSessionId: claimant?.sessionId ?? null, platformId });
+      return beginInstall(request, reply, {
+        shop,
+        challenge,
+        returnTo,
+        claimId,
+        claimantSessionId: claimant?.sessionId ?? null,
+        platformId,
+      });
     },
   );
 
