@@ -197,7 +197,7 @@ describeEachDatabase(
       expect(again.headers.location).toBe(`/commerce/shopify/home?shop=${shop}`);
     });
 
-    it('refuses the plan without the CSRF token, from another site, or without this store’s session: nothing asked of Shopify', async () => {
+    it('refuses the plan without the CSRF token, from another site, or without this store’s session: Shopify is not asked', async () => {
       const shop = newShop();
       const other = newShop();
       const { cookie: launched } = await launchThroughOAuth(shop);
