@@ -248,12 +248,22 @@ export class Onboarding {
 
   /** "Turn cross-promotion back on" after the merchant closed it. */
   async turnOn(platform: dal.PluginPlatform | undefined, domain: string, now = new Date()): Promise<EmbedState> {
+    await this.showAgain(platform, domain, now);
+    return this.state(platform, domain, null, now);
+  }
+
+  /** The same from the commerce platform's own app home. */
+  async turnOnAtHome(domain: string, actions: StageActions, now = new Date()): Promise<EmbedState> {
+    await this.showAgain(COMMERCE_PLATFORM_HOME, domain, now);
+    return this.homeState(domain, actions, now);
+  }
+
+  private async showAgain(platform: StoreFacts['platform'], domain: string, now: Date): Promise<void> {
     const { decision } = await this.decide(platform, domain, now);
     if (decision.kind !== 'notice' || decision.notice !== 'turned_off') {
       throw new ApiError(409, 'wrong_stage', 'cross-promotion is not turned off for this store');
     }
     await showStoreOffer(this.deps, domain, true, false, now);
-    return this.state(platform, domain, null, now);
   }
 
   /** The merchant closed their campaign: the offer stops showing until they turn it back on. */

@@ -1654,7 +1654,7 @@ refused, writing nothing and starting no OAuth`, async () => {
               maxKeys: 5,
             }),
             keepSigned: fc.subarray(['shop', 'hmac', 'timestamp', 'host']),
-            action: fc.constantFrom('plan', 'consent'),
+            action: fc.constantFrom('plan', 'consent', 'turn-on'),
             form: fc.dictionary(fc.constantFrom('shop', 'csrf_token', 'discountPercent', 'decision'), hostileString, { maxKeys: 4 }),
             withSession: fc.boolean(),
           }),

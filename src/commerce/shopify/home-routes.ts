@@ -167,6 +167,18 @@ export const appHomeRoutes = async (
     }
   });
 
+  app.post(`${HOME_PATH}/turn-on`, { schema: { hide: true, response: { 403: errorRef } } }, async (request, reply) => {
+    const shop = await actingFor(request, reply);
+    if (shop === null) return reply;
+    try {
+      await onboarding.turnOnAtHome(shop, actions(shop));
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
+      return sendHomeRefusal(reply, HOME_REFUSALS.wrongStage, shop);
+    }
+    return reply.redirect(homePath(shop, 'turned_on'), 303);
+  });
+
   app.post(`${HOME_PATH}/consent`, { schema: { hide: true, response: { 403: errorRef } } }, async (request, reply) => {
     const shop = await actingFor(request, reply);
     if (shop === null) return reply;

@@ -267,6 +267,19 @@ describeEachDatabase(
       const twice = await post('/commerce/shopify/home/consent', cookie, { ...fields, discountPercent: '20' });
       expect(twice.statusCode).toBe(303);
       expect(discounts(shop)).toBe(1);
+
+      // The merchant closed the campaign: the home offers to turn it back on, with the same checks.
+      await use().runtime.onboarding.turnOff(shop);
+      ({ cookie, fields } = await home(shop, cookie));
+      expect((await home(shop, cookie)).page.body).toContain('Turn cross-promotion back on');
+      expect((await post('/commerce/shopify/home/turn-on', cookie, { shop })).statusCode).toBe(403);
+      expect((await home(shop, cookie)).page.body).toContain('Cross-promotion is off');
+      const turnedOn = await post('/commerce/shopify/home/turn-on', cookie, fields);
+      expect(turnedOn.headers.location).toBe(`/commerce/shopify/home?shop=${shop}&done=turned_on`);
+      expect((await get(String(turnedOn.headers.location), cookie)).body).toContain('Cross-promotion is on');
+      const notOff = await post('/commerce/shopify/home/turn-on', cookie, fields);
+      expect(notOff.statusCode).toBe(409);
+      expect(notOff.body).toContain('Your store is at another step');
     });
 
     it('forgets the store’s sessions when it leaves', async () => {

@@ -142,7 +142,7 @@ export function sendDeclinedPage(reply: FastifyReply, shop: string): Promise<Fas
 /** The store's stage at the app home, as the plugin's onboarding describes it. */
 type HomeState = Awaited<ReturnType<Runtime['onboarding']['homeState']>>;
 /** What the merchant just did at the home, named in its address so the page can say what happened. */
-export type HomeNote = 'plan' | 'consented';
+export type HomeNote = 'plan' | 'consented' | 'turned_on';
 
 export interface HomePage {
   shop: string;
@@ -176,7 +176,9 @@ function noteText(page: HomePage): string | null {
       ? 'The plan was not approved at Shopify, so nothing is charged and nothing was set up. Approve it below to go on.'
       : 'The plan is approved at Shopify.';
   }
-  if (page.note === 'consented' && stage === 'live') return 'Cross-promotion is on: partners now show your offer to their shoppers.';
+  if ((page.note === 'consented' || page.note === 'turned_on') && stage === 'live') {
+    return 'Cross-promotion is on: partners now show your offer to their shoppers.';
+  }
   return null;
 }
 
@@ -200,7 +202,8 @@ function HomeBody({ page }: { page: HomePage }) {
         return (
           <>
             <h2>Cross-promotion is off</h2>
-            <p>You turned it off. Partners do not show your offer until you turn it back on from the plugin where you turned it off.</p>
+            <p>You turned it off: partners do not show your offer until you turn it back on.</p>
+            <ActionForm page={page} action="turn-on" label="Turn cross-promotion back on" />
           </>
         );
       default:

@@ -29,7 +29,7 @@ export const AppLaunchQuery = Type.Object({
 
 export const HomeQuery = Type.Object({
   shop: Type.String(),
-  done: Type.Optional(Type.Union([Type.Literal('plan'), Type.Literal('consented')])),
+  done: Type.Optional(Type.Union([Type.Literal('plan'), Type.Literal('consented'), Type.Literal('turned_on')])),
 });
 
 export const WebhookReceipt = Type.Object({
