@@ -328,6 +328,13 @@ export const ENV_SCHEMA = Type.Object({
       'Access scopes the install asks for: the catalog, orders (eligibility, best sellers, order webhooks) and the discount ' +
       'code; billing needs none',
   }),
+  SHOPIFY_BULK_CONCURRENCY: integer(
+    1,
+    5,
+    5,
+    "Bulk queries the service runs at once per Shopify store (Shopify's limit since 2026-01 is five): setup reads the catalog " +
+      'beside the units-sold count split by date into the rest; `1` runs them one after another, unsplit',
+  ),
   SHOPIFY_API_VERSION: Type.String({
     default: DEFAULT_SHOPIFY_API_VERSION,
     pattern: '^\\d{4}-(01|04|07|10)$',

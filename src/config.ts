@@ -103,6 +103,8 @@ export interface ShopifyConfig {
   scopes: string[];
   /** The Admin API version every call names. */
   apiVersion: string;
+  /** Bulk queries run at once per store (at most Shopify's five). */
+  bulkConcurrency: number;
   /** AES-256-GCM key (32 bytes) that encrypts the stores' offline access tokens at rest; never logged. */
   tokenEncryptionKey: Buffer;
 }
@@ -363,6 +365,7 @@ function readShopify(
     apiSecret: values.SHOPIFY_API_SECRET!,
     scopes: values.SHOPIFY_SCOPES,
     apiVersion: values.SHOPIFY_API_VERSION,
+    bulkConcurrency: values.SHOPIFY_BULK_CONCURRENCY,
     // The schema's pattern admits 64 hex digits or 44 characters of base64: 32 bytes either way.
     tokenEncryptionKey: Buffer.from(key, key.length === 64 ? 'hex' : 'base64'),
   };

@@ -43,6 +43,13 @@ export interface ShopifyStandInOptions {
   tokenLifetimes?: TokenLifetimes;
   /** How long a webhook delivery may take to be answered; Shopify's 5 s unless a test shortens it. */
   webhookAnswerDeadlineMs?: number;
+  /**
+   * Milliseconds every request to the stand-in waits before it is answered (the network and
+   * Shopify's own work): the Admin API, OAuth, the admin's pages and bulk result downloads. Unset, none.
+   */
+  latencyMs?: number;
+  /** How the latency is waited; real time unless a test passes its own. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface CreateShopOptions {
@@ -143,14 +150,53 @@ export class ShopifyStandIn {
     };
     this.oauth = new OAuthEndpoints(this.core);
     this.fetch = standInFetch(this.handle);
+    this.latencyMs = options.latencyMs ?? 0;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  private readonly latencyMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  /**
+   * How long, between `from` and `to` (ms of the stand-in's clock), at least one caller was kept
+   * waiting by Shopify (a request's latency, a bulk operation running): what the work would take
+   * if the app itself took no time. Overlapping waits count once.
+   */
+  waitedMs(from: number, to: number): number {
+    const bulk = [...this.core.shops.values()].flatMap((shop) =>
+      shop.bulkOperations.map((operation): [number, number] => [operation.createdAt.getTime(), operation.readyAt]),
+    );
+    const intervals = [...this.waits, ...bulk]
+      .map(([start, end]): [number, number] => [Math.max(start, from), Math.min(end, to)])
+      .filter(([start, end]) => end > start)
+      .sort((a, b) => a[0] - b[0]);
+    let total = 0;
+    let reached = from;
+    for (const [start, end] of intervals) {
+      if (end <= reached) continue;
+      total += end - Math.max(start, reached);
+      reached = end;
+    }
+    return total;
   }
 
   /** Admin API requests held per shop until released: a test sees what answers without waiting for them. */
   private readonly holds = new Map<string, { released: Promise<void>; waiting: number }>();
 
+  /**
+   * When the stand-in kept a caller waiting, as [start, end] in ms of its clock: each request's
+   * latency and each bulk operation from its creation until it is ready.
+   */
+  private readonly waits: Array<[number, number]> = [];
+
   /** Answers one request to https://{shop}.myshopify.com/... or the bulk results host. */
   readonly handle = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
+    if (this.latencyMs > 0) {
+      const start = this.now().getTime();
+      await this.sleep(this.latencyMs);
+      this.waits.push([start, start + this.latencyMs]);
+    }
     const hold = this.holds.get(url.hostname);
     if (hold && url.pathname.startsWith('/admin/api/')) {
       hold.waiting += 1;

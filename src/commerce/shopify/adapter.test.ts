@@ -29,6 +29,7 @@ describe('Shopify adapter: catalog, best sellers and cost-based throttling', () 
         apiSecret: standIn.app.apiSecret,
         scopes: DEFAULT_SHOPIFY_SCOPES,
         apiVersion: '2026-10',
+        bulkConcurrency: 5,
         tokenEncryptionKey: Buffer.from(TOKEN_ENCRYPTION_KEY, 'base64'),
       },
       baseUrl: 'https://svc.test',

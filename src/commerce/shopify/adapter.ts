@@ -19,7 +19,7 @@ import type {
   StoreStatus,
 } from '../adapter.js';
 import { AdminClient, ShopifyUserError, StoreDisconnectedError } from './admin-client.js';
-import { runBulkQuery } from './bulk.js';
+import { BulkSlots, createdAtSlices, runBulkQuery, withSearch } from './bulk.js';
 import * as dal from './dal.js';
 import * as documents from './documents.js';
 import { shopifyLibrary, type ShopifyLibrary } from './library.js';
@@ -54,6 +54,8 @@ const isTestStorePlan = (plan: { partnerDevelopment: boolean; publicDisplayName:
 const LARGE_CATALOG = 1000;
 const ELIGIBILITY_CACHE_MS = 60_000;
 const ORDER_INDEX_CACHE_MS = 60 * 60_000;
+/** How long units sold counted alongside the import wait for setup's offer step to take them. */
+const UNITS_SOLD_AHEAD_MS = 10 * 60_000;
 
 export interface ShopifyCommerceOptions {
   db: Db;
@@ -105,6 +107,8 @@ export class ShopifyCommerce implements CommerceAdapter {
   private readonly listeners: Array<(event: CommerceEvent) => Promise<void>> = [];
   private readonly eligibilityCache = new LRUCache<string, StoreEligibility>({ max: 10_000, ttl: ELIGIBILITY_CACHE_MS });
   private readonly orderIndexCache = new LRUCache<string, { index: number | null }>({ max: 50_000, ttl: ORDER_INDEX_CACHE_MS });
+  private readonly unitsSoldAhead = new LRUCache<string, { units: Promise<Map<string, number>> }>({ max: 1_000, ttl: UNITS_SOLD_AHEAD_MS });
+  private readonly bulkSlots: BulkSlots;
 
   constructor(private readonly options: ShopifyCommerceOptions) {
     this.library = shopifyLibrary(options.config, options.baseUrl, options.log);
@@ -116,6 +120,7 @@ export class ShopifyCommerce implements CommerceAdapter {
       onRefused: (shop, reason) => this.disconnect(shop, 'disconnected', reason),
     });
     this.admin = new AdminClient({ library: this.library, sessions: this.tokens, sleep: options.sleep });
+    this.bulkSlots = new BulkSlots(options.config.bulkConcurrency);
   }
 
   /** Shopify's test charges everywhere but prod, where charges are real. */
@@ -188,8 +193,18 @@ export class ShopifyCommerce implements CommerceAdapter {
     return data.shop.name;
   }
 
-  /** The shop, and its catalog read in full (pages, or a bulk operation for a large one): the active products it counts. */
+  /**
+   * The shop, and its catalog read in full (pages, or a bulk operation for a large one): the active
+   * products it counts. Setup asks for best sellers next, so the units-sold count starts now too:
+   * its bulk queries run beside the catalog's instead of after it.
+   */
   async profile(domain: string): Promise<StoreProfile> {
+    if (!this.unitsSoldAhead.has(domain)) {
+      const units = this.unitsSold(domain);
+      // Taken (and its failure seen) by bestSellers; unclaimed, it is dropped with its entry.
+      units.catch(() => undefined);
+      this.unitsSoldAhead.set(domain, { units });
+    }
     const data = await this.request<{
       shop: { name: string; description: string | null; billingAddress: { countryCodeV2: string | null } | null };
     }>(domain, documents.SHOP_PROFILE);
@@ -260,16 +275,37 @@ export class ShopifyCommerce implements CommerceAdapter {
     }
   }
 
-  /** Units sold by product, counted from the orders' line items (a bulk operation), then the top active ones. */
-  async bestSellers(domain: string, limit: number): Promise<BestSeller[]> {
-    const rows = await this.bulk<{ quantity?: number; product?: { id: string } | null; __parentId?: string }>(
-      domain,
-      documents.BULK_UNITS_SOLD,
-    );
+  /**
+   * Units sold by product from the orders' line items: the orders split by date into as many
+   * ranges as the store's bulk slots allow beside the catalog's, one bulk query each, all at once.
+   */
+  private async unitsSold(domain: string): Promise<Map<string, number>> {
+    const oldest = await this.request<{ orders: { nodes: Array<{ createdAt: string }> } }>(domain, documents.OLDEST_ORDER);
     const units = new Map<string, number>();
-    for (const row of rows) {
-      if (row.__parentId && row.product?.id && row.quantity) units.set(row.product.id, (units.get(row.product.id) ?? 0) + row.quantity);
+    const first = oldest.orders.nodes[0];
+    if (!first) return units;
+    const slices = createdAtSlices(new Date(first.createdAt), new Date(), Math.max(1, this.options.config.bulkConcurrency - 1));
+    const parts = await Promise.all(
+      slices.map((search) =>
+        this.bulk<{ quantity?: number; product?: { id: string } | null; __parentId?: string }>(
+          domain,
+          withSearch(documents.BULK_UNITS_SOLD, search),
+        ),
+      ),
+    );
+    for (const rows of parts) {
+      for (const row of rows) {
+        if (row.__parentId && row.product?.id && row.quantity) units.set(row.product.id, (units.get(row.product.id) ?? 0) + row.quantity);
+      }
     }
+    return units;
+  }
+
+  /** Units sold (counted beside the import when setup read the profile just before, else now), then the top active products. */
+  async bestSellers(domain: string, limit: number): Promise<BestSeller[]> {
+    const ahead = this.unitsSoldAhead.get(domain);
+    this.unitsSoldAhead.delete(domain);
+    const units = (ahead ? await ahead.units.catch(() => null) : null) ?? (await this.unitsSold(domain));
     const ranked = [...units.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
     const best: BestSeller[] = [];
     // Some of the best sellers may be archived or drafts now: look at a few more than asked for.
@@ -290,14 +326,16 @@ export class ShopifyCommerce implements CommerceAdapter {
   }
 
   private bulk<T>(domain: string, query: string): Promise<Array<T & { __parentId?: string }>> {
-    return runBulkQuery<T>({
-      request: (document, variables) => this.request(domain, document, variables),
-      // The library's fetch (the node adapter's, or a test's stand-in): bulk results come from Shopify too.
-      fetch: (url) => abstractFetch(url),
-      pollMs: this.options.bulkPollMs ?? 1000,
-      sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-      query,
-    });
+    return this.bulkSlots.run(domain, () =>
+      runBulkQuery<T>({
+        request: (document, variables) => this.request(domain, document, variables),
+        // The library's fetch (the node adapter's, or a test's stand-in): bulk results come from Shopify too.
+        fetch: (url) => abstractFetch(url),
+        pollMs: this.options.bulkPollMs ?? 1000,
+        sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+        query,
+      }),
+    );
   }
 
   private discountInput(request: DiscountCodeRequest) {

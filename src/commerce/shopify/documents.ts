@@ -72,11 +72,13 @@ export const BULK_CATALOG = `#graphql
 
 /**
  * Units sold by product, from the orders' line items: 2026-10 has no best-seller field or sort,
- * so the service counts them from a bulk operation over the orders.
+ * so the service counts them from bulk operations over the orders, one per date range, run at
+ * once. A bulk query takes no variables: `ORDERS_SEARCH` is replaced by the range's search
+ * (bulk.ts, withSearch).
  */
 export const BULK_UNITS_SOLD = `#graphql
   query BulkUnitsSold {
-    orders {
+    orders(query: "ORDERS_SEARCH") {
       edges {
         node {
           id
@@ -84,6 +86,12 @@ export const BULK_UNITS_SOLD = `#graphql
         }
       }
     }
+  }`;
+
+/** The store's oldest order the app can see, where the units-sold scan's date ranges start. */
+export const OLDEST_ORDER = `#graphql
+  query OldestOrder {
+    orders(first: 1, sortKey: CREATED_AT) { nodes { createdAt } }
   }`;
 
 /** Customers of the store's past orders, oldest first, for new-versus-returning (a store joining through a claim). */
