@@ -7,7 +7,7 @@ import { ApiError, badRequest } from '../http/errors.js';
 import { hashSecret, randomToken } from '../shared/keys.js';
 import { storeDomain } from '../shared/domain.js';
 import { importCustomerHistory } from '../orders/service.js';
-import { companyForClaim } from '../companies/service.js';
+import { companyForClaim, storeDomainOf } from '../companies/service.js';
 import { inTransaction, type Publisher } from '../service-context.js';
 import * as dal from './dal.js';
 import { hashPassword } from '../shared/passwords.js';
@@ -70,8 +70,10 @@ const brandHasStaff = () =>
 async function checkedClaim(db: Db, brand: BrandInput): Promise<dal.NewClaim> {
   const businessName = brand.businessName.trim();
   if (businessName === '') throw badRequest('brand.businessName must not be empty');
-  const domain = storeDomain(brand.domain);
-  if (!domain) throw badRequest('brand.domain must be a store domain such as shop.example');
+  const given = storeDomain(brand.domain);
+  if (!given) throw badRequest('brand.domain must be a store domain such as shop.example');
+  // A store's own domain (brand.com) is a claim of the store it is linked to (brand.myshopify.com): its owner confirms there.
+  const domain = await storeDomainOf({ db }, given);
   if ((await dal.findCompanyByDomain(db, domain))?.hasStaff) throw brandHasStaff();
   return { domain, businessName, categories: [...new Set((brand.categories ?? []).map((category) => category.trim()).filter(Boolean))] };
 }

@@ -195,3 +195,45 @@ export async function lockCompanyByDomain(db: Db, domain: string): Promise<strin
   const existing = await sql<{ id: string }>`select id from companies where domain = ${domain} for update`.execute(db);
   return existing.rows[0]!.id;
 }
+
+/**
+ * Makes `hosts` the store's linked domains, the first its primary: links it no longer has go, a
+ * host linked to another store moves to this one (the platform says it points here now).
+ */
+export async function replaceStoreDomains(db: Db, storeDomain: string, hosts: string[], primary: string | null): Promise<void> {
+  await db
+    .deleteFrom('store_domains')
+    .where('store_domain', '=', storeDomain)
+    .$if(hosts.length > 0, (query) => query.where('domain', 'not in', hosts))
+    .execute();
+  if (hosts.length === 0) return;
+  await db
+    .insertInto('store_domains')
+    .values(hosts.map((domain) => ({ domain, store_domain: storeDomain, is_primary: domain === primary })))
+    .onConflict((oc) =>
+      oc.column('domain').doUpdateSet((eb) => ({
+        store_domain: eb.ref('excluded.store_domain'),
+        is_primary: eb.ref('excluded.is_primary'),
+        updated_at: sql`now()`,
+      })),
+    )
+    .execute();
+}
+
+/** The store a host is linked to, if any. */
+export async function findLinkedStore(db: Db, domain: string): Promise<string | undefined> {
+  const row = await db.selectFrom('store_domains').select('store_domain').where('domain', '=', domain).executeTakeFirst();
+  return row?.store_domain;
+}
+
+/** The hosts linked to a store, its primary first. */
+export async function linkedDomainsOf(db: Db, storeDomain: string): Promise<Array<{ domain: string; primary: boolean }>> {
+  const rows = await db
+    .selectFrom('store_domains')
+    .select(['domain', 'is_primary'])
+    .where('store_domain', '=', storeDomain)
+    .orderBy('is_primary', 'desc')
+    .orderBy('domain')
+    .execute();
+  return rows.map((row) => ({ domain: row.domain, primary: row.is_primary }));
+}

@@ -1,7 +1,7 @@
 import type { StoreProfile } from './store-profile.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import { checkHttpUrl } from '../http/urls.js';
-import { parseDomain } from '../shared/domain.js';
+import { parseDomain, storeDomain as normalStoreDomain } from '../shared/domain.js';
 import type { DataContext } from '../service-context.js';
 import * as dal from './dal.js';
 
@@ -143,4 +143,34 @@ export async function companyForClaim(
 
 export async function countCompanies(ctx: Pick<DataContext, 'db'>): Promise<number> {
   return dal.countCompanies(ctx.db);
+}
+
+/**
+ * Links the hosts a store's commerce platform says it answers on (a Shopify store's primary
+ * domain) to the store's own domain there, replacing what was linked before. Hosts are normalized
+ * as synced domains are (SPEC 4.2); the store's own domain and malformed hosts are left out.
+ */
+export async function linkStoreDomains(
+  ctx: Pick<DataContext, 'db'>,
+  storeDomain: string,
+  domains: { primary: string | null; others?: string[] },
+): Promise<void> {
+  const primary = normalStoreDomain(domains.primary);
+  const hosts = [primary, ...(domains.others ?? []).map(normalStoreDomain)].filter(
+    (host): host is string => host !== null && host !== storeDomain,
+  );
+  await dal.replaceStoreDomains(ctx.db, storeDomain, [...new Set(hosts)], primary);
+}
+
+/**
+ * The store a domain names: the store's own domain at its platform when the domain is one of the
+ * hosts linked to it (`brand.com` → `brand.myshopify.com`), else the domain itself.
+ */
+export async function storeDomainOf(ctx: Pick<DataContext, 'db'>, domain: string): Promise<string> {
+  return (await dal.findLinkedStore(ctx.db, domain)) ?? domain;
+}
+
+/** The store's own domain and the hosts linked to it, its primary first. */
+export async function domainsOfStore(ctx: Pick<DataContext, 'db'>, storeDomain: string): Promise<string[]> {
+  return [storeDomain, ...(await dal.linkedDomainsOf(ctx.db, storeDomain)).map((linked) => linked.domain)];
 }

@@ -32,6 +32,7 @@ import * as rescoreKnownTermsOnly from './migrations/0032_rescore_known_terms_on
 import * as shopifyEventIds from './migrations/0034_shopify_event_ids.js';
 import * as chargeHoldsSettled from './migrations/0035_charge_holds_settled.js';
 import * as shopifyHomeSessions from './migrations/0036_shopify_home_sessions.js';
+import * as storeDomains from './migrations/0038_store_domains.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0034_shopify_event_ids': shopifyEventIds,
   '0035_charge_holds_settled': chargeHoldsSettled,
   '0036_shopify_home_sessions': shopifyHomeSessions,
+  '0038_store_domains': storeDomains,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

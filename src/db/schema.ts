@@ -856,6 +856,19 @@ export interface LedgerTables {
   commission_charge_holds: CommissionChargeHoldsTable;
 }
 
+/** A host shoppers know a store by, linked to the store's domain at its commerce platform (migration 0038). */
+export interface StoreDomainsTable {
+  domain: string;
+  store_domain: string;
+  is_primary: Generated<boolean>;
+  updated_at: CreatedAt;
+}
+
+/** Tables of migration 0038. */
+export interface StoreDomainTables {
+  store_domains: StoreDomainsTable;
+}
+
 export interface Database
   extends FoundationTables,
     RecommendationTables,
@@ -869,4 +882,5 @@ export interface Database
     MerchantTokenTables,
     ShopifyTables,
     LedgerTables,
-    SignUpRequestTables {}
+    SignUpRequestTables,
+    StoreDomainTables {}

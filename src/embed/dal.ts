@@ -29,12 +29,12 @@ export async function findPluginPlatform(db: Db, platformId: string): Promise<Pl
   };
 }
 
-export async function isBrandSynced(db: Db, platformId: string, domain: string): Promise<boolean> {
+export async function isBrandSynced(db: Db, platformId: string, domains: string[]): Promise<boolean> {
   const row = await db
     .selectFrom('platform_brands')
     .select('domain')
     .where('platform_id', '=', platformId)
-    .where('domain', '=', domain)
+    .where('domain', 'in', domains)
     .where('status', '=', 'active')
     .executeTakeFirst();
   return row !== undefined;

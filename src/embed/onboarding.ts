@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import type { CommerceAdapter, CommerceEvent } from '../commerce/adapter.js';
+import { domainsOfStore, storeDomainOf } from '../companies/service.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { discountCodeFor } from '../offers/service.js';
 import * as dal from './dal.js';
@@ -39,7 +40,11 @@ export const PRIVACY_URL = '/plugin/legal/privacy';
 /** Where a live merchant manages partnerships and campaigns: the brand dashboard. */
 export const MANAGE_URL = '/dashboard';
 
-/** The return flow of SPEC 4.7 holds: support has the plugin page (on an approved origin) and the platform synced this store. */
+/**
+ * The return flow of SPEC 4.7 holds: support has the plugin page (on an approved origin) and the
+ * platform synced this store, by its own domain or a host linked to it (a platform knows a Shopify
+ * store by `brand.com` as often as by `brand.myshopify.com`).
+ */
 export async function returnFlowHolds(db: Db, platform: dal.PluginPlatform, domain: string): Promise<boolean> {
   if (!platform.pluginPageUrl) return false;
   let origin: string;
@@ -49,12 +54,20 @@ export async function returnFlowHolds(db: Db, platform: dal.PluginPlatform, doma
     return false;
   }
   if (!platform.approvedOrigins.includes(origin)) return false;
-  return dal.isBrandSynced(db, platform.id, domain);
+  return dal.isBrandSynced(db, platform.id, await domainsOfStore({ db }, domain));
 }
 
 /** Merchant onboarding through the plugin: the stage of a store and the merchant's actions. */
 export class Onboarding {
   constructor(private readonly deps: OnboardingDeps) {}
+
+  /**
+   * The store a domain the plugin was given names: a host linked to a store (a Shopify store's own
+   * domain, `brand.com`) is that store (`brand.myshopify.com`), which everything after goes by.
+   */
+  storeOf(domain: string): Promise<string> {
+    return storeDomainOf(this.deps, domain);
+  }
 
   /** The platform the plugin is embedded for, with what the embed page checks (approved origins, offer types). */
   platform(platformId: string): Promise<dal.PluginPlatform | undefined> {

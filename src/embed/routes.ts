@@ -72,8 +72,9 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
     async (request, reply) => {
       const assets = await browserAssets();
       const platformId = isPlatformId(request.query.platformId) ? request.query.platformId.trim().toLowerCase() : undefined;
-      const domain = storeDomain(request.query.domain);
-      if (!platformId || !domain) throw badRequest('platformId (a UUID) and domain (a store domain) are required');
+      const given = storeDomain(request.query.domain);
+      if (!platformId || !given) throw badRequest('platformId (a UUID) and domain (a store domain) are required');
+      const domain = await onboarding.storeOf(given);
       const destination = request.headers['sec-fetch-dest'];
       const { boot, frameAncestors } = await decideEmbedPage(
         {
@@ -100,7 +101,8 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
   );
 
   const storeState = async (platformId: string, domain: string) => {
-    const store = checkedStore(platformId, domain);
+    const checked = checkedStore(platformId, domain);
+    const store = { ...checked, domain: await onboarding.storeOf(checked.domain) };
     const platform = await onboarding.platform(store.platformId);
     return { store, platform };
   };

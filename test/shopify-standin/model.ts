@@ -187,6 +187,7 @@ export interface ShopRecord {
   currency: string;
   country: string;
   countryCode: string;
+  /** The host of the primary domain: the custom domain shoppers see, or the myshopify.com domain when there is none. */
   primaryHost: string;
   plan: ShopPlan;
   /** A partner's development store or a Shopify staff store: Shopify takes test charges only there. */

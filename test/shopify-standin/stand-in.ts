@@ -67,6 +67,12 @@ export interface CreateShopOptions {
   description?: string | null;
   withoutImagesShare?: number;
   inactiveShare?: number;
+  /**
+   * The host of the store's primary domain (`Shop.primaryDomain`), its custom domain: `{name}.example`
+   * by default; null for a store without one, whose primary domain is then its myshopify.com
+   * domain, as on Shopify.
+   */
+  primaryDomain?: string | null;
 }
 
 export interface PlaceOrderInput {
@@ -264,7 +270,7 @@ export class ShopifyStandIn {
       currency: options.currency ?? 'USD',
       country: options.country ?? 'United States',
       countryCode: options.countryCode ?? 'US',
-      primaryHost: `${options.name}.example`,
+      primaryHost: options.primaryDomain === undefined ? `${options.name}.example` : (options.primaryDomain ?? domain),
       plan: options.plan ?? 'standard',
       testStore: options.testStore ?? null,
       createdAt: now,

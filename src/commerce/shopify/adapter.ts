@@ -1,6 +1,7 @@
 import { abstractFetch } from '@shopify/shopify-api/runtime';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
+import { linkStoreDomains } from '../../companies/service.js';
 import type { ShopifyConfig } from '../../config.js';
 import { decimalToMinorUnits, isIsoCurrency, minorUnitsToDecimal } from '../../shared/currency.js';
 import type { Db } from '../../db/database.js';
@@ -22,7 +23,7 @@ import { AdminClient, ShopifyUserError, StoreDisconnectedError } from './admin-c
 import { BulkSlots, createdAtSlices, runBulkQuery, withSearch } from './bulk.js';
 import * as dal from './dal.js';
 import * as documents from './documents.js';
-import { shopifyLibrary, type ShopifyLibrary } from './library.js';
+import { shopifyLibrary, type ShopifyLibrary, WEBHOOK_PATH } from './library.js';
 import { TokenCipher } from './token-crypto.js';
 import { ShopTokens } from './tokens.js';
 
@@ -194,6 +195,19 @@ export class ShopifyCommerce implements CommerceAdapter {
   }
 
   /**
+   * The store's own domain (its primary one, `brand.com`) linked to the store, so the plugin, a
+   * sign-up and the dashboard find the brand by it as by `{name}.myshopify.com` (docs/shopify.md).
+   */
+  async refreshDomains(domain: string): Promise<void> {
+    const data = await this.request<{ shop: ShopDomains }>(domain, documents.SHOP_DOMAINS);
+    await this.linkDomains(domain, data.shop);
+  }
+
+  private async linkDomains(domain: string, shop: ShopDomains): Promise<void> {
+    await linkStoreDomains({ db: this.options.db }, domain, { primary: shop.primaryDomain.host });
+  }
+
+  /**
    * The shop, and its catalog read in full (pages, or a bulk operation for a large one): the active
    * products it counts. Setup asks for best sellers next, so the units-sold count starts now too:
    * its bulk queries run beside the catalog's instead of after it.
@@ -206,8 +220,9 @@ export class ShopifyCommerce implements CommerceAdapter {
       this.unitsSoldAhead.set(domain, { units });
     }
     const data = await this.request<{
-      shop: { name: string; description: string | null; billingAddress: { countryCodeV2: string | null } | null };
+      shop: { name: string; description: string | null; billingAddress: { countryCodeV2: string | null } | null } & ShopDomains;
     }>(domain, documents.SHOP_PROFILE);
+    await this.linkDomains(domain, data.shop);
     const products = await this.catalog(domain);
     return {
       domain,
@@ -427,7 +442,7 @@ export class ShopifyCommerce implements CommerceAdapter {
 
   /** Order, refund and lifecycle topics, subscribed for the shop; the compliance topics are the app configuration's. */
   async registerWebhooks(domain: string, topics: readonly string[] = WEBHOOK_TOPICS): Promise<void> {
-    const uri = `${this.options.baseUrl}/commerce/shopify/webhooks`;
+    const uri = `${this.options.baseUrl}${WEBHOOK_PATH}`;
     for (const topic of topics) {
       try {
         await this.mutate(domain, 'webhookSubscriptionCreate', documents.SUBSCRIBE_WEBHOOK, { topic, uri });
@@ -443,13 +458,16 @@ export class ShopifyCommerce implements CommerceAdapter {
   /**
    * Shopify deletes a subscription made through the Admin API after 8 failed deliveries in a row:
    * one read of the shop's subscriptions, and the missing topics subscribed again. Returns them.
+   * The read also brings the store's primary domain, linked again (a domain changed at Shopify).
    */
   async reconcileWebhooks(domain: string): Promise<string[]> {
-    const data = await this.request<{ webhookSubscriptions: { nodes: Array<{ topic: string }> } }>(
+    const data = await this.request<{ webhookSubscriptions: { nodes: Array<{ topic: string }> }; shop: ShopDomains }>(
       domain,
       documents.WEBHOOK_SUBSCRIPTIONS,
-      { uri: `${this.options.baseUrl}/commerce/shopify/webhooks` },
+      { uri: `${this.options.baseUrl}${WEBHOOK_PATH}` },
     );
+    // The same answer carries the store's primary domain: a change made at Shopify is linked within the hour.
+    await this.linkDomains(domain, data.shop);
     const subscribed = new Set(data.webhookSubscriptions.nodes.map((node) => node.topic));
     const missing = WEBHOOK_TOPICS.filter((topic) => !subscribed.has(topic));
     if (missing.length > 0) {
@@ -571,6 +589,10 @@ export class ShopifyCommerce implements CommerceAdapter {
     );
     return result.confirmationUrl;
   }
+}
+
+interface ShopDomains {
+  primaryDomain: { host: string };
 }
 
 /** The Admin API's names of the topics the adapter subscribes a shop to. */

@@ -6,12 +6,25 @@
  */
 
 /** The store as the service imports it. */
+/**
+ * The store's own domain, as shoppers know it (issue 25): `primaryDomain`. `Shop.domains` is
+ * deprecated in 2026-10 for `domainsPaginated`, which the published 2026-10 schema does not have,
+ * and Shopify redirects a store's other domains to its primary one, so the primary is the host a
+ * shopper and a platform see. Read with the profile at setup, and with the hourly round that checks
+ * the store's webhook subscriptions (no call of its own); at install on its own.
+ */
+export const SHOP_DOMAINS = `#graphql
+  query ShopDomains {
+    shop { primaryDomain { host } }
+  }`;
+
 export const SHOP_PROFILE = `#graphql
   query ShopProfile {
     shop {
       name
       description
       billingAddress { countryCodeV2 }
+      primaryDomain { host }
     }
   }`;
 
@@ -228,6 +241,7 @@ export const WEBHOOK_SUBSCRIPTIONS = `#graphql
     webhookSubscriptions(first: 25, uri: $uri) {
       nodes { topic }
     }
+    shop { primaryDomain { host } }
   }`;
 
 export const SUBSCRIBE_WEBHOOK = `#graphql

@@ -11,6 +11,9 @@ import type { ShopifyConfig } from '../../config.js';
  */
 export type ShopifyLibrary = ReturnType<typeof shopifyLibrary>;
 
+/** Where Shopify delivers every topic, for the subscriptions the service makes and those of shopify.app.toml. */
+export const WEBHOOK_PATH = '/commerce/shopify/webhooks';
+
 export function shopifyLibrary(config: ShopifyConfig, baseUrl: string, log: FastifyBaseLogger) {
   const base = new URL(baseUrl);
   return shopifyApi({

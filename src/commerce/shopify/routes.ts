@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
@@ -28,6 +28,7 @@ import {
 import { InstallQuery, PlanQuery, RetriedDelivery, ShopifyAttention, WebhookIdParams, WebhookReceipt } from './schemas.js';
 import { COMPLIANCE_TOPICS, TOPICS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
 import { appHomeRoutes, HOME_COOKIE, homePath } from './home-routes.js';
+import { WEBHOOK_PATH } from './library.js';
 
 const errorRef = Type.Ref('ErrorResponse');
 export const CALLBACK_PATH = '/commerce/shopify/callback';
@@ -184,7 +185,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
         now,
       });
       if (!stored) throw refused('this install was completed already: start the install again');
-      await afterInstall(shopify, session.shop);
+      await afterInstall(shopify, session.shop, request.log);
       reply.header('Cache-Control', 'no-store');
       // An install the app home started: this browser came back through Shopify as the store's staff, so it gets the home's session.
       if (pending.returnTo === homePath(session.shop)) {
@@ -372,10 +373,15 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
   await app.register(async (scope) => webhookRoute(scope, runtime, shopify));
 };
 
-/** After a verified install: webhooks subscribed, the plan read back, the plugin told the app is there. */
-async function afterInstall(shopify: ShopifyCommerce, shop: string): Promise<void> {
+/**
+ * After a verified install: webhooks subscribed, the plan read back, the store's own domain linked
+ * (the hourly round and the setup link it again, so a failure here only waits for them), the plugin
+ * told the app is there.
+ */
+async function afterInstall(shopify: ShopifyCommerce, shop: string, log: FastifyBaseLogger): Promise<void> {
   await shopify.registerWebhooks(shop);
   await shopify.refreshSubscription(shop);
+  await shopify.refreshDomains(shop).catch((error: unknown) => log.warn({ err: error, shop }, "could not read the Shopify store's domain"));
   await shopify.emit({ type: 'app_installed', domain: shop });
 }
 
@@ -408,7 +414,7 @@ async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: R
   });
 
   app.post(
-    '/commerce/shopify/webhooks',
+    WEBHOOK_PATH,
     {
       bodyLimit: WEBHOOK_BODY_LIMIT_BYTES,
       schema: {

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { linkStoreDomains } from '../../companies/service.js';
 import type { Db } from '../../db/database.js';
 import { ApiError } from '../../http/errors.js';
 import { DrainingWorker } from '../../jobs/draining-worker.js';
@@ -119,6 +120,8 @@ export async function handleDelivery(deps: WebhookDeps, delivery: Delivery): Pro
     case 'shop/redact': {
       const unlinked = await redactStoreCustomers(db, shop);
       await dal.eraseShop(db, shop, delivery.webhookId);
+      // The store's own domain was Shopify's word about the shop: it goes with the rest.
+      await linkStoreDomains({ db }, shop, { primary: null });
       return { redactedOrders: unlinked };
     }
     default:

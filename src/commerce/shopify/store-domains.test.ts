@@ -1,0 +1,134 @@
+import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
+import { beforeAll, expect, it } from 'vitest';
+import { createPlatform, uniqueId } from '../../../test/support/factories.js';
+import { DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
+import { describeEachDatabase } from '../../../test/support/harness.js';
+import { install, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
+import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
+import type { ShopifyCommerce } from './adapter.js';
+
+const BASE_URL = 'https://svc.test';
+const ENV = { LOG_LEVEL: 'error', BASE_URL, SANDBOX_IMPORT_MS: '0', STORE_MIN_ORDERS: '0', ...shopifyEnv(new ShopifyStandIn()) };
+
+/**
+ * A Shopify store is known to shoppers and platforms by its own domain (`brand.com`), to Shopify's
+ * API by `brand.myshopify.com` (issue 25, section 3): the primary domain is read from the Admin
+ * API and linked to the store, so the plugin and a sign-up find the store by either.
+ */
+describeEachDatabase(
+  "Shopify: the store's own domain",
+  (use) => {
+    let standIn: ShopifyStandIn;
+    const newShop = (primaryDomain?: string | null) => {
+      const name = uniqueId('dom')
+        .toLowerCase()
+        .replace(/[^a-z0-9-]/g, '-');
+      return standIn.createShop({
+        name,
+        products: 6,
+        orders: 20,
+        primaryDomain: primaryDomain === undefined ? `${name}-brand.example` : primaryDomain,
+      });
+    };
+    const linked = async (shop: string) =>
+      (await use().db.selectFrom('store_domains').select('domain').where('store_domain', '=', shop).orderBy('domain').execute()).map(
+        (row) => row.domain,
+      );
+    const pluginState = (platformId: string, domain: string) =>
+      use().app.inject({
+        method: 'POST',
+        url: '/plugin/v2/state',
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+        payload: JSON.stringify({ platformId, domain }),
+      });
+    const shopify = () => use().runtime.commerce.shopify as ShopifyCommerce;
+
+    beforeAll(() => {
+      standIn = standInFor(BASE_URL, () => use().app);
+      setAbstractFetchFunc(standIn.fetch);
+    });
+
+    it('links the primary domain at install: the plugin given the custom domain, in any form, finds the Shopify store', async () => {
+      const shop = newShop();
+      const { platformId } = await createPlatform(use().support);
+      // Before the install nothing says the custom domain is this store's: it is a store of the host's first platform.
+      const before = await pluginState(platformId, shop.primaryHost);
+      expect(before.json()).toMatchObject({ kind: 'stage', stage: 'install' });
+      expect(before.json().install.url).not.toContain(shop.domain);
+
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop.domain}`);
+      expect(await linked(shop.domain)).toEqual([shop.primaryHost]);
+      for (const given of [shop.primaryHost, `https://www.${shop.primaryHost.toUpperCase()}/collections/all`, shop.domain]) {
+        const state = await pluginState(platformId, given);
+        expect(state.statusCode, state.body).toBe(200);
+        expect(state.json(), given).toMatchObject({ kind: 'stage', stage: 'plan' });
+        expect(state.json().approve.url, given).toMatch(new RegExp(`^/commerce/shopify/plan\\?shop=${shop.domain.replace(/\./g, '\\.')}&`));
+      }
+    });
+
+    it('the return flow holds when the platform synced the store by its custom domain', async () => {
+      const shop = newShop();
+      const { platformId, key } = await createPlatform(use().support, {
+        approvedOrigins: ['https://platform.example'],
+        pluginPageUrl: 'https://platform.example/apps/partners',
+      });
+      const synced = await use().app.inject({
+        method: 'POST',
+        url: '/v1/platform/brands',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        payload: JSON.stringify({ brands: [{ domain: shop.primaryHost }] }),
+      });
+      expect(synced.statusCode, synced.body).toBe(200);
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop.domain}`);
+      const state = await pluginState(platformId, shop.primaryHost);
+      expect(state.json()).toMatchObject({ kind: 'stage', stage: 'plan', approve: { sameTab: true } });
+    });
+
+    it('a sign-up by the custom domain claims the Shopify store: its owner confirms at Shopify', async () => {
+      const shop = newShop();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop.domain}`);
+      const client = new DashboardClient(use().app);
+      await client.start();
+      const signUp = await client.signUp({
+        email: `${uniqueId('owner')}@brand.example`,
+        password: DASHBOARD_PASSWORD,
+        brand: { businessName: 'Custom Domain Brand', domain: `https://${shop.primaryHost}/`, categories: [] },
+      });
+      expect(signUp.statusCode, signUp.body).toBe(201);
+      expect(signUp.json().claim).toMatchObject({ domain: shop.domain, confirmUrl: expect.stringContaining(`shop=${shop.domain}`) });
+    });
+
+    it('a domain changed at Shopify is linked by the hourly round in the read it makes anyway, and by the setup', async () => {
+      const shop = newShop();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop.domain}`);
+      const old = shop.primaryHost;
+      shop.primaryHost = `new-${old}`;
+      const calls = standIn.apiUsage(shop.domain).adminApiCalls;
+      expect(await shopify().reconcileWebhooks(shop.domain)).toEqual([]);
+      expect(standIn.apiUsage(shop.domain).adminApiCalls).toBe(calls + 1);
+      expect(await linked(shop.domain)).toEqual([shop.primaryHost]);
+      expect(await use().runtime.onboarding.storeOf(old)).toBe(old);
+
+      await use().db.deleteFrom('store_domains').where('store_domain', '=', shop.domain).execute();
+      await shopify().profile(shop.domain);
+      expect(await linked(shop.domain)).toEqual([shop.primaryHost]);
+    });
+
+    it("shop/redact after an uninstall unlinks the store's domain; the uninstall alone keeps it for a reinstall", async () => {
+      const shop = newShop();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop.domain}`);
+      await standIn.uninstall(shop.domain);
+      expect(await linked(shop.domain)).toEqual([shop.primaryHost]);
+      await standIn.redactShop(shop.domain);
+      await expect.poll(() => linked(shop.domain), { timeout: 30_000 }).toEqual([]);
+    });
+
+    it('a store without a custom domain (primary domain at myshopify.com) links nothing', async () => {
+      const shop = newShop(null);
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop.domain}`);
+      expect(standIn.shop(shop.domain).primaryHost).toBe(shop.domain);
+      expect(await linked(shop.domain)).toEqual([]);
+    });
+  },
+  ENV,
+);
