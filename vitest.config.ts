@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/sequencer.js';
 
 /** Tests that touch no database, no port and no process: pure functions and in-memory stand-ins. */
 const UNIT = [
@@ -29,13 +30,18 @@ const RESILIENCE = ['test/resilience/*.test.ts', 'test/server/*.test.ts', 'test/
  * shares two cores with everything else: beside a CPU burner, two starts of the service on PGlite
  * took 96 s (18 s on a quiet machine).
  *
- * Four tiers (README, "Tests"). Unit and integration run first, side by side; then the browser tier
- * on two workers that connect to one shared Chromium (each file opens its own contexts on its own
- * app; one worker mostly waits for Chromium and Chromium for it: 1,691 s of wall time on one worker,
- * 891 s on two, about the same CPU); then the resilience tier on its own, so the bounds it proves
- * are not measured beside the rest of the suite. Files in one worker share the module graph
- * (isolate: false): no test leaves state behind in a module (each builds its own app and database),
- * and importing the service once per worker instead of once per file is most of what setup costs.
+ * Four tiers (README, "Tests"). `npm test` (scripts/test.sh) runs the browser tier beside the unit and
+ * integration tiers, as a second vitest process, then the resilience tier on its own, so the bounds
+ * it proves are not measured beside the rest of the suite. Two processes because one vitest cannot
+ * overlap them as well: projects of one `sequence.groupOrder` share one worker count and one queue,
+ * ordered tier by tier, and a worker is reused only for a next file of its own project. A bare
+ * `npx vitest run` runs the same tiers one after the other (`groupOrder`). The browser tier runs on
+ * two workers that connect to one shared Chromium (each file opens its own contexts on its own app;
+ * one worker mostly waits for Chromium and Chromium for it). Files in one worker share the module
+ * graph (isolate: false): no test leaves state behind in a module (each builds its own app and
+ * database), and importing the service once per worker instead of once per file is most of what
+ * setup costs. The longest files start first (test/support/sequencer.ts), so the run does not end
+ * on one of them.
  */
 export default defineConfig({
   test: {
@@ -45,6 +51,7 @@ export default defineConfig({
     // expect.poll waits for something the page or the service does by itself: 1 s by default.
     expect: { poll: { timeout: 30_000 } },
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, exclude: BROWSER, pool: 'threads', isolate: false } },
       {

@@ -1,14 +1,82 @@
 #!/usr/bin/env bash
-# The whole test suite: type check, lint and format check, then every tier (vitest.config.ts): unit and
-# integration side by side, then the browser tier, then the resilience tier. README, "Tests".
+# The whole test suite (README, "Tests"): type check, lint and format check, and every tier of
+# vitest.config.ts. The checks and the tiers overlap where two cores have room for them:
+#   1. the browser tier (a second vitest process, its output shown when it ends) beside the unit and
+#      integration tiers (shown as they run), and the checks beside both (each check is one process,
+#      the type check of src/ the longest: ~48 CPU-s, one core, so alone it would leave the other idle);
+#   2. then, with nothing else running, the resilience tier, whose bounds must not be measured beside
+#      the rest.
+# Every step runs even when an earlier one failed; the script fails naming each step that failed.
+# With arguments (`npm test -- FILE…`), the checks run side by side, then `vitest run` with them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
+# The project's Node.js and tools first, as under `npm test`, also when the script is run with bash.
+export PATH="$PWD/node_modules/.bin:$PATH"
 echo "Node.js $(node --version) ($(command -v node))" >&2
 bash scripts/ensure-services.sh
 bash scripts/ensure-chromium.sh
-npx tsc -p tsconfig.json
-npx tsc -p web/tsconfig.json
-npm run --silent lint
-npx vitest run "$@"
+
+logs=$(mktemp -d)
+declare -A pids=()
+failed=()
+# Background steps ignore Ctrl-C in a script: stop the ones still running when the script ends early.
+trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
+trap 'exit 130' INT TERM
+
+# A step in the background, its output kept apart so that the steps' outputs do not interleave.
+start() {
+  local name=$1
+  shift
+  "$@" </dev/null >"$logs/$name.log" 2>&1 &
+  pids[$name]=$!
+}
+# Waits for a background step and prints its output under its name.
+finish() {
+  local name=$1 status=0
+  wait "${pids[$name]}" || status=$?
+  unset "pids[$name]"
+  echo "── $name ($([ "$status" = 0 ] && echo passed || echo "failed, exit $status")) ──"
+  cat "$logs/$name.log"
+  [ "$status" = 0 ] || failed+=("$name")
+}
+# A step in the foreground, its output as it runs.
+run() {
+  local name=$1
+  shift
+  "$@" || failed+=("$name")
+}
+start_checks() {
+  start typecheck tsc -p tsconfig.json
+  start typecheck-web tsc -p web/tsconfig.json
+  start lint npm run --silent lint
+}
+finish_checks() {
+  finish typecheck
+  finish typecheck-web
+  finish lint
+}
+conclude() {
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "npm test failed: ${failed[*]}" >&2
+    exit 1
+  fi
+}
+
+if [ $# -gt 0 ]; then
+  start_checks
+  finish_checks
+  conclude
+  vitest run "$@"
+  exit
+fi
+
+start_checks
+# Its own results cache off: two vitest processes ending together would write one file at once.
+start browser vitest run --project browser --no-cache
+run "unit and integration" vitest run --project unit --project integration
+finish browser
+finish_checks
+run resilience vitest run --project resilience
+conclude

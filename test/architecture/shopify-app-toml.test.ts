@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { parse as readToml, type TomlTable } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { WEBHOOK_TOPICS } from '../../src/commerce/shopify/adapter.js';
 import { WEBHOOK_PATH } from '../../src/commerce/shopify/library.js';
@@ -6,7 +7,6 @@ import { CALLBACK_PATH } from '../../src/commerce/shopify/routes.js';
 import { COMPLIANCE_TOPICS, TOPICS } from '../../src/commerce/shopify/webhooks.js';
 import { DEFAULT_SHOPIFY_API_VERSION, DEFAULT_SHOPIFY_SCOPES } from '../../src/config-schema.js';
 import { COMPLIANCE_TOPICS as STAND_IN_COMPLIANCE_TOPICS } from '../support/shopify.js';
-import { readToml, type TomlTable } from '../support/toml.js';
 import { topicToEnum } from '../shopify-standin/webhooks.js';
 import { APP_PATH } from '../../src/commerce/shopify/home-routes.js';
 
@@ -59,27 +59,5 @@ describe('shopify.app.toml', () => {
 
   it('declares the topics the service also subscribes each shop to through the Admin API, and only those', () => {
     expect(declared('topics').map(topicToEnum).sort()).toEqual([...WEBHOOK_TOPICS].sort());
-  });
-});
-
-describe('readToml', () => {
-  it('reads tables, arrays of tables, strings, booleans and arrays over several lines', () => {
-    expect(
-      readToml(
-        'a = "x # not a comment" # a comment\n[t]\nb = true\nc = [\n  "1,2",\n  "3",\n]\n[[s.list]]\nd = false\n[[s.list]]\nd = true\n',
-      ),
-    ).toEqual({
-      a: 'x # not a comment',
-      t: { b: true, c: ['1,2', '3'] },
-      s: { list: [{ d: false }, { d: true }] },
-    });
-  });
-
-  it('refuses what it does not read rather than reading it wrong', () => {
-    expect(() => readToml('n = 1')).toThrow(/line 1: unsupported value/);
-    expect(() => readToml("s = 'literal'")).toThrow(/unsupported value/);
-    expect(() => readToml('a.b = "dotted"')).toThrow(/unsupported syntax/);
-    expect(() => readToml('a = "x"\na = "y"')).toThrow(/defined twice/);
-    expect(() => readToml('a = [[1]]')).toThrow(/nested arrays/);
   });
 });
