@@ -8,6 +8,7 @@ const UNIT = [
   'src/campaigns/status.test.ts',
   'src/commerce/sandbox/generator.test.ts',
   'src/commerce/shopify/documents.test.ts',
+  'src/commerce/shopify/referral.test.ts',
   'src/config.test.ts',
   'src/http/logging.test.ts',
   'src/offers/cache.test.ts',

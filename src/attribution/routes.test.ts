@@ -38,7 +38,12 @@ describeEachDatabase('referral links and platform stats', (use) => {
       // The store's shareable discount link, the code percent-encoded as one path segment.
       expect(location.pathname).toBe(`/discount/${encodeURIComponent('WELCOME 15&more')}`);
       expect(decodeURIComponent(location.pathname.split('/')[2]!)).toBe('WELCOME 15&more');
-      expect(location.search).toBe('');
+      // The referral token rides along, for the store to record with the order: on the link, and on the page it sends the shopper to.
+      const token = new URL(referralUrl).pathname.split('/').at(-1)!;
+      expect([...location.searchParams]).toEqual([
+        ['redirect', `/?ref=${token}`],
+        ['ref', token],
+      ]);
       expect((await stats()).json()).toEqual({ ...before, clicks: before.clicks + 1 });
 
       await follow(referralUrl);
@@ -78,7 +83,8 @@ describeEachDatabase('referral links and platform stats', (use) => {
       await use().db.updateTable('offers').set({ live: false }).where('company_id', '=', other.partnerId).execute();
       const response = await follow(url);
       expect(response.statusCode).toBe(302);
-      expect(response.headers.location).toBe(`https://${other.domain}/`);
+      // Its home page still takes the referral token, for the order to name the shopper's click.
+      expect(response.headers.location).toBe(`https://${other.domain}/?ref=${new URL(url).pathname.split('/').at(-1)}`);
     });
 
     for (const [label, mutate] of [

@@ -36,7 +36,7 @@ export const attributionRoutes: FastifyPluginAsync<Runtime> = async (plain, runt
           params: ReferralParams,
           response: {
             302: emptyResponse("The click was counted: on to the partner's store, its discount applied", {
-              Location: { type: 'string', description: "The partner's store with its discount code" },
+              Location: { type: 'string', description: "The partner's store with its discount code, carrying the referral token (`ref`)" },
             }),
             404: {
               description: 'The token is unknown or damaged: a page telling the shopper so',
@@ -56,8 +56,8 @@ export const attributionRoutes: FastifyPluginAsync<Runtime> = async (plain, runt
       },
       async (request, reply) => {
         const link = await attribution.resolveToken(request.params.token);
-        const sandbox = config.sandboxStorefronts ? { base: config.baseUrl, referralToken: request.params.token } : null;
-        const destination = link && storeUrl(link.partnerDomain, link.discountCode, sandbox);
+        const sandbox = config.sandboxStorefronts ? { base: config.baseUrl } : null;
+        const destination = link && storeUrl(link.partnerDomain, link.discountCode, request.params.token, sandbox);
         if (!link || !destination) {
           return sendPage(reply, linkNotFoundPage(await browserAssets()), { status: 404 });
         }

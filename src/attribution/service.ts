@@ -27,6 +27,11 @@ export function referralLinkOf(db: Db, token: string): Promise<ResolvedLink | un
   return findReferralLink(db, token);
 }
 
+/** Whether a string has the shape of a referral token: what a store recorded may be anything, only this is looked up. */
+export function isReferralToken(value: string): boolean {
+  return TOKEN_PATTERN.test(value);
+}
+
 export function newReferralToken(): string {
   return crypto.randomBytes(TOKEN_BYTES).toString('base64url');
 }

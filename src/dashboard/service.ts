@@ -68,8 +68,7 @@ export async function referralLinks(
   const rows = await dal.referralLinksToBrand(ctx.db, companyId, REFERRAL_LINKS_SHOWN);
   return rows.map((row) => ({
     url: links.referralUrl(row.token),
-    leadsTo:
-      storeUrl(row.domain, row.discount_code, links.sandboxBase ? { base: links.sandboxBase, referralToken: row.token } : null) ?? null,
+    leadsTo: storeUrl(row.domain, row.discount_code, row.token, links.sandboxBase ? { base: links.sandboxBase } : null) ?? null,
     platform: row.platform_name,
     campaign: row.campaign_name,
     shownBy: row.shower_name,

@@ -33,16 +33,23 @@ export interface WindowDays {
 
 export type Touch = 'click' | 'view';
 
-/** A showing that qualifies for an order: the link, how the shopper met it, and the UTC day it last did. */
-export interface QualifyingShowing extends LinkKey {
+/**
+ * A showing that qualifies for an order: the link, how the shopper met it, and the UTC day it
+ * last did. `platformId` is null when the order names no link (the partner's discount code
+ * alone): the brand pair is known, the platform is not.
+ */
+export interface QualifyingShowing extends Omit<LinkKey, 'platformId'> {
+  platformId: string | null;
   touch: Touch;
   day: string;
 }
 
 /**
- * The showing of the partner's offer that wins an order by `touch` within the window: the latest
- * day with a click (or a view), then the most of them that day. `link` limits it to one link (the
- * referral link the shopper came through).
+ * The showing of the partner's offer that wins an order by `touch` within the window. With `link`
+ * (the referral link the shopper came through): that link's latest day with a click (or a view).
+ * Without (the partner's code alone): the brand pair (showing brand and campaign) whose offer was
+ * last clicked (or viewed), its clicks counted over every platform, so no platform's counts
+ * decide the credit; pairs met on the same latest day go to the one met most that day.
  */
 export async function lastShowing(
   db: Db,
@@ -52,18 +59,18 @@ export async function lastShowing(
   link?: LinkKey,
 ): Promise<QualifyingShowing | undefined> {
   const counted = touch === 'click' ? sql.ref('clicks') : sql.ref('views');
-  const result = await sql<{ platform_id: string; campaign_id: string; brand_id: string; partner_id: string; day: string }>`
-    select platform_id, campaign_id, brand_id, partner_id, to_char(day, 'YYYY-MM-DD') as day
+  const result = await sql<{ campaign_id: string; brand_id: string; partner_id: string; day: string }>`
+    select campaign_id, brand_id, partner_id, to_char(day, 'YYYY-MM-DD') as day
     from attribution_counters
     where partner_id = ${partnerId} and ${counted} > 0 and day between ${days.from}::date and ${days.to}::date
       ${link ? sql`and platform_id = ${link.platformId}::uuid and campaign_id = ${link.campaignId} and brand_id = ${link.brandId}` : sql``}
-    group by platform_id, day, campaign_id, brand_id, partner_id
-    order by day desc, sum(${counted}) desc, platform_id, campaign_id, brand_id
+    group by day, campaign_id, brand_id, partner_id
+    order by day desc, sum(${counted}) desc, campaign_id, brand_id
     limit 1`.execute(db);
   const row = result.rows[0];
   return (
     row && {
-      platformId: row.platform_id,
+      platformId: link?.platformId ?? null,
       campaignId: row.campaign_id,
       brandId: row.brand_id,
       partnerId: row.partner_id,
@@ -74,10 +81,7 @@ export async function lastShowing(
 }
 
 /** The showing an order is credited to; no platform when only the partner's discount code named it. */
-export type CreditedShowing = Omit<QualifyingShowing, 'platformId'> & {
-  platformId: string | null;
-  matchedBy: 'referral_link' | 'discount_code';
-};
+export type CreditedShowing = QualifyingShowing & { matchedBy: 'referral_link' | 'discount_code' };
 
 /** Whether the store counts orders after a view of its offer; off unless the brand turned it on. */
 export async function viewThroughAllowed(db: Db, companyId: string): Promise<boolean> {

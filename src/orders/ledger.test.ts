@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { describeOnBothEngines, type TestContext } from '../../test/support/harness.js';
 import { createBrand, createPlatform, uniqueId } from '../../test/support/factories.js';
-import { seedPartnerOffer } from '../../test/durability/seed.js';
+import { addCampaign, seedPartnerOffer } from '../../test/durability/seed.js';
 import type { LinkKey } from '../attribution/dal.js';
 import { receiveOrder, recordOrderEvent, saveAttributionSettings, type IncomingOrder } from './service.js';
 import { signOrderBody } from './signature.js';
@@ -141,6 +141,50 @@ returning customer's order at 0 with its reason`, async () => {
         [500, 500, 'new', 'platform_order_count'],
         [0, 0, 'returning', 'platform_order_count'],
       ]);
+    });
+
+    it(`credits the platform the shopper clicked on, even when another platform had more clicks that day; the partner's code \
+alone credits no platform, and no platform's clicks choose its brand pair`, async () => {
+      const world = await partnerWorld(use());
+      const code = world.partner.discountCode!;
+      // The shopper clicked on p1; p2 had far more clicks the same day.
+      await world.show(world.links.p1, 0, 1, 2);
+      await world.show(world.links.p2, 0, 9, 2);
+      // The Shopify discount link brings both: the token the shopper came with, and the code on the cart.
+      expect(await world.order({ referralToken: world.token, discountCode: code })).toMatchObject({
+        platformId: world.links.p1.platformId,
+        matchedBy: 'referral_link',
+        touch: 'click',
+      });
+      expect(await world.order({ referralToken: world.token })).toMatchObject({ platformId: world.links.p1.platformId });
+      // A token of another store's link proves nothing here: the code alone decides, with no platform.
+      expect(await world.order({ referralToken: (await partnerWorld(use())).token, discountCode: code })).toMatchObject({
+        platformId: null,
+        matchedBy: 'discount_code',
+      });
+      expect(await world.order({ discountCode: code })).toMatchObject({ platformId: null, matchedBy: 'discount_code' });
+      expect((await world.ledger()).map((entry) => [entry.showing_brand_id, entry.platform_id])).toEqual([
+        [world.brandId, world.links.p1.platformId],
+        [world.brandId, world.links.p1.platformId],
+        [world.brandId, null],
+        [world.brandId, null],
+      ]);
+
+      // Two brands show the partner's offer, clicked the same day: Other on one platform (3), the first brand on two (2 + 2).
+      const shared = await partnerWorld(use());
+      const { companyId: otherId } = await createBrand(use().support);
+      const { campaignId } = await addCampaign(use().db, otherId, shared.partner.partnerId);
+      await shared.show({ ...shared.links.p1, brandId: otherId, campaignId }, 0, 3, 1);
+      await shared.show(shared.links.p1, 0, 2, 1);
+      await shared.show(shared.links.p2, 0, 2, 1);
+      const byCode = await shared.order({ discountCode: shared.partner.discountCode! });
+      expect(byCode).toMatchObject({ platformId: null, matchedBy: 'discount_code', touch: 'click' });
+      const stored = await use()
+        .db.selectFrom('attributed_orders')
+        .select(['brand_id', 'campaign_id', 'platform_id'])
+        .where('order_id', '=', byCode.orderId)
+        .executeTakeFirstOrThrow();
+      expect(stored).toEqual({ brand_id: shared.brandId, campaign_id: shared.partner.campaignId, platform_id: null });
     });
 
     it(`reverses by entries of the opposite sign: a partial refund its share, a replay nothing, a cancel the rest; \

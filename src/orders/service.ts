@@ -87,11 +87,12 @@ type Attribution = { showing: dal.CreditedShowing | undefined; outsideWindow: bo
  * Which showing an order is credited to (docs/attribution.md). The order names the partner's
  * offer by the referral link it came through (when the link leads to this store) or by the
  * partner's discount code. Within the window (the order's UTC day and ATTRIBUTION_WINDOW_DAYS
- * before it), the last click wins: on that referral link, else, for the code, on any link to the
- * partner; then, where the store allows view-through, the last view the same way. An order that
- * names no showing, or none within the window, is still recorded, so its customer is known.
- * Credit goes only as far as the evidence: the shopper's own click (the referral link) names the
- * platform; a discount code alone names the brand pair, so its credit carries no platform.
+ * before it), the last click wins: on that referral link, else, for the code, on the partner's
+ * offer as any brand pair showed it (clicks on every platform together); then, where the store
+ * allows view-through, the last view the same way. An order that names no showing, or none within
+ * the window, is still recorded, so its customer is known. Credit goes only as far as the
+ * evidence: the shopper's own click (the referral link) names the platform; a discount code alone
+ * names the brand pair, so its credit carries no platform, and no platform's counts choose it.
  */
 async function attributionFor(ctx: OrdersContext, order: IncomingOrder): Promise<Attribution> {
   const days = attributionWindow(order.placedAt, ctx.attributionWindowDays);
@@ -112,8 +113,7 @@ async function attributionFor(ctx: OrdersContext, order: IncomingOrder): Promise
     for (const candidate of candidates) {
       const showing = await dal.lastShowing(ctx.db, candidate.partnerId, touch, days, candidate.link);
       if (!showing) continue;
-      const platformId = candidate.matchedBy === 'referral_link' ? showing.platformId : null;
-      return { showing: { ...showing, platformId, matchedBy: candidate.matchedBy }, outsideWindow: false };
+      return { showing: { ...showing, matchedBy: candidate.matchedBy }, outsideWindow: false };
     }
   }
   return { showing: undefined, outsideWindow: true };

@@ -869,7 +869,7 @@ export interface operations {
             /** @description The click was counted: on to the partner's store, its discount applied */
             302: {
                 headers: {
-                    /** @description The partner's store with its discount code */
+                    /** @description The partner's store with its discount code, carrying the referral token (`ref`) */
                     Location?: string;
                     [name: string]: unknown;
                 };

@@ -92,7 +92,7 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
     const body = await graphql(
       `#graphql
       query One($id: ID!) { order(id: $id) { name discountCodes customer { id numberOfOrders }
-        customerJourneySummary { customerOrderIndex firstVisit { landingPage utmParameters { source } } }
+        customerJourneySummary { customerOrderIndex firstVisit { landingPage referralCode utmParameters { source } } }
         totalPriceSet { shopMoney { amount currencyCode } } lineItems(first: 5) { nodes { quantity product { id } } } } }`,
       { id: `gid://shopify/Order/${order.id}` },
     );
@@ -105,6 +105,8 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
         customerOrderIndex: 1,
         firstVisit: {
           landingPage: 'https://northwind.example/products/tee?ref=partner-42&utm_source=partner',
+          // Shopify reads the landing page's ref (else source, else r) as the visit's referral code.
+          referralCode: 'partner-42',
           utmParameters: { source: 'partner' },
         },
       },
@@ -115,6 +117,21 @@ describe('Shopify stand-in: what a commerce adapter reads and writes', () => {
         },
       },
       lineItems: { nodes: [{ quantity: 2, product: { id: `gid://shopify/Product/${product.id}` } }] },
+    });
+    // A shareable discount link: the code goes on the cart, the shopper goes on to the redirect's store path only, and the
+    // visit's landing page is the link itself, as Shopify records it.
+    expect(standIn.visit('https://northwind.example/discount/NORTHWIND-15?redirect=%2Fproducts%2Ftee%3Fref%3Dp-1')).toEqual({
+      domain: SHOP,
+      landingSite: '/discount/NORTHWIND-15?redirect=%2Fproducts%2Ftee%3Fref%3Dp-1',
+      discountCode: 'NORTHWIND-15',
+      location: '/products/tee?ref=p-1',
+    });
+    expect(standIn.visit(`https://${SHOP}/discount/NORTHWIND-15?redirect=https://evil.example/`).location).toBe('/');
+    expect(standIn.visit(`https://${SHOP}/discount/NORTHWIND-15?redirect=//evil.example/`).location).toBe('/');
+    expect(standIn.visit(`https://${SHOP}/collections/all?r=x`)).toEqual({
+      domain: SHOP,
+      landingSite: '/collections/all?r=x',
+      location: '/collections/all?r=x',
     });
     // The code applies once per customer: the same customer's next checkout with it is refused.
     await expect(standIn.placeOrder(SHOP, { customerId: order.customerId!, discountCode: 'NORTHWIND-15' })).rejects.toThrow(/already used/);

@@ -68,6 +68,11 @@ export interface Order {
   discountCode: string | null;
   /** The storefront URL the customer's visit started on, query string included (REST `landing_site`). */
   landingSite: string | null;
+  /**
+   * The landing page of the customer's first visit before the order, when it was an earlier visit
+   * than the order's own (the journey's `firstVisit`); absent, the order's visit was the only one.
+   */
+  earlierLandingSite?: string;
   referringSite: string | null;
   noteAttributes: NoteAttribute[];
   /** 1 for the customer's first order, 2 for the second, … (CustomerJourneySummary.customerOrderIndex). */

@@ -82,8 +82,26 @@ export interface PlaceOrderInput {
   discountCode?: string;
   /** The storefront URL the visit landed on, e.g. `/products/tee?ref=partner-42`. */
   landingSite?: string;
+  /**
+   * The landing page of an earlier visit by the same shopper (the journey's `firstVisit`), e.g. a
+   * discount link they followed before coming back directly to order; the webhook's `landing_site`
+   * stays the order's own visit's.
+   */
+  earlierLandingSite?: string;
   referringSite?: string;
   noteAttributes?: NoteAttribute[];
+}
+
+/** A shopper following a link into a shop's online store, as Shopify keeps the visit for the order (`ShopifyStandIn.visit`). */
+export interface StorefrontVisit {
+  /** The shop's `{name}.myshopify.com` domain, whichever of its hosts the link named. */
+  domain: string;
+  /** The page the visit landed on, path and query as requested: the order's `landing_site`. */
+  landingSite: string;
+  /** The code a discount link (`/discount/{code}`) put on the shopper's cart. */
+  discountCode?: string;
+  /** Where the store sent the shopper on: a discount link's `redirect` when it is a path on the store, else its home page. */
+  location: string;
 }
 
 export interface RefundInput {
@@ -342,6 +360,27 @@ export class ShopifyStandIn {
     return [...this.shop(domain).installation.tokenRequests];
   }
 
+  /**
+   * A shopper opens a link to a shop's online store (its myshopify domain or its primary host):
+   * the visit lands on that page, which Shopify records with the order as it was requested, query
+   * included. A shareable discount link (`/discount/{code}?redirect={path}`) puts the code on the
+   * cart and sends the shopper on to `redirect` (a path on the store only; anything else, the home
+   * page); the landing page stays the discount link itself, as in a real order's
+   * `"landing_site": "/discount/vip30?utm_source=…"`. Pass `landingSite` and `discountCode` to
+   * `placeOrder` for the order that visit ends in.
+   */
+  visit(url: string): StorefrontVisit {
+    const address = new URL(url);
+    const shop = [...this.core.shops.values()].find((candidate) => [candidate.domain, candidate.primaryHost].includes(address.hostname));
+    if (!shop) throw new Error(`no shop at ${address.hostname} in the stand-in`);
+    const landingSite = `${address.pathname}${address.search}`;
+    const discount = /^\/discount\/([^/]+)\/?$/.exec(address.pathname);
+    if (!discount) return { domain: shop.domain, landingSite, location: landingSite };
+    const redirect = address.searchParams.get('redirect') ?? '';
+    const onStore = redirect.startsWith('/') && !redirect.startsWith('//');
+    return { domain: shop.domain, landingSite, discountCode: decodeURIComponent(discount[1]!), location: onStore ? redirect : '/' };
+  }
+
   async placeOrder(domain: string, input: PlaceOrderInput = {}): Promise<Order> {
     const shop = this.shop(domain);
     const now = this.now();
@@ -400,6 +439,7 @@ export class ShopifyStandIn {
       totalCents: subtotalCents - discountCents,
       discountCode,
       landingSite: input.landingSite ?? '/',
+      ...(input.earlierLandingSite === undefined ? {} : { earlierLandingSite: input.earlierLandingSite }),
       referringSite: input.referringSite ?? null,
       noteAttributes: input.noteAttributes ?? [],
       customerOrderIndex: customer.orderCount,

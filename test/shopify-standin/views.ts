@@ -250,17 +250,30 @@ export function financialStatus(order: Order): 'PAID' | 'PARTIALLY_REFUNDED' | '
   return refunded >= order.totalCents ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
 }
 
-function visitView(order: Order, shop: ShopRecord) {
-  if (order.landingSite === null) return null;
-  const landingPage = new URL(order.landingSite, `https://${shop.primaryHost}`);
+/**
+ * The visit's referral code as Shopify reads it from the landing page: "Supports the following URL
+ * attributes: ref, source, or r" (CustomerVisit.referralCode, REST `landing_site_ref`).
+ */
+export function referralCodeOf(landingSite: string | null): string | null {
+  if (landingSite === null) return null;
+  const query = new URL(landingSite, 'https://store.invalid').searchParams;
+  return query.get('ref') ?? query.get('source') ?? query.get('r');
+}
+
+function visitView(order: Order, shop: ShopRecord, earlier = false) {
+  const landingSite = earlier ? order.earlierLandingSite! : order.landingSite;
+  if (landingSite === null) return null;
+  const landingPage = new URL(landingSite, `https://${shop.primaryHost}`);
   const utm = landingPage.searchParams;
+  const referrer = earlier ? null : order.referringSite;
   return {
     __typename: 'CustomerVisit',
-    id: gid('CustomerVisit', order.id),
+    // Two visits per order at most: ids derived from the order's never meet another order's.
+    id: gid('CustomerVisit', order.id * 2 + (earlier ? 0 : 1)),
     landingPage: landingPage.toString(),
-    referrerUrl: order.referringSite,
-    referralCode: null,
-    source: order.referringSite ? new URL(order.referringSite).hostname : 'direct',
+    referrerUrl: referrer,
+    referralCode: referralCodeOf(landingSite),
+    source: referrer ? new URL(referrer).hostname : 'direct',
     sourceType: null,
     sourceDescription: null,
     occurredAt: order.createdAt.toISOString(),
@@ -281,6 +294,7 @@ export function orderView(context: ResolverContext, order: Order): Record<string
   const customer = order.customerId === null ? undefined : context.shop.customers.get(order.customerId);
   const refunded = refundedCents(order);
   const visit = visitView(order, context.shop);
+  const firstVisit = order.earlierLandingSite === undefined ? visit : visitView(order, context.shop, true);
   return {
     __typename: 'Order',
     id: gid('Order', order.id),
@@ -306,9 +320,9 @@ export function orderView(context: ResolverContext, order: Order): Record<string
       ready: true,
       customerOrderIndex: order.customerOrderIndex,
       daysToConversion: 0,
-      firstVisit: visit,
+      firstVisit,
       lastVisit: visit,
-      momentsCount: count(visit ? 1 : 0),
+      momentsCount: count((visit ? 1 : 0) + (firstVisit === visit || !firstVisit ? 0 : 1)),
     },
     displayFinancialStatus: financialStatus(order),
     subtotalPriceSet: moneyBag(order.subtotalCents - order.discountCents, currency),

@@ -267,6 +267,8 @@ export function orderPayload(shop: ShopRecord, order: Order, topic = 'orders/cre
       test: false,
       source_name: 'web',
       landing_site: order.landingSite,
+      // Shopify fills it with the landing page's ref; the package's inferred schema wants a URI there (its placeholder
+      // was one), so the stand-in leaves it null, as Shopify's own example does, and the token is found in landing_site.
       landing_site_ref: null,
       referring_site: order.referringSite,
       note: null,

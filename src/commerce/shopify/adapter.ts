@@ -23,6 +23,7 @@ import { AdminClient, ShopifyUserError, StoreDisconnectedError } from './admin-c
 import { BulkSlots, createdAtSlices, runBulkQuery, withSearch } from './bulk.js';
 import * as dal from './dal.js';
 import * as documents from './documents.js';
+import type { OrderJourney } from './orders.js';
 import { shopifyLibrary, type ShopifyLibrary, WEBHOOK_PATH } from './library.js';
 import { TokenCipher } from './token-crypto.js';
 import { ShopTokens } from './tokens.js';
@@ -107,7 +108,7 @@ export class ShopifyCommerce implements CommerceAdapter {
   readonly tokens: ShopTokens;
   private readonly listeners: Array<(event: CommerceEvent) => Promise<void>> = [];
   private readonly eligibilityCache = new LRUCache<string, StoreEligibility>({ max: 10_000, ttl: ELIGIBILITY_CACHE_MS });
-  private readonly orderIndexCache = new LRUCache<string, { index: number | null }>({ max: 50_000, ttl: ORDER_INDEX_CACHE_MS });
+  private readonly journeyCache = new LRUCache<string, OrderJourney>({ max: 50_000, ttl: ORDER_INDEX_CACHE_MS });
   private readonly unitsSoldAhead = new LRUCache<string, { units: Promise<Map<string, number>> }>({ max: 1_000, ttl: UNITS_SOLD_AHEAD_MS });
   private readonly bulkSlots: BulkSlots;
 
@@ -238,22 +239,29 @@ export class ShopifyCommerce implements CommerceAdapter {
   }
 
   /**
-   * Which of its customer's orders this one is (1: the first), as Shopify counts them; undefined
-   * when Shopify has no customer journey for it. Cached per order: orders/create and orders/paid,
-   * and every redelivery, ask once.
+   * What Shopify knows of the order's customer journey: which of its customer's orders this one
+   * is (1: the first; null when Shopify has no journey for it) and the landing pages and referral
+   * codes of the visits that led to it (where a referral token can be). Cached per order:
+   * orders/create and orders/paid, and every redelivery, ask once.
    */
-  async customerOrderIndex(domain: string, orderGid: string): Promise<number | undefined> {
+  async orderJourney(domain: string, orderGid: string): Promise<OrderJourney> {
     const key = `${domain}:${orderGid}`;
-    const cached = this.orderIndexCache.get(key);
-    if (cached) return cached.index ?? undefined;
-    const data = await this.request<{ order: { customerJourneySummary: { customerOrderIndex: number | null } | null } | null }>(
-      domain,
-      documents.ORDER_CUSTOMER_INDEX,
-      { id: orderGid },
-    );
-    const index = data.order?.customerJourneySummary?.customerOrderIndex ?? null;
-    this.orderIndexCache.set(key, { index });
-    return index ?? undefined;
+    const cached = this.journeyCache.get(key);
+    if (cached) return cached;
+    type Visit = { landingPage: string | null; referralCode: string | null } | null;
+    const data = await this.request<{
+      order: { customerJourneySummary: { customerOrderIndex: number | null; firstVisit: Visit; lastVisit: Visit } | null } | null;
+    }>(domain, documents.ORDER_JOURNEY, { id: orderGid });
+    const summary = data.order?.customerJourneySummary;
+    // The last visit first: a shopper who came back through another partner's link last clicked that one.
+    const visits = [summary?.lastVisit, summary?.firstVisit].filter((visit): visit is NonNullable<Visit> => Boolean(visit));
+    const journey: OrderJourney = {
+      customerOrderIndex: summary?.customerOrderIndex ?? null,
+      referralCodes: visits.flatMap((visit) => (visit.referralCode ? [visit.referralCode] : [])),
+      landingPages: visits.flatMap((visit) => (visit.landingPage ? [visit.landingPage] : [])),
+    };
+    this.journeyCache.set(key, journey);
+    return journey;
   }
 
   async eligibility(domain: string): Promise<StoreEligibility> {

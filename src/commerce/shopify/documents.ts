@@ -41,10 +41,19 @@ export const ELIGIBILITY = `#graphql
 /**
  * New or returning (issue 25): the order webhooks no longer carry the customer's order count, so
  * the order's place in its customer's history comes from the Admin API (test orders not counted).
+ * The same read gives the visits that led to the order, whose landing page and referral code
+ * (Shopify's reading of the page's `ref`) carry the shopper's click when the webhook's
+ * `landing_site` does not (a later visit, say).
  */
-export const ORDER_CUSTOMER_INDEX = `#graphql
-  query OrderCustomerIndex($id: ID!) {
-    order(id: $id) { customerJourneySummary { customerOrderIndex } }
+export const ORDER_JOURNEY = `#graphql
+  query OrderJourney($id: ID!) {
+    order(id: $id) {
+      customerJourneySummary {
+        customerOrderIndex
+        firstVisit { landingPage referralCode }
+        lastVisit { landingPage referralCode }
+      }
+    }
   }`;
 
 export const PRODUCTS_COUNT = `#graphql

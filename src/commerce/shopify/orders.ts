@@ -1,10 +1,12 @@
+import { isReferralToken } from '../../attribution/service.js';
+import { REFERRAL_PARAMETER } from '../../attribution/store-url.js';
 import type { IncomingOrder } from '../../orders/service.js';
 import { decimalToMinorUnits, isIsoCurrency } from '../../shared/currency.js';
 
 /**
  * Shopify's order webhooks (the REST Order and Refund resources) as the service's orders and
- * reversals. An order's referral parameter is the `ref` of the landing URL its visit began on,
- * or a `ref` note attribute; its partner code is the first discount code it used.
+ * reversals. An order's referral token is the `ref` the shopper's visit landed with
+ * (referralTokenOf); its partner code is the first discount code it used.
  */
 export interface ShopifyOrderPayload {
   id: number;
@@ -16,6 +18,8 @@ export interface ShopifyOrderPayload {
   /** After discounts, before shipping, duties, taxes and tips (Shopify's words): the commission's base. */
   subtotal_price?: string | null;
   landing_site?: string | null;
+  /** Shopify's reading of the landing page's `ref` (or `source`, `r`). */
+  landing_site_ref?: string | null;
   note_attributes?: Array<{ name: string; value: string }> | null;
   discount_codes?: Array<{ code: string }> | null;
   /** Shopify's order webhooks no longer carry the customer's order count: the Admin API says (webhooks.ts). */
@@ -49,8 +53,6 @@ export interface OrderReversal {
   at: string;
 }
 
-export const REFERRAL_PARAMETER = 'ref';
-
 /** An amount in the currency's minor units by ISO 4217 (JPY has none, KWD three): never a multiplication by 100. */
 function minorUnits(amount: string, currency: string): number {
   const code = currency.toUpperCase();
@@ -59,15 +61,55 @@ function minorUnits(amount: string, currency: string): number {
   return minor;
 }
 
-function referralOf(order: ShopifyOrderPayload): string | undefined {
-  const noted = order.note_attributes?.find((attribute) => attribute.name === REFERRAL_PARAMETER)?.value;
-  if (noted) return noted;
-  if (!order.landing_site) return undefined;
-  try {
-    return new URL(order.landing_site, 'https://store.invalid').searchParams.get(REFERRAL_PARAMETER) ?? undefined;
-  } catch {
-    return undefined;
-  }
+/** An order's customer journey as Shopify tells it (ShopifyCommerce.orderJourney). */
+export interface OrderJourney {
+  customerOrderIndex: number | null;
+  /** The visits' referral codes (the `ref`, `source` or `r` of their landing page), the last visit's first. */
+  referralCodes: string[];
+  /** The visits' landing pages (absolute URLs), the last visit's first. */
+  landingPages: string[];
+}
+
+const STORE_BASE = 'https://store.invalid';
+
+/**
+ * The `ref` values a landing page carries: its own, and those of the page a discount link sends
+ * the shopper on to (`/discount/{code}?redirect=%2F%3Fref%3D…`), for Shopify may record either
+ * page as where the visit landed. Whatever the page, it never throws.
+ */
+export function referralsInLandingPage(landingPage: string): string[] {
+  const parse = (address: string) => {
+    try {
+      return new URL(address, STORE_BASE);
+    } catch {
+      return undefined;
+    }
+  };
+  const url = parse(landingPage);
+  if (!url) return [];
+  const onward = url.searchParams.getAll('redirect').flatMap((redirect) => parse(redirect)?.searchParams.getAll(REFERRAL_PARAMETER) ?? []);
+  return [...url.searchParams.getAll(REFERRAL_PARAMETER), ...onward];
+}
+
+/**
+ * The referral token the shopper arrived with, wherever Shopify recorded it: a `ref` note
+ * attribute, the order's landing page (`landing_site`, or Shopify's reading of its `ref`,
+ * `landing_site_ref`), then the customer journey's visits (their referral codes and landing
+ * pages, the last visit's first). The first that has a token's shape wins; anything else a store
+ * recorded (another app's `ref`, a hostile string) is passed over.
+ */
+export function referralTokenOf(
+  order: ShopifyOrderPayload,
+  journey?: Pick<OrderJourney, 'referralCodes' | 'landingPages'>,
+): string | undefined {
+  const candidates = [
+    ...(order.note_attributes ?? []).filter((attribute) => attribute.name === REFERRAL_PARAMETER).map((attribute) => attribute.value),
+    ...(order.landing_site ? referralsInLandingPage(order.landing_site) : []),
+    ...(order.landing_site_ref ? [order.landing_site_ref] : []),
+    ...(journey?.referralCodes ?? []),
+    ...(journey?.landingPages ?? []).flatMap(referralsInLandingPage),
+  ];
+  return candidates.find((candidate) => typeof candidate === 'string' && isReferralToken(candidate));
 }
 
 /** The order as src/orders takes it; null for an order without a customer (nobody to count as new). */
@@ -84,7 +126,7 @@ export function incomingOrder(shop: string, order: ShopifyOrderPayload): Incomin
     merchandiseCents: subtotalCents === undefined ? undefined : Math.min(subtotalCents, totalCents),
     currency: order.currency,
     placedAt: new Date(order.created_at),
-    referralToken: referralOf(order),
+    referralToken: referralTokenOf(order),
     discountCode: order.discount_codes?.[0]?.code,
   };
 }

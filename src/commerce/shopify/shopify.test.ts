@@ -510,6 +510,55 @@ describeEachDatabase(
       expect(await capRaise()).toEqual({ cap_raise_minor: null, cap_raise_confirmation_url: null, cap_raise_requested_at: null });
     });
 
+    it(`credits the order to the platform whose link its shopper followed, carried through Shopify's discount link to the \
+order's landing page, though another platform had more clicks; the code typed alone credits no platform`, async () => {
+      const { shop, token, key, platformId } = await shopifyCollab(use(), standIn);
+      const { platformId: busier } = await createPlatform(use().support);
+      const shown = await use().app.inject({
+        method: 'GET',
+        url: '/v1/campaigns/offers?type=post-purchase',
+        headers: { 'x-api-key': key, 'x-platform-id': busier },
+      });
+      const busierToken = (shown.json().offers[0].referralUrl as string).split('/r/')[1]!;
+      for (let i = 0; i < 3; i += 1) expect((await get(`/r/${busierToken}`)).statusCode).toBe(302);
+
+      const click = await get(`/r/${token}`);
+      expect(click.statusCode).toBe(302);
+      // The shopper follows the store's discount link: the code goes on the cart, Shopify sends them on to /?ref=…
+      const visit = standIn.visit(click.headers.location as string);
+      expect(visit).toMatchObject({ domain: shop, discountCode: expect.stringMatching(/^PARTNER15-/), location: `/?ref=${token}` });
+      const order = await standIn.placeOrder(shop, { landingSite: visit.landingSite, discountCode: visit.discountCode });
+      await settled(shop);
+      // What Shopify sent: the discount link itself as the landing page, the code among the order's discount codes.
+      const sent = JSON.parse(standIn.webhookDeliveries({ shop, topic: 'orders/create' }).at(-1)!.body);
+      expect(sent).toMatchObject({ landing_site: visit.landingSite, discount_codes: [{ code: visit.discountCode }] });
+      const credited = (orderId: number) =>
+        use()
+          .db.selectFrom('attributed_orders')
+          .select(['platform_id', 'matched_by', 'touch'])
+          .where('store_domain', '=', shop)
+          .where('order_id', '=', String(orderId))
+          .executeTakeFirstOrThrow();
+      expect(await credited(order.id)).toEqual({ platform_id: platformId, matched_by: 'referral_link', touch: 'click' });
+
+      // Another shopper types the code at checkout, having clicked nothing: the brand pair is credited, no platform.
+      const typed = await standIn.placeOrder(shop, { discountCode: visit.discountCode });
+      await settled(shop);
+      expect(await credited(typed.id)).toEqual({ platform_id: null, matched_by: 'discount_code', touch: 'click' });
+
+      // A third followed the link, left, and came back directly to order: the webhook's landing page is the store's home
+      // page; the customer journey's first visit, read from the Admin API, still names the click.
+      const again = standIn.visit((await get(`/r/${token}`)).headers.location as string);
+      const later = await standIn.placeOrder(shop, {
+        landingSite: '/',
+        earlierLandingSite: again.landingSite,
+        discountCode: again.discountCode,
+      });
+      await settled(shop);
+      expect(JSON.parse(standIn.webhookDeliveries({ shop, topic: 'orders/create' }).at(-1)!.body).landing_site).toBe('/');
+      expect(await credited(later.id)).toEqual({ platform_id: platformId, matched_by: 'referral_link', touch: 'click' });
+    });
+
     it('a referred first order becomes one usage record, however often Shopify delivers it', async () => {
       const { shop, token } = await shopifyCollab(use(), standIn);
       const click = await get(`/r/${token}`);
@@ -764,7 +813,7 @@ async function shopifyCollab(context: TestContext, standIn: ShopifyStandIn) {
   const shower = new DashboardClient(context.app);
   const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
   const { platformId } = await createPlatform(context.support);
-  const { token } = await collabReferral(context.app, {
+  const { token, key } = await collabReferral(context.app, {
     owner: shower,
     ownerId: showerId,
     partner,
@@ -772,5 +821,5 @@ async function shopifyCollab(context: TestContext, standIn: ShopifyStandIn) {
     platformId,
     name: 'Orders',
   });
-  return { shop, challenge, token };
+  return { shop, challenge, token, key, platformId };
 }

@@ -21,7 +21,9 @@ import * as documents from './documents.js';
 import {
   cancellationReversal,
   incomingOrder,
+  type OrderJourney,
   type OrderReversal,
+  referralTokenOf,
   refundReversal,
   type ShopifyOrderPayload,
   type ShopifyRefundPayload,
@@ -174,10 +176,10 @@ async function takeReversal(deps: WebhookDeps, reversal: OrderReversal) {
   return { reversal, outcome };
 }
 
-/** A store that left since the order was placed has no Admin API to ask: the service's own history decides. */
-async function customerOrderIndex(shopify: ShopifyCommerce, shop: string, orderGid: string): Promise<number | undefined> {
+/** A store that left since the order was placed has no Admin API to ask: the service's own history decides, and the webhook's landing page alone names the click. */
+async function orderJourney(shopify: ShopifyCommerce, shop: string, orderGid: string): Promise<OrderJourney | undefined> {
   try {
-    return await shopify.customerOrderIndex(shop, orderGid);
+    return await shopify.orderJourney(shop, orderGid);
   } catch (error) {
     if (error instanceof StoreNotInstalledError || error instanceof StoreDisconnectedError) return undefined;
     throw error;
@@ -189,7 +191,13 @@ async function takeOrder(deps: WebhookDeps, shop: string, payload: ShopifyOrderP
   if (!parsed) return { orderId: String(payload.id), skipped: 'no customer' };
   // New or returning, from Shopify's own data: the order's place in its customer's history (the ledger records it as the reason).
   const orderGid = payload.admin_graphql_api_id ?? `gid://shopify/Order/${parsed.orderId}`;
-  const order = { ...parsed, customerOrderCount: await customerOrderIndex(deps.shopify, shop, orderGid) };
+  const journey = await orderJourney(deps.shopify, shop, orderGid);
+  const order = {
+    ...parsed,
+    // The shopper's click, where the webhook has none: the visits Shopify recorded before the order.
+    referralToken: referralTokenOf(payload, journey),
+    customerOrderCount: journey?.customerOrderIndex ?? undefined,
+  };
   const outcome = await receiveOrder({ db: deps.db, ...deps.orders }, order);
   const charge =
     outcome.commissionCents > 0
