@@ -31,6 +31,7 @@ import * as signUpRequests from './migrations/0031_sign_up_requests.js';
 import * as rescoreKnownTermsOnly from './migrations/0032_rescore_known_terms_only.js';
 import * as shopifyEventIds from './migrations/0034_shopify_event_ids.js';
 import * as chargeHoldsSettled from './migrations/0035_charge_holds_settled.js';
+import * as shopifyHomeSessions from './migrations/0036_shopify_home_sessions.js';
 import * as storeDomains from './migrations/0038_store_domains.js';
 import * as chargesInOtherCurrencies from './migrations/0040_charges_in_other_currencies.js';
 
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0032_rescore_known_terms_only': rescoreKnownTermsOnly,
   '0034_shopify_event_ids': shopifyEventIds,
   '0035_charge_holds_settled': chargeHoldsSettled,
+  '0036_shopify_home_sessions': shopifyHomeSessions,
   '0038_store_domains': storeDomains,
   '0040_charges_in_other_currencies': chargesInOtherCurrencies,
 };

@@ -10,7 +10,17 @@ import { DISCOUNT_CHOICES, type ActionLink } from './embed-contract.js';
 import type { EmbedState } from './embed-view.js';
 import { consentToOffer, showStoreOffer } from './merchant-stores.js';
 import { recordConfirmation } from './merchant-tokens.js';
-import { decideStage, progressSteps, type Decision } from './stage.js';
+import { decideStage, progressSteps, type Decision, type StoreFacts } from './stage.js';
+
+/** What a stage offers the merchant to do: the plugin links to the commerce platform; its own app home has its own forms. */
+export interface StageActions {
+  link(action: 'install' | 'plan'): Promise<ActionLink>;
+  /** Where the owner confirms that the asking app acts for the store; null when nobody needs to. */
+  confirm(): ActionLink | null;
+}
+
+/** At the commerce platform's own app home no tech platform asks: every offer type is welcome, so no store is unavailable. */
+const COMMERCE_PLATFORM_HOME: StoreFacts['platform'] = { active: true, offerTypes: ['any'] };
 
 export interface OnboardingDeps {
   db: Db;
@@ -75,10 +85,19 @@ export class Onboarding {
     now = new Date(),
   ): Promise<EmbedState> {
     const { decision, record } = await this.decide(platform, domain, now);
-    return this.describe(decision, record, platform!, domain, challenge);
+    return this.describe(decision, record, domain, this.pluginActions(platform!, domain, challenge));
   }
 
-  private async decide(platform: dal.PluginPlatform | undefined, domain: string, now: Date) {
+  /**
+   * The store's stage at the commerce platform's own app home, where its owner came without a tech
+   * platform's plugin: the same stages and rules, with the home's own actions.
+   */
+  async homeState(domain: string, actions: StageActions, now = new Date()): Promise<EmbedState> {
+    const { decision, record } = await this.decide(COMMERCE_PLATFORM_HOME, domain, now);
+    return this.describe(decision, record, domain, actions);
+  }
+
+  private async decide(platform: StoreFacts['platform'], domain: string, now: Date) {
     const { db, adapter, settings } = this.deps;
     if (!platform?.active) {
       return { decision: { kind: 'notice', notice: 'unavailable' } as Decision, record: undefined };
@@ -114,27 +133,26 @@ export class Onboarding {
   private async describe(
     decision: Decision,
     record: dal.StoreRecord | undefined,
-    platform: dal.PluginPlatform,
     domain: string,
-    challenge: string | null,
+    actions: StageActions,
   ): Promise<EmbedState> {
     if (decision.kind === 'notice') {
       switch (decision.notice) {
         case 'not_installed':
-          return { kind: 'notice', notice: 'not_installed', reinstall: await this.link(platform, domain, 'install', challenge) };
+          return { kind: 'notice', notice: 'not_installed', reinstall: await actions.link('install') };
         case 'not_eligible':
           return { kind: 'notice', notice: 'not_eligible', reasons: decision.reasons };
         case 'turned_off':
-          return { kind: 'notice', notice: 'turned_off', confirm: this.confirmLink(platform, domain, challenge) };
+          return { kind: 'notice', notice: 'turned_off', confirm: actions.confirm() };
         default:
           return { kind: 'notice', notice: decision.notice };
       }
     }
     switch (decision.stage) {
       case 'install':
-        return { kind: 'stage', stage: 'install', install: await this.link(platform, domain, 'install', challenge) };
+        return { kind: 'stage', stage: 'install', install: await actions.link('install') };
       case 'plan':
-        return { kind: 'stage', stage: 'plan', approve: await this.link(platform, domain, 'plan', challenge) };
+        return { kind: 'stage', stage: 'plan', approve: await actions.link('plan') };
       case 'setting_up':
       case 'delayed':
         return { kind: 'stage', stage: decision.stage, steps: progressSteps(record?.setup?.step), pollAfterMs: SETUP_POLL_AFTER_MS };
@@ -153,7 +171,7 @@ export class Onboarding {
           choices: [...DISCOUNT_CHOICES],
           termsUrl: TERMS_URL,
           privacyUrl: PRIVACY_URL,
-          confirm: this.confirmLink(platform, domain, challenge),
+          confirm: actions.confirm(),
         };
       }
       case 'live': {
@@ -174,27 +192,21 @@ export class Onboarding {
     }
   }
 
-  /** Install or approve the plan at the commerce platform (only called when the host has one). */
-  private async link(
-    platform: dal.PluginPlatform,
-    domain: string,
-    action: 'install' | 'plan',
-    challenge: string | null,
-  ): Promise<ActionLink> {
-    const adapter = this.deps.adapter!;
-    const sameTab = await returnFlowHolds(this.deps.db, platform, domain);
-    const returnTo = sameTab ? `/plugin/v2/return?${new URLSearchParams({ platformId: platform.id, domain }).toString()}` : null;
-    const link = { returnTo, state: challenge, platformId: platform.id };
-    const url = action === 'install' ? adapter.installUrl(domain, link) : adapter.planApprovalUrl(domain, link);
-    return { url, sameTab };
-  }
-
-  /**
-   * Where the owner confirms at the commerce platform that this app acts for the store. Always a
-   * new tab: the app that made the challenge must still be there to trade its secret.
-   */
-  private confirmLink(platform: dal.PluginPlatform, domain: string, challenge: string | null): ActionLink | null {
-    return challenge ? { url: this.deps.adapter!.merchantConfirmationUrl(domain, challenge, platform.id), sameTab: false } : null;
+  /** The plugin's actions: links to the commerce platform carrying the app page's challenge (only used when the host has one). */
+  private pluginActions(platform: dal.PluginPlatform, domain: string, challenge: string | null): StageActions {
+    return {
+      link: async (action) => {
+        const adapter = this.deps.adapter!;
+        const sameTab = await returnFlowHolds(this.deps.db, platform, domain);
+        const returnTo = sameTab ? `/plugin/v2/return?${new URLSearchParams({ platformId: platform.id, domain }).toString()}` : null;
+        const link = { returnTo, state: challenge, platformId: platform.id };
+        const url = action === 'install' ? adapter.installUrl(domain, link) : adapter.planApprovalUrl(domain, link);
+        return { url, sameTab };
+      },
+      // Where the owner confirms that this app acts for the store: always a new tab, the app that made the challenge must stay.
+      confirm: () =>
+        challenge ? { url: this.deps.adapter!.merchantConfirmationUrl(domain, challenge, platform.id), sameTab: false } : null,
+    };
   }
 
   /**
@@ -207,9 +219,21 @@ export class Onboarding {
     discountPercent: number | undefined,
     now = new Date(),
   ): Promise<EmbedState> {
+    await this.acceptTerms(platform, domain, discountPercent, now);
+    return this.state(platform, domain, null, now);
+  }
+
+  /** The same consent from the commerce platform's own app home. */
+  async consentAtHome(domain: string, discountPercent: number | undefined, actions: StageActions, now = new Date()): Promise<EmbedState> {
+    await this.acceptTerms(COMMERCE_PLATFORM_HOME, domain, discountPercent, now);
+    return this.homeState(domain, actions, now);
+  }
+
+  /** Consent from the consent stage; a store already live is left as it is. */
+  private async acceptTerms(platform: StoreFacts['platform'], domain: string, discountPercent: number | undefined, now: Date) {
     const { decision, record } = await this.decide(platform, domain, now);
+    if (decision.kind === 'stage' && decision.stage === 'live') return;
     if (decision.kind !== 'stage' || decision.stage !== 'consent' || !record?.companyId) {
-      if (decision.kind === 'stage' && decision.stage === 'live') return this.describe(decision, record, platform!, domain, null);
       throw new ApiError(
         409,
         'wrong_stage',
@@ -233,17 +257,26 @@ export class Onboarding {
     await this.deps.adapter!.createDiscountCode(domain, { code, percent, oncePerCustomer: true });
     const name = record.business?.name ?? domain;
     await consentToOffer(this.deps, domain, record.companyId, { percent, code, title: `${percent}% off your first order at ${name}` }, now);
-    return this.state(platform, domain, null, now);
   }
 
   /** "Turn cross-promotion back on" after the merchant closed it. */
   async turnOn(platform: dal.PluginPlatform | undefined, domain: string, now = new Date()): Promise<EmbedState> {
+    await this.showAgain(platform, domain, now);
+    return this.state(platform, domain, null, now);
+  }
+
+  /** The same from the commerce platform's own app home. */
+  async turnOnAtHome(domain: string, actions: StageActions, now = new Date()): Promise<EmbedState> {
+    await this.showAgain(COMMERCE_PLATFORM_HOME, domain, now);
+    return this.homeState(domain, actions, now);
+  }
+
+  private async showAgain(platform: StoreFacts['platform'], domain: string, now: Date): Promise<void> {
     const { decision } = await this.decide(platform, domain, now);
     if (decision.kind !== 'notice' || decision.notice !== 'turned_off') {
       throw new ApiError(409, 'wrong_stage', 'cross-promotion is not turned off for this store');
     }
     await showStoreOffer(this.deps, domain, true, false, now);
-    return this.state(platform, domain, null, now);
   }
 
   /** The merchant closed their campaign: the offer stops showing until they turn it back on. */

@@ -8,6 +8,7 @@ import { COMPLIANCE_TOPICS, TOPICS } from '../../src/commerce/shopify/webhooks.j
 import { DEFAULT_SHOPIFY_API_VERSION, DEFAULT_SHOPIFY_SCOPES } from '../../src/config-schema.js';
 import { COMPLIANCE_TOPICS as STAND_IN_COMPLIANCE_TOPICS } from '../support/shopify.js';
 import { topicToEnum } from '../shopify-standin/webhooks.js';
+import { APP_PATH } from '../../src/commerce/shopify/home-routes.js';
 
 /**
  * The Shopify app's configuration (shopify.app.toml, deployed with `shopify app deploy`) says what
@@ -19,8 +20,6 @@ const toml = readToml(fs.readFileSync(new URL('../../shopify.app.toml', import.m
 const table = (value: unknown) => value as TomlTable;
 const subscriptions = table(toml.webhooks).subscriptions as TomlTable[];
 const declared = (key: 'topics' | 'compliance_topics') => subscriptions.flatMap((entry) => (entry[key] as string[] | undefined) ?? []);
-/** The app home at the App URL (issue 25, section 3; built on its own branch). */
-const APP_URL_PATH = '/commerce/shopify/app';
 
 describe('shopify.app.toml', () => {
   it('names a placeholder client id and an app that is not embedded in the Shopify admin', () => {
@@ -31,7 +30,7 @@ describe('shopify.app.toml', () => {
   });
 
   it('sends merchants to the App URL route and OAuth back to the callback route', () => {
-    expect(new URL(toml.application_url as string).pathname).toBe(APP_URL_PATH);
+    expect(new URL(toml.application_url as string).pathname).toBe(APP_PATH);
     const redirects = table(toml.auth).redirect_urls as string[];
     expect(redirects.map((url) => new URL(url).pathname)).toEqual([CALLBACK_PATH]);
     expect(new URL(redirects[0]!).origin).toBe(new URL(toml.application_url as string).origin);

@@ -3,7 +3,7 @@ import { BULK_RESULTS_HOST, type AppRegistration, type StandInCore, type UsageSt
 import { listenLocally, routeBrowserToStandIn, standInFetch, type LocalListener } from './fetch-bridge.js';
 import { generateShopData } from './generator.js';
 import { IdAllocator, type NoteAttribute, type Order, type Refund, type ShopPlan, type ShopRecord } from './model.js';
-import { OAuthEndpoints } from './oauth.js';
+import { hostParameter, OAuthEndpoints, signQuery } from './oauth.js';
 import { newAccessToken, SHOPIFY_TOKEN_LIFETIMES, TokenIssuer, type TokenLifetimes, type TokenRequest } from './tokens.js';
 import { route, SHOP_HOST_PATTERN } from './router.js';
 import { LeakyBucket, PLAN_THROTTLE, type ThrottleSettings, type ThrottleStatus } from './throttle.js';
@@ -325,6 +325,22 @@ export class ShopifyStandIn {
     const shop = this.core.shops.get(domain);
     if (!shop) throw new Error(`no shop ${domain} in the stand-in`);
     return shop;
+  }
+
+  /**
+   * The address Shopify opens when the merchant opens the app (from the admin's Apps, or Install in
+   * the App Store): the app's App URL with `shop`, `host` and `timestamp`, signed with `hmac` as the
+   * OAuth callback is. Shopify does so whether or not the app is installed; the app must start OAuth
+   * when it is not.
+   */
+  appLaunchUrl(domain: string, appUrl: string): string {
+    const shop = this.shop(domain);
+    const target = new URL(appUrl);
+    target.searchParams.set('host', hostParameter(shop.domain));
+    target.searchParams.set('shop', shop.domain);
+    target.searchParams.set('timestamp', String(Math.floor(this.now().getTime() / 1000)));
+    target.searchParams.set('hmac', signQuery(this.app.apiSecret, Object.fromEntries(target.searchParams)));
+    return target.toString();
   }
 
   /** Installs the app without the OAuth pages, for tests about something else; returns a non-expiring token. */

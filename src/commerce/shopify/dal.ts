@@ -322,6 +322,33 @@ export async function takeConfirmationRequest(db: Db, token: string): Promise<bo
   return row !== undefined;
 }
 
+/** Opens a browser's app-home session for the shop, by the hash of its cookie value; expired sessions of any shop go. */
+export async function insertHomeSession(db: Db, session: { token: string; shop: string; now: Date; expiresAt: Date }): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('shopify_home_sessions').where('expires_at', '<=', session.now).execute();
+    await trx
+      .insertInto('shopify_home_sessions')
+      .values({ session_hash: stateHash(session.token), shop: session.shop, created_at: session.now, expires_at: session.expiresAt })
+      .execute();
+  });
+}
+
+/** The shop a live app-home session is for. */
+export async function findHomeSession(db: Db, token: string, now: Date): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('shopify_home_sessions')
+    .select('shop')
+    .where('session_hash', '=', stateHash(token))
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row?.shop;
+}
+
+/** The store left: no browser acts for it at the app home any more. */
+export async function dropHomeSessions(db: Db, shop: string): Promise<void> {
+  await db.deleteFrom('shopify_home_sessions').where('shop', '=', shop).execute();
+}
+
 /** The store's staff confirmed, in the claimant's own session, that the claimant acts for the store. */
 export async function confirmOwnership(db: Db, claimId: string, shop: string, now: Date): Promise<void> {
   await db
@@ -732,6 +759,7 @@ export async function eraseShop(db: Db, shop: string, keepWebhookId: string): Pr
     await trx.deleteFrom('shopify_ownership_confirmations').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_oauth_requests').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_confirmation_requests').where('shop', '=', shop).execute();
+    await trx.deleteFrom('shopify_home_sessions').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_webhook_deliveries').where('shop', '=', shop).where('webhook_id', '<>', keepWebhookId).execute();
     await trx.deleteFrom('shopify_shops').where('shop', '=', shop).execute();
   });

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { ComponentChildren } from 'preact';
 import { browserAssets } from '../../http/assets.js';
 import { PageShell, sendPage } from '../../http/page.js';
+import type { Runtime } from '../../composition.js';
 
 /** The service's name as the store's staff read it on its pages. */
 const SERVICE_NAME = 'Partner Collab';
@@ -137,3 +138,240 @@ export function sendDeclinedPage(reply: FastifyReply, shop: string): Promise<Fas
     </>,
   );
 }
+
+/** The store's stage at the app home, as the plugin's onboarding describes it. */
+type HomeState = Awaited<ReturnType<Runtime['onboarding']['homeState']>>;
+/** What the merchant just did at the home, named in its address so the page can say what happened. */
+export type HomeNote = 'plan' | 'consented' | 'turned_on';
+
+export interface HomePage {
+  shop: string;
+  state: HomeState;
+  note: HomeNote | null;
+  csrfToken: string;
+  /** The usage plan's terms, as the merchant will read them at Shopify. */
+  terms: string;
+}
+
+const STEP_STATUS = { done: 'done', active: 'in progress', pending: 'to do' } as const;
+
+function ActionForm({ page, action, label, children }: { page: HomePage; action: string; label: string; children?: ComponentChildren }) {
+  return (
+    <form method="post" action={`/commerce/shopify/home/${action}`}>
+      <input type="hidden" name="shop" value={page.shop} />
+      <input type="hidden" name={CSRF_FIELD} value={page.csrfToken} />
+      {children}
+      <div class="row">
+        <button type="submit">{label}</button>
+      </div>
+    </form>
+  );
+}
+
+/** What the last action did, read from the stage it left the store at. */
+function noteText(page: HomePage): string | null {
+  const stage = page.state.kind === 'stage' ? page.state.stage : null;
+  if (page.note === 'plan') {
+    return stage === 'plan'
+      ? 'The plan was not approved at Shopify, so nothing is charged and nothing was set up. Approve it below to go on.'
+      : 'The plan is approved at Shopify.';
+  }
+  if ((page.note === 'consented' || page.note === 'turned_on') && stage === 'live') {
+    return 'Cross-promotion is on: partners now show your offer to their shoppers.';
+  }
+  return null;
+}
+
+function HomeBody({ page }: { page: HomePage }) {
+  const { state } = page;
+  if (state.kind === 'notice') {
+    switch (state.notice) {
+      case 'not_eligible':
+        return (
+          <>
+            <h2>Your store cannot join yet</h2>
+            <ul>
+              {state.reasons.map((reason) => (
+                <li key={reason}>{reason}</li>
+              ))}
+            </ul>
+            <p>Come back to this page once that has changed.</p>
+          </>
+        );
+      case 'turned_off':
+        return (
+          <>
+            <h2>Cross-promotion is off</h2>
+            <p>You turned it off: partners do not show your offer until you turn it back on.</p>
+            <ActionForm page={page} action="turn-on" label="Turn cross-promotion back on" />
+          </>
+        );
+      default:
+        return (
+          <>
+            <h2>Your store is not connected</h2>
+            <p>Open the app again from your Shopify admin to connect it.</p>
+          </>
+        );
+    }
+  }
+  switch (state.stage) {
+    case 'install':
+      return (
+        <>
+          <h2>Your store is not connected</h2>
+          <p>Open the app again from your Shopify admin to connect it.</p>
+        </>
+      );
+    case 'plan':
+      return (
+        <>
+          <h2>Step 1 of 3: approve the plan</h2>
+          <p>There is no monthly fee. You pay only when a partner brings you a new customer:</p>
+          <p class="note">{page.terms}.</p>
+          <p>Shopify shows you the plan and bills it with your Shopify invoice.</p>
+          <ActionForm page={page} action="plan" label="Approve the plan at Shopify" />
+        </>
+      );
+    case 'setting_up':
+    case 'delayed':
+      return (
+        <>
+          <h2>Step 2 of 3: setting up your store</h2>
+          <p>
+            We are reading your catalog and best sellers and finding brands that fit yours.
+            {state.stage === 'delayed' ? ' This is taking longer than usual; it goes on by itself.' : ''}
+          </p>
+          <ol aria-label="Setup progress">
+            {state.steps.map((step) => (
+              <li key={step.key}>
+                {step.label}: <strong>{STEP_STATUS[step.status]}</strong>
+              </li>
+            ))}
+          </ol>
+          <p>
+            <a href={`/commerce/shopify/home?${new URLSearchParams({ shop: page.shop }).toString()}`}>Check the progress again</a>
+          </p>
+        </>
+      );
+    case 'consent':
+      return (
+        <>
+          <h2>Step 3 of 3: turn on cross-promotion</h2>
+          <p>
+            Partner brands will show an offer from <strong>{state.preview.businessName}</strong> to their shoppers after they buy.
+            {state.preview.bestSellers.length > 0 && ` It features ${state.preview.bestSellers.map((item) => item.title).join(', ')}.`}
+          </p>
+          <ActionForm page={page} action="consent" label="Turn on cross-promotion">
+            {state.existingDiscountPercent === null ? (
+              <fieldset class="choices">
+                <legend>Discount for a partner's shoppers on their first order</legend>
+                {state.choices.map((percent) => (
+                  <label key={percent}>
+                    <input type="radio" name="discountPercent" value={String(percent)} required /> {percent}% off
+                  </label>
+                ))}
+              </fieldset>
+            ) : (
+              <p>New customers from partners get your existing {state.existingDiscountPercent}% off their first order.</p>
+            )}
+            <p>
+              By turning it on you accept the <a href={state.termsUrl}>terms</a> and the <a href={state.privacyUrl}>privacy notice</a>. A
+              discount code is created in your Shopify store, usable once per customer.
+            </p>
+          </ActionForm>
+        </>
+      );
+    case 'live':
+      return (
+        <>
+          <h2>You are live</h2>
+          <p>
+            Partners show <strong>{state.offer.title}</strong> to their shoppers
+            {state.offer.discountCode && (
+              <>
+                {' '}
+                with the code <code>{state.offer.discountCode}</code>
+              </>
+            )}
+            .
+          </p>
+          <p>
+            Manage partnerships and campaigns in the <a href={state.manageUrl}>dashboard</a>.
+          </p>
+        </>
+      );
+  }
+}
+
+/** The app home at Shopify's App URL: the store's stage with the same actions as the plugin, as forms with the page's CSRF token. */
+export function sendHomePage(reply: FastifyReply, page: HomePage): Promise<FastifyReply> {
+  const note = noteText(page);
+  return sendShopifyPage(
+    reply,
+    'Your store',
+    <>
+      <h1>
+        {SERVICE_NAME} for {page.shop}
+      </h1>
+      {note !== null && (
+        <p role="status" class="note">
+          {note}
+        </p>
+      )}
+      <HomeBody page={page} />
+    </>,
+  );
+}
+
+export interface HomeRefusal {
+  status: number;
+  heading: string;
+  text: string;
+}
+
+/** A refused action of the home, in words, with the way back to the store's home when there is one. */
+export function sendHomeRefusal(reply: FastifyReply, refusal: HomeRefusal, shop: string | null): Promise<FastifyReply> {
+  return sendShopifyPage(
+    reply,
+    refusal.heading,
+    <>
+      <h1>{refusal.heading}</h1>
+      <p role="alert">{refusal.text}</p>
+      {shop !== null && (
+        <p>
+          <a href={`/commerce/shopify/home?${new URLSearchParams({ shop }).toString()}`}>Back to your store's page</a>
+        </p>
+      )}
+    </>,
+    refusal.status,
+  );
+}
+
+export const HOME_REFUSALS = {
+  launch: {
+    status: 401,
+    heading: 'Open the app from your Shopify admin',
+    text: 'This link was not signed by Shopify, or it is more than a minute old. Open the app again from Apps in your Shopify admin.',
+  },
+  formExpired: {
+    status: 403,
+    heading: 'This form has expired',
+    text: 'Open the app again from Apps in your Shopify admin and try once more. Nothing was changed.',
+  },
+  noSession: {
+    status: 403,
+    heading: 'Open the app from your Shopify admin',
+    text: 'This browser is not signed in for this store any more. Open the app again from Apps in your Shopify admin. Nothing was changed.',
+  },
+  choosePercent: {
+    status: 400,
+    heading: 'Choose a discount',
+    text: 'Choose 10, 15, 20 or 25% off, then turn cross-promotion on. Nothing was changed.',
+  },
+  wrongStage: {
+    status: 409,
+    heading: 'Your store is at another step',
+    text: 'Your store is not waiting for this any more (it may have moved on, or left). Nothing was changed.',
+  },
+} as const satisfies Record<string, HomeRefusal>;

@@ -9,7 +9,7 @@ import type { Runtime } from '../../composition.js';
 import { ApiError, badRequest, conflict, notFound, unauthorized } from '../../http/errors.js';
 import { formField } from '../../http/forms.js';
 import { requireOwnOrigin } from '../../http/origin.js';
-import { cookiePolicyFor, csrfTokenFor, csrfTokenMatches } from '../../shared/cookies.js';
+import { cookieOptions, cookiePolicyFor, csrfTokenFor, csrfTokenMatches } from '../../shared/cookies.js';
 import { isSecretHash as isChallenge, randomToken } from '../../shared/keys.js';
 import { platformName as platformNameOf } from '../../platforms/service.js';
 import { StoreDisconnectedError } from './admin-client.js';
@@ -27,6 +27,7 @@ import {
 } from './pages.js';
 import { InstallQuery, PlanQuery, RetriedDelivery, ShopifyAttention, WebhookIdParams, WebhookReceipt } from './schemas.js';
 import { COMPLIANCE_TOPICS, TOPICS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
+import { appHomeRoutes, HOME_COOKIE, homePath } from './home-routes.js';
 import { WEBHOOK_PATH } from './library.js';
 
 const errorRef = Type.Ref('ErrorResponse');
@@ -112,31 +113,41 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       // A claim is confirmed only in a flow its claimant started, signed in: another browser sent here gets nothing.
       const claimant = claimId === null ? undefined : await runtime.claimantOf(request, claimId, shop);
       if (claimId !== null && !claimant) return refuse(reply, REFUSALS.notClaimant);
-      const captured = new CapturedResponse();
-      await shopify.library.auth.begin({
+      return beginInstall(request, reply, {
         shop,
-        callbackPath: CALLBACK_PATH,
-        isOnline: false,
-        rawRequest: request.raw,
-        rawResponse: captured as unknown as ServerResponse,
+        challenge,
+        returnTo,
+        claimId,
+        claimantSessionId: claimant?.sessionId ?? null,
+        platformId,
       });
-      const location = captured.headers.location;
-      if (captured.statusCode !== 302 || typeof location !== 'string') {
-        throw new ApiError(captured.statusCode === 410 ? 410 : 400, 'install_refused', 'Shopify install could not start from this client');
-      }
-      const state = new URL(location).searchParams.get('state')!;
-      const now = new Date();
-      const inFlight = { shop, challenge, returnTo, claimId, claimantSessionId: claimant?.sessionId ?? null, platformId };
-      if (!(await shopifyService.startInstall(db, state, inFlight, now))) {
-        reply.header('Retry-After', '60');
-        throw new ApiError(429, 'rate_limited', 'too many installs are in flight: try again in a minute');
-      }
-      const cookies = captured.headers['set-cookie'];
-      if (cookies) reply.header('set-cookie', cookies);
-      reply.header('Cache-Control', 'no-store');
-      return reply.redirect(location, 302);
     },
   );
+
+  /** OAuth for an offline token: a 302 to Shopify's authorize page, the state bound to this browser by the library's cookie. */
+  const beginInstall = async (request: FastifyRequest, reply: FastifyReply, inFlight: shopifyService.PendingInstall) => {
+    const captured = new CapturedResponse();
+    await shopify.library.auth.begin({
+      shop: inFlight.shop,
+      callbackPath: CALLBACK_PATH,
+      isOnline: false,
+      rawRequest: request.raw,
+      rawResponse: captured as unknown as ServerResponse,
+    });
+    const location = captured.headers.location;
+    if (captured.statusCode !== 302 || typeof location !== 'string') {
+      throw new ApiError(captured.statusCode === 410 ? 410 : 400, 'install_refused', 'Shopify install could not start from this client');
+    }
+    const state = new URL(location).searchParams.get('state')!;
+    if (!(await shopifyService.startInstall(db, state, inFlight, new Date()))) {
+      reply.header('Retry-After', '60');
+      throw new ApiError(429, 'rate_limited', 'too many installs are in flight: try again in a minute');
+    }
+    const cookies = captured.headers['set-cookie'];
+    if (cookies) reply.header('set-cookie', cookies);
+    reply.header('Cache-Control', 'no-store');
+    return reply.redirect(location, 302);
+  };
 
   app.get(
     CALLBACK_PATH,
@@ -176,6 +187,12 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       if (!stored) throw refused('this install was completed already: start the install again');
       await afterInstall(shopify, session.shop, request.log);
       reply.header('Cache-Control', 'no-store');
+      // An install the app home started: this browser came back through Shopify as the store's staff, so it gets the home's session.
+      if (pending.returnTo === homePath(session.shop)) {
+        const sessionToken = await shopifyService.openHomeSession(db, session.shop, now);
+        reply.setCookie(HOME_COOKIE, sessionToken, cookieOptions(policy, shopifyService.HOME_SESSION_MS / 1000));
+        return reply.redirect(pending.returnTo, 303);
+      }
       if (claimant || pending.challenge) return askStaff(request, reply, session.shop, pending, claimant ?? null, now);
       if (pending.returnTo) return reply.redirect(pending.returnTo, 303);
       return sendDonePage(reply, 'The app is installed', session.shop);
@@ -355,6 +372,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
     },
   );
 
+  await app.register(async (scope) => appHomeRoutes(scope, runtime, shopify, beginInstall));
   await app.register(async (scope) => webhookRoute(scope, runtime, shopify));
 };
 

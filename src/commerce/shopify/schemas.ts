@@ -19,6 +19,19 @@ export const PlanQuery = Type.Object({
   platform: Type.Optional(Type.String()),
 });
 
+/** Shopify opens the App URL with these, signed by `hmac` (and may add more, which the hmac covers too). */
+export const AppLaunchQuery = Type.Object({
+  shop: Type.String({ description: 'The store, as its {name}.myshopify.com domain' }),
+  hmac: Type.String({ description: "Shopify's HMAC-SHA256 (hex) of the other parameters, keyed by the app's secret" }),
+  timestamp: Type.String({ description: 'When Shopify signed the launch, in seconds; older than 90 s is refused' }),
+  host: Type.Optional(Type.String({ description: "The store's admin, base64 (Shopify's)" })),
+});
+
+export const HomeQuery = Type.Object({
+  shop: Type.String(),
+  done: Type.Optional(Type.Union([Type.Literal('plan'), Type.Literal('consented'), Type.Literal('turned_on')])),
+});
+
 export const WebhookReceipt = Type.Object({
   received: Type.Boolean(),
   duplicate: Type.Boolean({
