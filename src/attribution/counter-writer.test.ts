@@ -210,8 +210,9 @@ describe('counter batches when PostgreSQL goes silent [postgres]', () => {
     // PostgreSQL committed it: the request would have been answered 503 with its views counted.
     expect(await countsOf(database.db, lost)).toEqual({ views: 1, clicks: 0 });
     // The writer settles it by itself, over a new connection.
-    await waitUntil(async () => (await countsOf(database.db, lost)).views === 0, 60_000);
-    expect(settled.outcomes).toEqual(['taken back']);
+    // Its log line comes after its transaction commits: waiting for the line, not for the row, leaves no race.
+    await expect.poll(() => settled.outcomes, { timeout: 60_000 }).toEqual(['taken back']);
+    expect(await countsOf(database.db, lost)).toEqual({ views: 0, clicks: 0 });
     await proxy.restore();
     await writer.close();
   });
@@ -225,8 +226,8 @@ describe('counter batches when PostgreSQL goes silent [postgres]', () => {
     proxy.freeze({ newConnections: 'forwarded' });
     await expect(writer.write(late, patient())).rejects.toThrow('Query read timeout');
     // Settled by itself while the statement is still held by the path: the writer is past it.
-    await waitUntil(async () => (await lastBatchOf(database.db, writerId)) === before + 2, 60_000);
-    expect(settled.outcomes).toEqual(['fenced off']);
+    await expect.poll(() => settled.outcomes, { timeout: 60_000 }).toEqual(['fenced off']);
+    expect(await lastBatchOf(database.db, writerId)).toBe(before + 2);
     expect(await writerBackends()).toBe(2);
 
     // The path comes back: the statement and its client's goodbye reach PostgreSQL.
