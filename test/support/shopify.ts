@@ -2,11 +2,14 @@ import '@shopify/shopify-api/adapters/node';
 import crypto from 'node:crypto';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
+import type { Db } from '../../src/db/database.js';
 import { hashSecret } from '../../src/shared/keys.js';
 import { BROWSER_USER_AGENT, formFields } from '../shopify-standin/example-app.js';
 import { ShopifyStandIn, type ShopifyStandInOptions } from '../shopify-standin/stand-in.js';
 import { signWebhookBody } from '../shopify-standin/webhooks.js';
+import { freePort } from './service-process.js';
 
 /** The service's Shopify settings for a stand-in's app, with a fixed encryption key. */
 export const TOKEN_ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
@@ -179,4 +182,40 @@ export function signedWebhookHeaders(
     'x-shopify-event-id': ids.eventId ?? crypto.randomUUID(),
     'x-shopify-triggered-at': new Date().toISOString(),
   };
+}
+
+/** Waits until the worker has worked off every webhook delivery of the shop (a hang guard, not a timing bound). */
+export async function deliveriesWorkedOff(db: Db, shop: string): Promise<void> {
+  const pending = async () =>
+    (
+      await db
+        .selectFrom('shopify_webhook_deliveries')
+        .select('webhook_id')
+        .where('shop', '=', shop)
+        .where('status', '=', 'pending')
+        .execute()
+    ).length;
+  await expect.poll(pending, { timeout: 30_000 }).toBe(0);
+}
+
+/**
+ * A stand-in for a service that will listen on a port of its own (a browser test's): the port and
+ * the service's address, the callback allowed, `topics` declared in the app's configuration (plain
+ * http is refused by Shopify as a webhook address made through the Admin API), the library routed to it.
+ */
+export async function standInForPort(
+  topics: readonly string[],
+  options: Omit<ShopifyStandInOptions, 'app'> = {},
+): Promise<{ port: number; service: string; standIn: ShopifyStandIn }> {
+  const port = await freePort();
+  const service = `http://127.0.0.1:${port}`;
+  const standIn = new ShopifyStandIn({
+    ...options,
+    app: {
+      redirectUrls: [`${service}/commerce/shopify/callback`],
+      webhooks: topics.map((topic) => ({ topic, uri: `${service}/commerce/shopify/webhooks` })),
+    },
+  });
+  setAbstractFetchFunc(standIn.fetch);
+  return { port, service, standIn };
 }

@@ -6,7 +6,7 @@ import { DASHBOARD_PASSWORD } from '../../../test/support/dashboard-client.js';
 import { ADMIN_TOKEN, startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
 import { fitsAndPasses } from '../../../test/support/readable.js';
 import { freePort } from '../../../test/support/service-process.js';
-import { COMPLIANCE_TOPICS, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
+import { COMPLIANCE_TOPICS, deliveriesWorkedOff, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
 import { shopifyCollab } from '../../../test/support/shopify-collab.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 
@@ -34,22 +34,7 @@ describe('an EUR Shopify store’s commissions, charged, returning and held, rea
   let session: BrowserContext;
   let collab: Awaited<ReturnType<typeof shopifyCollab>>;
 
-  /** Waits until the app has worked off every delivery of the shop (a hang guard, not a timing bound). */
-  const settled = () =>
-    expect
-      .poll(
-        async () =>
-          (
-            await context.db
-              .selectFrom('shopify_webhook_deliveries')
-              .select('webhook_id')
-              .where('shop', '=', collab.shop)
-              .where('status', '!=', 'done')
-              .execute()
-          ).length,
-        { timeout: 30_000 },
-      )
-      .toBe(0);
+  const settled = () => deliveriesWorkedOff(context.db, collab.shop);
   const attention = async () =>
     (
       await context.app.inject({ method: 'GET', url: '/admin/shopify/attention', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })

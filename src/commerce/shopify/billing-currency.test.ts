@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { describeEachDatabase } from '../../../test/support/harness.js';
-import { shopifyEnv, standInFor } from '../../../test/support/shopify.js';
+import { deliveriesWorkedOff, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
 import { shopifyCollab } from '../../../test/support/shopify-collab.js';
 import { planCappedAmount } from './adapter.js';
 import { usageDescription } from './billing.js';
@@ -33,22 +33,7 @@ describeEachDatabase(
   'Shopify: commissions charged in the plan’s currency from Shopify’s own amounts',
   (use) => {
     let standIn: ShopifyStandIn;
-    /** Waits until the worker has done every delivery of the shop (a hang guard, not a timing bound). */
-    const settled = async (shop: string) =>
-      expect
-        .poll(
-          async () =>
-            (
-              await use()
-                .db.selectFrom('shopify_webhook_deliveries')
-                .select('webhook_id')
-                .where('shop', '=', shop)
-                .where('status', '!=', 'done')
-                .execute()
-            ).length,
-          { timeout: 30_000 },
-        )
-        .toBe(0);
+    const settled = (shop: string) => deliveriesWorkedOff(use().db, shop);
     const referredOrder = async (
       store: { currency: string; billingCurrency: string },
       presentment?: { currency: string; rate: number },

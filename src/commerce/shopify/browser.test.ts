@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import type net from 'node:net';
 import { AxeBuilder } from '@axe-core/playwright';
-import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,10 +8,9 @@ import { launchBrowser } from '../../../test/support/browser.js';
 import { collabReferral, DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
-import { freePort } from '../../../test/support/service-process.js';
-import { COMPLIANCE_TOPICS, install, shopifyEnv } from '../../../test/support/shopify.js';
+import { COMPLIANCE_TOPICS, install, shopifyEnv, standInForPort } from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
-import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
+import type { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { findPluginPlatform } from '../../embed/dal.js';
 import { demoHost } from '../../embed/demo-host.js';
 
@@ -49,17 +47,8 @@ describe('a Shopify store through the plugin, in Chromium', () => {
 
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    const port = await freePort();
-    service = `http://127.0.0.1:${port}`;
-    // The service is on plain http here, which Shopify's API refuses as a webhook address: the
-    // webhooks are declared in the app's configuration instead (as the Partner dashboard allows).
-    standIn = new ShopifyStandIn({
-      app: {
-        redirectUrls: [`${service}/commerce/shopify/callback`],
-        webhooks: TOPICS.map((topic) => ({ topic, uri: `${service}/commerce/shopify/webhooks` })),
-      },
-    });
-    setAbstractFetchFunc(standIn.fetch);
+    let port: number;
+    ({ port, service, standIn } = await standInForPort(TOPICS));
     context = await startTestApp('pglite', {
       BASE_URL: service,
       SETUP_POLL_MS: '50',

@@ -1,13 +1,11 @@
-import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../../test/support/browser.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
 import { allViolations, fitsAndPasses, seriousViolations } from '../../../test/support/readable.js';
-import { freePort } from '../../../test/support/service-process.js';
-import { COMPLIANCE_TOPICS, shopifyEnv } from '../../../test/support/shopify.js';
+import { COMPLIANCE_TOPICS, shopifyEnv, standInForPort } from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
-import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
+import type { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 
 const TOPICS = [...COMPLIANCE_TOPICS, 'orders/create', 'orders/paid', 'refunds/create', 'orders/cancelled', 'app/uninstalled'];
 
@@ -26,18 +24,9 @@ describe('a merchant who starts at Shopify goes live from the app home, in Chrom
   let standIn: ShopifyStandIn;
 
   beforeAll(async () => {
-    const port = await freePort();
-    service = `http://127.0.0.1:${port}`;
-    // Plain http, which Shopify refuses as a webhook address: the topics are declared in the app's configuration.
-    standIn = new ShopifyStandIn({
-      app: {
-        redirectUrls: [`${service}/commerce/shopify/callback`],
-        webhooks: TOPICS.map((topic) => ({ topic, uri: `${service}/commerce/shopify/webhooks` })),
-      },
-      // Large catalogs are read with a bulk operation; at this pace one takes a few seconds, long enough to be mid-setup.
-      bulkObjectsPerSecond: 250,
-    });
-    setAbstractFetchFunc(standIn.fetch);
+    let port: number;
+    // Large catalogs are read with a bulk operation; at this pace one takes a few seconds, long enough to be mid-setup.
+    ({ port, service, standIn } = await standInForPort(TOPICS, { bulkObjectsPerSecond: 250 }));
     context = await startTestApp('pglite', {
       BASE_URL: service,
       SETUP_POLL_MS: '50',

@@ -1,16 +1,14 @@
 import crypto from 'node:crypto';
 import { AxeBuilder } from '@axe-core/playwright';
-import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../../test/support/browser.js';
 import { DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
-import { freePort } from '../../../test/support/service-process.js';
-import { COMPLIANCE_TOPICS, install, shopifyEnv } from '../../../test/support/shopify.js';
+import { COMPLIANCE_TOPICS, install, shopifyEnv, standInForPort } from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
-import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
+import type { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { hashSecret } from '../../shared/keys.js';
 
 /** The attacker's site: any page the merchant opens there sends their browser on. */
@@ -31,15 +29,8 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
   let platform: { id: string; name: string };
 
   beforeAll(async () => {
-    const port = await freePort();
-    service = `http://127.0.0.1:${port}`;
-    standIn = new ShopifyStandIn({
-      app: {
-        redirectUrls: [`${service}/commerce/shopify/callback`],
-        webhooks: COMPLIANCE_TOPICS.map((topic) => ({ topic, uri: `${service}/commerce/shopify/webhooks` })),
-      },
-    });
-    setAbstractFetchFunc(standIn.fetch);
+    let port: number;
+    ({ port, service, standIn } = await standInForPort(COMPLIANCE_TOPICS));
     context = await startTestApp('pglite', { BASE_URL: service, PLUGIN_RECHECK_MS: '600000', ...shopifyEnv(standIn) });
     await context.app.listen({ port, host: '127.0.0.1' });
     const { platformId } = await createPlatform(context.support);

@@ -7,6 +7,7 @@ import {
   answerPlan,
   answerQuestion,
   asksStaff,
+  deliveriesWorkedOff,
   followCallback,
   install,
   installToCallback,
@@ -58,22 +59,7 @@ describeEachDatabase(
     const shopRow = (shop: string) => use().db.selectFrom('shopify_shops').selectAll().where('shop', '=', shop).executeTakeFirst();
     const get = (url: string, headers: Record<string, string> = {}) =>
       use().app.inject({ method: 'GET', url, headers: { 'user-agent': BROWSER_USER_AGENT, ...headers } });
-    /** Waits until the worker has done every delivery of the shop (a hang guard, not a timing bound). */
-    const settled = async (shop: string) =>
-      expect
-        .poll(
-          async () =>
-            (
-              await use()
-                .db.selectFrom('shopify_webhook_deliveries')
-                .select('webhook_id')
-                .where('shop', '=', shop)
-                .where('status', '=', 'pending')
-                .execute()
-            ).length,
-          { timeout: 30_000 },
-        )
-        .toBe(0);
+    const settled = (shop: string) => deliveriesWorkedOff(use().db, shop);
     /** A new Shopify collab whose shopper follows the referral and orders goods worth at least `cents`, every delivery worked off. */
     const referredOrderOfAtLeast = async (cents: number) => {
       const { shop, token } = await shopifyCollab(use(), standIn);
