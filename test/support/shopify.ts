@@ -2,8 +2,11 @@ import '@shopify/shopify-api/adapters/node';
 import crypto from 'node:crypto';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import type { LightMyRequestResponse } from 'fastify';
+import { pino } from 'pino';
 import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
+import type { ShopifyCommerce } from '../../src/commerce/shopify/adapter.js';
+import { DEFAULT_SHOPIFY_SCOPES } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
 import { hashSecret } from '../../src/shared/keys.js';
 import { BROWSER_USER_AGENT, formFields } from '../shopify-standin/example-app.js';
@@ -218,4 +221,32 @@ export async function standInForPort(
   });
   setAbstractFetchFunc(standIn.fetch);
   return { port, service, standIn };
+}
+
+type AdapterOptions = ConstructorParameters<typeof ShopifyCommerce>[0];
+
+/** The adapter's options for a test that builds it directly on `db`, against `standIn` (silent log, a 5% commission). */
+export function adapterOptions(
+  db: Db,
+  standIn: ShopifyStandIn,
+  overrides: Partial<AdapterOptions> = {},
+  config: Partial<AdapterOptions['config']> = {},
+): AdapterOptions {
+  return {
+    db,
+    config: {
+      apiKey: standIn.app.apiKey,
+      apiSecret: standIn.app.apiSecret,
+      scopes: DEFAULT_SHOPIFY_SCOPES,
+      apiVersion: '2026-10',
+      bulkConcurrency: 5,
+      tokenEncryptionKey: Buffer.from(TOKEN_ENCRYPTION_KEY, 'base64'),
+      ...config,
+    },
+    baseUrl: 'https://svc.test',
+    serviceEnv: 'test',
+    log: pino({ level: 'silent' }),
+    commissionBasisPoints: 500,
+    ...overrides,
+  };
 }

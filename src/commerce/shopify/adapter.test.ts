@@ -1,9 +1,8 @@
 import { Session } from '@shopify/shopify-api';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
-import { TOKEN_ENCRYPTION_KEY } from '../../../test/support/shopify.js';
+import { adapterOptions } from '../../../test/support/shopify.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { DEFAULT_SHOPIFY_SCOPES } from '../../config.js';
 import { ShopifyCommerce } from './adapter.js';
@@ -22,22 +21,7 @@ describe('Shopify adapter: catalog, best sellers and cost-based throttling', () 
   beforeAll(async () => {
     setAbstractFetchFunc(standIn.fetch);
     database = await createTestDatabase('pglite');
-    shopifyOptions = {
-      db: database.db,
-      config: {
-        apiKey: standIn.app.apiKey,
-        apiSecret: standIn.app.apiSecret,
-        scopes: DEFAULT_SHOPIFY_SCOPES,
-        apiVersion: '2026-10',
-        bulkConcurrency: 5,
-        tokenEncryptionKey: Buffer.from(TOKEN_ENCRYPTION_KEY, 'base64'),
-      },
-      baseUrl: 'https://svc.test',
-      serviceEnv: 'test',
-      log: pino({ level: 'silent' }),
-      commissionBasisPoints: 500,
-      bulkPollMs: 10,
-    };
+    shopifyOptions = adapterOptions(database.db, standIn, { bulkPollMs: 10 });
     shopify = new ShopifyCommerce(shopifyOptions);
   });
   afterAll(() => database?.close());

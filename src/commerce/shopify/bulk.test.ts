@@ -1,9 +1,8 @@
 import { Session } from '@shopify/shopify-api';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
-import { TOKEN_ENCRYPTION_KEY } from '../../../test/support/shopify.js';
+import { adapterOptions } from '../../../test/support/shopify.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import type { BulkOperation } from '../../../test/shopify-standin/model.js';
 import { DEFAULT_SHOPIFY_SCOPES } from '../../config.js';
@@ -29,23 +28,7 @@ describe('Shopify adapter: bulk queries at once, within Shopify’s five per sto
   };
 
   function adapter(bulkConcurrency: number): ShopifyCommerce {
-    return new ShopifyCommerce({
-      db: database.db,
-      config: {
-        apiKey: standIn.app.apiKey,
-        apiSecret: standIn.app.apiSecret,
-        scopes: DEFAULT_SHOPIFY_SCOPES,
-        apiVersion: '2026-10',
-        bulkConcurrency,
-        tokenEncryptionKey: Buffer.from(TOKEN_ENCRYPTION_KEY, 'base64'),
-      },
-      baseUrl: 'https://svc.test',
-      serviceEnv: 'test',
-      log: pino({ level: 'silent' }),
-      commissionBasisPoints: 500,
-      bulkPollMs: 50,
-      sleep,
-    });
+    return new ShopifyCommerce(adapterOptions(database.db, standIn, { bulkPollMs: 50, sleep }, { bulkConcurrency }));
   }
 
   /** Shopify's refusals of a bulk query over the store's five. */
