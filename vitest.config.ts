@@ -31,12 +31,11 @@ const RESILIENCE = ['test/resilience/*.test.ts', 'test/server/*.test.ts', 'test/
  * shares two cores with everything else: beside a CPU burner, two starts of the service on PGlite
  * took 96 s (18 s on a quiet machine).
  *
- * Four tiers (README, "Tests"). `npm test` (scripts/test.sh) runs the browser tier beside the unit and
- * integration tiers, as a second vitest process, then the resilience tier on its own, so the bounds
- * it proves are not measured beside the rest of the suite. Two processes because one vitest cannot
- * overlap them as well: projects of one `sequence.groupOrder` share one worker count and one queue,
- * ordered tier by tier, and a worker is reused only for a next file of its own project. A bare
- * `npx vitest run` runs the same tiers one after the other (`groupOrder`). The browser tier runs on
+ * Four tiers (README, "Tests"), one after the other (`groupOrder`): unit and integration side by
+ * side, then the browser tier, then the resilience tier on its own, so the bounds it proves are not
+ * measured beside the rest of the suite. Overlapping the browser tier with the integration tier (a
+ * second vitest process) was measured slower on two cores: 900 s against 550 s (docs/decisions.md,
+ * "issue 24, overlap measured"). The browser tier runs on
  * two workers that connect to one shared Chromium (each file opens its own contexts on its own app;
  * one worker mostly waits for Chromium and Chromium for it). Files in one worker share the module
  * graph (isolate: false): no test leaves state behind in a module (each builds its own app and
