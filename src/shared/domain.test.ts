@@ -210,7 +210,8 @@ describe('parseDomain', () => {
         fc.pre(sub !== 'www');
         const kept = browserHost(`${sub}.${rest}`);
         // Four labels of non-ASCII letters can pass the 100 characters once written as Punycode: refused, saying so.
-        if (kept.length > MAX_DOMAIN_LENGTH) expect(parseDomain(`https://${sub}.${rest}/`).problem).toMatch(/is longer than 100 characters/);
+        if (kept.length > MAX_DOMAIN_LENGTH)
+          expect(parseDomain(`https://${sub}.${rest}/`).problem).toMatch(/is longer than 100 characters/);
         else expect(parseDomain(`https://${sub}.${rest}/`).domain).toBe(kept);
       }),
     );
