@@ -34,7 +34,7 @@ const RESILIENCE = ['test/resilience/*.test.ts', 'test/server/*.test.ts', 'test/
  * Four tiers (README, "Tests"), one after the other (`groupOrder`): unit and integration side by
  * side, then the browser tier, then the resilience tier on its own, so the bounds it proves are not
  * measured beside the rest of the suite. Overlapping the browser tier with the integration tier (a
- * second vitest process) was measured slower on two cores: 900 s against 550 s (docs/decisions.md,
+ * second vitest process) saved 4% on two cores, 866 s against 901 s, and was not kept (docs/decisions.md,
  * "issue 24, overlap measured"). The browser tier runs on
  * two workers that connect to one shared Chromium (each file opens its own contexts on its own app;
  * one worker mostly waits for Chromium and Chromium for it). Files in one worker share the module

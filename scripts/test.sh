@@ -3,8 +3,8 @@
 # process, the type check of src/ the longest: ~48 CPU-s on one core, so one after the other would
 # leave the other core idle), then every tier of vitest.config.ts in one vitest run: unit and
 # integration side by side, then the browser tier, then the resilience tier alone. The tiers are not
-# overlapped: beside the unit and integration tiers, the browser tier made the whole run take 900 s
-# instead of 550 s on this two-core machine (docs/decisions.md, "issue 24, overlap measured").
+# overlapped: beside the unit and integration tiers, the browser tier saved 4% (866 s against 901 s)
+# for four workers contending for two cores (docs/decisions.md, "issue 24, overlap measured").
 # Every check runs even when another failed; the script fails naming each step that failed.
 # With arguments (`npm test -- FILE…`), vitest runs on what you name.
 set -euo pipefail
