@@ -1,3 +1,4 @@
+import { Session } from '@shopify/shopify-api';
 import '@shopify/shopify-api/adapters/node';
 import crypto from 'node:crypto';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
@@ -6,6 +7,7 @@ import { pino } from 'pino';
 import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { ShopifyCommerce } from '../../src/commerce/shopify/adapter.js';
+import { tokenColumns } from '../../src/commerce/shopify/dal.js';
 import { DEFAULT_SHOPIFY_SCOPES } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
 import { hashSecret } from '../../src/shared/keys.js';
@@ -249,4 +251,17 @@ export function adapterOptions(
     commissionBasisPoints: 500,
     ...overrides,
   };
+}
+
+/**
+ * Installs the app on a stand-in shop without the OAuth pages (for tests about something else):
+ * Shopify's token, stored by `shopify` as the callback would store it.
+ */
+export async function installWithoutOAuth(db: Db, standIn: ShopifyStandIn, shopify: ShopifyCommerce, shop: string): Promise<void> {
+  const token = standIn.installApp(shop, DEFAULT_SHOPIFY_SCOPES);
+  const session = new Session({ id: `offline_${shop}`, shop, state: '', isOnline: false, accessToken: token });
+  await db
+    .insertInto('shopify_shops')
+    .values({ shop, ...tokenColumns(shopify.tokens.toStore(session)), scopes: DEFAULT_SHOPIFY_SCOPES.join(','), installed_at: new Date() })
+    .execute();
 }

@@ -2,7 +2,7 @@ import { Session } from '@shopify/shopify-api';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
-import { adapterOptions } from '../../../test/support/shopify.js';
+import { adapterOptions, installWithoutOAuth } from '../../../test/support/shopify.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { DEFAULT_SHOPIFY_SCOPES } from '../../config.js';
 import { ShopifyCommerce } from './adapter.js';
@@ -28,18 +28,7 @@ describe('Shopify adapter: catalog, best sellers and cost-based throttling', () 
 
   async function installed(name: string, products: number, orders = 50): Promise<string> {
     const shop = standIn.createShop({ name, products, orders }).domain;
-    const token = standIn.installApp(shop, DEFAULT_SHOPIFY_SCOPES);
-    await database.db
-      .insertInto('shopify_shops')
-      .values({
-        shop,
-        ...tokenColumns(
-          shopify.tokens.toStore(new Session({ id: `offline_${shop}`, shop, state: '', isOnline: false, accessToken: token })),
-        ),
-        scopes: DEFAULT_SHOPIFY_SCOPES.join(','),
-        installed_at: new Date(),
-      })
-      .execute();
+    await installWithoutOAuth(database.db, standIn, shopify, shop);
     return shop;
   }
 

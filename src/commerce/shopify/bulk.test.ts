@@ -1,14 +1,11 @@
-import { Session } from '@shopify/shopify-api';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases.js';
-import { adapterOptions } from '../../../test/support/shopify.js';
+import { adapterOptions, installWithoutOAuth } from '../../../test/support/shopify.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import type { BulkOperation } from '../../../test/shopify-standin/model.js';
-import { DEFAULT_SHOPIFY_SCOPES } from '../../config.js';
 import { ShopifyCommerce } from './adapter.js';
 import { createdAtSlices, MAX_CONCURRENT_BULK_QUERIES } from './bulk.js';
-import { tokenColumns } from './dal.js';
 
 /**
  * Setup's bulk queries at the same time (2026-10 allows five per store): the catalog beside the
@@ -47,18 +44,7 @@ describe('Shopify adapter: bulk queries at once, within Shopify’s five per sto
   async function installed(name: string): Promise<string> {
     // Over 1,000 products: the catalog is read in bulk too. 6,000 orders over two years: about 500 in the 60 days the app sees.
     const shop = standIn.createShop({ name, products: 1_200, orders: 6_000, seed: 'bulk-concurrency' }).domain;
-    const token = standIn.installApp(shop, DEFAULT_SHOPIFY_SCOPES);
-    await database.db
-      .insertInto('shopify_shops')
-      .values({
-        shop,
-        ...tokenColumns(
-          adapter(5).tokens.toStore(new Session({ id: `offline_${shop}`, shop, state: '', isOnline: false, accessToken: token })),
-        ),
-        scopes: DEFAULT_SHOPIFY_SCOPES.join(','),
-        installed_at: new Date(),
-      })
-      .execute();
+    await installWithoutOAuth(database.db, standIn, adapter(5), shop);
     return shop;
   }
 
