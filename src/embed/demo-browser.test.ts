@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
-import { AxeBuilder } from '@axe-core/playwright';
+import { axeViolations } from '../../test/support/axe.js';
 import type { Browser, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import type { TestContext } from '../../test/support/harness.js';
@@ -80,9 +80,9 @@ describe('the demo in Chromium: offers, the demo host page, the staff sign-in', 
   }
 
   async function expectNoViolations(page: Page, where: string) {
-    const results = await new AxeBuilder({ page }).analyze();
+    const violations = await axeViolations(page);
     expect(
-      results.violations.map(
+      violations.map(
         (violation) =>
           `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => `${node.target.join(' ')} ${node.html.slice(0, 120)}`)}`,
       ),

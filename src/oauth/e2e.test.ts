@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserApp, stopBrowserApp } from '../../test/support/browser-app.js';
 import * as client from 'openid-client';
-import { AxeBuilder } from '@axe-core/playwright';
+import { axeViolations } from '../../test/support/axe.js';
 import type { Browser } from 'playwright-core';
 import { ADMIN_TOKEN, type TestContext } from '../../test/support/harness.js';
 import { seedPartnerOffer } from '../../test/durability/seed.js';
@@ -67,7 +67,7 @@ describe('OAuth end to end with openid-client and Chromium', () => {
     });
     await page.goto(authorizationUrl.href);
     await expect(page.getByRole('heading', { name: 'Sign in to your brand' }).isVisible()).resolves.toBe(true);
-    expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -77,7 +77,7 @@ describe('OAuth end to end with openid-client and Chromium', () => {
       await context.db.selectFrom('platforms').select('name').where('id', '=', platform.platformId).executeTakeFirstOrThrow()
     ).name;
     await expect(page.locator('dl').innerText()).resolves.toContain(platformName);
-    expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL(`${redirectUri}**`);
     await browserContext.close();

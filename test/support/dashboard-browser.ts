@@ -1,12 +1,12 @@
-import { AxeBuilder } from '@axe-core/playwright';
+import { axeViolations } from './axe.js';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { DASHBOARD_PASSWORD, STORE_OWNER_PASSWORD } from './dashboard-client.js';
 
 /** axe finds no serious or critical violation on the page as it is now. */
 export async function expectAccessible(page: Page, where: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+  const violations = await axeViolations(page);
+  const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
   expect(
     serious.map((violation) => `${where}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
   ).toEqual([]);

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
-import { AxeBuilder } from '@axe-core/playwright';
+import { axeViolations } from './axe.js';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, FrameLocator, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -133,8 +133,8 @@ export function embeddedPluginInChromium() {
   };
 
   async function expectAccessible(page: Page, what: string) {
-    const results = await new AxeBuilder({ page }).analyze();
-    const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+    const violations = await axeViolations(page);
+    const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
     expect(
       serious.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`),
       `axe on ${what}`,

@@ -1,4 +1,4 @@
-import { AxeBuilder } from '@axe-core/playwright';
+import { axeViolations } from './axe.js';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 
@@ -7,13 +7,13 @@ const described = (violation: { id: string; nodes: { target: unknown[] }[] }) =>
 
 /** axe's serious and critical findings on the page as it is, each with the elements it names. */
 export async function seriousViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
+  const violations = await axeViolations(page);
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map(described);
 }
 
 /** Every axe finding, whatever its impact: for the pages held to no violation at all. */
 export async function allViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
+  const violations = await axeViolations(page);
   return violations.map(described);
 }
 

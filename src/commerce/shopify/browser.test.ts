@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type net from 'node:net';
-import { AxeBuilder } from '@axe-core/playwright';
+import { axeViolations } from '../../../test/support/axe.js';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,9 +84,7 @@ describe('a Shopify store through the plugin, in Chromium', () => {
         : await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, `${what} at ${width} px`).toBeLessThanOrEqual(0);
     }
-    const serious = (await new AxeBuilder({ page }).analyze()).violations.filter(
-      (violation) => violation.impact === 'serious' || violation.impact === 'critical',
-    );
+    const serious = (await axeViolations(page)).filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
     expect(
       serious.map((violation) => violation.id),
       `axe on ${what}`,

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { AxeBuilder } from '@axe-core/playwright';
+import { axeViolations } from '../../../test/support/axe.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../../test/support/browser.js';
@@ -205,7 +205,7 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
       await page.setViewportSize({ width, height: 900 });
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     }
-    expect((await new AxeBuilder({ page }).analyze()).violations.map((violation) => violation.id)).toEqual([]);
+    expect((await axeViolations(page)).map((violation) => violation.id)).toEqual([]);
     await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('navigation', { name: 'Dashboard sections' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/dashboard');

@@ -1,0 +1,71 @@
+import crypto from 'node:crypto';
+import axe, { type ElementContext, type PartialResult, type PartialResults, type Result } from 'axe-core';
+import type { Frame, Page } from 'playwright-core';
+
+/**
+ * axe on a page and every frame in it, as @axe-core/playwright's AxeBuilder runs it (axe.runPartial
+ * in each frame, cross-origin ones too, then axe.finishRun over the partial results), with two
+ * differences that measured half of the browser tier's time (docs/decisions.md, "axe once per
+ * screen"):
+ * - axe's 1.3 MB source is evaluated in a frame only when that frame does not hold it yet, and
+ *   finishRun runs in the page itself: AxeBuilder evaluates the source on every call and opens a
+ *   blank page for finishRun (a clean context, which guards against a hostile page, not our own);
+ * - a screen already checked is not checked again: the result is kept per worker under the
+ *   viewport and the markup of every frame, which is all the result depends on (the stylesheets
+ *   and scripts are one build for the whole run).
+ */
+export async function axeViolations(page: Page): Promise<Result[]> {
+  const key = await screenKey(page);
+  let violations = checkedScreens.get(key);
+  if (!violations) {
+    violations = (await finishRun(page, await partialResults(page.mainFrame(), { exclude: [], include: [] }))).violations;
+    checkedScreens.set(key, violations);
+  }
+  return violations;
+}
+
+const checkedScreens = new Map<string, Result[]>();
+
+async function screenKey(page: Page): Promise<string> {
+  const hash = crypto.createHash('sha256').update(JSON.stringify(page.viewportSize()));
+  for (const frame of page.frames()) {
+    const markup = await frame.evaluate(() => document.documentElement.outerHTML).catch(() => 'detached');
+    hash.update(frame.url()).update('\0').update(markup).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+async function ensureAxe(frame: Frame): Promise<void> {
+  const present = await frame.evaluate((version) => (window as unknown as { axe?: typeof axe }).axe?.version === version, axe.version);
+  if (!present) await frame.evaluate(axe.source);
+}
+
+/**
+ * Each frame's partial result, depth first and parent before children, as axe.finishRun expects; a
+ * frame that cannot be reached counts as null. `context` is axe's (serializable) context object.
+ */
+async function partialResults(frame: Frame, context: unknown): Promise<PartialResults> {
+  await ensureAxe(frame);
+  const frameContexts = await frame.evaluate((ctx) => window.axe.utils.getFrameContexts(ctx as ElementContext), context);
+  const own = await frame.evaluate((ctx) => window.axe.runPartial(ctx as ElementContext, {}), context);
+  const results: PartialResults = [own];
+  for (const { frameSelector, frameContext } of frameContexts) {
+    const child = await frame
+      .evaluateHandle((selector) => window.axe.utils.shadowSelect(selector), frameSelector)
+      .then((handle) => handle.asElement()?.contentFrame())
+      .catch(() => null);
+    if (child) results.push(...(await partialResults(child, frameContext)));
+    else results.push(null as unknown as PartialResult);
+  }
+  return results;
+}
+
+async function finishRun(page: Page, partials: PartialResults) {
+  return page.evaluate((results) => window.axe.finishRun(results, {}), partials);
+}
+
+declare global {
+  interface Window {
+    axe: typeof axe;
+  }
+}
