@@ -23,7 +23,7 @@ status 1. A refusal never repeats a secret or a URL that may hold credentials.
 const FOOTER = `
 Test-suite variables (read by the tests, not by the service): \`TEST_DATABASE_URL\` (default
 \`postgres://postgres@127.0.0.1:5432/test\`; each test file creates and drops its own database on
-that server) and \`CHROMIUM_PATH\` (default \`/usr/bin/chromium\`).
+that server) and \`CHROMIUM_PATH\` (default \`/usr/bin/chromium-headless-shell\`).
 `;
 
 function defaultOf(schema: VariableSchema): string {

@@ -32,7 +32,7 @@ describe('every dashboard page at phone and desktop widths, in Chromium', () => 
   let pending: DashboardClient;
 
   beforeAll(async () => {
-    ({ context, browser, baseUrl } = await startBrowserApp('pglite', { SANDBOX_STOREFRONTS: 'true' }));
+    ({ context, browser, baseUrl } = await startBrowserApp('postgres', { SANDBOX_STOREFRONTS: 'true' }));
 
     const collab = await runningCollab(context);
     shower = collab.shower;

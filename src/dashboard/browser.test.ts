@@ -26,7 +26,7 @@ describe('brand dashboard in Chromium', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    ({ context, browser, baseUrl } = await startBrowserApp('pglite', {
+    ({ context, browser, baseUrl } = await startBrowserApp('postgres', {
       SANDBOX_STOREFRONTS: 'true',
       ORDERS_WEBHOOK_SECRET: 'browser-test-webhook-secret',
     }));

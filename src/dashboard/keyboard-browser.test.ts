@@ -16,7 +16,7 @@ describe('the dashboard by keyboard, on a test host with the demo data', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    ({ context, browser, baseUrl } = await startBrowserApp('pglite'));
+    ({ context, browser, baseUrl } = await startBrowserApp('postgres'));
     await prepareStartupData(context.runtime, context.app.log);
   });
 

@@ -45,7 +45,7 @@ describe('one referred order and one refund, read by both brands in Chromium', (
     page.getByRole('region', { name: side }).locator(`[data-total="${figure}"]`).textContent();
 
   beforeAll(async () => {
-    ({ context, browser, baseUrl } = await startBrowserApp('pglite', { ORDERS_WEBHOOK_SECRET: SECRET, SANDBOX_STOREFRONTS: 'true' }));
+    ({ context, browser, baseUrl } = await startBrowserApp('postgres', { ORDERS_WEBHOOK_SECRET: SECRET, SANDBOX_STOREFRONTS: 'true' }));
     world = await runningCollab(context);
   });
 

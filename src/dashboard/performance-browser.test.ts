@@ -19,7 +19,7 @@ describe('performance page in Chromium', () => {
   let page: Page;
 
   beforeAll(async () => {
-    ({ context, browser, baseUrl } = await startBrowserApp('pglite'));
+    ({ context, browser, baseUrl } = await startBrowserApp('postgres'));
     story = await seedPerformanceStory(context);
     page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
     await page.goto(`${baseUrl}/dashboard`);

@@ -16,7 +16,7 @@ describe("store setup's suggestion on the dashboard, in Chromium", () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    ({ context, browser, baseUrl } = await startBrowserApp('pglite', { SETUP_POLL_MS: '30', SANDBOX_IMPORT_MS: '0' }));
+    ({ context, browser, baseUrl } = await startBrowserApp('postgres', { SETUP_POLL_MS: '30', SANDBOX_IMPORT_MS: '0' }));
   });
 
   afterAll(async () => {

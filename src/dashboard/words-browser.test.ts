@@ -32,7 +32,7 @@ describe('match reasons, one vocabulary and starting a draft, in Chromium', () =
   };
 
   beforeAll(async () => {
-    ({ context, browser, baseUrl } = await startBrowserApp('pglite'));
+    ({ context, browser, baseUrl } = await startBrowserApp('postgres'));
     ({ client: alpha, id: alphaId } = await brand('Alpha Teas', ['Tea', 'Snacks']));
     ({ client: beta, id: betaId } = await brand('Beta Kettles', ['Kettles']));
     await brand('Leaf Friends', ['tea']);

@@ -39,7 +39,7 @@ describe('the demo in Chromium: offers, the demo host page, the staff sign-in', 
       context,
       browser,
       baseUrl: service,
-    } = await startBrowserApp('pglite', {
+    } = await startBrowserApp('postgres', {
       SANDBOX_STOREFRONTS: 'true',
       ORDERS_WEBHOOK_SECRET: 'demo-browser-webhook-secret',
     }));

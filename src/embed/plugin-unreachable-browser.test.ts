@@ -58,7 +58,7 @@ describe('embedded plugin in Chromium, through the demo host page: no service, n
 the install step would be, and offers no sandbox`, async () => {
     const port = await freePort();
     const prodService = `http://127.0.0.1:${port}`;
-    const prod = await startTestApp('pglite', { SERVICE_ENV: 'prod', BASE_URL: prodService });
+    const prod = await startTestApp('postgres', { SERVICE_ENV: 'prod', BASE_URL: prodService });
     let prodPlatformId = '';
     const prodHost = demoHost({ serviceUrl: prodService, platformId: async () => prodPlatformId });
     try {

@@ -22,7 +22,7 @@ describe('a statement split into charged, held and owed, read in Chromium', () =
   let session: BrowserContext;
 
   beforeAll(async () => {
-    ({ context, browser, baseUrl } = await startBrowserApp('pglite'));
+    ({ context, browser, baseUrl } = await startBrowserApp('postgres'));
     world = await runningCollab(context);
     expect((await context.app.inject({ method: 'GET', url: `/r/${world.token}` })).statusCode).toBe(302);
     const order = (orderId: string, totalCents: number, currency: string) =>

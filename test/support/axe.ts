@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import axe, { type ElementContext, type PartialResult, type PartialResults, type Result } from 'axe-core';
+import axe, { type ElementContext, type PartialResult, type PartialResults, type Result, type RunOptions } from 'axe-core';
 import type { Frame, Page } from 'playwright-core';
 
 /**
@@ -26,6 +26,9 @@ export async function axeViolations(page: Page): Promise<Result[]> {
 
 const checkedScreens = new Map<string, Result[]>();
 
+/** Only violations are read: passes and incomplete results are not gathered, nor carried between frames and Node.js. */
+const AXE_OPTIONS: RunOptions = { resultTypes: ['violations'] };
+
 async function screenKey(page: Page): Promise<string> {
   const hash = crypto.createHash('sha256').update(JSON.stringify(page.viewportSize()));
   for (const frame of page.frames()) {
@@ -47,7 +50,10 @@ async function ensureAxe(frame: Frame): Promise<void> {
 async function partialResults(frame: Frame, context: unknown): Promise<PartialResults> {
   await ensureAxe(frame);
   const frameContexts = await frame.evaluate((ctx) => window.axe.utils.getFrameContexts(ctx as ElementContext), context);
-  const own = await frame.evaluate((ctx) => window.axe.runPartial(ctx as ElementContext, {}), context);
+  const own = await frame.evaluate(([ctx, options]) => window.axe.runPartial(ctx as ElementContext, options), [
+    context,
+    AXE_OPTIONS,
+  ] as const);
   const results: PartialResults = [own];
   for (const { frameSelector, frameContext } of frameContexts) {
     const child = await frame
@@ -61,7 +67,7 @@ async function partialResults(frame: Frame, context: unknown): Promise<PartialRe
 }
 
 async function finishRun(page: Page, partials: PartialResults) {
-  return page.evaluate((results) => window.axe.finishRun(results, {}), partials);
+  return page.evaluate(([results, options]) => window.axe.finishRun(results, options), [partials, AXE_OPTIONS] as const);
 }
 
 declare global {

@@ -74,7 +74,7 @@ export function embeddedPluginInChromium() {
       context,
       browser,
       baseUrl: service,
-    } = await startBrowserApp('pglite', {
+    } = await startBrowserApp('postgres', {
       // A normal store sets up in about 6 s (long enough to check the setting_up screen). A slow- store fails
       // until its retries outlast the 10 s threshold by one retry: five failures (0.4 + 0.8 + 1.6 + 3.2 + 6.4 s),
       // so it is still setting up from 10 s to about 18 s. Its old fixed three failures would end before 10 s.

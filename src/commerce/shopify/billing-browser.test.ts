@@ -47,7 +47,7 @@ describe('an EUR Shopify store’s commissions, charged, returning and held, rea
     standIn = standInFor(service, () => context.app, {
       app: { webhooks: TOPICS.map((topic) => ({ topic, uri: `${service}/commerce/shopify/webhooks` })) },
     });
-    context = await startTestApp('pglite', { BASE_URL: service, SETUP_POLL_MS: '50', ...shopifyEnv(standIn) });
+    context = await startTestApp('postgres', { BASE_URL: service, SETUP_POLL_MS: '50', ...shopifyEnv(standIn) });
     await context.app.listen({ port, host: '127.0.0.1' });
     browser = await launchBrowser();
     collab = await shopifyCollab(context, standIn, { currency: 'EUR', billingCurrency: 'EUR', countryCode: 'DE' });

@@ -49,7 +49,7 @@ describe('a Shopify store through the plugin, in Chromium', () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     let port: number;
     ({ port, service, standIn } = await standInForPort(TOPICS));
-    context = await startTestApp('pglite', {
+    context = await startTestApp('postgres', {
       BASE_URL: service,
       SETUP_POLL_MS: '50',
       STORE_MIN_ORDERS: '1',

@@ -27,7 +27,7 @@ describe('a merchant who starts at Shopify goes live from the app home, in Chrom
     let port: number;
     // Large catalogs are read with a bulk operation; at this pace one takes a few seconds, long enough to be mid-setup.
     ({ port, service, standIn } = await standInForPort(TOPICS, { bulkObjectsPerSecond: 250 }));
-    context = await startTestApp('pglite', {
+    context = await startTestApp('postgres', {
       BASE_URL: service,
       SETUP_POLL_MS: '50',
       STORE_MIN_ORDERS: '1',

@@ -31,7 +31,7 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
   beforeAll(async () => {
     let port: number;
     ({ port, service, standIn } = await standInForPort(COMPLIANCE_TOPICS));
-    context = await startTestApp('pglite', { BASE_URL: service, PLUGIN_RECHECK_MS: '600000', ...shopifyEnv(standIn) });
+    context = await startTestApp('postgres', { BASE_URL: service, PLUGIN_RECHECK_MS: '600000', ...shopifyEnv(standIn) });
     await context.app.listen({ port, host: '127.0.0.1' });
     const { platformId } = await createPlatform(context.support);
     const row = await context.db.selectFrom('platforms').select('name').where('id', '=', platformId).executeTakeFirstOrThrow();
