@@ -89,6 +89,8 @@ export interface BillingApproval {
   cappedMinor: number;
   currency: string;
   requestedAt: Date;
+  /** The commissions held over the cap until it is approved, per currency (minor units); empty while none is held yet. */
+  held: Array<{ amountMinor: number; currency: string }>;
 }
 
 export interface CommerceAdapter {

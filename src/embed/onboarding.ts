@@ -1,16 +1,26 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
-import type { CommerceAdapter, CommerceEvent } from '../commerce/adapter.js';
+import type { CommerceAdapter, CommerceEvent, StoreStatus } from '../commerce/adapter.js';
 import { domainsOfStore, storeDomainOf } from '../companies/service.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { discountCodeFor } from '../offers/service.js';
 import * as dal from './dal.js';
 import { DISCOUNT_CHOICES, type ActionLink } from './embed-contract.js';
 import type { EmbedState } from './embed-view.js';
+
 import { consentToOffer, showStoreOffer } from './merchant-stores.js';
 import { recordConfirmation } from './merchant-tokens.js';
 import { decideStage, progressSteps, type Decision, type StoreFacts } from './stage.js';
+
+/** Whether a link out of the service goes to an https page. */
+const isHttpsUrl = (value: string) => {
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
 
 /** What a stage offers the merchant to do: the plugin links to the commerce platform; its own app home has its own forms. */
 export interface StageActions {
@@ -84,8 +94,12 @@ export class Onboarding {
     challenge: string | null = null,
     now = new Date(),
   ): Promise<EmbedState> {
-    const { decision, record } = await this.decide(platform, domain, now);
-    return this.describe(decision, record, domain, this.pluginActions(platform!, domain, challenge));
+    const { decision, record, status } = await this.decide(platform, domain, now);
+    return this.withCapRaise(
+      await this.describe(decision, record, domain, this.pluginActions(platform!, domain, challenge)),
+      domain,
+      status,
+    );
   }
 
   /**
@@ -93,11 +107,31 @@ export class Onboarding {
    * platform's plugin: the same stages and rules, with the home's own actions.
    */
   async homeState(domain: string, actions: StageActions, now = new Date()): Promise<EmbedState> {
-    const { decision, record } = await this.decide(COMMERCE_PLATFORM_HOME, domain, now);
-    return this.describe(decision, record, domain, actions);
+    const { decision, record, status } = await this.decide(COMMERCE_PLATFORM_HOME, domain, now);
+    return this.withCapRaise(await this.describe(decision, record, domain, actions), domain, status);
   }
 
-  private async decide(platform: StoreFacts['platform'], domain: string, now: Date) {
+  /**
+   * While the store's commerce platform waits for its staff to approve a higher capped amount
+   * (Shopify's cap raise), the state says so, with the commissions held until then and the
+   * platform's own page to approve it: wherever the merchant is (the plugin, the app home), as the
+   * dashboard and support do. Only for a store whose app is installed with its plan approved.
+   */
+  private async withCapRaise(state: EmbedState, domain: string, status: StoreStatus | undefined): Promise<EmbedState> {
+    const adapter = this.deps.adapter;
+    if (!adapter || status?.installation !== 'installed' || !status.planApproved) return state;
+    const approval = await adapter.pendingBillingApproval(domain);
+    // A link out of the service goes to the platform's own https page, and nowhere else.
+    if (!approval || !isHttpsUrl(approval.confirmationUrl)) return state;
+    const { confirmationUrl, cappedMinor, currency, held } = approval;
+    return { ...state, capRaise: { platformName: adapter.platformNameOf(domain), confirmationUrl, cappedMinor, currency, held } };
+  }
+
+  private async decide(
+    platform: StoreFacts['platform'],
+    domain: string,
+    now: Date,
+  ): Promise<{ decision: Decision; record: dal.StoreRecord | undefined; status?: StoreStatus }> {
     const { db, adapter, settings } = this.deps;
     if (!platform?.active) {
       return { decision: { kind: 'notice', notice: 'unavailable' } as Decision, record: undefined };
@@ -127,7 +161,7 @@ export class Onboarding {
       { minOrders: settings.storeMinOrders, delayedAfterMs: settings.setupDelayedAfterSeconds * 1000 },
       now,
     );
-    return { decision, record };
+    return { decision, record, status };
   }
 
   private async describe(

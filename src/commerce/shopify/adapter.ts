@@ -2,6 +2,7 @@ import { abstractFetch } from '@shopify/shopify-api/runtime';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { linkStoreDomains } from '../../companies/service.js';
+import { heldCommerceCharges } from '../../orders/service.js';
 import type { ShopifyConfig } from '../../config.js';
 import { decimalToMinorUnits, isIsoCurrency, minorUnitsToDecimal } from '../../shared/currency.js';
 import type { Db } from '../../db/database.js';
@@ -556,11 +557,23 @@ export class ShopifyCommerce implements CommerceAdapter {
     return { cappedMinor, currency, confirmationUrl: result.confirmationUrl };
   }
 
-  /** The raise of the capped amount the merchant was asked for and has not approved yet, while the store is connected. */
+  /**
+   * The raise of the capped amount the merchant was asked for and has not approved yet, while the
+   * store is connected, with the commissions held over the cap until then (a second read, only
+   * while a raise waits).
+   */
   async pendingBillingApproval(domain: string): Promise<BillingApproval | null> {
     const row = await dal.findShop(this.options.db, domain);
     if (!row?.accessTokenEncrypted || !row.capRaise || !row.usageCurrency) return null;
-    return { ...row.capRaise, currency: row.usageCurrency };
+    const held = new Map<string, number>();
+    for (const charge of await heldCommerceCharges(this.options.db, domain)) {
+      if (charge.reason === 'over_cap') held.set(charge.currency, (held.get(charge.currency) ?? 0) + charge.amountMinor);
+    }
+    return {
+      ...row.capRaise,
+      currency: row.usageCurrency,
+      held: [...held.entries()].map(([currency, amountMinor]) => ({ amountMinor, currency })),
+    };
   }
 
   /** Reads the plan back and records it; announces plan_approved once. Returns whether the plan is approved. */
