@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import type { CommerceAdapter, CommerceEvent, StoreStatus } from '../commerce/adapter.js';
-import { domainsOfStore, storeDomainOf } from '../companies/service.js';
+import { StoreDomainCache, type StoreDomainLookup } from '../companies/service.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { discountCodeFor } from '../offers/service.js';
 import * as dal from './dal.js';
@@ -40,6 +40,8 @@ export interface OnboardingDeps {
   settings: Config['plugin'];
   /** Wakes the setup worker so a new job starts now rather than at the next poll. */
   nudgeWorker: () => void;
+  /** How a domain the plugin is given leads to its store; by default cached in process, dropped by the bus. */
+  storeDomains?: StoreDomainLookup;
 }
 
 /** How often the embed app polls while setup runs. */
@@ -55,7 +57,7 @@ export const MANAGE_URL = '/dashboard';
  * platform synced this store, by its own domain or a host linked to it (a platform knows a Shopify
  * store by `brand.com` as often as by `brand.myshopify.com`).
  */
-export async function returnFlowHolds(db: Db, platform: dal.PluginPlatform, domain: string): Promise<boolean> {
+async function returnFlowHolds(db: Db, storeDomains: StoreDomainLookup, platform: dal.PluginPlatform, domain: string): Promise<boolean> {
   if (!platform.pluginPageUrl) return false;
   let origin: string;
   try {
@@ -64,19 +66,32 @@ export async function returnFlowHolds(db: Db, platform: dal.PluginPlatform, doma
     return false;
   }
   if (!platform.approvedOrigins.includes(origin)) return false;
-  return dal.isBrandSynced(db, platform.id, await domainsOfStore({ db }, domain));
+  return dal.isBrandSynced(db, platform.id, await storeDomains.domainsOf(domain));
 }
 
 /** Merchant onboarding through the plugin: the stage of a store and the merchant's actions. */
 export class Onboarding {
-  constructor(private readonly deps: OnboardingDeps) {}
+  private readonly storeDomains: StoreDomainLookup;
+
+  constructor(private readonly deps: OnboardingDeps) {
+    this.storeDomains = deps.storeDomains ?? new StoreDomainCache(deps.db, deps.bus);
+  }
 
   /**
    * The store a domain the plugin was given names: a host linked to a store (a Shopify store's own
    * domain, `brand.com`) is that store (`brand.myshopify.com`), which everything after goes by.
+   * Asked on every plugin call: answered from memory (StoreDomainCache, docs/decisions.md).
    */
   storeOf(domain: string): Promise<string> {
-    return storeDomainOf(this.deps, domain);
+    return this.storeDomains.storeOf(domain);
+  }
+
+  /**
+   * The return flow of SPEC 4.7 holds: support has the plugin page (on an approved origin) and the
+   * platform synced this store, by its own domain or a host linked to it.
+   */
+  returnFlowHolds(platform: dal.PluginPlatform, domain: string): Promise<boolean> {
+    return returnFlowHolds(this.deps.db, this.storeDomains, platform, domain);
   }
 
   /** The platform the plugin is embedded for, with what the embed page checks (approved origins, offer types). */
@@ -231,7 +246,7 @@ export class Onboarding {
     return {
       link: async (action) => {
         const adapter = this.deps.adapter!;
-        const sameTab = await returnFlowHolds(this.deps.db, platform, domain);
+        const sameTab = await this.returnFlowHolds(platform, domain);
         const returnTo = sameTab ? `/plugin/v2/return?${new URLSearchParams({ platformId: platform.id, domain }).toString()}` : null;
         const link = { returnTo, state: challenge, platformId: platform.id };
         const url = action === 'install' ? adapter.installUrl(domain, link) : adapter.planApprovalUrl(domain, link);

@@ -10,6 +10,7 @@ import type { ShopifyCommerce } from '../../src/commerce/shopify/adapter.js';
 import { tokenColumns } from '../../src/commerce/shopify/dal.js';
 import { DEFAULT_SHOPIFY_SCOPES } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
+import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { hashSecret } from '../../src/shared/keys.js';
 import { BROWSER_USER_AGENT, formFields } from '../shopify-standin/example-app.js';
 import { ShopifyStandIn, type ShopifyStandInOptions } from '../shopify-standin/stand-in.js';
@@ -239,6 +240,7 @@ export function adapterOptions(
 ): AdapterOptions {
   return {
     db,
+    bus: new InvalidationBus(),
     config: {
       apiKey: standIn.app.apiKey,
       apiSecret: standIn.app.apiSecret,

@@ -6,6 +6,7 @@ import { heldCommerceCharges } from '../../orders/service.js';
 import type { ShopifyConfig } from '../../config.js';
 import { decimalToMinorUnits, isIsoCurrency, minorUnitsToDecimal } from '../../shared/currency.js';
 import type { Db } from '../../db/database.js';
+import type { Publisher } from '../../service-context.js';
 import type {
   BestSeller,
   BillingApproval,
@@ -77,6 +78,8 @@ const UNITS_SOLD_AHEAD_MS = 10 * 60_000;
 
 export interface ShopifyCommerceOptions {
   db: Db;
+  /** Where a change of a store's linked domains is announced (the plugin's lookups cache them). */
+  bus: Publisher;
   config: ShopifyConfig;
   baseUrl: string;
   serviceEnv: 'test' | 'dev' | 'prod';
@@ -221,7 +224,12 @@ export class ShopifyCommerce implements CommerceAdapter {
   }
 
   private async linkDomains(domain: string, shop: ShopDomains): Promise<void> {
-    await linkStoreDomains({ db: this.options.db }, domain, { primary: shop.primaryDomain.host });
+    await linkStoreDomains(this.options, domain, { primary: shop.primaryDomain.host });
+  }
+
+  /** The store's own domains unlinked (`shop/redact`: they were Shopify's word about the shop). */
+  async unlinkDomains(domain: string): Promise<void> {
+    await linkStoreDomains(this.options, domain, { primary: null });
   }
 
   /**
