@@ -8,6 +8,8 @@ export type AppInstallation = 'not_installed' | 'installed' | 'uninstalled';
 export interface StoreStatus {
   installation: AppInstallation;
   planApproved: boolean;
+  /** The store's staff are asked to approve something at the platform (pendingBillingApproval says what); absent: nothing. */
+  billingApprovalWaits?: boolean;
 }
 
 import type { StoreProfile } from '../companies/store-profile.js';

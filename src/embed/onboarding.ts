@@ -134,7 +134,8 @@ export class Onboarding {
    */
   private async withCapRaise(state: EmbedState, domain: string, status: StoreStatus | undefined): Promise<EmbedState> {
     const adapter = this.deps.adapter;
-    if (!adapter || status?.installation !== 'installed' || !status.planApproved) return state;
+    // The platform's status says whether anything waits, so a store with nothing to approve costs no read more.
+    if (!adapter || status?.installation !== 'installed' || !status.planApproved || !status.billingApprovalWaits) return state;
     const approval = await adapter.pendingBillingApproval(domain);
     // A link out of the service goes to the platform's own https page, and nowhere else.
     if (!approval || !isHttpsUrl(approval.confirmationUrl)) return state;

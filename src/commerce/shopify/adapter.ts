@@ -181,7 +181,7 @@ export class ShopifyCommerce implements CommerceAdapter {
     const row = await dal.findShop(this.options.db, domain);
     // Uninstalled or disconnected, the store starts again at install (docs/shopify.md).
     if (!row?.accessTokenEncrypted) return { installation: 'not_installed', planApproved: false };
-    return { installation: 'installed', planApproved: row.planApprovedAt !== null };
+    return { installation: 'installed', planApproved: row.planApprovedAt !== null, billingApprovalWaits: row.capRaise !== null };
   }
 
   private link(path: string, domain: string, link: PlatformLink): string {
