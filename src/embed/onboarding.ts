@@ -8,7 +8,6 @@ import { discountCodeFor } from '../offers/service.js';
 import * as dal from './dal.js';
 import { DISCOUNT_CHOICES, type ActionLink } from './embed-contract.js';
 import type { EmbedState } from './embed-view.js';
-
 import { consentToOffer, showStoreOffer } from './merchant-stores.js';
 import { recordConfirmation } from './merchant-tokens.js';
 import { decideStage, progressSteps, type Decision, type StoreFacts } from './stage.js';
