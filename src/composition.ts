@@ -114,7 +114,7 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
   });
   const auth = new Authenticator(database.db, keyEnvironmentFor(config.serviceEnv), bus, usage, new OAuthBearerVerifier(oauth, bus));
   const attribution = new Attribution(database.db, config.baseUrl, longestWaitMs(options.bounds), log);
-  const commerce = commercePlatformsFor(config, database.db, log);
+  const commerce = commercePlatformsFor(config, database.db, log, bus);
   // Store setup runs short steps, with the request bounds like the plugin calls that queue it.
   const jobs = new BackgroundJobs({
     db: jobDb,

@@ -5,7 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { clientSettings, type DatabaseBounds, type Db } from '../db/database.js';
 import { PreparingClient } from '../db/prepared.js';
 
-const INVALIDATION_TOPICS = ['credentials', 'platforms', 'offers', 'campaigns', 'partnerships'] as const;
+const INVALIDATION_TOPICS = ['credentials', 'platforms', 'offers', 'campaigns', 'partnerships', 'store_domains'] as const;
 
 export type InvalidationTopic = (typeof INVALIDATION_TOPICS)[number];
 

@@ -8,6 +8,8 @@ export type AppInstallation = 'not_installed' | 'installed' | 'uninstalled';
 export interface StoreStatus {
   installation: AppInstallation;
   planApproved: boolean;
+  /** The store's staff are asked to approve something at the platform (pendingBillingApproval says what); absent: nothing. */
+  billingApprovalWaits?: boolean;
 }
 
 import type { StoreProfile } from '../companies/store-profile.js';
@@ -89,6 +91,8 @@ export interface BillingApproval {
   cappedMinor: number;
   currency: string;
   requestedAt: Date;
+  /** The commissions held over the cap until it is approved, per currency (minor units); empty while none is held yet. */
+  held: Array<{ amountMinor: number; currency: string }>;
 }
 
 export interface CommerceAdapter {

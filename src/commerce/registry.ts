@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
+import type { Publisher } from '../service-context.js';
 import { ApiError } from '../http/errors.js';
 import type { CommerceAdapter, CommerceEvent, DiscountCodeRequest, OwnershipRequest, PlatformLink } from './adapter.js';
 import { SandboxCommerce, slowStoreFailures } from './sandbox/adapter.js';
@@ -137,7 +138,15 @@ class PerStoreCommerce implements CommerceAdapter {
  * on test and dev hosts only; a prod host has none until a real platform's adapter is
  * configured, and then store ownership comes from that platform alone (docs/security.md).
  */
-export function commercePlatformsFor(config: Config, db: Db, log: FastifyBaseLogger = pino({ level: 'silent' })): CommerceRegistry {
+/** A process that caches nothing a commerce platform changes (the CLI) announces to nobody. */
+const NOBODY: Publisher = { publish: async () => {} };
+
+export function commercePlatformsFor(
+  config: Config,
+  db: Db,
+  log: FastifyBaseLogger = pino({ level: 'silent' }),
+  bus: Publisher = NOBODY,
+): CommerceRegistry {
   return new CommerceRegistry([
     [
       SANDBOX,
@@ -156,6 +165,7 @@ export function commercePlatformsFor(config: Config, db: Db, log: FastifyBaseLog
       config.shopify
         ? new ShopifyCommerce({
             db,
+            bus,
             config: config.shopify,
             baseUrl: config.baseUrl,
             serviceEnv: config.serviceEnv,

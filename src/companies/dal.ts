@@ -220,6 +220,27 @@ export async function replaceStoreDomains(db: Db, storeDomain: string, hosts: st
     .execute();
 }
 
+/**
+ * In one indexed read: the store a domain names (the store a host is linked to, else the domain
+ * itself) and the hosts linked to that store, its primary first.
+ */
+export async function storeAndLinkedDomains(
+  db: Db,
+  domain: string,
+): Promise<{ store: string; linked: Array<{ domain: string; primary: boolean }> }> {
+  const rows = await db
+    .selectFrom('store_domains')
+    .select(['store_domain', 'domain', 'is_primary'])
+    .where('store_domain', '=', sql<string>`coalesce((select l.store_domain from store_domains l where l.domain = ${domain}), ${domain})`)
+    .orderBy('is_primary', 'desc')
+    .orderBy('domain')
+    .execute();
+  return {
+    store: rows[0]?.store_domain ?? domain,
+    linked: rows.map((row) => ({ domain: row.domain, primary: row.is_primary })),
+  };
+}
+
 /** The store a host is linked to, if any. */
 export async function findLinkedStore(db: Db, domain: string): Promise<string | undefined> {
   const row = await db.selectFrom('store_domains').select('store_domain').where('domain', '=', domain).executeTakeFirst();

@@ -1,3 +1,6 @@
+import { LRUCache } from 'lru-cache';
+import type { InvalidationBus } from '../cache/invalidation.js';
+import type { Db } from '../db/database.js';
 import type { StoreProfile } from './store-profile.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import { checkHttpUrl } from '../http/urls.js';
@@ -148,18 +151,28 @@ export async function countCompanies(ctx: Pick<DataContext, 'db'>): Promise<numb
 /**
  * Links the hosts a store's commerce platform says it answers on (a Shopify store's primary
  * domain) to the store's own domain there, replacing what was linked before. Hosts are normalized
- * as synced domains are (SPEC 4.2); the store's own domain and malformed hosts are left out.
+ * as synced domains are (SPEC 4.2); the store's own domain and malformed hosts are left out. Only
+ * a change is written and announced (`store_domains`, which the plugin's cached lookups hear), so
+ * the hourly round that reads every store's domain again clears no cache when nothing moved.
  */
 export async function linkStoreDomains(
-  ctx: Pick<DataContext, 'db'>,
+  ctx: DataContext,
   storeDomain: string,
   domains: { primary: string | null; others?: string[] },
 ): Promise<void> {
   const primary = normalStoreDomain(domains.primary);
-  const hosts = [primary, ...(domains.others ?? []).map(normalStoreDomain)].filter(
-    (host): host is string => host !== null && host !== storeDomain,
-  );
-  await dal.replaceStoreDomains(ctx.db, storeDomain, [...new Set(hosts)], primary);
+  const hosts = [
+    ...new Set(
+      [primary, ...(domains.others ?? []).map(normalStoreDomain)].filter((host): host is string => host !== null && host !== storeDomain),
+    ),
+  ];
+  const current = await dal.linkedDomainsOf(ctx.db, storeDomain);
+  const same =
+    current.length === hosts.length &&
+    current.every((linked) => hosts.includes(linked.domain) && linked.primary === (linked.domain === primary));
+  if (same) return;
+  await dal.replaceStoreDomains(ctx.db, storeDomain, hosts, primary);
+  await ctx.bus.publish('store_domains');
 }
 
 /**
@@ -173,4 +186,73 @@ export async function storeDomainOf(ctx: Pick<DataContext, 'db'>, domain: string
 /** The store's own domain and the hosts linked to it, its primary first. */
 export async function domainsOfStore(ctx: Pick<DataContext, 'db'>, storeDomain: string): Promise<string[]> {
   return [storeDomain, ...(await dal.linkedDomainsOf(ctx.db, storeDomain)).map((linked) => linked.domain)];
+}
+
+/** The store a domain names, and every domain it goes by: its own first, then the hosts linked to it, primary first. */
+export interface StoreDomains {
+  store: string;
+  domains: string[];
+}
+
+/** How the plugin finds the store a domain names (on every call), and the domains it goes by (for the return flow). */
+export interface StoreDomainLookup {
+  storeOf(domain: string): Promise<string>;
+  domainsOf(storeDomain: string): Promise<string[]>;
+}
+
+/** Both answers in one indexed read (storeDomainOf and domainsOfStore are one read each). */
+export async function storeDomainsOf(ctx: Pick<DataContext, 'db'>, domain: string): Promise<StoreDomains> {
+  const { store, linked } = await dal.storeAndLinkedDomains(ctx.db, domain);
+  return { store, domains: [store, ...linked.map((each) => each.domain)] };
+}
+
+/** Bounds memory; past it the least recently used answers go and are read again on demand. */
+const STORE_DOMAIN_CACHE_ENTRIES = 20_000;
+/**
+ * How long an answer is kept at most: invalidations reach every instance over the bus, and this
+ * bounds how long an instance that missed one (a dropped LISTEN connection) can answer from before it.
+ */
+export const STORE_DOMAIN_CACHE_TTL_MS = 60_000;
+
+/**
+ * storeDomainsOf in process memory, for the plugin's hot path: one read answers both questions (the
+ * answer is kept under the domain asked and under its store, whose own answer it is), and is kept
+ * until a store's linked domains change anywhere (`store_domains` on the bus, from any instance,
+ * drops every answer) or a minute passes. A read that started before a change is not kept.
+ */
+export class StoreDomainCache implements StoreDomainLookup {
+  private readonly answers = new LRUCache<string, StoreDomains>({ max: STORE_DOMAIN_CACHE_ENTRIES, ttl: STORE_DOMAIN_CACHE_TTL_MS });
+  private generation = 0;
+
+  constructor(
+    private readonly db: Db,
+    bus: Pick<InvalidationBus, 'on'>,
+  ) {
+    bus.on('store_domains', () => this.clear());
+  }
+
+  async storeOf(domain: string): Promise<string> {
+    return (await this.lookup(domain)).store;
+  }
+
+  async domainsOf(storeDomain: string): Promise<string[]> {
+    return (await this.lookup(storeDomain)).domains;
+  }
+
+  async lookup(domain: string): Promise<StoreDomains> {
+    const hit = this.answers.get(domain);
+    if (hit) return hit;
+    const generation = this.generation;
+    const answer = await storeDomainsOf({ db: this.db }, domain);
+    if (generation === this.generation) {
+      this.answers.set(domain, answer);
+      this.answers.set(answer.store, answer);
+    }
+    return answer;
+  }
+
+  clear(): void {
+    this.generation += 1;
+    this.answers.clear();
+  }
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../../test/support/databases.js';
-import { domainsOfStore, linkStoreDomains, storeDomainOf } from './service.js';
+import { InvalidationBus } from '../cache/invalidation.js';
+import { domainsOfStore, linkStoreDomains, StoreDomainCache, storeDomainOf, storeDomainsOf } from './service.js';
 
 for (const kind of DATABASE_KINDS) {
   describe(`a store's own domains [${kind}]`, () => {
@@ -13,7 +14,7 @@ for (const kind of DATABASE_KINDS) {
     });
 
     it('finds the store by its linked host, normalized, and by its own domain', async () => {
-      const ctx = { db: database.db };
+      const ctx = { db: database.db, bus: new InvalidationBus() };
       await linkStoreDomains(ctx, 'acme.myshopify.com', { primary: 'https://www.Acme-Brand.example/shop' });
       expect(await storeDomainOf(ctx, 'acme-brand.example')).toBe('acme.myshopify.com');
       expect(await storeDomainOf(ctx, 'acme.myshopify.com')).toBe('acme.myshopify.com');
@@ -22,7 +23,7 @@ for (const kind of DATABASE_KINDS) {
     });
 
     it("replaces the store's hosts: a host it no longer has leads nowhere, the primary comes first", async () => {
-      const ctx = { db: database.db };
+      const ctx = { db: database.db, bus: new InvalidationBus() };
       await linkStoreDomains(ctx, 'beta.myshopify.com', { primary: 'beta.example', others: ['old-beta.example'] });
       await linkStoreDomains(ctx, 'beta.myshopify.com', { primary: 'new-beta.example', others: ['beta.example'] });
       expect(await domainsOfStore(ctx, 'beta.myshopify.com')).toEqual(['beta.myshopify.com', 'new-beta.example', 'beta.example']);
@@ -30,7 +31,7 @@ for (const kind of DATABASE_KINDS) {
     });
 
     it("leaves out the store's own domain and malformed hosts, and links nothing for a store without a custom domain", async () => {
-      const ctx = { db: database.db };
+      const ctx = { db: database.db, bus: new InvalidationBus() };
       await linkStoreDomains(ctx, 'plain.myshopify.com', { primary: 'plain.myshopify.com', others: ['not a host', 'localhost'] });
       expect(await domainsOfStore(ctx, 'plain.myshopify.com')).toEqual(['plain.myshopify.com']);
       const rows = await database.db.selectFrom('store_domains').selectAll().where('store_domain', '=', 'plain.myshopify.com').execute();
@@ -38,7 +39,7 @@ for (const kind of DATABASE_KINDS) {
     });
 
     it('moves a host to the store the platform now says it points to; a host never leads to two stores', async () => {
-      const ctx = { db: database.db };
+      const ctx = { db: database.db, bus: new InvalidationBus() };
       await linkStoreDomains(ctx, 'first.myshopify.com', { primary: 'moved.example' });
       await linkStoreDomains(ctx, 'second.myshopify.com', { primary: 'moved.example' });
       expect(await storeDomainOf(ctx, 'moved.example')).toBe('second.myshopify.com');
@@ -46,10 +47,62 @@ for (const kind of DATABASE_KINDS) {
     });
 
     it('unlinks every host of a store given none', async () => {
-      const ctx = { db: database.db };
+      const ctx = { db: database.db, bus: new InvalidationBus() };
       await linkStoreDomains(ctx, 'gone.myshopify.com', { primary: 'gone.example' });
       await linkStoreDomains(ctx, 'gone.myshopify.com', { primary: null });
       expect(await storeDomainOf(ctx, 'gone.example')).toBe('gone.example');
+    });
+
+    it('gives the store a domain names and all its domains in one read, as the two reads do', async () => {
+      const ctx = { db: database.db, bus: new InvalidationBus() };
+      await linkStoreDomains(ctx, 'one.myshopify.com', { primary: 'one.example', others: ['one-shop.example'] });
+      for (const given of ['one.example', 'one-shop.example', 'one.myshopify.com', 'elsewhere.example']) {
+        const store = await storeDomainOf(ctx, given);
+        expect(await storeDomainsOf(ctx, given), given).toEqual({ store, domains: await domainsOfStore(ctx, store) });
+      }
+      expect(await storeDomainsOf(ctx, 'one-shop.example')).toEqual({
+        store: 'one.myshopify.com',
+        domains: ['one.myshopify.com', 'one.example', 'one-shop.example'],
+      });
+    });
+
+    it('announces a change of a store’s domains once, and nothing when the platform says the same again', async () => {
+      const bus = new InvalidationBus();
+      const heard: string[] = [];
+      bus.on('store_domains', () => heard.push('store_domains'));
+      const ctx = { db: database.db, bus };
+      await linkStoreDomains(ctx, 'quiet.myshopify.com', { primary: 'https://www.Quiet.example/' });
+      await linkStoreDomains(ctx, 'quiet.myshopify.com', { primary: 'quiet.example' });
+      expect(heard).toHaveLength(1);
+      await linkStoreDomains(ctx, 'quiet.myshopify.com', { primary: 'quiet.example', others: ['quiet-shop.example'] });
+      await linkStoreDomains(ctx, 'quiet.myshopify.com', { primary: 'quiet-shop.example', others: ['quiet.example'] });
+      await linkStoreDomains(ctx, 'quiet.myshopify.com', { primary: null });
+      await linkStoreDomains(ctx, 'quiet.myshopify.com', { primary: null });
+      expect(heard).toHaveLength(4);
+    });
+
+    it('the cache answers from memory until a change is announced, by this instance or another one', async () => {
+      const bus = new InvalidationBus();
+      const ctx = { db: database.db, bus };
+      const cache = new StoreDomainCache(database.db, bus);
+      await linkStoreDomains(ctx, 'cached.myshopify.com', { primary: 'cached.example' });
+      expect(await cache.lookup('cached.example')).toEqual({
+        store: 'cached.myshopify.com',
+        domains: ['cached.myshopify.com', 'cached.example'],
+      });
+      // Rows changed behind its back (no announcement) are not seen: the answer is the one in memory, for the host
+      // asked and for its store, whose domains the one read gave too.
+      await database.db.deleteFrom('store_domains').where('store_domain', '=', 'cached.myshopify.com').execute();
+      expect(await cache.storeOf('cached.example')).toBe('cached.myshopify.com');
+      expect(await cache.domainsOf('cached.myshopify.com')).toEqual(['cached.myshopify.com', 'cached.example']);
+      // A change through the companies service is announced: the next lookup reads again.
+      await linkStoreDomains(ctx, 'cached.myshopify.com', { primary: 'cached-new.example' });
+      expect(await cache.lookup('cached.example')).toEqual({ store: 'cached.example', domains: ['cached.example'] });
+      expect((await cache.lookup('cached-new.example')).store).toBe('cached.myshopify.com');
+      // Another instance's change arrives as the same topic on the bus.
+      await database.db.deleteFrom('store_domains').where('store_domain', '=', 'cached.myshopify.com').execute();
+      await bus.publish('store_domains');
+      expect((await cache.lookup('cached-new.example')).store).toBe('cached-new.example');
     });
   });
 }

@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
-import type { CommerceAdapter, CommerceEvent } from '../commerce/adapter.js';
-import { domainsOfStore, storeDomainOf } from '../companies/service.js';
+import type { CommerceAdapter, CommerceEvent, StoreStatus } from '../commerce/adapter.js';
+import { StoreDomainCache, type StoreDomainLookup } from '../companies/service.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { discountCodeFor } from '../offers/service.js';
 import * as dal from './dal.js';
@@ -11,6 +11,15 @@ import type { EmbedState } from './embed-view.js';
 import { consentToOffer, showStoreOffer } from './merchant-stores.js';
 import { recordConfirmation } from './merchant-tokens.js';
 import { decideStage, progressSteps, type Decision, type StoreFacts } from './stage.js';
+
+/** Whether a link out of the service goes to an https page. */
+const isHttpsUrl = (value: string) => {
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
 
 /** What a stage offers the merchant to do: the plugin links to the commerce platform; its own app home has its own forms. */
 export interface StageActions {
@@ -30,6 +39,8 @@ export interface OnboardingDeps {
   settings: Config['plugin'];
   /** Wakes the setup worker so a new job starts now rather than at the next poll. */
   nudgeWorker: () => void;
+  /** How a domain the plugin is given leads to its store; by default cached in process, dropped by the bus. */
+  storeDomains?: StoreDomainLookup;
 }
 
 /** How often the embed app polls while setup runs. */
@@ -45,7 +56,7 @@ export const MANAGE_URL = '/dashboard';
  * platform synced this store, by its own domain or a host linked to it (a platform knows a Shopify
  * store by `brand.com` as often as by `brand.myshopify.com`).
  */
-export async function returnFlowHolds(db: Db, platform: dal.PluginPlatform, domain: string): Promise<boolean> {
+async function returnFlowHolds(db: Db, storeDomains: StoreDomainLookup, platform: dal.PluginPlatform, domain: string): Promise<boolean> {
   if (!platform.pluginPageUrl) return false;
   let origin: string;
   try {
@@ -54,19 +65,32 @@ export async function returnFlowHolds(db: Db, platform: dal.PluginPlatform, doma
     return false;
   }
   if (!platform.approvedOrigins.includes(origin)) return false;
-  return dal.isBrandSynced(db, platform.id, await domainsOfStore({ db }, domain));
+  return dal.isBrandSynced(db, platform.id, await storeDomains.domainsOf(domain));
 }
 
 /** Merchant onboarding through the plugin: the stage of a store and the merchant's actions. */
 export class Onboarding {
-  constructor(private readonly deps: OnboardingDeps) {}
+  private readonly storeDomains: StoreDomainLookup;
+
+  constructor(private readonly deps: OnboardingDeps) {
+    this.storeDomains = deps.storeDomains ?? new StoreDomainCache(deps.db, deps.bus);
+  }
 
   /**
    * The store a domain the plugin was given names: a host linked to a store (a Shopify store's own
    * domain, `brand.com`) is that store (`brand.myshopify.com`), which everything after goes by.
+   * Asked on every plugin call: answered from memory (StoreDomainCache, docs/decisions.md).
    */
   storeOf(domain: string): Promise<string> {
-    return storeDomainOf(this.deps, domain);
+    return this.storeDomains.storeOf(domain);
+  }
+
+  /**
+   * The return flow of SPEC 4.7 holds: support has the plugin page (on an approved origin) and the
+   * platform synced this store, by its own domain or a host linked to it.
+   */
+  returnFlowHolds(platform: dal.PluginPlatform, domain: string): Promise<boolean> {
+    return returnFlowHolds(this.deps.db, this.storeDomains, platform, domain);
   }
 
   /** The platform the plugin is embedded for, with what the embed page checks (approved origins, offer types). */
@@ -84,8 +108,12 @@ export class Onboarding {
     challenge: string | null = null,
     now = new Date(),
   ): Promise<EmbedState> {
-    const { decision, record } = await this.decide(platform, domain, now);
-    return this.describe(decision, record, domain, this.pluginActions(platform!, domain, challenge));
+    const { decision, record, status } = await this.decide(platform, domain, now);
+    return this.withCapRaise(
+      await this.describe(decision, record, domain, this.pluginActions(platform!, domain, challenge)),
+      domain,
+      status,
+    );
   }
 
   /**
@@ -93,11 +121,32 @@ export class Onboarding {
    * platform's plugin: the same stages and rules, with the home's own actions.
    */
   async homeState(domain: string, actions: StageActions, now = new Date()): Promise<EmbedState> {
-    const { decision, record } = await this.decide(COMMERCE_PLATFORM_HOME, domain, now);
-    return this.describe(decision, record, domain, actions);
+    const { decision, record, status } = await this.decide(COMMERCE_PLATFORM_HOME, domain, now);
+    return this.withCapRaise(await this.describe(decision, record, domain, actions), domain, status);
   }
 
-  private async decide(platform: StoreFacts['platform'], domain: string, now: Date) {
+  /**
+   * While the store's commerce platform waits for its staff to approve a higher capped amount
+   * (Shopify's cap raise), the state says so, with the commissions held until then and the
+   * platform's own page to approve it: wherever the merchant is (the plugin, the app home), as the
+   * dashboard and support do. Only for a store whose app is installed with its plan approved.
+   */
+  private async withCapRaise(state: EmbedState, domain: string, status: StoreStatus | undefined): Promise<EmbedState> {
+    const adapter = this.deps.adapter;
+    // The platform's status says whether anything waits, so a store with nothing to approve costs no read more.
+    if (!adapter || status?.installation !== 'installed' || !status.planApproved || !status.billingApprovalWaits) return state;
+    const approval = await adapter.pendingBillingApproval(domain);
+    // A link out of the service goes to the platform's own https page, and nowhere else.
+    if (!approval || !isHttpsUrl(approval.confirmationUrl)) return state;
+    const { confirmationUrl, cappedMinor, currency, held } = approval;
+    return { ...state, capRaise: { platformName: adapter.platformNameOf(domain), confirmationUrl, cappedMinor, currency, held } };
+  }
+
+  private async decide(
+    platform: StoreFacts['platform'],
+    domain: string,
+    now: Date,
+  ): Promise<{ decision: Decision; record: dal.StoreRecord | undefined; status?: StoreStatus }> {
     const { db, adapter, settings } = this.deps;
     if (!platform?.active) {
       return { decision: { kind: 'notice', notice: 'unavailable' } as Decision, record: undefined };
@@ -127,7 +176,7 @@ export class Onboarding {
       { minOrders: settings.storeMinOrders, delayedAfterMs: settings.setupDelayedAfterSeconds * 1000 },
       now,
     );
-    return { decision, record };
+    return { decision, record, status };
   }
 
   private async describe(
@@ -197,7 +246,7 @@ export class Onboarding {
     return {
       link: async (action) => {
         const adapter = this.deps.adapter!;
-        const sameTab = await returnFlowHolds(this.deps.db, platform, domain);
+        const sameTab = await this.returnFlowHolds(platform, domain);
         const returnTo = sameTab ? `/plugin/v2/return?${new URLSearchParams({ platformId: platform.id, domain }).toString()}` : null;
         const link = { returnTo, state: challenge, platformId: platform.id };
         const url = action === 'install' ? adapter.installUrl(domain, link) : adapter.planApprovalUrl(domain, link);

@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import { badRequest, forbidden, notFound } from '../http/errors.js';
 import { publishedLoaders } from './loader-files.js';
 import { decideEmbedPage } from './embed-access.js';
-import { returnFlowHolds } from './onboarding.js';
 import { exchangeSecret, newMerchantProof, requireMerchantToken } from './merchant-tokens.js';
 import { ConsentBody, EmbedPageQuery, MerchantToken, StateBody, StoreBody, StoreQuery, TokenBody } from './schemas.js';
 import { isPlatformId, storeDomain } from './store-domain.js';
@@ -209,7 +208,7 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
   app.get('/plugin/v2/return', { config: NO_CORS, schema: { hide: true, querystring: StoreQuery } }, async (request, reply) => {
     const assets = await browserAssets();
     const { store, platform } = await storeState(request.query.platformId, request.query.domain);
-    if (platform?.pluginPageUrl && (await returnFlowHolds(db, platform, store.domain))) {
+    if (platform?.pluginPageUrl && (await onboarding.returnFlowHolds(platform, store.domain))) {
       const target = new URL(platform.pluginPageUrl);
       target.searchParams.set('svc_connect', 'return');
       return reply.redirect(target.toString(), 303);

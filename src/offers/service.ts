@@ -3,6 +3,7 @@ import type { CommerceAdapter } from '../commerce/adapter.js';
 import { noCommercePlatform } from '../commerce/registry.js';
 import { effectiveCampaignStatus } from '../campaigns/status.js';
 import { visibleCampaign } from '../campaigns/service.js';
+import { storeDomainOf } from '../companies/service.js';
 import { badRequest, conflict } from '../http/errors.js';
 import type { DataContext } from '../service-context.js';
 import * as dal from './dal.js';
@@ -175,15 +176,13 @@ export async function saveOffer(
   if (discountPercent !== null && !company.domain) throw conflict('your brand has no store domain to create a discount code in');
   const previousCode = (await dal.findOffers(ctx.db, [company.companyId]))[0]?.discount_code ?? null;
   const discountCode = discountPercent !== null ? discountCodeFor(company.domain!, discountPercent) : null;
+  // A brand known by its own domain (brand.example) keeps its code in the store linked to it (brand.myshopify.com).
+  const store = company.domain && (discountCode !== null || previousCode !== null) ? await storeDomainOf(ctx, company.domain) : null;
   if (discountCode !== null) {
     if (!ctx.adapter) throw noCommercePlatform('the discount code cannot be created in your store: save the offer without a discount');
-    await ctx.adapter.saveDiscountCode(
-      company.domain!,
-      { code: discountCode, percent: discountPercent!, oncePerCustomer: true },
-      previousCode,
-    );
-  } else if (previousCode !== null && company.domain && ctx.adapter) {
-    await ctx.adapter.removeDiscountCode(company.domain, previousCode);
+    await ctx.adapter.saveDiscountCode(store!, { code: discountCode, percent: discountPercent!, oncePerCustomer: true }, previousCode);
+  } else if (previousCode !== null && store && ctx.adapter) {
+    await ctx.adapter.removeDiscountCode(store, previousCode);
   }
   await dal.upsertOffer(ctx.db, { companyId: company.companyId, ...content, discountPercent, discountCode, now });
   await ctx.bus.publish('offers');

@@ -15,12 +15,20 @@ export interface OrderRecord {
 }
 
 /** The partner that owns a store, with the discount code of its live offer. */
-export async function findStoreOwner(db: Db, storeDomain: string): Promise<{ companyId: string; discountCode: string | null } | undefined> {
+/**
+ * The brand whose store this is: the company of the store's own domain, else of a host linked to
+ * it (`domains` after the first: a brand that signed up as `brand.example` and installed
+ * `brand.myshopify.com`), with its live offer's discount code.
+ */
+export async function findStoreOwner(db: Db, domains: string[]): Promise<{ companyId: string; discountCode: string | null } | undefined> {
   const row = await db
     .selectFrom('companies as c')
     .leftJoin('offers as o', (join) => join.onRef('o.company_id', '=', 'c.id').on('o.live', '=', true))
     .select(['c.id', 'o.discount_code'])
-    .where('c.domain', '=', storeDomain)
+    .where('c.domain', 'in', domains)
+    .orderBy(sql`c.domain = ${domains[0]}`, 'desc')
+    .orderBy('c.domain')
+    .limit(1)
     .executeTakeFirst();
   return row && { companyId: row.id, discountCode: row.discount_code };
 }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { referralLinkOf, type LinkKey } from '../attribution/service.js';
+import { domainsOfStore } from '../companies/service.js';
 import type { ChargeHoldReason, CustomerBasis } from '../db/schema.js';
 import { badRequest, conflict } from '../http/errors.js';
 import { isIsoCurrency } from '../shared/currency.js';
@@ -85,8 +86,8 @@ type Attribution = { showing: dal.CreditedShowing | undefined; outsideWindow: bo
 
 /**
  * Which showing an order is credited to (docs/attribution.md). The order names the partner's
- * offer by the referral link it came through (when the link leads to this store) or by the
- * partner's discount code. Within the window (the order's UTC day and ATTRIBUTION_WINDOW_DAYS
+ * offer by the referral link it came through (when the link leads to this store, by its own domain
+ * or a host linked to it) or by the partner's discount code. Within the window (the order's UTC day and ATTRIBUTION_WINDOW_DAYS
  * before it), the last click wins: on that referral link, else, for the code, on the partner's
  * offer as any brand pair showed it (clicks on every platform together); then, where the store
  * allows view-through, the last view the same way. An order that names no showing, or none within
@@ -97,12 +98,16 @@ type Attribution = { showing: dal.CreditedShowing | undefined; outsideWindow: bo
 async function attributionFor(ctx: OrdersContext, order: IncomingOrder): Promise<Attribution> {
   const days = attributionWindow(order.placedAt, ctx.attributionWindowDays);
   const candidates: Array<{ partnerId: string; link?: LinkKey; matchedBy: MatchedBy }> = [];
+  // The brand may know its store by a host linked to it (signed up as brand.example, orders from brand.myshopify.com).
+  const domains = order.referralToken || order.discountCode ? await domainsOfStore(ctx, order.storeDomain) : [];
   if (order.referralToken) {
     const link = await referralLinkOf(ctx.db, order.referralToken);
-    if (link && link.partnerDomain === order.storeDomain) candidates.push({ partnerId: link.partnerId, link, matchedBy: 'referral_link' });
+    if (link?.partnerDomain && domains.includes(link.partnerDomain)) {
+      candidates.push({ partnerId: link.partnerId, link, matchedBy: 'referral_link' });
+    }
   }
   if (order.discountCode) {
-    const owner = await dal.findStoreOwner(ctx.db, order.storeDomain);
+    const owner = await dal.findStoreOwner(ctx.db, domains);
     if (owner?.discountCode && owner.discountCode.toUpperCase() === order.discountCode.toUpperCase()) {
       candidates.push({ partnerId: owner.companyId, matchedBy: 'discount_code' });
     }

@@ -376,7 +376,11 @@ export class ShopifyStandIn {
    */
   visit(url: string): StorefrontVisit {
     const address = new URL(url);
-    const shop = [...this.core.shops.values()].find((candidate) => [candidate.domain, candidate.primaryHost].includes(address.hostname));
+    // A custom domain answers with and without `www.` (Shopify sends the other form on to the primary one).
+    const bare = (host: string) => host.replace(/^www\./, '');
+    const shop = [...this.core.shops.values()].find(
+      (candidate) => candidate.domain === address.hostname || bare(candidate.primaryHost) === bare(address.hostname),
+    );
     if (!shop) throw new Error(`no shop at ${address.hostname} in the stand-in`);
     const landingSite = `${address.pathname}${address.search}`;
     const discount = /^\/discount\/([^/]+)\/?$/.exec(address.pathname);

@@ -164,6 +164,13 @@ describe('Shopify stand-in: webhooks delivered as Shopify delivers them', () => 
     });
     await standIn.refundOrder(shop, order.id, { lineItems: [{ lineItemId: order.lineItems[0]!.id, quantity: 1 }] });
     await standIn.cancelOrder(shop, order.id);
+    // A shopper who paid in EUR: refunds paid back in EUR, an amount on its own with its order adjustment.
+    const abroad = await standIn.placeOrder(shop, {
+      lineItems: [{ productId: product.id, quantity: 2 }],
+      presentment: { currency: 'EUR', rate: 0.92 },
+    });
+    await standIn.refundOrder(shop, abroad.id, { lineItems: [{ lineItemId: abroad.lineItems[0]!.id, quantity: 1 }] });
+    await standIn.refundOrder(shop, abroad.id, { amountCents: 100 });
     await standIn.requestCustomerData(shop, order.customerId!);
     await standIn.redactCustomer(shop, order.customerId!);
     await standIn.uninstall(shop);
@@ -198,6 +205,30 @@ describe('Shopify stand-in: webhooks delivered as Shopify delivers them', () => 
       landing_site: '/?ref=partner-7',
     });
     expect(created.line_items).toHaveLength(1);
+    const [itemBack, amountBack] = deliveries
+      .filter((delivery) => delivery.topic === 'refunds/create')
+      .map((delivery) => JSON.parse(delivery.body))
+      .slice(-2);
+    expect(itemBack).toMatchObject({
+      order_id: abroad.id,
+      transactions: [{ amount: (Math.round(product.priceCents * 0.92) / 100).toFixed(2), currency: 'EUR' }],
+      refund_line_items: [{ subtotal_set: { shop_money: { currency_code: 'USD' }, presentment_money: { currency_code: 'EUR' } } }],
+      order_adjustments: [],
+    });
+    expect(amountBack).toMatchObject({
+      transactions: [{ amount: '0.92', currency: 'EUR' }],
+      refund_line_items: [],
+      order_adjustments: [
+        {
+          kind: 'refund_discrepancy',
+          amount: '-1.00',
+          amount_set: {
+            shop_money: { amount: '-1.00', currency_code: 'USD' },
+            presentment_money: { amount: '-0.92', currency_code: 'EUR' },
+          },
+        },
+      ],
+    });
   });
 
   it('sends app_subscriptions/update bodies that validate against the package’s schema', async () => {

@@ -304,9 +304,20 @@ export function orderPayload(shop: ShopRecord, order: Order, topic = 'orders/cre
   );
 }
 
-/** The REST Refund resource, as refunds/create carries it. */
+/**
+ * The REST Refund resource, as refunds/create carries it. Each amount's `_set` has the shop's money
+ * and the shopper's (an order paid in another currency: the shop's times the order's rate); the
+ * transactions move the shopper's money, in the currency they paid in, as Shopify's do. Where the
+ * refund is not its line items (an amount refunded on its own, or rounding), an order adjustment
+ * of kind `refund_discrepancy` accounts for the difference, negative when more went back than the
+ * items, as Shopify's are (an amount-only refund of 1.00: an adjustment of -1.00).
+ */
 export function refundPayload(shop: ShopRecord, order: Order, refund: Refund) {
-  const money = (cents: number) => moneySet(restMoney(cents), shop.currency);
+  const presentment = order.presentment ?? { currency: shop.currency, rate: 1 };
+  const shopper = (cents: number) => Math.round(cents * presentment.rate);
+  const money = (cents: number) =>
+    moneySet(restMoney(cents), shop.currency, { amount: restMoney(shopper(cents)), currency: presentment.currency });
+  const discrepancyCents = refund.lineItems.reduce((sum, line) => sum + line.subtotalCents, 0) - refund.amountCents;
   return fromExample(
     'refunds/create',
     {
@@ -319,7 +330,22 @@ export function refundPayload(shop: ShopRecord, order: Order, refund: Refund) {
       note: refund.note ?? '',
       restock: false,
       duties: [],
-      order_adjustments: [],
+      order_adjustments:
+        discrepancyCents === 0
+          ? []
+          : [
+              {
+                id: refund.id,
+                order_id: order.id,
+                refund_id: refund.id,
+                amount: restMoney(discrepancyCents),
+                amount_set: money(discrepancyCents),
+                tax_amount: '0.00',
+                tax_amount_set: money(0),
+                kind: 'refund_discrepancy',
+                reason: 'Refund discrepancy',
+              },
+            ],
       refund_shipping_lines: [],
       return: null,
       total_duties_set: money(0),
@@ -357,8 +383,8 @@ export function refundPayload(shop: ShopRecord, order: Order, refund: Refund) {
           order_id: order.id,
           kind: 'refund',
           status: 'success',
-          amount: restMoney(refund.amountCents),
-          currency: shop.currency,
+          amount: restMoney(shopper(refund.amountCents)),
+          currency: presentment.currency,
           created_at: refund.createdAt.toISOString(),
           processed_at: refund.createdAt.toISOString(),
           test: false,

@@ -10,11 +10,15 @@ import type { ShopifyCommerce } from '../../src/commerce/shopify/adapter.js';
 import { tokenColumns } from '../../src/commerce/shopify/dal.js';
 import { DEFAULT_SHOPIFY_SCOPES } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
+import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { hashSecret } from '../../src/shared/keys.js';
 import { BROWSER_USER_AGENT, formFields } from '../shopify-standin/example-app.js';
 import { ShopifyStandIn, type ShopifyStandInOptions } from '../shopify-standin/stand-in.js';
 import { signWebhookBody } from '../shopify-standin/webhooks.js';
 import { freePort } from './service-process.js';
+import { collabReferral, DASHBOARD_PASSWORD, DashboardClient } from './dashboard-client.js';
+import { createPlatform, uniqueId } from './factories.js';
+import type { TestContext } from './harness.js';
 
 /** The service's Shopify settings for a stand-in's app, with a fixed encryption key. */
 export const TOKEN_ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
@@ -236,6 +240,7 @@ export function adapterOptions(
 ): AdapterOptions {
   return {
     db,
+    bus: new InvalidationBus(),
     config: {
       apiKey: standIn.app.apiKey,
       apiSecret: standIn.app.apiSecret,
@@ -264,4 +269,62 @@ export async function installWithoutOAuth(db: Db, standIn: ShopifyStandIn, shopi
     .insertInto('shopify_shops')
     .values({ shop, ...tokenColumns(shopify.tokens.toStore(session)), scopes: DEFAULT_SHOPIFY_SCOPES.join(','), installed_at: new Date() })
     .execute();
+}
+
+/**
+ * The store's staff take a dashboard account (the claim confirmed by installing again, as the store
+ * already has the app) and accept a partner's campaign, shown on a new platform: the referral token
+ * of the store's offer there.
+ */
+export async function storeInACampaign(context: TestContext, standIn: ShopifyStandIn, shop: string): Promise<{ token: string }> {
+  const merchant = await new DashboardClient(context.app).start();
+  const signUp = await merchant.signUp({
+    email: `${uniqueId('m')}@merchant.example`,
+    password: DASHBOARD_PASSWORD,
+    brand: { businessName: `Store ${shop}`, domain: shop, categories: [] },
+  });
+  check(signUp.statusCode === 201, `sign-up answered ${signUp.statusCode}: ${signUp.body}`);
+  const installed = await install(context.app, standIn, signUp.json().claim.confirmUrl, { cookie: merchant.cookies });
+  check(installed.statusCode < 400, `the claim's install answered ${installed.statusCode}`);
+  const storeId: string = (await merchant.post('/dashboard/api/claim/check')).json().companyId;
+  check(Boolean(storeId), 'the claim was not confirmed');
+  const shower = new DashboardClient(context.app);
+  const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
+  const { platformId } = await createPlatform(context.support);
+  const { token } = await collabReferral(context.app, {
+    owner: shower,
+    ownerId: showerId,
+    partner: merchant,
+    partnerId: storeId,
+    platformId,
+    name: 'Cap',
+  });
+  return { token };
+}
+
+/**
+ * A shopper follows the referral and orders enough that 5% of it is more than the plan's capped amount of
+ * 500 USD every 30 days: the commission is held over the cap and Shopify asked for a higher one.
+ * Returns the order and the held commission (minor units), every delivery worked off.
+ */
+export async function orderOverTheCap(context: Pick<TestContext, 'app' | 'db'>, standIn: ShopifyStandIn, shop: string, token: string) {
+  const { app, db } = context;
+  // The shopper follows the referral link, then orders.
+  const click = await app.inject({ method: 'GET', url: `/r/${token}`, headers: { 'user-agent': BROWSER_USER_AGENT } });
+  check(click.statusCode === 302, `the referral link answered ${click.statusCode}`);
+  const product = standIn.shop(shop).products.find((each) => each.status === 'ACTIVE')!;
+  const order = await standIn.placeOrder(shop, {
+    lineItems: [{ productId: product.id, quantity: Math.ceil(1_100_000 / product.priceCents) }],
+    landingSite: `/?ref=${token}`,
+  });
+  await deliveriesWorkedOff(db, shop);
+  const entry = await db
+    .selectFrom('commission_ledger')
+    .select(['amount_minor', 'commerce_charge_id'])
+    .where('store_domain', '=', shop)
+    .where('order_id', '=', String(order.id))
+    .where('kind', '=', 'commission')
+    .executeTakeFirstOrThrow();
+  check(entry.commerce_charge_id === null, 'the commission over the cap was charged');
+  return { order, heldMinor: Number(entry.amount_minor) };
 }

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ActionLink, OfferPreview, ProgressStep } from '../../src/embed/embed-contract';
-import type { EmbedBoot, EmbedState } from '../../src/embed/embed-view';
+import type { CapRaiseView, EmbedBoot, EmbedState } from '../../src/embed/embed-view';
+import { currencyAmount } from '../dashboard/money';
 import { exchangeSecret, fetchState, ServiceError, turnBackOn, turnOnCrossPromotion } from './api';
 import { createBridge } from './bridge';
 
@@ -190,19 +191,45 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
   };
 
   return (
-    <Body
-      view={view}
-      busy={busy}
-      error={actionError}
-      canAct={canAct}
-      onRetry={refresh}
-      onOpenedElsewhere={() => {
-        openedLink.current = true;
-        setWaitingElsewhere(true);
-      }}
-      onConsent={(percent) => act((storeToken) => turnOnCrossPromotion(boot.platformId, boot.domain, percent, storeToken))}
-      onTurnBackOn={() => act((storeToken) => turnBackOn(boot.platformId, boot.domain, storeToken))}
-    />
+    <>
+      <Body
+        view={view}
+        busy={busy}
+        error={actionError}
+        canAct={canAct}
+        onRetry={refresh}
+        onOpenedElsewhere={() => {
+          openedLink.current = true;
+          setWaitingElsewhere(true);
+        }}
+        onConsent={(percent) => act((storeToken) => turnOnCrossPromotion(boot.platformId, boot.domain, percent, storeToken))}
+        onTurnBackOn={() => act((storeToken) => turnBackOn(boot.platformId, boot.domain, storeToken))}
+      />
+      {'capRaise' in view && view.capRaise && <CapRaise raise={view.capRaise} />}
+    </>
+  );
+}
+
+/**
+ * The commerce platform waits for the store's staff to approve a higher capped amount: what is held
+ * until then, and the platform's own page to approve it (in a new tab; this page looks again on return).
+ */
+function CapRaise({ raise }: { raise: CapRaiseView }) {
+  const held = raise.held.map((amount) => currencyAmount(amount.amountMinor, amount.currency)).join(' and ');
+  return (
+    <section class="cap-raise" aria-labelledby="cap-raise-title">
+      <h2 id="cap-raise-title">Approve a higher capped amount at {raise.platformName}</h2>
+      <p>
+        {held
+          ? `Commissions of ${held} are held, not charged: they are over your plan's capped amount.`
+          : "Your plan's capped amount is nearly used: commissions over it would be held, not charged."}{' '}
+        {raise.platformName} asks you to approve a capped amount of {currencyAmount(raise.cappedMinor, raise.currency)} every 30 days. Once
+        you approve it, the held commissions are charged and this message goes away.
+      </p>
+      <a class="button" href={raise.confirmationUrl} target="_blank" rel="noopener">
+        Approve the higher cap at {raise.platformName} <span class="hint">(opens a new tab)</span>
+      </a>
+    </section>
   );
 }
 

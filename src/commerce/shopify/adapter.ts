@@ -2,9 +2,11 @@ import { abstractFetch } from '@shopify/shopify-api/runtime';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { linkStoreDomains } from '../../companies/service.js';
+import { heldCommerceCharges } from '../../orders/service.js';
 import type { ShopifyConfig } from '../../config.js';
 import { decimalToMinorUnits, isIsoCurrency, minorUnitsToDecimal } from '../../shared/currency.js';
 import type { Db } from '../../db/database.js';
+import type { Publisher } from '../../service-context.js';
 import type {
   BestSeller,
   BillingApproval,
@@ -76,6 +78,8 @@ const UNITS_SOLD_AHEAD_MS = 10 * 60_000;
 
 export interface ShopifyCommerceOptions {
   db: Db;
+  /** Where a change of a store's linked domains is announced (the plugin's lookups cache them). */
+  bus: Publisher;
   config: ShopifyConfig;
   baseUrl: string;
   serviceEnv: 'test' | 'dev' | 'prod';
@@ -177,7 +181,7 @@ export class ShopifyCommerce implements CommerceAdapter {
     const row = await dal.findShop(this.options.db, domain);
     // Uninstalled or disconnected, the store starts again at install (docs/shopify.md).
     if (!row?.accessTokenEncrypted) return { installation: 'not_installed', planApproved: false };
-    return { installation: 'installed', planApproved: row.planApprovedAt !== null };
+    return { installation: 'installed', planApproved: row.planApprovedAt !== null, billingApprovalWaits: row.capRaise !== null };
   }
 
   private link(path: string, domain: string, link: PlatformLink): string {
@@ -220,7 +224,12 @@ export class ShopifyCommerce implements CommerceAdapter {
   }
 
   private async linkDomains(domain: string, shop: ShopDomains): Promise<void> {
-    await linkStoreDomains({ db: this.options.db }, domain, { primary: shop.primaryDomain.host });
+    await linkStoreDomains(this.options, domain, { primary: shop.primaryDomain.host });
+  }
+
+  /** The store's own domains unlinked (`shop/redact`: they were Shopify's word about the shop). */
+  async unlinkDomains(domain: string): Promise<void> {
+    await linkStoreDomains(this.options, domain, { primary: null });
   }
 
   /**
@@ -556,11 +565,23 @@ export class ShopifyCommerce implements CommerceAdapter {
     return { cappedMinor, currency, confirmationUrl: result.confirmationUrl };
   }
 
-  /** The raise of the capped amount the merchant was asked for and has not approved yet, while the store is connected. */
+  /**
+   * The raise of the capped amount the merchant was asked for and has not approved yet, while the
+   * store is connected, with the commissions held over the cap until then (a second read, only
+   * while a raise waits).
+   */
   async pendingBillingApproval(domain: string): Promise<BillingApproval | null> {
     const row = await dal.findShop(this.options.db, domain);
     if (!row?.accessTokenEncrypted || !row.capRaise || !row.usageCurrency) return null;
-    return { ...row.capRaise, currency: row.usageCurrency };
+    const held = new Map<string, number>();
+    for (const charge of await heldCommerceCharges(this.options.db, domain)) {
+      if (charge.reason === 'over_cap') held.set(charge.currency, (held.get(charge.currency) ?? 0) + charge.amountMinor);
+    }
+    return {
+      ...row.capRaise,
+      currency: row.usageCurrency,
+      held: [...held.entries()].map(([currency, amountMinor]) => ({ amountMinor, currency })),
+    };
   }
 
   /** Reads the plan back and records it; announces plan_approved once. Returns whether the plan is approved. */

@@ -110,6 +110,61 @@ describeEachDatabase(
       expect(entry).toMatchObject({ settlement: 'charged', currency: 'EUR', chargedAs: { amountMinor: inUsd, currency: 'USD' } });
     });
 
+    it(`a refund paid back in the shopper's currency reverses the commission in the shop's, from Shopify's converted amounts: \
+items, and an amount on its own, once each`, async () => {
+      const { shop, order, ledger } = await referredOrder({ currency: 'USD', billingCurrency: 'USD' }, { currency: 'EUR', rate: 0.92 });
+      const commission = Math.round(order.totalCents * 0.05);
+      expect(ledger).toMatchObject({ amount_minor: commission, currency: 'USD' });
+      // One of the two items back, then 5.00 USD worth on its own: Shopify pays the shopper back in EUR each time.
+      const item = await standIn.refundOrder(shop, order.id, { lineItems: [{ lineItemId: order.lineItems[0]!.id, quantity: 1 }] });
+      await standIn.refundOrder(shop, order.id, { amountCents: 500 });
+      await settled(shop);
+      const sent = standIn.webhookDeliveries({ shop, topic: 'refunds/create' }).map((delivery) => JSON.parse(delivery.body));
+      expect(sent.map((body) => body.transactions[0].currency)).toEqual(['EUR', 'EUR']);
+      expect(sent[1].order_adjustments[0]).toMatchObject({ kind: 'refund_discrepancy', amount_set: { shop_money: { amount: '-5.00' } } });
+      const deliveries = await use()
+        .db.selectFrom('shopify_webhook_deliveries')
+        .select(['status', 'payload'])
+        .where('shop', '=', shop)
+        .where('topic', '=', 'refunds/create')
+        .orderBy('received_at')
+        .execute();
+      expect(deliveries.map((delivery) => delivery.status)).toEqual(['done', 'done']);
+      expect(deliveries.map((delivery) => (delivery.payload as { reversal: unknown }).reversal)).toEqual([
+        expect.objectContaining({
+          refunded: [{ amountCents: item.amountCents, currency: 'USD' }],
+          paidBack: [{ amountCents: Math.round(item.amountCents * 0.92), currency: 'EUR' }],
+        }),
+        expect.objectContaining({ refunded: [{ amountCents: 500, currency: 'USD' }], paidBack: [{ amountCents: 460, currency: 'EUR' }] }),
+      ]);
+      const entries = await use()
+        .db.selectFrom('commission_ledger')
+        .select(['kind', 'amount_minor', 'currency'])
+        .where('store_domain', '=', shop)
+        .where('order_id', '=', String(order.id))
+        .orderBy('id')
+        .execute();
+      // Each refund reverses its share of the commission, rounded on the running total, by an entry of the opposite sign.
+      const reversedAfter = (taken: number) => Math.round((commission * taken) / order.totalCents);
+      const first = reversedAfter(item.amountCents);
+      expect(entries).toEqual([
+        { kind: 'commission', amount_minor: commission, currency: 'USD' },
+        { kind: 'reversal', amount_minor: -first, currency: 'USD' },
+        { kind: 'reversal', amount_minor: -(reversedAfter(item.amountCents + 500) - first), currency: 'USD' },
+      ]);
+      // Delivered again, neither reverses anything more.
+      for (const delivery of standIn.webhookDeliveries({ shop, topic: 'refunds/create' }))
+        await standIn.redeliverWebhook(delivery.webhookId);
+      await settled(shop);
+      const reversals = await use()
+        .db.selectFrom('commission_ledger')
+        .select('id')
+        .where('store_domain', '=', shop)
+        .where('kind', '=', 'reversal')
+        .execute();
+      expect(reversals).toHaveLength(2);
+    });
+
     it('tells the brand what its store must approve at Shopify only when signed in, and nothing while nothing waits', async () => {
       const anonymous = await use().app.inject({ method: 'GET', url: '/dashboard/api/billing-approval' });
       expect(anonymous.statusCode).toBe(401);

@@ -8,7 +8,14 @@ import { launchBrowser } from '../../../test/support/browser.js';
 import { collabReferral, DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
-import { COMPLIANCE_TOPICS, install, shopifyEnv, standInForPort } from '../../../test/support/shopify.js';
+import {
+  COMPLIANCE_TOPICS,
+  deliveriesWorkedOff,
+  install,
+  orderOverTheCap,
+  shopifyEnv,
+  standInForPort,
+} from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import type { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { findPluginPlatform } from '../../embed/dal.js';
@@ -44,6 +51,8 @@ describe('a Shopify store through the plugin, in Chromium', () => {
   let platformName: string;
   let standIn: ShopifyStandIn;
   let shop: string;
+  /** The referral token of the partner's campaign that shows the store's offer (the second case makes it). */
+  let referral: string;
 
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -187,6 +196,7 @@ describe('a Shopify store through the plugin, in Chromium', () => {
       name: 'Maple',
     });
     expect((await context.app.inject({ method: 'GET', url: `/r/${token}` })).statusCode).toBe(302);
+    referral = token;
 
     // The shopper lands at the store with the referral and orders: Shopify sends orders/create, signed, to the service.
     const order = await standIn.placeOrder(shop, { landingSite: `/?ref=${token}` });
@@ -241,6 +251,42 @@ describe('a Shopify store through the plugin, in Chromium', () => {
     );
     await expectReadable(page, 'the statement');
     await page.screenshot({ path: `${ARTIFACTS}/statement.png`, fullPage: true });
+    await browserContext.close();
+  });
+
+  it(`a commission over the capped amount: the plugin shows what is held and Shopify's page to approve a higher cap, \
+until it is approved`, async () => {
+    // 5% of this order is more than what is left of the plan's capped amount of 500 USD: held, and a higher cap asked for.
+    const { heldMinor } = await orderOverTheCap(context, standIn, shop, referral);
+
+    const browserContext = await browser.newContext({
+      userAgent: BROWSER_USER_AGENT,
+      viewport: { width: 1280, height: 900 },
+      locale: 'en-US',
+    });
+    const page = await browserContext.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`${demo}/?domain=${shop}`, { waitUntil: 'domcontentloaded' });
+    const frame = page.frameLocator('iframe[title="Brand partnerships"]');
+    await frame.locator('[data-screen="live"]').waitFor({ timeout: 60_000 });
+    const raise = frame.getByRole('region', { name: 'Approve a higher capped amount at Shopify' });
+    await raise.waitFor();
+    await expect(raise.textContent()).resolves.toContain(`Commissions of ${dollars(heldMinor)} are held, not charged`);
+    await expect(raise.textContent()).resolves.toContain(`a capped amount of ${dollars(100_000)} every 30 days`);
+    const approve = raise.getByRole('link', { name: /^Approve the higher cap at Shopify/ });
+    await expect(approve.getAttribute('href')).resolves.toMatch(new RegExp(`^https://${shop.replaceAll('.', '\\.')}/admin/charges/`));
+    await expect(approve.getAttribute('target')).resolves.toBe('_blank');
+    await expectReadable(page, 'live, with a higher cap to approve', frame);
+    await page.screenshot({ path: `${ARTIFACTS}/live-cap-raise.png`, fullPage: true });
+
+    // The merchant approves at Shopify and comes back to the tab: the held commission is charged and the message goes.
+    await standIn.approveCappedAmount(shop);
+    await deliveriesWorkedOff(context.db, shop);
+    await frame.locator('body').evaluate(() => window.dispatchEvent(new Event('focus')));
+    await expect.poll(() => raise.count(), { timeout: 30_000 }).toBe(0);
+    await frame.locator('[data-screen="live"]').waitFor();
+    expect(problems).toEqual([]);
     await browserContext.close();
   });
 });

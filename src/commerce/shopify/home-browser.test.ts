@@ -3,11 +3,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../../test/support/browser.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
 import { allViolations, fitsAndPasses, seriousViolations } from '../../../test/support/readable.js';
-import { COMPLIANCE_TOPICS, shopifyEnv, standInForPort } from '../../../test/support/shopify.js';
+import {
+  COMPLIANCE_TOPICS,
+  deliveriesWorkedOff,
+  orderOverTheCap,
+  shopifyEnv,
+  standInForPort,
+  storeInACampaign,
+} from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import type { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 
-const TOPICS = [...COMPLIANCE_TOPICS, 'orders/create', 'orders/paid', 'refunds/create', 'orders/cancelled', 'app/uninstalled'];
+const TOPICS = [
+  ...COMPLIANCE_TOPICS,
+  'orders/create',
+  'orders/paid',
+  'refunds/create',
+  'orders/cancelled',
+  'app/uninstalled',
+  'app_subscriptions/update',
+];
+const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
 
 /**
  * A merchant who starts at Shopify, in Chromium (issue 25, section 3): Shopify opens the App URL,
@@ -22,6 +38,8 @@ describe('a merchant who starts at Shopify goes live from the app home, in Chrom
   let browser: Browser;
   let service: string;
   let standIn: ShopifyStandIn;
+  /** The store the first case takes live from the home. */
+  let liveShop: string;
 
   beforeAll(async () => {
     let port: number;
@@ -122,6 +140,33 @@ describe('a merchant who starts at Shopify goes live from the app home, in Chrom
     // Opened again from Shopify's admin in the same browser: straight to the home, live.
     await page.goto(standIn.appLaunchUrl(shop, `${service}/commerce/shopify/app`));
     await page.getByRole('heading', { name: 'You are live' }).waitFor();
+    expect(problems).toEqual([]);
+    await browserContext.close();
+    liveShop = shop;
+  });
+
+  it(`a commission over the capped amount: the home shows what is held and Shopify's page to approve a higher cap, \
+until it is approved`, async () => {
+    const { token } = await storeInACampaign(context, standIn, liveShop);
+    const { heldMinor } = await orderOverTheCap(context, standIn, liveShop, token);
+    const { browserContext, page, problems } = await merchantBrowser();
+    // A new browser: Shopify's launch goes through its OAuth (no page, the app is installed) to the home.
+    await page.goto(standIn.appLaunchUrl(liveShop, `${service}/commerce/shopify/app`));
+    await page.getByRole('heading', { name: 'You are live' }).waitFor();
+    const raise = page.getByRole('region', { name: 'Approve a higher capped amount at Shopify' });
+    await expect(raise.textContent()).resolves.toContain(`Commissions of ${dollars(heldMinor)} are held, not charged`);
+    await expect(raise.textContent()).resolves.toContain(`a capped amount of ${dollars(100_000)} every 30 days`);
+    const approve = raise.getByRole('link', { name: 'Approve the higher cap at Shopify' });
+    await expect(approve.getAttribute('href')).resolves.toMatch(new RegExp(`^https://${liveShop.replaceAll('.', '\\.')}/admin/charges/`));
+    await fitsAndPasses(page, 'the home, live, with a higher cap to approve', allViolations);
+
+    // Approved at Shopify: the held commission is charged and the home no longer asks.
+    await standIn.approveCappedAmount(liveShop);
+    await deliveriesWorkedOff(context.db, liveShop);
+    expect(standIn.usageCharged(liveShop)).toBeGreaterThanOrEqual(heldMinor);
+    await page.reload();
+    await page.getByRole('heading', { name: 'You are live' }).waitFor();
+    await expect(raise.count()).resolves.toBe(0);
     expect(problems).toEqual([]);
     await browserContext.close();
   });

@@ -31,15 +31,30 @@ export interface ShopifyOrderPayload {
   customer?: { id: number } | null;
 }
 
-type MoneySet = { shop_money?: { amount: string; currency_code: string }; presentment_money?: { amount: string; currency_code: string } };
+type Money = { amount: string; currency_code: string };
+type MoneySet = { shop_money?: Money; presentment_money?: Money };
 
 export interface ShopifyRefundPayload {
   id: number;
   order_id: number;
   created_at: string;
-  /** Shopify's own example of the topic has `currency: null` on every transaction. */
-  transactions?: Array<{ kind: string; status: string; amount: string; currency: string | null }> | null;
-  refund_line_items?: Array<{ subtotal_set?: MoneySet | null }> | null;
+  /**
+   * The money that went back, in the currency the shopper paid in. Shopify's own example of the
+   * topic has `currency: null` on every transaction. REST's transactions carry no shop money; a
+   * body that has it (`amount_set`, as GraphQL's `amountSet`) is read.
+   */
+  transactions?: Array<{
+    kind: string;
+    status: string;
+    amount: string;
+    currency: string | null;
+    amount_set?: MoneySet | null;
+  }> | null;
+  refund_line_items?: Array<{ subtotal_set?: MoneySet | null; total_tax_set?: MoneySet | null }> | null;
+  /** Shipping refunded (API 2024-10 and later). */
+  refund_shipping_lines?: Array<{ subtotal_amount_set?: MoneySet | null }> | null;
+  /** What differs between the items and the money refunded: negative when more went back than the items. */
+  order_adjustments?: Array<{ amount_set?: MoneySet | null; tax_amount_set?: MoneySet | null }> | null;
 }
 
 /** A body Shopify sent that cannot be booked as it is (an amount or currency the service cannot read): retrying will not help. */
@@ -53,8 +68,13 @@ export interface OrderReversal {
   orderId: string;
   /** The refund's id; null for a cancellation (whose refund, if any, comes as its own refunds/create). */
   refundId: string | null;
-  /** What went back to the shopper, by currency (minor units); empty for a cancellation. */
+  /**
+   * What went back, as the ledger books it: in the shop's currency (the order's), converted by
+   * Shopify's own amounts when the shopper paid in another (minor units); empty for a cancellation.
+   */
   refunded: Array<{ amountCents: number; currency: string }>;
+  /** What went back to the shopper, by the currency they were paid in; absent for a cancellation. */
+  paidBack?: Array<{ amountCents: number; currency: string }>;
   at: string;
 }
 
@@ -155,27 +175,102 @@ export function incomingOrder(shop: string, order: ShopifyOrderPayload): Incomin
   };
 }
 
+/** The refund's shop and shopper money as Shopify converted it: its items, their tax and shipping, less its adjustments. */
+function refundMoney(refund: ShopifyRefundPayload): { shop: Money[]; shopper: Money[]; less: { shop: Money[]; shopper: Money[] } } {
+  const sets = [
+    ...(refund.refund_line_items ?? []).flatMap((item) => [item.subtotal_set, item.total_tax_set]),
+    ...(refund.refund_shipping_lines ?? []).map((line) => line.subtotal_amount_set),
+  ];
+  const adjustments = (refund.order_adjustments ?? []).flatMap((adjustment) => [adjustment.amount_set, adjustment.tax_amount_set]);
+  const side = (of: Array<MoneySet | null | undefined>, key: keyof MoneySet) => of.flatMap((set) => (set?.[key] ? [set[key]] : []));
+  return {
+    shop: side(sets, 'shop_money'),
+    shopper: side(sets, 'presentment_money'),
+    less: { shop: side(adjustments, 'shop_money'), shopper: side(adjustments, 'presentment_money') },
+  };
+}
+
+/** A sum of Shopify's money in one currency, in minor units; undefined when a part is in another currency or unreadable. */
+function sumIn(currency: string, plus: Money[], minus: Money[] = []): number | undefined {
+  let total = 0;
+  for (const [parts, sign] of [
+    [plus, 1],
+    [minus, -1],
+  ] as const) {
+    for (const money of parts) {
+      // Shopify's bodies write amounts as strings; some of its documents show numbers.
+      const minor = money.currency_code.toUpperCase() === currency ? decimalToMinorUnits(String(money.amount), currency) : undefined;
+      if (minor === undefined) return undefined;
+      total += sign * minor;
+    }
+  }
+  return total;
+}
+
 /**
- * A refund's transactions move the shopper's money, in the currency they paid in; when a
- * transaction names none (Shopify's own example has `currency: null`), the refund's line items
- * say which (their presentment money is the shopper's currency).
+ * A refund as the ledger books it. Its transactions move the shopper's money, in the currency
+ * they paid in; when a transaction names none (Shopify's own example has `currency: null`), the
+ * refund's line items say which (their presentment money is the shopper's currency). The ledger
+ * books in the shop's currency (the order's): money in another currency is converted by Shopify's
+ * own amounts, never a rate of the service's: a transaction's shop money where the body has it,
+ * else the refund's items, their tax and shipping less its adjustments, which Shopify gives in
+ * both currencies: that shop money when it is what the transactions moved, else the transactions
+ * at the rate those two sums give. Money that nothing converts (an amount refunded on its own,
+ * with no adjustment naming it) is booked as it came, and the ledger refuses it as another
+ * currency than the order's: it stops for support.
  */
 export function refundReversal(shop: string, refund: ShopifyRefundPayload): OrderReversal {
+  const money = refundMoney(refund);
+  const shopCurrency = (money.shop[0] ?? money.less.shop[0])?.currency_code.toUpperCase();
   const paidIn = refund.refund_line_items?.find((item) => item.subtotal_set?.presentment_money)?.subtotal_set?.presentment_money;
-  const byCurrency = new Map<string, number>();
+  const paidBack = new Map<string, number>();
+  let shopMoneyOfTransactions: number | undefined = 0;
   for (const transaction of refund.transactions ?? []) {
     if (transaction.kind !== 'refund' || transaction.status !== 'success') continue;
-    const currency = (transaction.currency ?? paidIn?.currency_code)?.toUpperCase();
+    const currency = (transaction.currency ?? paidIn?.currency_code ?? money.less.shopper[0]?.currency_code)?.toUpperCase();
     if (!currency) throw new UnreadablePayloadError(`refund ${refund.id} names no currency for its transactions`);
-    byCurrency.set(currency, (byCurrency.get(currency) ?? 0) + minorUnits(transaction.amount, currency));
+    paidBack.set(currency, (paidBack.get(currency) ?? 0) + minorUnits(transaction.amount, currency));
+    const own = transaction.amount_set?.shop_money;
+    shopMoneyOfTransactions =
+      own && shopMoneyOfTransactions !== undefined && shopCurrency ? addIn(shopMoneyOfTransactions, own, shopCurrency) : undefined;
+  }
+  const refunded = new Map<string, number>();
+  const book = (currency: string, minor: number) => refunded.set(currency, (refunded.get(currency) ?? 0) + minor);
+  if (shopCurrency && shopMoneyOfTransactions !== undefined && paidBack.size > 0) {
+    book(shopCurrency, shopMoneyOfTransactions);
+  } else {
+    for (const [currency, minor] of paidBack) {
+      const converted = shopCurrency && currency !== shopCurrency ? inShopMoney(money, shopCurrency, currency, minor) : undefined;
+      if (converted === undefined) book(currency, minor);
+      else book(shopCurrency!, converted);
+    }
   }
   return {
     storeDomain: shop,
     orderId: String(refund.order_id),
     refundId: String(refund.id),
-    refunded: [...byCurrency.entries()].map(([currency, amountCents]) => ({ amountCents, currency })),
+    refunded: [...refunded.entries()].map(([currency, amountCents]) => ({ amountCents, currency })),
+    paidBack: [...paidBack.entries()].map(([currency, amountCents]) => ({ amountCents, currency })),
     at: refund.created_at,
   };
+}
+
+function addIn(total: number, money: Money, currency: string): number | undefined {
+  const minor = sumIn(currency, [money]);
+  return minor === undefined ? undefined : total + minor;
+}
+
+/**
+ * `minor` of the shopper's `currency` in the shop's, by the refund's own two sums (items, tax and
+ * shipping less adjustments, in shop and shopper money): the shop's sum when the transactions
+ * moved exactly the shopper's sum, else `minor` at that rate. Undefined when the sums are not there.
+ */
+function inShopMoney(money: ReturnType<typeof refundMoney>, shopCurrency: string, currency: string, minor: number): number | undefined {
+  const inShop = sumIn(shopCurrency, money.shop, money.less.shop);
+  const inShoppers = sumIn(currency, money.shopper, money.less.shopper);
+  if (inShop === undefined || inShoppers === undefined || inShoppers <= 0 || inShop <= 0) return undefined;
+  if (inShoppers === minor) return inShop;
+  return Math.round((minor * inShop) / inShoppers);
 }
 
 export function cancellationReversal(shop: string, order: ShopifyOrderPayload & { cancelled_at?: string | null }): OrderReversal {

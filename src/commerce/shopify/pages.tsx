@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { browserAssets } from '../../http/assets.js';
 import { PageShell, sendPage } from '../../http/page.js';
 import type { Runtime } from '../../composition.js';
+import { minorUnitDigits } from '../../shared/currency.js';
 
 /** The service's name as the store's staff read it on its pages. */
 const SERVICE_NAME = 'Partner Collab';
@@ -304,6 +305,43 @@ function HomeBody({ page }: { page: HomePage }) {
   }
 }
 
+/** An amount in minor units of an ISO 4217 currency, as the currency writes it ($1,000.00, ¥1,500). */
+function money(minor: number, currency: string): string {
+  const digits = minorUnitDigits(currency);
+  const format = new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+  return format.format(minor / 10 ** digits);
+}
+
+/**
+ * Shopify waits for the store's staff to approve a higher capped amount: the commissions held
+ * until then, and Shopify's own page to approve it (the staff are signed in there).
+ */
+function CapRaise({ raise }: { raise: NonNullable<HomeState['capRaise']> }) {
+  const held = raise.held.map((amount) => money(amount.amountMinor, amount.currency)).join(' and ');
+  return (
+    <section class="note" aria-labelledby="cap-raise-title">
+      <h2 id="cap-raise-title">Approve a higher capped amount at {raise.platformName}</h2>
+      <p>
+        {held
+          ? `Commissions of ${held} are held, not charged: they are over your plan's capped amount.`
+          : "Your plan's capped amount is nearly used: commissions over it would be held, not charged."}{' '}
+        {raise.platformName} asks you to approve a capped amount of {money(raise.cappedMinor, raise.currency)} every 30 days. Once you
+        approve it, the held commissions are charged and this message goes away.
+      </p>
+      <p>
+        <a class="button" href={raise.confirmationUrl}>
+          Approve the higher cap at {raise.platformName}
+        </a>
+      </p>
+    </section>
+  );
+}
+
 /** The app home at Shopify's App URL: the store's stage with the same actions as the plugin, as forms with the page's CSRF token. */
 export function sendHomePage(reply: FastifyReply, page: HomePage): Promise<FastifyReply> {
   const note = noteText(page);
@@ -320,6 +358,7 @@ export function sendHomePage(reply: FastifyReply, page: HomePage): Promise<Fasti
         </p>
       )}
       <HomeBody page={page} />
+      {page.state.capRaise && <CapRaise raise={page.state.capRaise} />}
     </>,
   );
 }

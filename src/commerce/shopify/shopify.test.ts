@@ -14,6 +14,7 @@ import {
   newChallenge,
   shopifyEnv,
   standInFor,
+  withCookies,
 } from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import { shopifyCollab } from '../../../test/support/shopify-collab.js';
@@ -460,6 +461,68 @@ describeEachDatabase(
       expect(await hold()).toEqual(afterRetry);
     });
 
+    it(`the cap raise is shown where the merchant is: the plugin's state and the app home carry the held amount and \
+Shopify's page to approve it, until it is approved`, async () => {
+      const { shop, order } = await referredOrderOfAtLeast(1_100_000);
+      const { platformId } = await createPlatform(use().support);
+      const commission = Number(
+        (
+          await use()
+            .db.selectFrom('commission_ledger')
+            .select('amount_minor')
+            .where('store_domain', '=', shop)
+            .where('order_id', '=', String(order.id))
+            .where('kind', '=', 'commission')
+            .executeTakeFirstOrThrow()
+        ).amount_minor,
+      );
+      const confirmationUrl = (
+        await use().db.selectFrom('shopify_shops').select('cap_raise_confirmation_url').where('shop', '=', shop).executeTakeFirstOrThrow()
+      ).cap_raise_confirmation_url!;
+      expect(confirmationUrl).toMatch(new RegExp(`^https://${shop.replaceAll('.', '\\.')}/admin/charges/`));
+      const pluginState = async () => {
+        const state = await use().app.inject({
+          method: 'POST',
+          url: '/plugin/v2/state',
+          headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+          payload: JSON.stringify({ platformId, domain: shop }),
+        });
+        expect(state.statusCode, state.body).toBe(200);
+        return state.json();
+      };
+      expect((await pluginState()).capRaise).toEqual({
+        platformName: 'Shopify',
+        confirmationUrl,
+        cappedMinor: 100_000,
+        currency: 'USD',
+        held: [{ amountMinor: commission, currency: 'USD' }],
+      });
+
+      // The app home, in a browser that came back from Shopify's OAuth as the store's staff.
+      const launch = new URL(standIn.appLaunchUrl(shop, `${BASE_URL}/commerce/shopify/app`));
+      const { callback, cookie } = await installToCallback(use().app, standIn, `${launch.pathname}${launch.search}`);
+      const back = await followCallback(use().app, callback, cookie);
+      const homeCookie = withCookies(cookie, back);
+      const home = async () => {
+        const page = await get(`/commerce/shopify/home?shop=${shop}`, { cookie: homeCookie });
+        expect(page.statusCode, page.body).toBe(200);
+        return page.body;
+      };
+      const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
+      const page = await home();
+      expect(page).toContain('Approve a higher capped amount at Shopify');
+      expect(page).toContain(`Commissions of ${dollars(commission)} are held, not charged`);
+      expect(page).toContain(`a capped amount of ${dollars(100_000)} every 30 days`);
+      expect(page).toContain(`href="${confirmationUrl.replaceAll('&', '&amp;')}"`);
+
+      // Approved at Shopify: the held commission is charged, and neither door shows the raise any more.
+      await standIn.approveCappedAmount(shop);
+      await settled(shop);
+      expect(standIn.usageCharged(shop)).toBe(commission);
+      expect((await pluginState()).capRaise).toBeUndefined();
+      expect(await home()).not.toContain('Approve a higher capped amount');
+    });
+
     it('a raised cap that still does not cover a held commission leaves it held, charged nothing', async () => {
       // 5% of this order is more than twice the plan's capped amount: the doubled cap still does not cover it.
       const { shop, order } = await referredOrderOfAtLeast(2_100_000);
@@ -490,6 +553,21 @@ describeEachDatabase(
       const asked = await capRaise();
       expect(asked.cap_raise_minor).toBe(100_000);
       expect(asked.cap_raise_confirmation_url).toMatch(new RegExp(`^https://${shop.replaceAll('.', '\\.')}/admin/charges/`));
+      // The plugin shows it too, with nothing held yet.
+      const { platformId } = await createPlatform(use().support);
+      const state = await use().app.inject({
+        method: 'POST',
+        url: '/plugin/v2/state',
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+        payload: JSON.stringify({ platformId, domain: shop }),
+      });
+      expect(state.json().capRaise).toEqual({
+        platformName: 'Shopify',
+        confirmationUrl: asked.cap_raise_confirmation_url,
+        cappedMinor: 100_000,
+        currency: 'USD',
+        held: [],
+      });
       await standIn.redeliverWebhook(approaching.at(-1)!.webhookId);
       await settled(shop);
       expect(await capRaise()).toEqual(asked);

@@ -1,14 +1,23 @@
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import { beforeAll, expect, it } from 'vitest';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
-import { DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
+import { collabReferral, DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
 import { describeEachDatabase } from '../../../test/support/harness.js';
-import { install, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
+import { deliveriesWorkedOff, install, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
+import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import type { ShopifyCommerce } from './adapter.js';
 
 const BASE_URL = 'https://svc.test';
-const ENV = { LOG_LEVEL: 'error', BASE_URL, SANDBOX_IMPORT_MS: '0', STORE_MIN_ORDERS: '0', ...shopifyEnv(new ShopifyStandIn()) };
+const ENV = {
+  LOG_LEVEL: 'error',
+  BASE_URL,
+  SANDBOX_IMPORT_MS: '0',
+  STORE_MIN_ORDERS: '0',
+  SETUP_POLL_MS: '20',
+  SETUP_RETRY_MS: '50',
+  ...shopifyEnv(new ShopifyStandIn()),
+};
 
 /**
  * A Shopify store is known to shoppers and platforms by its own domain (`brand.com`), to Shopify's
@@ -121,6 +130,70 @@ describeEachDatabase(
       expect(await linked(shop.domain)).toEqual([shop.primaryHost]);
       await standIn.redactShop(shop.domain);
       await expect.poll(() => linked(shop.domain), { timeout: 30_000 }).toEqual([]);
+    });
+
+    it(`orders at the Shopify store of a brand that signed up under its custom domain are the brand's: its code is made \
+at Shopify, a shopper's click and the code typed alone are both credited`, async () => {
+      const name = uniqueId('own')
+        .toLowerCase()
+        .replace(/[^a-z0-9-]/g, '-');
+      const shop = standIn.createShop({ name, products: 6, orders: 20, primaryDomain: `www.${name}-brand.example` });
+      // The brand signed up as www.{name}-brand.example before it had the app: its company knows the custom domain only.
+      const partner = new DashboardClient(use().app);
+      const partnerId = await partner.signUpBrand('Own Domain Brand', `https://www.${name}-brand.example/`, `${uniqueId('p')}@own.example`);
+      const company = await use().db.selectFrom('companies').select('domain').where('id', '=', partnerId).executeTakeFirstOrThrow();
+      expect(company.domain).toBe(`${name}-brand.example`);
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop.domain}`);
+      expect(await linked(shop.domain)).toEqual([`${name}-brand.example`]);
+
+      const offer = await partner.post('/dashboard/api/offer', {
+        title: '15% off',
+        imageUrl: 'https://cdn.example/o.png',
+        discountPercent: 15,
+      });
+      expect(offer.statusCode, offer.body).toBeLessThan(300);
+      const { discount_code: code } = await use()
+        .db.selectFrom('offers')
+        .select('discount_code')
+        .where('company_id', '=', partnerId)
+        .executeTakeFirstOrThrow();
+      expect([...standIn.shop(shop.domain).discounts.values()].map((discount) => discount.code)).toEqual([code]);
+
+      const shower = new DashboardClient(use().app);
+      const showerId = await shower.signUpBrand('Shower Co', `${uniqueId('shower')}.example`, `${uniqueId('s')}@shower.example`);
+      const { platformId } = await createPlatform(use().support);
+      const { token } = await collabReferral(use().app, { owner: shower, ownerId: showerId, partner, partnerId, platformId, name: 'Own' });
+      const click = await use().app.inject({ method: 'GET', url: `/r/${token}`, headers: { 'user-agent': BROWSER_USER_AGENT } });
+      expect(click.statusCode).toBe(302);
+      expect(click.headers.location).toMatch(new RegExp(`^https://${name}-brand\\.example/discount/`));
+      const visit = standIn.visit(click.headers.location as string);
+      expect(visit.domain).toBe(shop.domain);
+
+      const followed = await standIn.placeOrder(shop.domain, { landingSite: visit.landingSite, discountCode: visit.discountCode });
+      const typed = await standIn.placeOrder(shop.domain, { discountCode: code! });
+      await deliveriesWorkedOff(use().db, shop.domain);
+      const credited = (orderId: number) =>
+        use()
+          .db.selectFrom('attributed_orders as o')
+          .innerJoin('commission_ledger as l', (join) =>
+            join.onRef('l.store_domain', '=', 'o.store_domain').onRef('l.order_id', '=', 'o.order_id'),
+          )
+          .select(['o.platform_id', 'o.matched_by', 'l.receiving_brand_id', 'l.showing_brand_id'])
+          .where('o.store_domain', '=', shop.domain)
+          .where('o.order_id', '=', String(orderId))
+          .executeTakeFirst();
+      expect(await credited(followed.id)).toEqual({
+        platform_id: platformId,
+        matched_by: 'referral_link',
+        receiving_brand_id: partnerId,
+        showing_brand_id: showerId,
+      });
+      expect(await credited(typed.id)).toEqual({
+        platform_id: null,
+        matched_by: 'discount_code',
+        receiving_brand_id: partnerId,
+        showing_brand_id: showerId,
+      });
     });
 
     it('a store without a custom domain (primary domain at myshopify.com) links nothing', async () => {

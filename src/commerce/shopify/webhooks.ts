@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { linkStoreDomains } from '../../companies/service.js';
 import type { Db } from '../../db/database.js';
 import { ApiError } from '../../http/errors.js';
 import { DrainingWorker } from '../../jobs/draining-worker.js';
@@ -125,7 +124,7 @@ export async function handleDelivery(deps: WebhookDeps, delivery: Delivery): Pro
       const unlinked = await redactStoreCustomers(db, shop);
       await dal.eraseShop(db, shop, delivery.webhookId);
       // The store's own domain was Shopify's word about the shop: it goes with the rest.
-      await linkStoreDomains({ db }, shop, { primary: null });
+      await shopify.unlinkDomains(shop);
       return { redactedOrders: unlinked };
     }
     default:
