@@ -1,6 +1,9 @@
 /** The query parameter that carries the referral token to the store, and that the store records with the order. */
 export const REFERRAL_PARAMETER = 'ref';
 
+/** Path segments a URL resolves away, even percent-encoded. */
+const DOT_SEGMENTS = new Set(['.', '..']);
+
 /**
  * Where a referral link sends the shopper: the partner's store front with its discount code
  * applied, through the store's shareable discount link (`/discount/{code}`, as Shopify stores
@@ -13,7 +16,9 @@ export const REFERRAL_PARAMETER = 'ref';
  * page instead. Without a code the store's home page takes the `ref` itself. Undefined when the
  * partner has no store domain to send anyone to. With `sandbox` (SANDBOX_STOREFRONTS on test and
  * dev hosts) the store front is the sandbox commerce platform's page for the store, whose discount
- * link works the same and keeps the referral token for the order.
+ * link works the same and keeps the referral token for the order. A code of `.` or `..` cannot be
+ * a path segment (a URL drops it, even percent-encoded): its link is the home page's, and the
+ * shopper types the code the offer shows.
  */
 export function storeUrl(
   partnerDomain: string | null,
@@ -22,7 +27,8 @@ export function storeUrl(
   sandbox: { base: string } | null = null,
 ): string | undefined {
   if (!partnerDomain) return undefined;
-  const discountPath = discountCode ? `discount/${encodeURIComponent(discountCode)}` : '';
+  const inLink = discountCode && !DOT_SEGMENTS.has(discountCode) ? discountCode : null;
+  const discountPath = inLink ? `discount/${encodeURIComponent(inLink)}` : '';
   let url: URL;
   try {
     url = sandbox
@@ -31,7 +37,7 @@ export function storeUrl(
   } catch {
     return undefined;
   }
-  if (discountCode && !sandbox) url.searchParams.set('redirect', `/?${new URLSearchParams({ [REFERRAL_PARAMETER]: referralToken })}`);
+  if (inLink && !sandbox) url.searchParams.set('redirect', `/?${new URLSearchParams({ [REFERRAL_PARAMETER]: referralToken })}`);
   url.searchParams.set(REFERRAL_PARAMETER, referralToken);
   return url.toString();
 }

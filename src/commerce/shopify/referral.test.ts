@@ -15,8 +15,11 @@ const order = (fields: Partial<ShopifyOrderPayload> = {}): ShopifyOrderPayload =
 
 /** Referral tokens as the service issues them: 16 random bytes, base64url. */
 const tokens = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((bytes) => Buffer.from(bytes).toString('base64url'));
-/** Discount codes a merchant may type (Shopify allows spaces, punctuation and any letters). */
-const codes = fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }).filter((code) => code.trim().length > 0);
+/** Discount codes a merchant may type (Shopify allows spaces, punctuation and any letters), the dot segments among them. */
+const codes = fc.oneof(
+  fc.constantFrom('.', '..'),
+  fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }).filter((code) => code.trim().length > 0),
+);
 const landingOf = (url: string) => {
   const address = new URL(url);
   return `${address.pathname}${address.search}`;
@@ -29,7 +32,8 @@ describe("the shopper's click, carried to the Shopify order", () => {
         const link = storeUrl('partner.example', code, token)!;
         const address = new URL(link);
         expect(address.origin).toBe('https://partner.example');
-        if (code !== null) {
+        if (code === '.' || code === '..') expect(address.pathname).toBe('/');
+        else if (code !== null) {
           expect(decodeURIComponent(address.pathname.split('/')[2]!)).toBe(code);
           const onward = address.searchParams.get('redirect')!;
           expect(onward.startsWith('/') && !onward.startsWith('//')).toBe(true);

@@ -88,7 +88,7 @@ describeEachDatabase(
       // The next call, still within the new hour, refreshes nothing.
       await readShop(shopify(), shop);
       expect(refreshes(shop)).toHaveLength(1);
-      expect(await shopify().status(shop)).toEqual({ installation: 'installed', planApproved: false });
+      expect(await shopify().status(shop)).toEqual({ installation: 'installed', planApproved: false, billingApprovalWaits: false });
     });
 
     it('answers a 401 with one refresh and a retry, and the store stays connected', async () => {
@@ -128,7 +128,7 @@ describeEachDatabase(
         moveClock(61 * MINUTE);
         await Promise.all([readShop(workerShopify, shop), readShop(shopify(), shop)]);
         expect(refreshes(shop).map((request) => request.status)).toEqual([200, 200]);
-        expect(await shopify().status(shop)).toEqual({ installation: 'installed', planApproved: false });
+        expect(await shopify().status(shop)).toEqual({ installation: 'installed', planApproved: false, billingApprovalWaits: false });
       } finally {
         await worker.close();
       }
