@@ -35,13 +35,14 @@ const RESILIENCE = ['test/resilience/*.test.ts', 'test/server/*.test.ts', 'test/
  * side, then the browser tier, then the resilience tier on its own, so the bounds it proves are not
  * measured beside the rest of the suite. Overlapping the browser tier with the integration tier (a
  * second vitest process) saved 4% on two cores, 866 s against 901 s, and was not kept (docs/decisions.md,
- * "issue 24, overlap measured"). The browser tier runs on
- * two workers that connect to one shared Chromium (each file opens its own contexts on its own app;
- * one worker mostly waits for Chromium and Chromium for it). Files in one worker share the module
- * graph (isolate: false): no test leaves state behind in a module (each builds its own app and
- * database), and importing the service once per worker instead of once per file is most of what
- * setup costs. The longest files start first (test/support/sequencer.ts), so the run does not end
- * on one of them.
+ * "issue 24, overlap measured"). Unit, integration and browser files run three at a time on two
+ * cores: each waits on something else part of the time (PostgreSQL, Chromium, a page's own timers),
+ * and a third worker filled that (integration 154 s → 141 s, browser 161 s → 141 s; a fourth browser
+ * worker bought nothing). The browser tier's workers connect to one shared Chromium (each file opens
+ * its own contexts on its own app). Files in one worker share the module graph (isolate: false): no
+ * test leaves state behind in a module (each builds its own app and database), and importing the
+ * service once per worker instead of once per file is most of what setup costs. The longest files
+ * start first (test/support/sequencer.ts), so the run does not end on one of them.
  */
 export default defineConfig({
   test: {
@@ -53,7 +54,7 @@ export default defineConfig({
     maxWorkers: 2,
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT, exclude: BROWSER, pool: 'threads', isolate: false } },
+      { extends: true, test: { name: 'unit', include: UNIT, exclude: BROWSER, pool: 'threads', isolate: false, maxWorkers: 3 } },
       {
         extends: true,
         test: {
@@ -62,6 +63,7 @@ export default defineConfig({
           exclude: [...UNIT, ...BROWSER, ...RESILIENCE],
           pool: 'forks',
           isolate: false,
+          maxWorkers: 3,
         },
       },
       {
@@ -72,7 +74,7 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts', 'test/support/browser-server.ts'],
           pool: 'forks',
           isolate: false,
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { groupOrder: 1 },
         },
       },
