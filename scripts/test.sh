@@ -64,6 +64,6 @@ conclude() {
 }
 
 start_checks
-finish_checks
 run vitest vitest run "$@"
+finish_checks
 conclude

@@ -25,7 +25,8 @@ export const LONGEST_FILES = [
   'src/cli.test.ts',
   'src/recommendations/scorer.test.ts',
   'src/db/performance-money-migration.test.ts',
-  'test/resilience/faults.test.ts',
+  'test/resilience/faults-processes.test.ts',
+  'test/resilience/faults-database.test.ts',
   'test/durability/offers-durability.test.ts',
   'test/server/lifecycle.test.ts',
 ];
