@@ -188,7 +188,7 @@ describe('password reset mail over SMTP', () => {
       },
     });
     await new Promise<void>((resolve) => smtp.listen(port, '127.0.0.1', resolve));
-    database = await createTestDatabase('pglite');
+    database = await createTestDatabase('postgres');
     const logStream = new Writable({
       write(chunk, _encoding, done) {
         logs.push(String(chunk));
@@ -239,7 +239,7 @@ describe('password reset mail over SMTP', () => {
 
 describe('password reset on a prod host without SMTP', () => {
   it('answers 503 for every email and issues no token, since nothing could reach the account', async () => {
-    const context = await startTestApp('pglite', { SERVICE_ENV: 'prod' });
+    const context = await startTestApp('postgres', { SERVICE_ENV: 'prod' });
     try {
       const { companyId } = await createBrand(context.support);
       const email = `${uniqueId('prod')}@brand.example`;

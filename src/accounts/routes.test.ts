@@ -321,7 +321,7 @@ describe('session cookies over HTTPS', () => {
   it('are Secure when BASE_URL is https', async () => {
     let context: TestContext | undefined;
     try {
-      context = await startTestApp('pglite', { BASE_URL: 'https://svc.example' });
+      context = await startTestApp('postgres', { BASE_URL: 'https://svc.example' });
       const { companyId } = await createBrand(context.support);
       const email = `${uniqueId('secure')}@acme.example`;
       await createBrandUser({ db: context.db }, companyId, { email, password: PASSWORD });

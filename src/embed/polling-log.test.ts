@@ -22,7 +22,7 @@ describe("the embed app's polling in the log", () => {
   const lines: LogLine[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase('pglite');
+    database = await createTestDatabase('postgres');
     const logStream = new Writable({
       write(chunk, _encoding, done) {
         lines.push(JSON.parse(String(chunk)) as LogLine);

@@ -147,7 +147,7 @@ describe('the client address in the request log', () => {
   const lines: string[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase('pglite');
+    database = await createTestDatabase('postgres');
   });
   afterAll(async () => {
     await database.close();

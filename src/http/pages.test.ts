@@ -8,7 +8,7 @@ import { pageHelmetOptions } from './security-headers.js';
 describe('page security headers', () => {
   let context: TestContext;
   beforeAll(async () => {
-    context = await startTestApp('pglite');
+    context = await startTestApp('postgres');
   });
   afterAll(async () => {
     if (context) await stopTestApp(context);

@@ -66,7 +66,7 @@ describe('expected retries in the log', () => {
   describe('store setup', () => {
     let database: TestDatabase;
     beforeAll(async () => {
-      database = await createTestDatabase('pglite');
+      database = await createTestDatabase('postgres');
     });
     afterAll(async () => {
       await database.close();

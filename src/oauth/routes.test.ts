@@ -802,7 +802,7 @@ describeEachDatabase(
 describe('OAuth endpoints over the rate limit', () => {
   let context: TestContext;
   beforeAll(async () => {
-    context = await startTestApp('pglite', { RATE_LIMIT_PER_MINUTE: '2' });
+    context = await startTestApp('postgres', { RATE_LIMIT_PER_MINUTE: '2' });
   });
   afterAll(async () => {
     await stopTestApp(context);

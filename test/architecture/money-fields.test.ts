@@ -109,7 +109,7 @@ describe('money in every registered route', () => {
   const routes: RouteSchema[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase('pglite');
+    database = await createTestDatabase('postgres');
     const seen = new Set<string>();
     const onRoute = (route: RouteOptions) => {
       const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((method) => method !== 'HEAD');

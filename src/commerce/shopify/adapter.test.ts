@@ -20,7 +20,7 @@ describe('Shopify adapter: catalog, best sellers and cost-based throttling', () 
 
   beforeAll(async () => {
     setAbstractFetchFunc(standIn.fetch);
-    database = await createTestDatabase('pglite');
+    database = await createTestDatabase('postgres');
     shopifyOptions = adapterOptions(database.db, standIn, { bulkPollMs: 10 });
     shopify = new ShopifyCommerce(shopifyOptions);
   });

@@ -37,7 +37,7 @@ describe('Shopify adapter: bulk queries at once, within Shopify’s five per sto
       if ((await response.clone().text()).includes('LIMIT_REACHED')) refusedOverLimit += 1;
       return response;
     });
-    database = await createTestDatabase('pglite');
+    database = await createTestDatabase('postgres');
   });
   afterAll(() => database?.close());
 

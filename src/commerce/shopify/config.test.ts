@@ -46,7 +46,7 @@ describe('Shopify settings', () => {
 describe('a host without Shopify', () => {
   let context: TestContext;
   beforeAll(async () => {
-    context = await startTestApp('pglite');
+    context = await startTestApp('postgres');
   });
   afterAll(() => stopTestApp(context));
 
