@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# The whole test suite (README, "Tests"): type check, lint and format check side by side (each one
-# process, the type check of src/ the longest: ~48 CPU-s on one core, so one after the other would
-# leave the other core idle), then every tier of vitest.config.ts in one vitest run: unit and
-# integration side by side, then the browser tier, then the resilience tier alone. The tiers are not
-# overlapped: beside the unit and integration tiers, the browser tier saved 4% (866 s against 901 s)
-# for four workers contending for two cores (docs/decisions.md, "issue 24, overlap measured").
+# The whole test suite (README, "Tests"): every tier of vitest.config.ts in one vitest run (unit and
+# integration side by side, then the browser tier, then the resilience tier), and beside it the type
+# checks and the linters (each one process: they fill the time vitest's workers wait on PostgreSQL,
+# Chromium or a page's timers; before vitest they cost 22 s of a 438 s run; docs/decisions.md, "The
+# suite in six minutes"). The checks' output is printed after vitest's.
 # Every check runs even when another failed; the script fails naming each step that failed.
-# With arguments (`npm test -- FILE…`), vitest runs on what you name.
+# With arguments (`npm test -- FILE…`, `--project NAME`), vitest runs on what you name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
