@@ -31,13 +31,17 @@ describe('faults: PostgreSQL unreachable, frozen and black-holed', () => {
   let platformId: string;
   const { proxies, baseEnv, start } = faultsFixture((ground) => ({ database, support, platformId } = ground));
 
-  it('PostgreSQL unreachable under load: 503 in the error shape within bounded time, no crash, recovery by itself', async () => {
+  /**
+   * A brand with two partner offers, and a service that reaches PostgreSQL through a proxy the test
+   * cuts or silences. Limits out of the way: these tests are about the database, and the load would
+   * otherwise reach them. LOG_LEVEL info: the time the service took for each request, and the
+   * batches it settled.
+   */
+  const behindProxy = async () => {
     const proxy = await TcpProxy.start(POSTGRES);
     proxies.push(proxy);
     const brand = await createBrand(support);
     for (let i = 0; i < 2; i += 1) await seedPartnerOffer(support, brand.companyId);
-    // Limits out of the way: this test is about the database, and the load would otherwise reach them.
-    // LOG_LEVEL info: the service logs the time it took for each request.
     const service = await start({
       ...baseEnv(),
       LOG_LEVEL: 'info',
@@ -45,7 +49,11 @@ describe('faults: PostgreSQL unreachable, frozen and black-holed', () => {
       RATE_LIMIT_PER_MINUTE: '1000000',
       OFFERS_RATE_LIMIT_PER_MINUTE: '1000000',
     });
-    const headers = { 'x-api-key': brand.key, 'x-platform-id': platformId };
+    return { proxy, service, headers: { 'x-api-key': brand.key, 'x-platform-id': platformId } };
+  };
+
+  it('PostgreSQL unreachable under load: 503 in the error shape within bounded time, no crash, recovery by itself', async () => {
+    const { proxy, service, headers } = await behindProxy();
     const get = (url: string) => (signal: AbortSignal, requestId: string) =>
       fetch(url, { headers: { ...headers, 'x-request-id': requestId }, signal });
     const routes = [
@@ -118,19 +126,7 @@ describe('faults: PostgreSQL unreachable, frozen and black-holed', () => {
    * clicks counted for exactly the requests answered 200 and 302.
    */
   const silentOutageUnderLoad = async (silence: (proxy: TcpProxy) => void) => {
-    const proxy = await TcpProxy.start(POSTGRES);
-    proxies.push(proxy);
-    const brand = await createBrand(support);
-    for (let i = 0; i < 2; i += 1) await seedPartnerOffer(support, brand.companyId);
-    // LOG_LEVEL info: the time the service took for each request, and the batches it settled.
-    const service = await start({
-      ...baseEnv(),
-      LOG_LEVEL: 'info',
-      DATABASE_URL: throughProxy(database.url!, proxy),
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      OFFERS_RATE_LIMIT_PER_MINUTE: '1000000',
-    });
-    const headers = { 'x-api-key': brand.key, 'x-platform-id': platformId };
+    const { proxy, service, headers } = await behindProxy();
     const offersUrl = `${service.baseUrl}/v1/campaigns/offers?type=post-purchase`;
     const shown = (await (await fetch(offersUrl, { headers })).json()) as { offers: Array<{ referralUrl: string }> };
     const clickUrls = shown.offers.map((offer) => `${service.baseUrl}${new URL(offer.referralUrl).pathname}`);

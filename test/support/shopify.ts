@@ -328,3 +328,8 @@ export async function orderOverTheCap(context: Pick<TestContext, 'app' | 'db'>, 
   check(entry.commerce_charge_id === null, 'the commission over the cap was charged');
   return { order, heldMinor: Number(entry.amount_minor) };
 }
+
+/** The reversing entries the commission ledger holds for a store's orders. */
+export function reversalsAt(db: Db, shop: string) {
+  return db.selectFrom('commission_ledger').select('id').where('store_domain', '=', shop).where('kind', '=', 'reversal').execute();
+}

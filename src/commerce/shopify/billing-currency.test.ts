@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { describeEachDatabase } from '../../../test/support/harness.js';
-import { deliveriesWorkedOff, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
+import { deliveriesWorkedOff, reversalsAt, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
 import { shopifyCollab } from '../../../test/support/shopify-collab.js';
 import { planCappedAmount } from './adapter.js';
 import { usageDescription } from './billing.js';
@@ -156,13 +156,7 @@ items, and an amount on its own, once each`, async () => {
       for (const delivery of standIn.webhookDeliveries({ shop, topic: 'refunds/create' }))
         await standIn.redeliverWebhook(delivery.webhookId);
       await settled(shop);
-      const reversals = await use()
-        .db.selectFrom('commission_ledger')
-        .select('id')
-        .where('store_domain', '=', shop)
-        .where('kind', '=', 'reversal')
-        .execute();
-      expect(reversals).toHaveLength(2);
+      expect(await reversalsAt(use().db, shop)).toHaveLength(2);
     });
 
     it('tells the brand what its store must approve at Shopify only when signed in, and nothing while nothing waits', async () => {

@@ -12,6 +12,7 @@ import {
   install,
   installToCallback,
   newChallenge,
+  reversalsAt,
   shopifyEnv,
   standInFor,
   withCookies,
@@ -702,13 +703,7 @@ order's landing page, though another platform had more clicks; the code typed al
       // Delivered again, the refund reverses nothing more.
       await standIn.redeliverWebhook(refund.webhookId);
       await settled(shop);
-      const reversals = await use()
-        .db.selectFrom('commission_ledger')
-        .select('id')
-        .where('store_domain', '=', shop)
-        .where('kind', '=', 'reversal')
-        .execute();
-      expect(reversals).toHaveLength(1);
+      expect(await reversalsAt(use().db, shop)).toHaveLength(1);
     });
 
     it('compliance: a data request is answered, a shopper redacted, and the shop erased after uninstall', async () => {
