@@ -85,10 +85,7 @@ export class Onboarding {
     return this.storeDomains.storeOf(domain);
   }
 
-  /**
-   * The return flow of SPEC 4.7 holds: support has the plugin page (on an approved origin) and the
-   * platform synced this store, by its own domain or a host linked to it.
-   */
+  /** Whether the return flow of SPEC 4.7 holds for this store (returnFlowHolds above), its domains read through the cache. */
   returnFlowHolds(platform: dal.PluginPlatform, domain: string): Promise<boolean> {
     return returnFlowHolds(this.deps.db, this.storeDomains, platform, domain);
   }

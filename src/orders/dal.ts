@@ -14,7 +14,6 @@ export interface OrderRecord {
   placedAt: Date;
 }
 
-/** The partner that owns a store, with the discount code of its live offer. */
 /**
  * The brand whose store this is: the company of the store's own domain, else of a host linked to
  * it (`domains` after the first: a brand that signed up as `brand.example` and installed
