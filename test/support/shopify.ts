@@ -24,6 +24,20 @@ import type { TestContext } from './harness.js';
 export const TOKEN_ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64');
 export const COMPLIANCE_TOPICS = ['customers/data_request', 'customers/redact', 'shop/redact'];
 
+/** The topics the Chromium walks' stand-in app subscribes: the compliance topics and every one the service handles. */
+export const BROWSER_WALK_TOPICS = [
+  ...COMPLIANCE_TOPICS,
+  'orders/create',
+  'orders/paid',
+  'refunds/create',
+  'orders/cancelled',
+  'app/uninstalled',
+  'app_subscriptions/update',
+];
+
+/** US dollars as the pages write them, from minor units. */
+export const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
+
 export function shopifyEnv(standIn: ShopifyStandIn): Record<string, string> {
   return { SHOPIFY_API_KEY: standIn.app.apiKey, SHOPIFY_API_SECRET: standIn.app.apiSecret, TOKEN_ENCRYPTION_KEY };
 }

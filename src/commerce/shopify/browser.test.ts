@@ -9,7 +9,8 @@ import { collabReferral, DASHBOARD_PASSWORD, DashboardClient } from '../../../te
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
 import {
-  COMPLIANCE_TOPICS,
+  BROWSER_WALK_TOPICS,
+  dollars,
   deliveriesWorkedOff,
   install,
   orderOverTheCap,
@@ -22,17 +23,6 @@ import { findPluginPlatform } from '../../embed/dal.js';
 import { demoHost } from '../../embed/demo-host.js';
 
 const ARTIFACTS = 'test-artifacts/shopify';
-const TOPICS = [
-  ...COMPLIANCE_TOPICS,
-  'orders/create',
-  'orders/paid',
-  'refunds/create',
-  'orders/cancelled',
-  'app/uninstalled',
-  'app_subscriptions/update',
-];
-
-const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
 
 /**
  * A Shopify store walks through the plugin in Chromium: install (Shopify's grant page), plan
@@ -57,7 +47,7 @@ describe('a Shopify store through the plugin, in Chromium', () => {
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     let port: number;
-    ({ port, service, standIn } = await standInForPort(TOPICS));
+    ({ port, service, standIn } = await standInForPort(BROWSER_WALK_TOPICS));
     context = await startTestApp('postgres', {
       BASE_URL: service,
       SETUP_POLL_MS: '50',

@@ -4,7 +4,8 @@ import { launchBrowser } from '../../../test/support/browser.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
 import { allViolations, fitsAndPasses, seriousViolations } from '../../../test/support/readable.js';
 import {
-  COMPLIANCE_TOPICS,
+  BROWSER_WALK_TOPICS,
+  dollars,
   deliveriesWorkedOff,
   orderOverTheCap,
   shopifyEnv,
@@ -13,17 +14,6 @@ import {
 } from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import type { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
-
-const TOPICS = [
-  ...COMPLIANCE_TOPICS,
-  'orders/create',
-  'orders/paid',
-  'refunds/create',
-  'orders/cancelled',
-  'app/uninstalled',
-  'app_subscriptions/update',
-];
-const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
 
 /**
  * A merchant who starts at Shopify, in Chromium (issue 25, section 3): Shopify opens the App URL,
@@ -44,7 +34,7 @@ describe('a merchant who starts at Shopify goes live from the app home, in Chrom
   beforeAll(async () => {
     let port: number;
     // Large catalogs are read with a bulk operation; at this pace one takes a few seconds, long enough to be mid-setup.
-    ({ port, service, standIn } = await standInForPort(TOPICS, { bulkObjectsPerSecond: 250 }));
+    ({ port, service, standIn } = await standInForPort(BROWSER_WALK_TOPICS, { bulkObjectsPerSecond: 250 }));
     context = await startTestApp('postgres', {
       BASE_URL: service,
       SETUP_POLL_MS: '50',
