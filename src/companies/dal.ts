@@ -155,16 +155,11 @@ export async function countCompanies(db: Db): Promise<number> {
 }
 
 /**
- * Records a store imported from its commerce platform as a brand, reusing the company that already
- * has this domain (what it knew stays; the platform's counts are current). Writing the company
- * queues it for scoring. Returns the company id.
+ * What an import keeps of a company it reuses and what it takes from the platform: what the
+ * company knew stays (its own words over the platform's), the platform's counts are current.
+ * `excluded` names the imported values (ON CONFLICT's row, or the CTE of the same name).
  */
-export async function upsertImportedStore(db: Db, store: StoreProfile): Promise<string> {
-  const company = await sql<{ id: string }>`
-    insert into companies (id, domain, business_name, logo_image_url, description, country, categories, product_count, commerce_platform)
-    values (${`store_${crypto.randomBytes(8).toString('hex')}`}, ${store.domain}, ${store.businessName}, ${store.logoImageUrl},
-            ${store.tagline}, ${store.country}, ${store.categories}::text[], ${store.productCount}, ${store.platformName})
-    on conflict (domain) do update set
+const IMPORTED_STORE_SET = sql`
       business_name = coalesce(companies.business_name, excluded.business_name),
       logo_image_url = coalesce(companies.logo_image_url, excluded.logo_image_url),
       description = coalesce(companies.description, excluded.description),
@@ -172,7 +167,41 @@ export async function upsertImportedStore(db: Db, store: StoreProfile): Promise<
       categories = case when cardinality(companies.categories) = 0 then excluded.categories else companies.categories end,
       product_count = excluded.product_count,
       commerce_platform = excluded.commerce_platform,
-      updated_at = now()
+      updated_at = now()`;
+
+/**
+ * Records a store imported from its commerce platform as a brand, reusing the company that already
+ * has its domain, else the company of a domain the platform says the store answers on (a brand
+ * that signed up as `brand.com` and installs on `brand.myshopify.com`: store_domains, its primary
+ * first) when that company is no other store's brand. Writing the company queues it for scoring.
+ * Returns the company id.
+ */
+export async function upsertImportedStore(db: Db, store: StoreProfile): Promise<string> {
+  const linked = await sql<{ id: string }>`
+    with excluded as (
+      select ${store.businessName}::text as business_name, ${store.logoImageUrl}::text as logo_image_url,
+             ${store.tagline}::text as description, ${store.country}::text as country,
+             ${store.categories}::text[] as categories, ${store.productCount}::integer as product_count,
+             ${store.platformName}::text as commerce_platform
+    ), reused as (
+      select c.id from store_domains sd
+        join companies c on c.domain = sd.domain
+       where sd.store_domain = ${store.domain}
+         and not exists (select 1 from companies own where own.domain = ${store.domain})
+         and not exists (select 1 from merchant_stores m where m.company_id = c.id and m.domain <> ${store.domain})
+       order by sd.is_primary desc, sd.domain
+       limit 1
+    )
+    update companies set ${IMPORTED_STORE_SET}
+      from excluded
+     where companies.id = (select id from reused)
+    returning companies.id`.execute(db);
+  if (linked.rows[0]) return linked.rows[0].id;
+  const company = await sql<{ id: string }>`
+    insert into companies (id, domain, business_name, logo_image_url, description, country, categories, product_count, commerce_platform)
+    values (${`store_${crypto.randomBytes(8).toString('hex')}`}, ${store.domain}, ${store.businessName}, ${store.logoImageUrl},
+            ${store.tagline}, ${store.country}, ${store.categories}::text[], ${store.productCount}, ${store.platformName})
+    on conflict (domain) do update set ${IMPORTED_STORE_SET}
     returning id`.execute(db);
   return company.rows[0]!.id;
 }

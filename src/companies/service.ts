@@ -114,7 +114,7 @@ export async function companyIdsByDomain(ctx: Pick<DataContext, 'db'>, domains: 
 
 /**
  * A store imported from its commerce platform becomes a brand, reusing the company that already
- * has its domain. Returns the company id.
+ * has its domain or one of its linked domains (dal.upsertImportedStore). Returns the company id.
  */
 export async function recordImportedStore(ctx: DataContext, store: StoreProfile): Promise<string> {
   const companyId = await dal.upsertImportedStore(ctx.db, store);

@@ -1,7 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../../test/support/databases.js';
 import { InvalidationBus } from '../cache/invalidation.js';
-import { domainsOfStore, linkStoreDomains, StoreDomainCache, storeDomainOf, storeDomainsOf } from './service.js';
+import { domainsOfStore, linkStoreDomains, recordImportedStore, StoreDomainCache, storeDomainOf, storeDomainsOf } from './service.js';
+import type { StoreProfile } from './store-profile.js';
+
+const imported = (domain: string): StoreProfile => ({
+  domain,
+  businessName: 'Imported Name',
+  tagline: 'From the platform',
+  logoImageUrl: 'https://cdn.example/logo.png',
+  categories: ['home'],
+  country: 'US',
+  productCount: 42,
+  welcomeDiscountPercent: null,
+  platformName: 'shopify',
+});
 
 for (const kind of DATABASE_KINDS) {
   describe(`a store's own domains [${kind}]`, () => {
@@ -79,6 +92,55 @@ for (const kind of DATABASE_KINDS) {
       await linkStoreDomains(ctx, 'quiet.myshopify.com', { primary: null });
       await linkStoreDomains(ctx, 'quiet.myshopify.com', { primary: null });
       expect(heard).toHaveLength(4);
+    });
+
+    it("an imported store joins the company of its linked domain (the brand signed up as brand.com): the brand's words kept", async () => {
+      const ctx = { db: database.db, bus: new InvalidationBus() };
+      await database.db
+        .insertInto('companies')
+        .values({ id: 'co_signed_up', domain: 'signed-up.example', business_name: 'Signed Up Brand', categories: ['toys'] })
+        .execute();
+      await linkStoreDomains(ctx, 'signed-up.myshopify.com', { primary: 'signed-up.example' });
+      expect(await recordImportedStore(ctx, imported('signed-up.myshopify.com'))).toBe('co_signed_up');
+      const companies = await database.db
+        .selectFrom('companies')
+        .select(['id', 'domain', 'business_name', 'categories', 'description', 'product_count', 'commerce_platform'])
+        .where('domain', 'in', ['signed-up.example', 'signed-up.myshopify.com'])
+        .execute();
+      expect(companies).toEqual([
+        {
+          id: 'co_signed_up',
+          domain: 'signed-up.example',
+          business_name: 'Signed Up Brand',
+          categories: ['toys'],
+          description: 'From the platform',
+          product_count: 42,
+          commerce_platform: 'shopify',
+        },
+      ]);
+      // Imported again (a reinstall): the same company.
+      expect(await recordImportedStore(ctx, imported('signed-up.myshopify.com'))).toBe('co_signed_up');
+    });
+
+    it("an imported store keeps a company of its own domain, and takes no other store's brand by a linked domain", async () => {
+      const ctx = { db: database.db, bus: new InvalidationBus() };
+      await database.db
+        .insertInto('companies')
+        .values([
+          { id: 'co_own', domain: 'own.myshopify.com', business_name: 'Own', categories: [] },
+          { id: 'co_own_host', domain: 'own.example', business_name: 'Own Host', categories: [] },
+          { id: 'co_moved', domain: 'moved-brand.example', business_name: 'Moved', categories: [] },
+        ])
+        .execute();
+      await linkStoreDomains(ctx, 'own.myshopify.com', { primary: 'own.example' });
+      expect(await recordImportedStore(ctx, imported('own.myshopify.com'))).toBe('co_own');
+
+      await database.db.insertInto('merchant_stores').values({ domain: 'old.myshopify.com', company_id: 'co_moved' }).execute();
+      await linkStoreDomains(ctx, 'new.myshopify.com', { primary: 'moved-brand.example' });
+      const created = await recordImportedStore(ctx, imported('new.myshopify.com'));
+      expect(created).not.toBe('co_moved');
+      const company = await database.db.selectFrom('companies').select('domain').where('id', '=', created).executeTakeFirstOrThrow();
+      expect(company.domain).toBe('new.myshopify.com');
     });
 
     it('the cache answers from memory until a change is announced, by this instance or another one', async () => {

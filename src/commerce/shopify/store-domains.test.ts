@@ -3,7 +3,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { collabReferral, DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
 import { describeEachDatabase } from '../../../test/support/harness.js';
-import { deliveriesWorkedOff, install, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
+import { answerPlan, deliveriesWorkedOff, install, newChallenge, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import type { ShopifyCommerce } from './adapter.js';
@@ -194,6 +194,40 @@ at Shopify, a shopper's click and the code typed alone are both credited`, async
         receiving_brand_id: partnerId,
         showing_brand_id: showerId,
       });
+    });
+
+    it(`a brand that signed up under its custom domain and installs through the plugin stays one brand: the setup imports \
+the store into its company`, async () => {
+      const shop = newShop();
+      const partner = new DashboardClient(use().app);
+      const partnerId = await partner.signUpBrand('Signed Up First', `https://${shop.primaryHost}/`, `${uniqueId('p')}@first.example`);
+      const { platformId } = await createPlatform(use().support);
+      const challenge = newChallenge();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop.domain}&challenge=${challenge}`);
+      await answerPlan(use().app, standIn, `/commerce/shopify/plan?shop=${shop.domain}&challenge=${challenge}`);
+      const setup = () =>
+        use().db.selectFrom('setup_jobs').select(['step', 'last_error']).where('domain', '=', shop.domain).executeTakeFirst();
+      await expect.poll(setup, { timeout: 30_000 }).toMatchObject({ step: 'done' });
+
+      const brands = await use()
+        .db.selectFrom('companies')
+        .select(['id', 'domain', 'business_name', 'commerce_platform'])
+        .where('domain', 'in', [shop.domain, shop.primaryHost])
+        .execute();
+      expect(brands).toEqual([{ id: partnerId, domain: shop.primaryHost, business_name: 'Signed Up First', commerce_platform: 'Shopify' }]);
+      const merchant = await use()
+        .db.selectFrom('merchant_stores')
+        .select('company_id')
+        .where('domain', '=', shop.domain)
+        .executeTakeFirstOrThrow();
+      expect(merchant.company_id).toBe(partnerId);
+      // The plugin on either domain shows the brand's consent, with the offer built from the store's best sellers.
+      const draft = await use().db.selectFrom('offers').select('live').where('company_id', '=', partnerId).executeTakeFirstOrThrow();
+      expect(draft.live).toBe(false);
+      for (const given of [shop.primaryHost, shop.domain]) {
+        const state = await pluginState(platformId, given);
+        expect(state.json(), given).toMatchObject({ kind: 'stage', stage: 'consent' });
+      }
     });
 
     it('a store without a custom domain (primary domain at myshopify.com) links nothing', async () => {
