@@ -8,6 +8,7 @@ import { composeRuntime, type Runtime } from './composition.js';
 import { installAuthHooks } from './auth/plugin.js';
 import { installAdminAuth } from './admin/admin-auth.js';
 import { ErrorResponse } from './http/errors.js';
+import { cachedSerializerFactory } from './http/serialization.js';
 import { addCorsHeaders, installCors } from './http/cors.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { installMetrics } from './http/metrics.js';
@@ -69,6 +70,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     trustProxy: fastifyTrustProxy(config.trustProxy),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Only JSON bodies are accepted; text/plain would otherwise slip past the Content-Type rule.

@@ -141,6 +141,24 @@ function rejectUnacceptableText(request: FastifyRequest, _reply: FastifyReply, d
   done();
 }
 
+let compilers: { bodyAjv: Ajv; textAjv: Ajv } | undefined;
+
+/**
+ * One pair of Ajv instances per process: Ajv keeps what it compiled by schema, and the schemas are
+ * the code's own, so a second app in the process (the test suite builds hundreds) compiles nothing
+ * again. A compiled validator keeps no state between calls but its last `errors`, which Fastify
+ * reads in the same synchronous step.
+ */
+function validatorCompilers(): { bodyAjv: Ajv; textAjv: Ajv } {
+  if (!compilers) {
+    const bodyAjv = addFormats(new Ajv({ ...shared, coerceTypes: false }));
+    const textAjv = addFormats(new Ajv({ ...shared, coerceTypes: 'array' }));
+    for (const ajv of [bodyAjv, textAjv]) ajv.addKeyword('example').addKeyword('x-internal');
+    compilers = { bodyAjv, textAjv };
+  }
+  return compilers;
+}
+
 /**
  * JSON bodies are validated as sent (a number is not a domain); query strings and headers are
  * text on the wire, so they are coerced to the schema's types, numbers from decimal digits only.
@@ -148,9 +166,7 @@ function rejectUnacceptableText(request: FastifyRequest, _reply: FastifyReply, d
  * surrogates) in its path, query and body, and JSON bodies that are not UTF-8, before any handler runs.
  */
 export function installValidators(app: FastifyInstance): void {
-  const bodyAjv = addFormats(new Ajv({ ...shared, coerceTypes: false }));
-  const textAjv = addFormats(new Ajv({ ...shared, coerceTypes: 'array' }));
-  for (const ajv of [bodyAjv, textAjv]) ajv.addKeyword('example').addKeyword('x-internal');
+  const { bodyAjv, textAjv } = validatorCompilers();
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? bodyAjv.compile(schema) : withDecimalNumbers(textAjv.compile(schema), schema),
   );
