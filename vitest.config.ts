@@ -78,7 +78,7 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
-      { extends: true, test: { name: 'resilience', include: RESILIENCE, pool: 'forks', maxWorkers: 3, sequence: { groupOrder: 2 } } },
+      { extends: true, test: { name: 'resilience', include: RESILIENCE, pool: 'forks', maxWorkers: 4, sequence: { groupOrder: 2 } } },
     ],
   },
 });
