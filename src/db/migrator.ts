@@ -34,6 +34,7 @@ import * as chargeHoldsSettled from './migrations/0035_charge_holds_settled.js';
 import * as shopifyHomeSessions from './migrations/0036_shopify_home_sessions.js';
 import * as storeDomains from './migrations/0038_store_domains.js';
 import * as chargesInOtherCurrencies from './migrations/0040_charges_in_other_currencies.js';
+import * as offersLeftWithStore from './migrations/0041_offers_left_with_store.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -71,6 +72,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0036_shopify_home_sessions': shopifyHomeSessions,
   '0038_store_domains': storeDomains,
   '0040_charges_in_other_currencies': chargesInOtherCurrencies,
+  '0041_offers_left_with_store': offersLeftWithStore,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

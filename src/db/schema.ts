@@ -110,6 +110,8 @@ export interface OffersTable {
   updated_at: CreatedAt;
   /** Added by migration 0026: what store setup proposed ({ title, subtitle, imageUrl }); null when setup never ran. */
   setup_proposal: ColumnType<unknown, string | null | undefined, string | null>;
+  /** Added by migration 0041: the store (its domain at its commerce platform) whose leaving hid this offer; null otherwise. */
+  left_with_store: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OAuthClientsTable {

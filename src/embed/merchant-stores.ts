@@ -1,6 +1,7 @@
 import type { StoreProfile } from '../commerce/adapter.js';
 import { recordImportedStore } from '../companies/service.js';
-import { turnOnConsentedOffer, saveDraftOffer, setOfferLive } from '../offers/service.js';
+import { hideOffersOfLeavingStore, turnOnConsentedOffer, saveDraftOffer, setOfferLive } from '../offers/service.js';
+import { storeOwnerOf } from '../orders/service.js';
 import { inTransaction, type DataContext } from '../service-context.js';
 import * as dal from './dal.js';
 import type { BestSellerPreview } from './embed-contract.js';
@@ -53,8 +54,8 @@ export async function consentToOffer(
 }
 
 /**
- * Shows or hides the store's offer (uninstall, reinstall, the merchant closing or reopening);
- * only a merchant who consented has an offer to show. `turnedOff` records the merchant's own choice.
+ * Shows or hides the consented merchant's offer: the store back with its plan approved, the
+ * merchant closing or reopening. `turnedOff` records the merchant's own choice.
  */
 export async function showStoreOffer(
   ctx: DataContext,
@@ -66,5 +67,23 @@ export async function showStoreOffer(
   await inTransaction(ctx, async (tx) => {
     const merchant = await dal.touchMerchantStore(tx.db, domain, turnedOff, now);
     if (merchant?.company_id && merchant.consented_at) await setOfferLive(tx, merchant.company_id, live, now);
+  });
+}
+
+/**
+ * The store left (its app uninstalled, its access ended): its orders stop reaching the service, so
+ * every live offer of its brand is hidden, marked as hidden because the store left, for its return
+ * to show again. Its brand is the merchant's company once the merchant consented in the plugin, and
+ * the company its orders are credited to (its own domain's, else a linked domain's), which is how a
+ * brand that joined through the dashboard is found.
+ */
+export async function storeLeft(ctx: DataContext, domain: string, now: Date): Promise<void> {
+  await inTransaction(ctx, async (tx) => {
+    const merchant = await dal.touchMerchantStore(tx.db, domain, undefined, now);
+    const brands = new Set<string>();
+    if (merchant?.company_id && merchant.consented_at) brands.add(merchant.company_id);
+    const owner = await storeOwnerOf(tx, domain);
+    if (owner) brands.add(owner);
+    await hideOffersOfLeavingStore(tx, [...brands], domain, now);
   });
 }

@@ -4,11 +4,11 @@ import type { InvalidationBus } from '../cache/invalidation.js';
 import type { CommerceAdapter, CommerceEvent, StoreStatus } from '../commerce/adapter.js';
 import { StoreDomainCache, type StoreDomainLookup } from '../companies/service.js';
 import { ApiError, badRequest } from '../http/errors.js';
-import { discountCodeFor } from '../offers/service.js';
+import { discountCodeFor, showOffersOfReturningStore } from '../offers/service.js';
 import * as dal from './dal.js';
 import { DISCOUNT_CHOICES, type ActionLink } from './embed-contract.js';
 import type { EmbedState } from './embed-view.js';
-import { consentToOffer, showStoreOffer } from './merchant-stores.js';
+import { consentToOffer, showStoreOffer, storeLeft } from './merchant-stores.js';
 import { recordConfirmation } from './merchant-tokens.js';
 import { decideStage, progressSteps, type Decision, type StoreFacts } from './stage.js';
 
@@ -335,6 +335,8 @@ export class Onboarding {
     const now = new Date();
     if (event.type === 'plan_approved') {
       await dal.ensureSetupJob(this.deps.db, event.domain, now);
+      // Back: what the store's leaving hid shows again, whoever turned it on (the plugin, the brand's dashboard).
+      await showOffersOfReturningStore(this.deps, event.domain, now);
       // Reinstalled and approved again: the merchant consented before, so the offer shows again.
       const record = await dal.loadStoreRecord(this.deps.db, event.domain);
       if (record.merchant?.consentedAt && !record.merchant.turnedOffAt) {
@@ -342,7 +344,7 @@ export class Onboarding {
       }
       this.deps.nudgeWorker();
     } else if (event.type === 'app_uninstalled') {
-      await showStoreOffer(this.deps, event.domain, false, undefined, now);
+      await storeLeft(this.deps, event.domain, now);
     } else if (event.type === 'campaign_closed') {
       await this.turnOff(event.domain, now);
     } else if (event.type === 'merchant_confirmed') {

@@ -258,11 +258,41 @@ export async function turnOnConsentedOffer(
 ): Promise<void> {
   await db
     .updateTable('offers')
-    .set({ live: true, title: consent.title, discount_percent: consent.percent, discount_code: consent.code, updated_at: now })
+    .set({
+      live: true,
+      left_with_store: null,
+      title: consent.title,
+      discount_percent: consent.percent,
+      discount_code: consent.code,
+      updated_at: now,
+    })
     .where('company_id', '=', companyId)
     .execute();
 }
 
 export async function setOfferLive(db: Db, companyId: string, live: boolean, now: Date): Promise<void> {
-  await db.updateTable('offers').set({ live, updated_at: now }).where('company_id', '=', companyId).execute();
+  await db.updateTable('offers').set({ live, left_with_store: null, updated_at: now }).where('company_id', '=', companyId).execute();
+}
+
+/** Hides the live offers of `companyIds`, each marked with the store whose leaving hid it; one statement. Returns how many. */
+export async function hideOffersOfLeavingStore(db: Db, companyIds: string[], storeDomain: string, now: Date): Promise<number> {
+  const hidden = await db
+    .updateTable('offers')
+    .set({ live: false, left_with_store: storeDomain, updated_at: now })
+    .where('company_id', 'in', companyIds)
+    .where('live', '=', true)
+    .returning('company_id')
+    .execute();
+  return hidden.length;
+}
+
+/** Shows the offers the store's leaving hid, and drops their mark; one statement. Returns how many. */
+export async function showOffersOfReturningStore(db: Db, storeDomain: string, now: Date): Promise<number> {
+  const shown = await db
+    .updateTable('offers')
+    .set({ live: true, left_with_store: null, updated_at: now })
+    .where('left_with_store', '=', storeDomain)
+    .returning('company_id')
+    .execute();
+  return shown.length;
 }

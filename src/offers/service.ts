@@ -216,7 +216,10 @@ export async function saveDraftOffer(
   await ctx.bus.publish('offers');
 }
 
-/** The merchant consented (the plugin): the offer shows, with its new title and the store's one discount code. */
+/**
+ * The merchant consented (the plugin): the offer shows, with its new title and the store's one
+ * discount code. Whether it shows is the merchant's word from now on, not a store's that left.
+ */
 export async function turnOnConsentedOffer(
   ctx: DataContext,
   companyId: string,
@@ -227,8 +230,27 @@ export async function turnOnConsentedOffer(
   await ctx.bus.publish('offers');
 }
 
-/** Shows or hides a brand's offer (the merchant closing or reopening, the app uninstalled or reinstalled). */
+/**
+ * Shows or hides a brand's offer (the merchant closing or reopening, the store back with its plan
+ * approved). The merchant's choice: an offer hidden because its store left no longer waits for the
+ * store's return (showOffersOfReturningStore), which must not undo it.
+ */
 export async function setOfferLive(ctx: DataContext, companyId: string, live: boolean, now: Date): Promise<void> {
   await dal.setOfferLive(ctx.db, companyId, live, now);
   await ctx.bus.publish('offers');
+}
+
+/**
+ * The store left the network: the live offers of its brands (`companyIds`) are hidden, each marked
+ * with the store, so that its return shows them again. An offer already hidden (turned off, a
+ * draft) is not marked: the return must turn on nothing someone else chose to keep off.
+ */
+export async function hideOffersOfLeavingStore(ctx: DataContext, companyIds: string[], storeDomain: string, now: Date): Promise<void> {
+  if (companyIds.length === 0) return;
+  if ((await dal.hideOffersOfLeavingStore(ctx.db, companyIds, storeDomain, now)) > 0) await ctx.bus.publish('offers');
+}
+
+/** The store is back (installed again, its plan approved): the offers its leaving hid show again, and no other. */
+export async function showOffersOfReturningStore(ctx: DataContext, storeDomain: string, now: Date): Promise<void> {
+  if ((await dal.showOffersOfReturningStore(ctx.db, storeDomain, now)) > 0) await ctx.bus.publish('offers');
 }

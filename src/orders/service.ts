@@ -82,6 +82,14 @@ export function attributionWindow(placedAt: Date, windowDays: number): dal.Windo
   return { from: day(placedAt.getTime() - windowDays * DAY_MS), to: day(placedAt.getTime()) };
 }
 
+/**
+ * The brand whose store this is, as the store's orders are credited (dal.findStoreOwner): the
+ * company of the store's own domain, else of a host linked to it.
+ */
+export async function storeOwnerOf(ctx: Pick<OrdersContext, 'db'>, storeDomain: string): Promise<string | undefined> {
+  return (await dal.findStoreOwner(ctx.db, await domainsOfStore(ctx, storeDomain)))?.companyId;
+}
+
 type Attribution = { showing: dal.CreditedShowing | undefined; outsideWindow: boolean };
 
 /**
