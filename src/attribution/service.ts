@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../cache/bounded.js';
 import type { Db } from '../db/database.js';
 import {
   findReferralLink,
@@ -47,7 +47,7 @@ function linkCacheKey(link: LinkKey): string {
 export class Attribution {
   readonly counters: CounterCommitter;
   private readonly writer: CounterWriter;
-  private readonly tokens = new LRUCache<string, string>({ max: MAX_CACHED_TOKENS });
+  private readonly tokens = boundedCache<string>(MAX_CACHED_TOKENS);
 
   /** `waitLimitMs`: the longest a request waits for its views or click to be committed. */
   constructor(

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from '../cache/bounded.js';
 import type { Db } from '../db/database.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import { isUuid } from '../config.js';
@@ -69,7 +70,7 @@ const CACHE_TTL_MS = 60_000;
 const CACHE_MAX_ENTRIES = 50_000;
 
 /** Found records for a minute, least recently used out first past the bound. Misses are never kept. */
-const recordCache = <T extends object>() => new LRUCache<string, T>({ max: CACHE_MAX_ENTRIES, ttl: CACHE_TTL_MS });
+const recordCache = <T extends object>() => boundedCache<T>(CACHE_MAX_ENTRIES, CACHE_TTL_MS);
 
 /**
  * The one authentication layer of the service: brand keys, OAuth bearer tokens (through a

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../cache/bounded.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import type { Db } from '../db/database.js';
 import type { StoreProfile } from './store-profile.js';
@@ -221,7 +221,7 @@ export const STORE_DOMAIN_CACHE_TTL_MS = 60_000;
  * drops every answer) or a minute passes. A read that started before a change is not kept.
  */
 export class StoreDomainCache implements StoreDomainLookup {
-  private readonly answers = new LRUCache<string, StoreDomains>({ max: STORE_DOMAIN_CACHE_ENTRIES, ttl: STORE_DOMAIN_CACHE_TTL_MS });
+  private readonly answers = boundedCache<StoreDomains>(STORE_DOMAIN_CACHE_ENTRIES, STORE_DOMAIN_CACHE_TTL_MS);
   private generation = 0;
 
   constructor(

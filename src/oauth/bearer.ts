@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../cache/bounded.js';
 import type { BearerTokenVerifier, BrandPrincipal } from '../auth/authenticator.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import { hashSecret } from '../shared/keys.js';
@@ -14,7 +14,7 @@ const CACHE_MAX_ENTRIES = 50_000;
  * costs; every revocation publishes `credentials`, which empties this cache on every instance.
  */
 export class OAuthBearerVerifier implements BearerTokenVerifier {
-  private readonly cache = new LRUCache<string, BrandPrincipal>({ max: CACHE_MAX_ENTRIES });
+  private readonly cache = boundedCache<BrandPrincipal>(CACHE_MAX_ENTRIES);
 
   constructor(
     private readonly model: Pick<OAuthModel, 'getAccessToken'>,

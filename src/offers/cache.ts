@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../cache/bounded.js';
 import type { InvalidationBus, InvalidationTopic } from '../cache/invalidation.js';
 import type { OfferSet } from './offer-set.js';
 
@@ -16,7 +16,7 @@ type Loader = (brandId: string, platformId: string, now: Date) => Promise<OfferS
  * load that started before an invalidation is not kept.
  */
 export class OffersCache {
-  private readonly entries = new LRUCache<string, OfferSet>({ max: MAX_ENTRIES });
+  private readonly entries = boundedCache<OfferSet>(MAX_ENTRIES);
   private readonly loading = new Map<string, Promise<OfferSet>>();
   private generation = 0;
 

@@ -163,7 +163,30 @@ function safeParse(text: string): unknown {
 
 export type Prepared = { ok: true; prepared: PreparedDocument } | { ok: false; errors: ShopifyErrorJson[] };
 
+/**
+ * Documents already prepared against a schema, by operation name and text: the service sends the
+ * same few documents thousands of times in a run, and validating one against the Admin schema
+ * costs far more than answering it. A prepared document is only read, never changed.
+ */
+const preparedDocuments = new WeakMap<GraphQLSchema, Map<string, Prepared>>();
+/** Past this many distinct documents (a test sending made-up ones), new ones are prepared each time. */
+const MAX_PREPARED_DOCUMENTS = 2_000;
+
 export function prepare(schema: GraphQLSchema, source: string, operationName: string | null | undefined): Prepared {
+  let known = preparedDocuments.get(schema);
+  if (!known) {
+    known = new Map();
+    preparedDocuments.set(schema, known);
+  }
+  const key = `${operationName ?? ''}\n${source}`;
+  const cached = known.get(key);
+  if (cached) return cached;
+  const prepared = prepareDocument(schema, source, operationName);
+  if (known.size < MAX_PREPARED_DOCUMENTS) known.set(key, prepared);
+  return prepared;
+}
+
+function prepareDocument(schema: GraphQLSchema, source: string, operationName: string | null | undefined): Prepared {
   let document: DocumentNode;
   try {
     document = parse(source);

@@ -1,6 +1,6 @@
 import { abstractFetch } from '@shopify/shopify-api/runtime';
 import type { FastifyBaseLogger } from 'fastify';
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../../cache/bounded.js';
 import { linkStoreDomains } from '../../companies/service.js';
 import { heldCommerceCharges } from '../../orders/service.js';
 import type { ShopifyConfig } from '../../config.js';
@@ -126,9 +126,9 @@ export class ShopifyCommerce implements CommerceAdapter {
   readonly admin: AdminClient;
   readonly tokens: ShopTokens;
   private readonly listeners: Array<(event: CommerceEvent) => Promise<void>> = [];
-  private readonly eligibilityCache = new LRUCache<string, StoreEligibility>({ max: 10_000, ttl: ELIGIBILITY_CACHE_MS });
-  private readonly journeyCache = new LRUCache<string, OrderJourney>({ max: 50_000, ttl: ORDER_INDEX_CACHE_MS });
-  private readonly unitsSoldAhead = new LRUCache<string, { units: Promise<Map<string, number>> }>({ max: 1_000, ttl: UNITS_SOLD_AHEAD_MS });
+  private readonly eligibilityCache = boundedCache<StoreEligibility>(10_000, ELIGIBILITY_CACHE_MS);
+  private readonly journeyCache = boundedCache<OrderJourney>(50_000, ORDER_INDEX_CACHE_MS);
+  private readonly unitsSoldAhead = boundedCache<{ units: Promise<Map<string, number>> }>(1_000, UNITS_SOLD_AHEAD_MS);
   private readonly bulkSlots: BulkSlots;
 
   constructor(private readonly options: ShopifyCommerceOptions) {
