@@ -22,6 +22,8 @@ const UNIT = [
 ];
 /** Tests that drive Chromium. */
 const BROWSER = ['**/*browser.test.ts', 'src/oauth/e2e.test.ts', 'src/site/landing.test.ts', 'src/http/reference-page.test.ts'];
+/** The production build and the container image's steps: a copy of the checkout built, a clean production install started. */
+const BUILD = ['test/build/*.test.ts'];
 /** Tests of the service as its own process: starts, signals, faults, bounds it keeps. */
 const RESILIENCE = ['test/resilience/*.test.ts', 'test/server/*.test.ts', 'test/durability/*.test.ts'];
 
@@ -31,14 +33,16 @@ const RESILIENCE = ['test/resilience/*.test.ts', 'test/server/*.test.ts', 'test/
  * shares two cores with everything else: beside a CPU burner, two starts of the service on PGlite
  * took 96 s (18 s on a quiet machine).
  *
- * Four tiers (README, "Tests"), one after the other (`groupOrder`): unit and integration side by
- * side, then the browser tier, then the resilience tier on its own, so the bounds it proves are not
- * measured beside the rest of the suite. Overlapping the browser tier with the integration tier (a
+ * Five tiers (README, "Tests"), in three steps (`groupOrder`): unit and integration side by side
+ * (`npm run test:quick`), then the browser and build tiers, then the resilience tier on its own, so
+ * the bounds it proves are not measured beside the rest of the suite. The build tier (a clean
+ * production install, a copy of the checkout built) is mostly npm and esbuild: beside the browser
+ * tier it keeps the everyday loop from paying for it. Overlapping the browser tier with the integration tier (a
  * second vitest process) saved 4% on two cores, 866 s against 901 s, and was not kept (docs/decisions.md,
  * "issue 24, overlap measured"). Unit, integration and browser files run three at a time on two
  * cores: each waits on something else part of the time (PostgreSQL, Chromium, a page's own timers),
  * and a third worker filled that (integration 154 s → 141 s, browser 161 s → 141 s; a fourth browser
- * worker bought nothing). The browser tier's workers connect to one shared Chromium (each file opens
+ * worker bought nothing; the resilience tier's four long files run at once on four). The browser tier's workers connect to one shared Chromium (each file opens
  * its own contexts on its own app). Files in one worker share the module graph (isolate: false): no
  * test leaves state behind in a module (each builds its own app and database), and importing the
  * service once per worker instead of once per file is most of what setup costs. The longest files
@@ -60,7 +64,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [...UNIT, ...BROWSER, ...RESILIENCE],
+          exclude: [...UNIT, ...BROWSER, ...BUILD, ...RESILIENCE],
           pool: 'forks',
           isolate: false,
           maxWorkers: 3,
@@ -78,6 +82,7 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      { extends: true, test: { name: 'build', include: BUILD, pool: 'forks', maxWorkers: 3, sequence: { groupOrder: 1 } } },
       { extends: true, test: { name: 'resilience', include: RESILIENCE, pool: 'forks', maxWorkers: 4, sequence: { groupOrder: 2 } } },
     ],
   },

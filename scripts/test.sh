@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite (README, "Tests"): every tier of vitest.config.ts in one vitest run (unit and
-# integration side by side, then the browser tier, then the resilience tier), and beside it the type
+# integration side by side, then the browser and build tiers, then the resilience tier), and beside it the type
 # checks and the linters (each one process: they fill the time vitest's workers wait on PostgreSQL,
 # Chromium or a page's timers; before vitest they cost 22 s of a 438 s run; docs/decisions.md, "The
 # suite in six minutes"). The checks' output is printed after vitest's.
@@ -45,9 +45,11 @@ run() {
   shift
   "$@" || failed+=("$name")
 }
+# Incremental type checks: a run after a small change re-checks what it touched (5 s instead of 26 s
+# for src/ and test/ here); the build info lives in node_modules/.cache, which a fresh clone lacks.
 start_checks() {
-  start typecheck tsc -p tsconfig.json
-  start typecheck-web tsc -p web/tsconfig.json
+  start typecheck tsc -p tsconfig.json --incremental --tsBuildInfoFile node_modules/.cache/tsc/server.tsbuildinfo
+  start typecheck-web tsc -p web/tsconfig.json --incremental --tsBuildInfoFile node_modules/.cache/tsc/web.tsbuildinfo
   start lint npm run --silent lint
 }
 finish_checks() {
