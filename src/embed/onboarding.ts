@@ -337,7 +337,9 @@ export class Onboarding {
       await dal.ensureSetupJob(this.deps.db, event.domain, now);
       // Back: what the store's leaving hid shows again, whoever turned it on (the plugin, the brand's dashboard).
       await showOffersOfReturningStore(this.deps, event.domain, now);
-      // Reinstalled and approved again: the merchant consented before, so the offer shows again.
+      // Reinstalled and approved again: the merchant consented before, so the offer shows again. The
+      // marked offers above already include it; this also covers a store that left before offers were
+      // marked (migration 0041), whose consented offer was hidden without a mark.
       const record = await dal.loadStoreRecord(this.deps.db, event.domain);
       if (record.merchant?.consentedAt && !record.merchant.turnedOffAt) {
         await showStoreOffer(this.deps, event.domain, true, undefined, now);
