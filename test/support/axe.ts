@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import axe, { type ElementContext, type PartialResult, type PartialResults, type Result, type RunOptions } from 'axe-core';
+import axe, { type ElementContext, type PartialResults, type Result, type RunOptions } from 'axe-core';
 import type { Frame, Page } from 'playwright-core';
 
 /**
@@ -12,13 +12,16 @@ import type { Frame, Page } from 'playwright-core';
  *   blank page for finishRun (a clean context, which guards against a hostile page, not our own);
  * - a screen already checked is not checked again: the result is kept per worker under the
  *   viewport and the markup of every frame, which is all the result depends on (the stylesheets
- *   and scripts are one build for the whole run).
+ *   and scripts are one build for the whole run);
+ * - the partial results cross between the frames and Node.js as JSON text: as object trees,
+ *   Playwright's protocol validated and copied every element of them on both sides of its
+ *   connection (docs/decisions.md, "axe results as text").
  */
 export async function axeViolations(page: Page): Promise<Result[]> {
   const key = await screenKey(page);
   let violations = checkedScreens.get(key);
   if (!violations) {
-    violations = (await finishRun(page, await partialResults(page.mainFrame(), { exclude: [], include: [] }))).violations;
+    violations = await finishRun(page, await partialResults(page.mainFrame(), { exclude: [], include: [] }));
     checkedScreens.set(key, violations);
   }
   return violations;
@@ -44,30 +47,37 @@ async function ensureAxe(frame: Frame): Promise<void> {
 }
 
 /**
- * Each frame's partial result, depth first and parent before children, as axe.finishRun expects; a
- * frame that cannot be reached counts as null. `context` is axe's (serializable) context object.
+ * Each frame's partial result as JSON, depth first and parent before children, as axe.finishRun
+ * expects; a frame that cannot be reached counts as null. `context` is axe's (serializable) context object.
  */
-async function partialResults(frame: Frame, context: unknown): Promise<PartialResults> {
+async function partialResults(frame: Frame, context: unknown): Promise<(string | null)[]> {
   await ensureAxe(frame);
   const frameContexts = await frame.evaluate((ctx) => window.axe.utils.getFrameContexts(ctx as ElementContext), context);
-  const own = await frame.evaluate(([ctx, options]) => window.axe.runPartial(ctx as ElementContext, options), [
+  const own = await frame.evaluate(async ([ctx, options]) => JSON.stringify(await window.axe.runPartial(ctx as ElementContext, options)), [
     context,
     AXE_OPTIONS,
   ] as const);
-  const results: PartialResults = [own];
+  const results: (string | null)[] = [own];
   for (const { frameSelector, frameContext } of frameContexts) {
     const child = await frame
       .evaluateHandle((selector) => window.axe.utils.shadowSelect(selector), frameSelector)
       .then((handle) => handle.asElement()?.contentFrame())
       .catch(() => null);
     if (child) results.push(...(await partialResults(child, frameContext)));
-    else results.push(null as unknown as PartialResult);
+    else results.push(null);
   }
   return results;
 }
 
-async function finishRun(page: Page, partials: PartialResults) {
-  return page.evaluate(([results, options]) => window.axe.finishRun(results, options), [partials, AXE_OPTIONS] as const);
+async function finishRun(page: Page, partials: (string | null)[]): Promise<Result[]> {
+  const violations = await page.evaluate(
+    async ([jsons, options]) => {
+      const results = jsons.map((json) => (json === null ? null : JSON.parse(json))) as PartialResults;
+      return JSON.stringify((await window.axe.finishRun(results, options)).violations);
+    },
+    [partials, AXE_OPTIONS] as const,
+  );
+  return JSON.parse(violations) as Result[];
 }
 
 declare global {
