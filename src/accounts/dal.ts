@@ -500,10 +500,12 @@ export interface SignUpRequest {
 
 /**
  * Keeps a sign-up waiting for its link. Expired ones go, and an address keeps only its newest
- * `perEmail`, so mailing sign-ups to one address cannot grow the table.
+ * `perEmail`, so mailing sign-ups to one address cannot grow the table. Sign-ups to one address take
+ * turns: each is written after its answer, so several can arrive at once, and each would otherwise
+ * count the others' rows before they commit and keep one too many.
  */
 export async function insertSignUpRequest(db: Db, request: SignUpRequest, perEmail: number, now: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTurn(db, [`sign-up ${request.email}`], async (trx) => {
     await trx.deleteFrom('sign_up_requests').where('expires_at', '<=', now).execute();
     await trx
       .insertInto('sign_up_requests')
