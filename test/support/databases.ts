@@ -176,7 +176,7 @@ export async function createTestDatabase(kind: DatabaseKind, options: { onQuery?
     if (!dump) await migrateToLatest(handle.db);
     return { ...handle, url: undefined };
   }
-  const name = `svc_test_${crypto.randomBytes(6).toString('hex')}`;
+  const name = `${runDatabasePrefix()}${crypto.randomBytes(6).toString('hex')}`;
   const cloned = await withAdmin(async (admin) => {
     try {
       await admin.query(`create database ${name} template ${postgresTemplateName(migrationsKey())}`);
@@ -196,7 +196,33 @@ export async function createTestDatabase(kind: DatabaseKind, options: { onQuery?
     url,
     close: async () => {
       await handle.close();
-      await withAdmin((admin) => admin.query(`drop database if exists ${name} with (force)`));
+      dropInBackground(name);
     },
   };
+}
+
+/** Set by the run's global setup: names the run's databases, so that its teardown finds the ones left. */
+export const TEST_RUN_ENV = 'SVC_TEST_RUN';
+
+function runDatabasePrefix(): string {
+  return `svc_test_${process.env[TEST_RUN_ENV] ?? 'solo'}_`;
+}
+
+/**
+ * A test file's database is dropped while the next file runs: a drop waits about a second here on
+ * the disk (the server's files are discarded), time the file's worker would otherwise sit idle.
+ * Whatever a worker had not dropped when it ended, or could not drop, the run's teardown drops.
+ */
+function dropInBackground(name: string): void {
+  withAdmin((admin) => admin.query(`drop database if exists ${name} with (force)`)).catch(() => undefined);
+}
+
+/** The run's teardown: drops every database of this run still on the server. */
+export async function dropRunDatabases(runId: string): Promise<void> {
+  await withAdmin(async (admin) => {
+    const { rows } = await admin.query<{ datname: string }>('select datname from pg_database where starts_with(datname, $1)', [
+      `svc_test_${runId}_`,
+    ]);
+    for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`);
+  });
 }

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { buildMigratedTemplates } from './databases.js';
+import { buildMigratedTemplates, dropRunDatabases, TEST_RUN_ENV } from './databases.js';
 import { DIST_BUILT_ENV } from './service-process.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -17,9 +18,16 @@ export async function buildDistIfStale(): Promise<void> {
   await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--if-stale'], { cwd: ROOT });
 }
 
-/** Once per run, before any test file: the migrated templates every test database is cloned from, and dist/. */
-export default async function setup(): Promise<void> {
+/**
+ * Once per run, before any test file: the migrated templates every test database is cloned from, and
+ * dist/. After the run, the run's databases that its workers left (test/support/databases.ts).
+ */
+export default async function setup(): Promise<() => Promise<void>> {
   await Promise.all([buildMigratedTemplates(), buildDistIfStale()]);
-  // Inherited by the test workers, so the processes they start do not check the build again.
+  // Inherited by the test workers: the processes they start do not check the build again, and
+  // their databases carry the run's name.
   process.env[DIST_BUILT_ENV] = path.resolve(ROOT);
+  process.env[TEST_RUN_ENV] ??= crypto.randomBytes(4).toString('hex');
+  const runId = process.env[TEST_RUN_ENV];
+  return () => dropRunDatabases(runId);
 }
