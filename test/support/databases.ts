@@ -196,7 +196,7 @@ export async function createTestDatabase(kind: DatabaseKind, options: { onQuery?
     url,
     close: async () => {
       await handle.close();
-      dropInBackground(name);
+      await dropDatabase(name);
     },
   };
 }
@@ -209,12 +209,15 @@ function runDatabasePrefix(): string {
 }
 
 /**
- * A test file's database is dropped while the next file runs: a drop waits about a second here on
- * the disk (the server's files are discarded), time the file's worker would otherwise sit idle.
- * Whatever a worker had not dropped when it ended, or could not drop, the run's teardown drops.
+ * In a vitest run, a test file's database is dropped while the next file runs: a drop waits about
+ * a second here on the disk (the server's files are discarded), time the file's worker would
+ * otherwise sit idle. Whatever a worker had not dropped when it ended, or could not drop, the run's
+ * teardown drops. Outside a run (a bench) nothing would drop it later: the drop is waited for.
  */
-function dropInBackground(name: string): void {
-  withAdmin((admin) => admin.query(`drop database if exists ${name} with (force)`)).catch(() => undefined);
+async function dropDatabase(name: string): Promise<void> {
+  const drop = withAdmin((admin) => admin.query(`drop database if exists ${name} with (force)`));
+  if (process.env[TEST_RUN_ENV] === undefined) await drop;
+  else drop.catch(() => undefined);
 }
 
 /** The run's teardown: drops every database of this run still on the server. */
