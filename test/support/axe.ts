@@ -6,10 +6,10 @@ import type { Frame, Page } from 'playwright-core';
 
 /**
  * axe on a page and every frame in it, as @axe-core/playwright's AxeBuilder runs it (axe.runPartial
- * in each frame, cross-origin ones too, then axe.finishRun over the partial results), with two
+ * in each frame, cross-origin ones too, then axe.finishRun over the partial results), with
  * differences that measured half of the browser tier's time (docs/decisions.md, "axe once per
  * screen"):
- * - axe's 1.3 MB source is evaluated in a frame only when that frame does not hold it yet, and
+ * - axe's source is evaluated in a frame only when that frame does not hold it yet, and
  *   finishRun runs in the page itself: AxeBuilder evaluates the source on every call and opens a
  *   blank page for finishRun (a clean context, which guards against a hostile page, not our own);
  * - a screen already checked is not checked again: the result is kept per worker under the
