@@ -12,6 +12,11 @@ import { inject } from 'vitest';
  * (Chromium keeps the last switch of a name), turning back on what it turns off for tests (storage
  * partitioning, paint holding, HTTPS upgrades). Switches to turn off site isolation were tried and
  * bought nothing measurable (docs/decisions.md, "Playwright's switches kept").
+ *
+ * Chromium keeps its shared memory in /dev/shm (a tmpfs of half the RAM on this machine kind):
+ * `--disable-dev-shm-usage`, meant for containers with a small /dev/shm, moved it to /tmp, which is on
+ * the disk here, and the kernel's writeback of those files cost 31 CPU-s of a browser tier's run
+ * (docs/decisions.md, "issue 24, seventh round").
  */
 export const CHROMIUM_OPTIONS: LaunchOptions = {
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell',
@@ -24,7 +29,6 @@ export const CHROMIUM_OPTIONS: LaunchOptions = {
     '--disable-background-networking',
     '--disable-component-update',
     '--disable-sync',
-    '--disable-dev-shm-usage',
   ],
 };
 
