@@ -1,11 +1,14 @@
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrator.js';
-import { createTestDatabase, PATIENT_DATABASE_ENV, TEST_DATABASE_BOUNDS, type DatabaseKind } from '../support/databases.js';
+import {
+  createTestDatabase,
+  migratedDataDir,
+  PATIENT_DATABASE_ENV,
+  TEST_DATABASE_BOUNDS,
+  type DatabaseKind,
+} from '../support/databases.js';
 import { createBrand, createPlatform } from '../support/factories.js';
 import { ADMIN_TOKEN } from '../support/harness.js';
 import {
@@ -58,11 +61,10 @@ async function postgresStorage(): Promise<Storage> {
 
 /** PGlite in a data directory, no DATABASE_URL: the database `npm start` uses by default. */
 async function pgliteStorage(): Promise<Storage> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-durability-'));
+  const dataDir = await migratedDataDir('svc-durability-');
   const withDb = async <T>(use: (db: Db) => Promise<T>): Promise<T> => {
     const handle = await openDatabase({ dataDir, bounds: TEST_DATABASE_BOUNDS });
     try {
-      await migrateToLatest(handle.db);
       return await use(handle.db);
     } finally {
       await handle.close();

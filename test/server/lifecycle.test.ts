@@ -5,12 +5,18 @@ import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { openDatabase } from '../../src/db/database.js';
 import { issuePlatformKey } from '../../src/auth/service.js';
 import { savePlatform } from '../support/factories.js';
-import { createTestDatabase, PATIENT_DATABASE_ENV, TEST_DATABASE_BOUNDS, type TestDatabase } from '../support/databases.js';
+import {
+  createTestDatabase,
+  migratedDataDir,
+  PATIENT_DATABASE_ENV,
+  TEST_DATABASE_BOUNDS,
+  type TestDatabase,
+} from '../support/databases.js';
 import { entryPointArgs, freePort, requestsBegun, startService, untilShuttingDown, waitUntil } from '../support/service-process.js';
 import { TableLock } from '../support/table-lock.js';
 
@@ -105,7 +111,11 @@ describe('the service process on PostgreSQL', () => {
 });
 
 describe('the service process on PGlite', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-pglite-'));
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await migratedDataDir('svc-pglite-');
+  });
 
   afterAll(() => {
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -114,7 +124,6 @@ describe('the service process on PGlite', () => {
   it('keeps its data under DATA_DIR across restarts', async () => {
     const first = await startService({ DATA_DIR: dataDir });
     expect(await first.stop()).toBe(0);
-    expect(fs.existsSync(path.join(dataDir, 'pglite'))).toBe(true);
 
     const handle = await openDatabase({ dataDir, bounds: TEST_DATABASE_BOUNDS });
     const { platformId, key } = await seedPlatform(handle);
@@ -193,7 +202,11 @@ describe('the service process with a bad address or data directory', () => {
 });
 
 describe('the plugin demo on ports other than the defaults', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-demo-ports-'));
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await migratedDataDir('svc-demo-ports-');
+  });
 
   afterAll(() => {
     fs.rmSync(dataDir, { recursive: true, force: true });

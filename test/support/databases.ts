@@ -201,6 +201,26 @@ export async function createTestDatabase(kind: DatabaseKind, options: { onQuery?
   };
 }
 
+/**
+ * A DATA_DIR holding a migrated database, as a service's first start leaves it: the run's PGlite dump
+ * unpacked into it (where a run built one), instead of an empty start's initdb and every migration in
+ * the service or the test. A start on an empty DATA_DIR stays proven by the newcomer's walks
+ * (test/server/readme-walk.test.ts, test/smoke/newcomer-pglite.test.ts) and the CLI's migrate test.
+ */
+export async function migratedDataDir(prefix: string): Promise<string> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dump = migratedPgliteDump();
+  if (dump) {
+    const pglite = await PGlite.create(path.join(dataDir, 'pglite'), { extensions: { pg_trgm }, loadDataDir: dump });
+    await pglite.close();
+  } else {
+    const handle = await openDatabase({ dataDir, bounds: TEST_DATABASE_BOUNDS });
+    await migrateToLatest(handle.db);
+    await handle.close();
+  }
+  return dataDir;
+}
+
 /** Set by the run's global setup: names the run's databases, so that its teardown finds the ones left. */
 export const TEST_RUN_ENV = 'SVC_TEST_RUN';
 
