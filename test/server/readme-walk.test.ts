@@ -62,6 +62,8 @@ describe('the README walk on non-default ports', () => {
     expect(printed(banner, /Plugin demo:\s+(\S+)/)).toBe(`http://127.0.0.1:${demoPort}/`);
     expect(printed(banner, /API reference:\s+(\S+)/)).toBe(`${base}/docs`);
     expect(banner).not.toMatch(/:3000\b|:3001\b/);
+    // Started on an empty DATA_DIR, as a newcomer's first `npm start` is: the database is made there.
+    expect(fs.existsSync(path.join(dataDir, 'pglite'))).toBe(true);
   });
 
   it("a tech platform syncs brands and a brand reads offers: the banner's commands and the README's, with PORT set", async () => {
