@@ -118,7 +118,7 @@ describe('the service process on PGlite', () => {
   });
 
   afterAll(() => {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('keeps its data under DATA_DIR across restarts', async () => {
@@ -209,7 +209,7 @@ describe('the plugin demo on ports other than the defaults', () => {
   });
 
   afterAll(() => {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('approves the origin the demo page is served from, so the plugin opens there', async () => {

@@ -13,7 +13,7 @@ import { inject } from 'vitest';
  * partitioning, paint holding, HTTPS upgrades). Switches to turn off site isolation were tried and
  * bought nothing measurable (docs/decisions.md, "Playwright's switches kept").
  *
- * Chromium keeps its shared memory in /dev/shm (a tmpfs of half the RAM on this machine kind):
+ * Chromium keeps its shared memory in /dev/shm (a tmpfs of 24 GB on this machine kind):
  * `--disable-dev-shm-usage`, meant for containers with a small /dev/shm, moved it to /tmp, which is on
  * the disk here, and the kernel's writeback of those files cost 31 CPU-s of a browser tier's run
  * (docs/decisions.md, "issue 24, seventh round").

@@ -204,8 +204,8 @@ export async function createTestDatabase(kind: DatabaseKind, options: { onQuery?
 /**
  * A DATA_DIR holding a migrated database, as a service's first start leaves it: the run's PGlite dump
  * unpacked into it (where a run built one), instead of an empty start's initdb and every migration in
- * the service or the test. A start on an empty DATA_DIR stays proven by the newcomer's walks
- * (test/server/readme-walk.test.ts, test/smoke/newcomer-pglite.test.ts) and the CLI's migrate test.
+ * the service or the test. A start on an empty DATA_DIR stays proven by the README walk
+ * (test/server/readme-walk.test.ts) and the CLI's migrate test (src/cli.test.ts).
  */
 export async function migratedDataDir(prefix: string): Promise<string> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -70,7 +70,7 @@ async function snapshotterFor(db: Db): Promise<Snapshotter> {
       `create trigger test_snapshot_writes after insert or update or delete or truncate on public."${table}" ` +
       'for each statement execute function test_snapshot.record_write();',
   );
-  // One statement (PGlite's extended protocol takes no lists); idempotent, as two snapshotters of one database may race.
+  // One statement (PGlite's extended protocol takes no lists); a second handle on the same database finds the triggers there.
   await sql
     .raw(`do $$ begin
       if to_regnamespace('test_snapshot') is null then
