@@ -91,6 +91,8 @@ export interface DatabaseOptions {
   onQuery?: (sql: string) => void;
   /** PGlite in memory: start from this dump of a data directory (the tests' migrated template) instead of an empty one. */
   pgliteDump?: Blob;
+  /** PGlite: this instance, which the caller opened and closes (the handle's close leaves it open). */
+  pglite?: PGlite;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -115,7 +117,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   // Brand search runs on a trigram index (migration 0009); PGlite loads the extension on demand.
   const extensions = { pg_trgm };
   let pglite: PGlite;
-  if (options.dataDir) {
+  if (options.pglite) {
+    pglite = options.pglite;
+  } else if (options.dataDir) {
     const dir = path.join(options.dataDir, 'pglite');
     fs.mkdirSync(dir, { recursive: true });
     pglite = await PGlite.create(dir, { extensions });
@@ -124,7 +128,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   }
   // In process, a statement cannot hang on a network, and PGlite cannot cancel one (it has no
   // statement_timeout): the one wait to bound is for its single connection.
-  const pool = new PGlitePool(pglite, options.bounds.connectTimeoutMs);
+  const pool = new PGlitePool(pglite, options.bounds.connectTimeoutMs, { closesInstance: !options.pglite });
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }),
     log: queryLog(options),

@@ -8,14 +8,21 @@ import type { PGlite } from '@electric-sql/pglite';
 export class PGlitePool {
   private queue: Array<() => void> = [];
   private busy = false;
+  private ended = false;
 
-  /** `connectTimeoutMs`: the longest a caller waits for the connection, as pg's pool bounds its checkout. */
+  /**
+   * `connectTimeoutMs`: the longest a caller waits for the connection, as pg's pool bounds its checkout.
+   * `closesInstance`: false when the caller owns the instance and closes it itself.
+   */
   constructor(
     readonly pglite: PGlite,
     private readonly connectTimeoutMs: number,
+    private readonly options: { closesInstance: boolean } = { closesInstance: true },
   ) {}
 
   async connect(): Promise<PGlitePoolClient> {
+    // An instance the pool does not close stays usable by its owner: an ended pool still refuses work.
+    if (this.ended) throw new Error('Cannot use a pool after calling end on the pool');
     if (this.busy) await this.waitForTurn();
     this.busy = true;
     return new PGlitePoolClient(this.pglite, () => this.releaseConnection());
@@ -43,7 +50,8 @@ export class PGlitePool {
   }
 
   async end(): Promise<void> {
-    await this.pglite.close();
+    this.ended = true;
+    if (this.options.closesInstance) await this.pglite.close();
   }
 }
 

@@ -1,32 +1,30 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
-import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrator.js';
 import { readFixtureFile } from '../../src/demo/loader.js';
 import type { FixtureFile } from '../../src/demo/schemas.js';
 import { DEMO_FIXTURE_PATH, prepareStartupData } from '../../src/demo/startup.js';
 import type { EmbedState } from '../../src/embed/embed-view.js';
-import { TEST_DATABASE_BOUNDS } from '../support/databases.js';
+import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { DashboardClient } from '../support/dashboard-client.js';
 import { testConfig } from '../support/harness.js';
 import { injectTransport, merchantToken, StoreOwner } from '../support/sandbox-owner.js';
 
 /**
  * The embedded default stays proven end to end: HTTP-level suites run on PostgreSQL (HTTP_ENGINES),
- * so this walks a newcomer's first minutes on PGlite, from an empty database as `npm start` does
- * (migrations, then the demo data), through the demo platform's offers and the dashboard sign-in
- * the banner prints, to a store's plugin turned live.
+ * so this walks a newcomer's first minutes on PGlite, from a migrated database as `npm start` leaves
+ * it (then the demo data), through the demo platform's offers and the dashboard sign-in the banner
+ * prints, to a store's plugin turned live. The migrations on an empty PGlite are walked by the README
+ * walk (test/server/readme-walk.test.ts) and the CLI's migrate test (src/cli.test.ts).
  */
 describe('a newcomer on PGlite, the embedded default', () => {
-  let database: DatabaseHandle;
+  let database: TestDatabase;
   let app: App;
   let demo: FixtureFile;
   let banner: string;
 
   beforeAll(async () => {
-    database = await openDatabase({ bounds: TEST_DATABASE_BOUNDS });
-    await migrateToLatest(database.db);
+    database = await createTestDatabase('pglite');
     // Setup's timings made short, as in the plugin's own tests: a store's import takes 0.3 s.
     const config = testConfig({ SERVICE_ENV: 'dev', SETUP_POLL_MS: '30', SANDBOX_IMPORT_MS: '300' });
     app = await buildApp({ config, database });
@@ -39,7 +37,7 @@ describe('a newcomer on PGlite, the embedded default', () => {
     await database?.close();
   });
 
-  it('starts on an empty PGlite, loads the demo data, shows offers, signs staff in, and takes a store to live', async () => {
+  it('starts on PGlite, loads the demo data, shows offers, signs staff in, and takes a store to live', async () => {
     const ready = await app.inject('/readyz');
     expect(ready.json()).toEqual({ status: 'ready', database: 'pglite' });
     const demoBrand = demo.brands![0]!;

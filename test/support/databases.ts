@@ -5,7 +5,8 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
-import { openDatabase, type DatabaseBounds, type DatabaseHandle } from '../../src/db/database.js';
+import { sql } from 'kysely';
+import { openDatabase, type DatabaseBounds, type DatabaseHandle, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -51,6 +52,8 @@ export const PATIENT_DATABASE_ENV: Record<string, string> = {
 export interface TestDatabase extends DatabaseHandle {
   /** Set for PostgreSQL: the URL of this test's own database. */
   url: string | undefined;
+  /** Whether an earlier file of this worker used this database (reset since to the template's state). */
+  reused: boolean;
 }
 
 function withDatabaseName(url: string, name: string): string {
@@ -168,16 +171,71 @@ function migratedPgliteDump(): Blob | null {
   return pgliteDump;
 }
 
-/** A fresh database, already migrated to the latest: cloned from the run's template where there is one, else built and migrated. */
+/**
+ * A fresh database, already migrated to the latest: in a run, a database an earlier file of this
+ * worker returned (reset to the template's state), else cloned from the run's template, else built
+ * and migrated.
+ */
 export async function createTestDatabase(kind: DatabaseKind, options: { onQuery?: (sql: string) => void } = {}): Promise<TestDatabase> {
+  // The checks and the reset that keep a database for the next file are the suite's, not the file's statements.
+  let quiet = false;
+  const onQuery = options.onQuery && ((text: string) => quiet || options.onQuery?.(text));
+  const maintain = async (body: (db: Db) => Promise<boolean>, db: Db): Promise<boolean> => {
+    quiet = true;
+    try {
+      return await body(db);
+    } catch {
+      return false;
+    } finally {
+      quiet = false;
+    }
+  };
   if (kind === 'pglite') {
     const dump = migratedPgliteDump();
-    const handle = await openDatabase({ onQuery: options.onQuery, bounds: TEST_DATABASE_BOUNDS, ...(dump ? { pgliteDump: dump } : {}) });
-    if (!dump) await migrateToLatest(handle.db);
-    return { ...handle, url: undefined };
+    if (!dump) {
+      const handle = await openDatabase({ onQuery, bounds: TEST_DATABASE_BOUNDS });
+      await migrateToLatest(handle.db);
+      return { ...handle, url: undefined, reused: false };
+    }
+    const spare = reusesDatabases() ? spares.pglite.pop() : undefined;
+    const pglite = spare ?? (await PGlite.create({ extensions: { pg_trgm }, loadDataDir: dump }));
+    const handle = await openDatabase({ pglite, onQuery, bounds: TEST_DATABASE_BOUNDS });
+    if (!spare) await maintain((db) => learnTemplate('pglite', db), handle.db);
+    return {
+      ...handle,
+      url: undefined,
+      reused: spare !== undefined,
+      close: async () => {
+        const reusable = reusesDatabases() && (await maintain((db) => resetToTemplate('pglite', db), handle.db));
+        await handle.close();
+        if (reusable) spares.pglite.push(pglite);
+        else await pglite.close();
+      },
+    };
   }
-  const name = `${runDatabasePrefix()}${crypto.randomBytes(6).toString('hex')}`;
-  const cloned = await withAdmin(async (admin) => {
+  const spare = reusesDatabases() ? spares.postgres.pop() : undefined;
+  const name = spare ?? `${runDatabasePrefix()}${crypto.randomBytes(6).toString('hex')}`;
+  const cloned = spare !== undefined || (await cloneTemplate(name));
+  const url = withDatabaseName(TEST_POSTGRES_URL, name);
+  const handle = await openDatabase({ databaseUrl: url, poolSize: 5, onQuery, bounds: TEST_DATABASE_BOUNDS });
+  if (!cloned) await migrateToLatest(handle.db);
+  else if (!spare) await maintain((db) => learnTemplate('postgres', db), handle.db);
+  return {
+    ...handle,
+    url,
+    reused: spare !== undefined,
+    close: async () => {
+      const reusable = reusesDatabases() && cloned && (await maintain((db) => resetToTemplate('postgres', db), handle.db));
+      await handle.close();
+      if (reusable) spares.postgres.push(name);
+      else await dropDatabase(name);
+    },
+  };
+}
+
+/** Clones the run's template into `name`; false when there is none (the database is created empty). */
+async function cloneTemplate(name: string): Promise<boolean> {
+  return withAdmin(async (admin) => {
     try {
       await admin.query(`create database ${name} template ${postgresTemplateName(migrationsKey())}`);
       return true;
@@ -188,18 +246,113 @@ export async function createTestDatabase(kind: DatabaseKind, options: { onQuery?
       return false;
     }
   });
-  const url = withDatabaseName(TEST_POSTGRES_URL, name);
-  const handle = await openDatabase({ databaseUrl: url, poolSize: 5, onQuery: options.onQuery, bounds: TEST_DATABASE_BOUNDS });
-  if (!cloned) await migrateToLatest(handle.db);
-  return {
-    ...handle,
-    url,
-    close: async () => {
-      await handle.close();
-      await dropDatabase(name);
-    },
-  };
 }
+
+/**
+ * A worker's databases outlive its files: a file's database, when the file closes it, is reset to the
+ * template's state and handed to the worker's next file, instead of dropped and built again (a PGlite
+ * loaded from the dump took 1.7-2.5 CPU-s here, a PostgreSQL clone with its drop and admin connections
+ * about 0.3; the reset 5-90 ms; docs/decisions.md, "issue 24, eighth round"). Only inside a run, whose
+ * teardown drops what its workers kept; a bench's database is dropped when it closes.
+ */
+function reusesDatabases(): boolean {
+  return process.env[TEST_RUN_ENV] !== undefined;
+}
+
+const spares: { pglite: PGlite[]; postgres: string[] } = { pglite: [], postgres: [] };
+
+/** What a fresh database of each engine holds: its catalog's fingerprint and the statement that restores its rows. */
+const templates: Partial<Record<DatabaseKind, { fingerprint: string; reset: string }>> = {};
+
+/**
+ * The catalog's fingerprint: any DDL a file ran and did not undo (a table, column, index, trigger or
+ * function created, altered or dropped) changes a row count or a row version (xmin) in one of these,
+ * or a relation's name, kind or column count; a database whose fingerprint differs from a fresh one's
+ * is dropped rather than reused. A relation's storage is left out: a truncated table, which the
+ * reset empties anyway, has a new file, and a table that ever had a trigger keeps the flag saying so.
+ */
+const FINGERPRINT = sql<{ fingerprint: string }>`
+  select md5(string_agg(part, ';' order by part)) as fingerprint from (
+    select 'class ' || md5(string_agg(concat_ws(' ', oid, relname, relkind, relnatts, reloptions), ',' order by oid)) as part from pg_class
+    union all select 'attribute ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_attribute
+    union all select 'attrdef ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_attrdef
+    union all select 'constraint ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_constraint
+    union all select 'index ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_index
+    union all select 'trigger ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_trigger
+    union all select 'proc ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_proc
+    union all select 'type ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_type
+    union all select 'namespace ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_namespace
+    union all select 'rewrite ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_rewrite
+    union all select 'sequence ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_sequence
+    union all select 'extension ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_extension
+    union all select 'event_trigger ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_event_trigger
+    union all select 'policy ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_policy
+    union all select 'settings ' || count(*) from pg_db_role_setting
+      where setdatabase = (select oid from pg_database where datname = current_database())
+  ) parts`;
+
+/**
+ * Reads a fresh database once per worker and engine: its fingerprint, and one statement that resets
+ * the session's settings, drops the tests' write log, empties every table, puts back the rows the migrations wrote (the migration
+ * log, the sealed-performance row) and restarts every sequence.
+ */
+async function learnTemplate(kind: DatabaseKind, db: Db): Promise<boolean> {
+  if (templates[kind]) return true;
+  const fingerprint = (await FINGERPRINT.execute(db)).rows[0]?.fingerprint;
+  const { rows: tables } = await sql<{ name: string }>`
+    select relname as name from pg_class where relnamespace = 'public'::regnamespace and relkind in ('r', 'p') order by relname`.execute(
+    db,
+  );
+  const contents = (
+    await sql<Record<string, unknown[]>>`select ${sql.join(
+      tables.map(({ name }) => sql`(select coalesce(json_agg(t), '[]'::json) from ${sql.table(name)} t) as ${sql.ref(name)}`),
+    )}`.execute(db)
+  ).rows[0];
+  const { rows: sequences } = await sql<{ name: string; start: string }>`
+    select quote_ident(sequencename) as name, start_value::text as start from pg_sequences where schemaname = 'public'`.execute(db);
+  if (!fingerprint || !contents) return false;
+  const table = (name: string) => `public.${quoteIdent(name)}`;
+  const statements = [
+    // A setting a file changed for its session (PGlite has one session, kept with the instance).
+    'reset all;',
+    // The write log of "a refused request wrote nothing" (test/support/snapshot.ts), and its triggers.
+    'drop schema if exists test_snapshot cascade;',
+    // The append-only tables refuse deletes by trigger: a suite's reset is not the service's write.
+    `perform set_config('session_replication_role', 'replica', true);`,
+    ...tables.map(({ name }) => `delete from ${table(name)};`),
+    ...tables
+      .filter(({ name }) => (contents[name] ?? []).length > 0)
+      .map(({ name }) => {
+        const rows = quoteLiteral(JSON.stringify(contents[name]));
+        return `insert into ${table(name)} overriding system value select * from json_populate_recordset(null::${table(name)}, ${rows});`;
+      }),
+    ...sequences.map(({ name, start }) => `perform setval(${quoteLiteral(`public.${name}`)}, ${start}, false);`),
+  ];
+  templates[kind] = { fingerprint, reset: `do $reset$ begin ${statements.join(' ')} end $reset$` };
+  return true;
+}
+
+/**
+ * Puts a returned database back in its template's state; false when it cannot be reused: a
+ * connection of the file's would not end (PostgreSQL), the reset failed, or the file changed the schema.
+ */
+async function resetToTemplate(kind: DatabaseKind, db: Db): Promise<boolean> {
+  const template = templates[kind];
+  if (!template) return false;
+  if (kind === 'postgres') {
+    // Whatever of the file's still holds a connection (a service it started, a pool it left open) must
+    // not write into the next file's database: ended here, as a drop with (force) would have.
+    const { rows } = await sql<{ ended: boolean | null }>`
+      select bool_and(pg_terminate_backend(pid, 10000)) as ended from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid()`.execute(db);
+    if (rows[0]?.ended === false) return false;
+  }
+  await sql.raw(template.reset).execute(db);
+  return (await FINGERPRINT.execute(db)).rows[0]?.fingerprint === template.fingerprint;
+}
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+const quoteLiteral = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * A DATA_DIR holding a migrated database, as a service's first start leaves it: the run's PGlite dump
