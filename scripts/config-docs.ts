@@ -22,8 +22,9 @@ status 1. A refusal never repeats a secret or a URL that may hold credentials.
 
 const FOOTER = `
 Test-suite variables (read by the tests, not by the service): \`TEST_DATABASE_URL\` (default
-\`postgres://postgres@127.0.0.1:5432/test\`; each test file creates and drops its own database on
-that server) and \`CHROMIUM_PATH\` (default \`/usr/bin/chromium-headless-shell\`).
+\`postgres://postgres@127.0.0.1:5432/test\`; each test file gets a database of its own on that
+server, cloned from the run's template or handed on, reset, from an earlier file of its worker)
+and \`CHROMIUM_PATH\` (default \`/usr/bin/chromium-headless-shell\`).
 `;
 
 function defaultOf(schema: VariableSchema): string {
