@@ -271,30 +271,35 @@ const templates: Partial<Record<DatabaseKind, { fingerprint: string; reset: stri
  * is dropped rather than reused. A relation's storage is left out: a truncated table, which the
  * reset empties anyway, has a new file, and a table that ever had a trigger keeps the flag saying so.
  */
+const VERSIONED_CATALOGS = [
+  'pg_attribute',
+  'pg_attrdef',
+  'pg_constraint',
+  'pg_index',
+  'pg_trigger',
+  'pg_proc',
+  'pg_type',
+  'pg_namespace',
+  'pg_rewrite',
+  'pg_sequence',
+  'pg_extension',
+  'pg_event_trigger',
+  'pg_policy',
+];
+const versionedCatalogPart = (name: string) => `union all select '${name} ' || count(*) || ' ' || sum(xmin::text::bigint) from ${name}`;
 const FINGERPRINT = sql<{ fingerprint: string }>`
   select md5(string_agg(part, ';' order by part)) as fingerprint from (
-    select 'class ' || md5(string_agg(concat_ws(' ', oid, relname, relkind, relnatts, reloptions), ',' order by oid)) as part from pg_class
-    union all select 'attribute ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_attribute
-    union all select 'attrdef ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_attrdef
-    union all select 'constraint ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_constraint
-    union all select 'index ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_index
-    union all select 'trigger ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_trigger
-    union all select 'proc ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_proc
-    union all select 'type ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_type
-    union all select 'namespace ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_namespace
-    union all select 'rewrite ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_rewrite
-    union all select 'sequence ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_sequence
-    union all select 'extension ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_extension
-    union all select 'event_trigger ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_event_trigger
-    union all select 'policy ' || count(*) || ' ' || sum(xmin::text::bigint) from pg_policy
-    union all select 'settings ' || count(*) from pg_db_role_setting
+    select 'pg_class ' || md5(string_agg(concat_ws(' ', oid, relname, relkind, relnatts, reloptions), ',' order by oid)) as part
+    from pg_class
+    ${sql.raw(VERSIONED_CATALOGS.map(versionedCatalogPart).join(' '))}
+    union all select 'pg_db_role_setting ' || count(*) from pg_db_role_setting
       where setdatabase = (select oid from pg_database where datname = current_database())
   ) parts`;
 
 /**
  * Reads a fresh database once per worker and engine: its fingerprint, and one statement that resets
- * the session's settings, drops the tests' write log, empties every table, puts back the rows the migrations wrote (the migration
- * log, the sealed-performance row) and restarts every sequence.
+ * the session's settings, drops the tests' write log, empties every table, puts back the rows the
+ * migrations wrote (the migration log, the sealed-performance row) and restarts every sequence.
  */
 async function learnTemplate(kind: DatabaseKind, db: Db): Promise<boolean> {
   if (templates[kind]) return true;
