@@ -316,7 +316,7 @@ async function learnTemplate(kind: DatabaseKind, db: Db): Promise<boolean> {
   const { rows: sequences } = await sql<{ name: string; start: string }>`
     select quote_ident(sequencename) as name, start_value::text as start from pg_sequences where schemaname = 'public'`.execute(db);
   if (!fingerprint || !contents) return false;
-  const table = (name: string) => `public.${quoteIdent(name)}`;
+  const table = (name: string) => `public.${pg.escapeIdentifier(name)}`;
   const statements = [
     // A setting a file changed for its session (PGlite has one session, kept with the instance).
     'reset all;',
@@ -328,10 +328,10 @@ async function learnTemplate(kind: DatabaseKind, db: Db): Promise<boolean> {
     ...tables
       .filter(({ name }) => (contents[name] ?? []).length > 0)
       .map(({ name }) => {
-        const rows = quoteLiteral(JSON.stringify(contents[name]));
+        const rows = pg.escapeLiteral(JSON.stringify(contents[name]));
         return `insert into ${table(name)} overriding system value select * from json_populate_recordset(null::${table(name)}, ${rows});`;
       }),
-    ...sequences.map(({ name, start }) => `perform setval(${quoteLiteral(`public.${name}`)}, ${start}, false);`),
+    ...sequences.map(({ name, start }) => `perform setval(${pg.escapeLiteral(`public.${name}`)}, ${start}, false);`),
   ];
   templates[kind] = { fingerprint, reset: `do $reset$ begin ${statements.join(' ')} end $reset$` };
   return true;
@@ -355,9 +355,6 @@ async function resetToTemplate(kind: DatabaseKind, db: Db): Promise<boolean> {
   await sql.raw(template.reset).execute(db);
   return (await FINGERPRINT.execute(db)).rows[0]?.fingerprint === template.fingerprint;
 }
-
-const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
-const quoteLiteral = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * A DATA_DIR holding a migrated database, as a service's first start leaves it: the run's PGlite dump
