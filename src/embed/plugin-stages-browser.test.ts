@@ -4,7 +4,8 @@ import { ARTIFACTS, DOCS, domainFor, embeddedPluginInChromium } from '../../test
 
 /** The merchant's walk through every stage, and the slow store's delayed on the way. */
 describe('embedded plugin in Chromium, through the demo host page: the stages', () => {
-  const { shared, open, log, stages, checkScreen, inNewTab, holdAt, heights, settledHeight } = embeddedPluginInChromium();
+  const { shared, open, log, stages, checkScreen, screenAfterAction, inNewTab, holdAt, heights, settledHeight } =
+    embeddedPluginInChromium();
   let service: string;
   beforeAll(() => {
     ({ service } = shared);
@@ -94,7 +95,7 @@ delayed → consent → live`, async () => {
     await delayedChecked();
     await frame.locator('[data-screen="consent"]').waitFor({ timeout: 60_000 });
     await frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
-    await frame.locator('[data-screen="live"]').waitFor();
+    await screenAfterAction(frame, 'live');
     await expect.poll(() => stages(page)).toEqual(['install', 'plan', 'setting_up', 'delayed', 'consent', 'live']);
     await browserContext.close();
   });

@@ -151,6 +151,16 @@ export function embeddedPluginInChromium() {
   }
 
   /**
+   * After an action the merchant took: waits for `screen`, or for what they would see instead (the
+   * words under the button, the service unreachable), and fails with those words.
+   */
+  async function screenAfterAction(frame: FrameLocator, screen: string) {
+    const outcome = frame.locator(`[data-screen="${screen}"], [data-screen="unreachable"], [role="alert"]`).first();
+    await outcome.waitFor({ timeout: 60_000 });
+    expect(await frame.locator('[data-screen="unreachable"], [role="alert"]').allTextContents(), `${screen} after the action`).toEqual([]);
+  }
+
+  /**
    * The sandbox asks the store's owner to sign in first, as a commerce platform's admin does: the
    * first visitor of a store nobody knows sets up its sign-in, later ones sign in with it.
    */
@@ -233,6 +243,7 @@ export function embeddedPluginInChromium() {
     sandbox,
     expectAccessible,
     checkScreen,
+    screenAfterAction,
     signInAtSandbox,
     inNewTab,
     holdAt,
