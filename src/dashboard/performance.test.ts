@@ -175,8 +175,8 @@ admin stats keep their totals without a range`, async () => {
     const snapshot = async () => ({
       days: (
         await sql`
-        select company_id, day::text, platform_id::text, views, clicks, orders, new_customers, revenue_cents, commission_cents
-        from performance_days order by 1, 2, 3`.execute(use().db)
+        select company_id, side, day::text, platform_id::text, views, clicks, orders, new_customers, revenue_cents, commission_cents
+        from performance_days order by 1, 2, 3, 4`.execute(use().db)
       ).rows,
       pairs: (
         await sql`
