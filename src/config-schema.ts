@@ -335,6 +335,13 @@ export const ENV_SCHEMA = Type.Object({
     "Bulk queries the service runs at once per Shopify store (Shopify's limit since 2026-01 is five): setup reads the catalog " +
       'beside the units-sold count split by date into the rest; `1` runs them one after another, unsplit',
   ),
+  SHOPIFY_BULK_POLL_MS: integer(
+    10,
+    60_000,
+    1000,
+    "How often a bulk query still running at Shopify is polled until it completes (a store's setup reads its catalog and " +
+      'orders through them)',
+  ),
   SHOPIFY_API_VERSION: Type.String({
     default: DEFAULT_SHOPIFY_API_VERSION,
     pattern: '^\\d{4}-(01|04|07|10)$',

@@ -105,6 +105,8 @@ export interface ShopifyConfig {
   apiVersion: string;
   /** Bulk queries run at once per store (at most Shopify's five). */
   bulkConcurrency: number;
+  /** How often a running bulk query is polled. */
+  bulkPollMs: number;
   /** AES-256-GCM key (32 bytes) that encrypts the stores' offline access tokens at rest; never logged. */
   tokenEncryptionKey: Buffer;
 }
@@ -366,6 +368,7 @@ function readShopify(
     scopes: values.SHOPIFY_SCOPES,
     apiVersion: values.SHOPIFY_API_VERSION,
     bulkConcurrency: values.SHOPIFY_BULK_CONCURRENCY,
+    bulkPollMs: values.SHOPIFY_BULK_POLL_MS,
     // The schema's pattern admits 64 hex digits or 44 characters of base64: 32 bytes either way.
     tokenEncryptionKey: Buffer.from(key, key.length === 64 ? 'hex' : 'base64'),
   };

@@ -38,8 +38,17 @@ export const BROWSER_WALK_TOPICS = [
 /** US dollars as the pages write them, from minor units. */
 export const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
 
+/**
+ * The settings of a service on the stand-in. The stand-in answers a bulk query RUNNING on its first
+ * read, as Shopify does, so every setup waits one poll: 20 ms here instead of the default second.
+ */
 export function shopifyEnv(standIn: ShopifyStandIn): Record<string, string> {
-  return { SHOPIFY_API_KEY: standIn.app.apiKey, SHOPIFY_API_SECRET: standIn.app.apiSecret, TOKEN_ENCRYPTION_KEY };
+  return {
+    SHOPIFY_API_KEY: standIn.app.apiKey,
+    SHOPIFY_API_SECRET: standIn.app.apiSecret,
+    TOKEN_ENCRYPTION_KEY,
+    SHOPIFY_BULK_POLL_MS: '20',
+  };
 }
 
 /**
@@ -261,6 +270,7 @@ export function adapterOptions(
       scopes: DEFAULT_SHOPIFY_SCOPES,
       apiVersion: '2026-10',
       bulkConcurrency: 5,
+      bulkPollMs: 1000,
       tokenEncryptionKey: Buffer.from(TOKEN_ENCRYPTION_KEY, 'base64'),
       ...config,
     },

@@ -21,7 +21,7 @@ describe('Shopify adapter: catalog, best sellers and cost-based throttling', () 
   beforeAll(async () => {
     setAbstractFetchFunc(standIn.fetch);
     database = await createTestDatabase('postgres');
-    shopifyOptions = adapterOptions(database.db, standIn, { bulkPollMs: 10 });
+    shopifyOptions = adapterOptions(database.db, standIn, {}, { bulkPollMs: 10 });
     shopify = new ShopifyCommerce(shopifyOptions);
   });
   afterAll(() => database?.close());

@@ -86,8 +86,6 @@ export interface ShopifyCommerceOptions {
   log: FastifyBaseLogger;
   /** The commission rate the ledger applies, stated in the plan's terms. */
   commissionBasisPoints: number;
-  /** How often a running bulk operation is polled. */
-  bulkPollMs?: number;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -378,7 +376,7 @@ export class ShopifyCommerce implements CommerceAdapter {
         request: (document, variables) => this.request(domain, document, variables),
         // The library's fetch (the node adapter's, or a test's stand-in): bulk results come from Shopify too.
         fetch: (url) => abstractFetch(url),
-        pollMs: this.options.bulkPollMs ?? 1000,
+        pollMs: this.options.config.bulkPollMs,
         sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
         query,
       }),

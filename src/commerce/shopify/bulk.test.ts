@@ -32,7 +32,7 @@ describe('Shopify adapter: bulk queries at once, within Shopify’s five per sto
   };
 
   function adapter(bulkConcurrency: number): ShopifyCommerce {
-    return new ShopifyCommerce(adapterOptions(database.db, standIn, { bulkPollMs: 50, sleep }, { bulkConcurrency }));
+    return new ShopifyCommerce(adapterOptions(database.db, standIn, { sleep }, { bulkConcurrency, bulkPollMs: 50 }));
   }
 
   /** Shopify's refusals of a bulk query over the store's five. */

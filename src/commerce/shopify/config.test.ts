@@ -15,14 +15,16 @@ const problemsOf = (env: Record<string, string>) => {
 };
 
 describe('Shopify settings', () => {
-  it('are off unless all three of key, secret and encryption key are set; the scopes, version and bulk concurrency default', () => {
+  it('are off unless all three of key, secret and encryption key are set; the scopes, version, bulk concurrency and bulk polling default', () => {
     expect(testConfig().shopify).toBeUndefined();
     expect(testConfig(SHOPIFY).shopify).toMatchObject({
       apiKey: SHOPIFY.SHOPIFY_API_KEY,
       scopes: ['read_products', 'read_orders', 'write_discounts'],
       apiVersion: '2026-10',
       bulkConcurrency: 5,
+      bulkPollMs: 1000,
     });
+    expect(testConfig({ ...SHOPIFY, SHOPIFY_BULK_POLL_MS: '20' }).shopify!.bulkPollMs).toBe(20);
     expect(testConfig(SHOPIFY).shopify!.tokenEncryptionKey).toHaveLength(32);
     expect(testConfig({ ...SHOPIFY, TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) }).shopify!.tokenEncryptionKey).toEqual(Buffer.alloc(32, 0xab));
   });
@@ -40,6 +42,7 @@ describe('Shopify settings', () => {
     expect(problemsOf({ ...SHOPIFY, SHOPIFY_API_VERSION: 'latest' })).toEqual([expect.stringMatching(/^SHOPIFY_API_VERSION must be/)]);
     // Shopify runs at most five bulk queries per store at once.
     expect(problemsOf({ ...SHOPIFY, SHOPIFY_BULK_CONCURRENCY: '6' })).toEqual([expect.stringMatching(/^SHOPIFY_BULK_CONCURRENCY must be/)]);
+    expect(problemsOf({ ...SHOPIFY, SHOPIFY_BULK_POLL_MS: '5' })).toEqual([expect.stringMatching(/^SHOPIFY_BULK_POLL_MS must be/)]);
   });
 });
 
