@@ -15,7 +15,7 @@ const problemsOf = (env: Record<string, string>) => {
 };
 
 describe('Shopify settings', () => {
-  it('are off unless all three of key, secret and encryption key are set; the scopes, version, bulk concurrency and bulk polling default', () => {
+  it('are off unless all three of key, secret and encryption key are set; scopes, version, bulk concurrency and polling default', () => {
     expect(testConfig().shopify).toBeUndefined();
     expect(testConfig(SHOPIFY).shopify).toMatchObject({
       apiKey: SHOPIFY.SHOPIFY_API_KEY,
