@@ -95,7 +95,8 @@ describe('the dashboard as a newcomer meets it, in Chromium', () => {
     await card.getByRole('button', { name: 'Send', exact: true }).click();
     const sent = card.getByRole('status');
     await sent.getByText('Request sent to Cedar Goods.').waitFor();
-    await expect(sent.evaluate((element) => element === document.activeElement)).resolves.toBe(true);
+    // Focus moves to the message once it is drawn: waited for, not read at once.
+    await expect.poll(() => sent.evaluate((element) => element === document.activeElement)).toBe(true);
     await sender.page.getByRole('list', { name: 'Connection requests sent' }).getByText('Our soap and your linen').waitFor();
 
     // The recipient reads the message on the request's card, beside Accept and Decline.

@@ -171,7 +171,7 @@ describe('performance page in Chromium', () => {
     await expect(viewThrough.isChecked()).resolves.toBe(false);
     await viewThrough.check();
     await page.getByRole('status').filter({ hasText: 'Views count too' }).waitFor();
-    await expect(viewThrough.evaluate((box) => box === document.activeElement)).resolves.toBe(true);
+    await expect.poll(() => viewThrough.evaluate((box) => box === document.activeElement)).toBe(true);
     const stored = await sql<{
       view_through: boolean;
     }>`select view_through from store_attribution_settings where company_id = ${story.alphaId}`.execute(context.db);

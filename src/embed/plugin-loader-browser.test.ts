@@ -34,7 +34,7 @@ calling onClose once each and giving focus back`, async () => {
     await page.getByRole('button', { name: 'Close brand partnerships' }).click();
     await expect.poll(() => panel.isVisible()).toBe(false);
     expect(await closes()).toBe(1);
-    expect(await focusedId()).toBe('open-drawer');
+    await expect.poll(focusedId).toBe('open-drawer');
 
     await opener.click();
     await expect.poll(async () => (await panel.boundingBox())?.x).toBe(1280 - 520);
@@ -48,7 +48,7 @@ calling onClose once each and giving focus back`, async () => {
     await page.keyboard.press('Escape');
     await expect.poll(() => panel.isVisible()).toBe(false);
     expect(await closes()).toBe(3);
-    expect(await focusedId()).toBe('open-drawer');
+    await expect.poll(focusedId).toBe('open-drawer');
     await browserContext.close();
 
     const narrow = await open(`/?domain=${domainFor()}&mode=drawer`, { viewport: { width: 390, height: 800 } });
@@ -102,7 +102,7 @@ calling onClose once each and giving focus back`, async () => {
       expect(seen.some((stop) => stop.startsWith('app:Install the app'))).toBe(true);
     }
     await page.keyboard.press('Escape');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('open-drawer');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('open-drawer');
     await browserContext.close();
   });
 
