@@ -7,7 +7,7 @@ import { setPlatformActive } from '../platforms/service.js';
 
 /** What the plugin says instead of a stage: SPEC 6.3's messages, and a new tab the browser blocked. */
 describe('embedded plugin in Chromium, through the demo host page: messages instead of a stage', () => {
-  const { shared, open, stages, sandbox, expectAccessible, checkScreen, inNewTab } = embeddedPluginInChromium();
+  const { shared, open, stages, sandbox, expectAccessible, checkScreen, screenAfterAction, inNewTab } = embeddedPluginInChromium();
   let context: TestContext;
   let service: string;
   let demo: string;
@@ -52,7 +52,7 @@ describe('embedded plugin in Chromium, through the demo host page: messages inst
     await expectAccessible(live.page, 'consent before the store is confirmed');
     await inNewTab(live.page, live.frame, 'Confirm at your store', 'Confirm');
     await live.frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
-    await live.frame.locator('[data-screen="live"]').waitFor();
+    await screenAfterAction(live.frame, 'live');
     await sandbox(domain, 'close-campaign');
     await live.page.getByRole('button', { name: 'Clear log' }).click();
     await live.page.reload();

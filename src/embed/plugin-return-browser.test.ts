@@ -6,7 +6,7 @@ import { domainFor, embeddedPluginInChromium } from '../../test/support/embed-pl
 
 /** The merchant coming back from the platform (one trade, the return flow) and the plugin on another site. */
 describe('embedded plugin in Chromium, through the demo host page: coming back and cross-site', () => {
-  const { shared, open, stages, sandbox, signInAtSandbox, inNewTab } = embeddedPluginInChromium();
+  const { shared, open, stages, sandbox, signInAtSandbox, inNewTab, screenAfterAction } = embeddedPluginInChromium();
   let context: TestContext;
   let service: string;
   let demo: string;
@@ -50,7 +50,7 @@ a late refused trade does not take the merchant's token away`, async () => {
     await opened.page.waitForTimeout(500);
     await held.shift()?.continue();
     await opened.frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
-    await opened.frame.locator('[data-screen="live"]').waitFor();
+    await screenAfterAction(opened.frame, 'live');
     expect(trades).toBe(1);
     await opened.browserContext.close();
   });
@@ -80,7 +80,7 @@ a late refused trade does not take the merchant's token away`, async () => {
     await inNewTab(page, frame, 'Approve plan', 'Approve plan');
     await frame.locator('[data-screen="consent"]').waitFor({ timeout: 60_000 });
     await frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
-    await frame.locator('[data-screen="live"]').waitFor();
+    await screenAfterAction(frame, 'live');
     await expect.poll(() => stages(page)).toEqual(['install', 'plan', 'setting_up', 'consent', 'live']);
     expect(problems).toEqual([]);
     await browserContext.close();

@@ -155,9 +155,9 @@ export function embeddedPluginInChromium() {
    * words under the button, the service unreachable), and fails with those words.
    */
   async function screenAfterAction(frame: FrameLocator, screen: string) {
-    const outcome = frame.locator(`[data-screen="${screen}"], [data-screen="unreachable"], [role="alert"]`).first();
-    await outcome.waitFor({ timeout: 60_000 });
-    expect(await frame.locator('[data-screen="unreachable"], [role="alert"]').allTextContents(), `${screen} after the action`).toEqual([]);
+    const instead = '[data-screen="unreachable"], [role="alert"]';
+    await frame.locator(`[data-screen="${screen}"], ${instead}`).first().waitFor({ timeout: 60_000 });
+    expect(await frame.locator(instead).allTextContents(), `${screen} after the action`).toEqual([]);
   }
 
   /**
