@@ -16,6 +16,7 @@ const UNIT = [
   'src/shared/*.test.ts',
   'test/architecture/configuration-doc.test.ts',
   'test/architecture/domain-tiers.test.ts',
+  'test/architecture/sequencer-list.test.ts',
   'test/architecture/shopify-app-toml.test.ts',
   'test/architecture/table-owners.test.ts',
   'test/shopify-standin/*.test.ts',
