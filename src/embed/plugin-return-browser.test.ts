@@ -36,18 +36,43 @@ a late refused trade does not take the merchant's token away`, async () => {
       await route.fulfill({ response: await route.fetch() });
       await held.shift()?.continue();
     });
-    let looks = 0;
-    opened.page.on('response', (response) => {
-      if (response.url().startsWith(`${service}/plugin/v2/state`)) looks += 1;
+    // The page's own requests, counted in the page: looks started and handled, trades started.
+    await opened.frame.locator('body').evaluate(() => {
+      const seen = { looksStarted: 0, looksHandled: 0, trades: 0 };
+      const { fetch } = window;
+      const { json } = Response.prototype;
+      window.fetch = (input, init) => {
+        if (String(input).includes('/plugin/v2/state')) seen.looksStarted += 1;
+        if (String(input).includes('/plugin/v2/token')) seen.trades += 1;
+        return fetch(input, init);
+      };
+      Response.prototype.json = async function (this: Response) {
+        const body: unknown = await json.call(this);
+        if (this.url.includes('/plugin/v2/state')) seen.looksHandled += 1;
+        return body;
+      };
+      (window as unknown as { seen: typeof seen }).seen = seen;
     });
+    const seenInPage = () =>
+      opened.frame.locator('body').evaluate(async () => {
+        // The app goes from a look's answer to a trade in promise callbacks only: one task after
+        // the answer's body is read, a trade it would start has started.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        return { ...(window as unknown as { seen: { looksStarted: number; looksHandled: number; trades: number } }).seen };
+      });
     await inNewTab(opened.page, opened.frame, 'Confirm at your store', 'Confirm');
     await expect.poll(() => trades).toBe(1);
-    // A second look while the first trade is still out, as when focus and visibilitychange come together.
-    const before = looks;
+    // A second look while the first trade is still out, as when focus and visibilitychange come
+    // together; once every look started so far is handled, none of them has started a trade.
+    const before = await seenInPage();
     await opened.frame.locator('body').evaluate(() => window.dispatchEvent(new Event('focus')));
-    await expect.poll(() => looks).toBeGreaterThan(before);
-    // Time for the second look to start a trade of its own, if it would; then the held one goes on.
-    await opened.page.waitForTimeout(500);
+    await expect.poll(async () => (await seenInPage()).looksStarted).toBeGreaterThan(before.looksStarted);
+    await expect
+      .poll(async () => {
+        const seen = await seenInPage();
+        return seen.looksHandled === seen.looksStarted ? seen.trades : 'a look still out';
+      })
+      .toBe(1);
     await held.shift()?.continue();
     await opened.frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
     await screenAfterAction(opened.frame, 'live');
