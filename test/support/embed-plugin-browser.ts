@@ -156,7 +156,21 @@ export function embeddedPluginInChromium() {
    */
   async function screenAfterAction(frame: FrameLocator, screen: string) {
     const instead = '[data-screen="unreachable"], [role="alert"]';
-    await frame.locator(`[data-screen="${screen}"], ${instead}`).first().waitFor({ timeout: 60_000 });
+    await frame
+      .locator(`[data-screen="${screen}"], ${instead}`)
+      .first()
+      .waitFor({ timeout: 60_000 })
+      .catch(async (error: unknown) => {
+        // What the merchant was looking at instead: a button still reading "Turning on…" is a request
+        // still out, the button as it was is a click that did nothing.
+        const shown = await frame
+          .locator('[data-screen]')
+          .evaluateAll((screens) =>
+            screens.map((element) => `${element.getAttribute('data-screen')}: ${(element as HTMLElement).innerText.replace(/\s+/g, ' ')}`),
+          )
+          .catch(() => ['(the frame could not be read)']);
+        throw new Error(`no ${screen} screen after the action; the plugin showed ${JSON.stringify(shown)}`, { cause: error });
+      });
     expect(await frame.locator(instead).allTextContents(), `${screen} after the action`).toEqual([]);
   }
 
