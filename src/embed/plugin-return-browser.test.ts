@@ -4,6 +4,9 @@ import type { TestContext } from '../../test/support/harness.js';
 import { createPlatform } from '../../test/support/factories.js';
 import { domainFor, embeddedPluginInChromium } from '../../test/support/embed-plugin-browser.js';
 
+/** What the page itself started and handled, counted in the page. */
+type SeenInPage = { looksStarted: number; looksHandled: number; trades: number };
+
 /** The merchant coming back from the platform (one trade, the return flow) and the plugin on another site. */
 describe('embedded plugin in Chromium, through the demo host page: coming back and cross-site', () => {
   const { shared, open, stages, sandbox, signInAtSandbox, inNewTab, screenAfterAction } = embeddedPluginInChromium();
@@ -38,7 +41,7 @@ a late refused trade does not take the merchant's token away`, async () => {
     });
     // The page's own requests, counted in the page: looks started and handled, trades started.
     await opened.frame.locator('body').evaluate(() => {
-      const seen = { looksStarted: 0, looksHandled: 0, trades: 0 };
+      const seen: SeenInPage = { looksStarted: 0, looksHandled: 0, trades: 0 };
       const { fetch } = window;
       const { json } = Response.prototype;
       window.fetch = (input, init) => {
@@ -51,14 +54,14 @@ a late refused trade does not take the merchant's token away`, async () => {
         if (this.url.includes('/plugin/v2/state')) seen.looksHandled += 1;
         return body;
       };
-      (window as unknown as { seen: typeof seen }).seen = seen;
+      (window as unknown as { seen: SeenInPage }).seen = seen;
     });
     const seenInPage = () =>
       opened.frame.locator('body').evaluate(async () => {
         // The app goes from a look's answer to a trade in promise callbacks only: one task after
         // the answer's body is read, a trade it would start has started.
         await new Promise((resolve) => setTimeout(resolve, 0));
-        return { ...(window as unknown as { seen: { looksStarted: number; looksHandled: number; trades: number } }).seen };
+        return { ...(window as unknown as { seen: SeenInPage }).seen };
       });
     await inNewTab(opened.page, opened.frame, 'Confirm at your store', 'Confirm');
     await expect.poll(() => trades).toBe(1);
