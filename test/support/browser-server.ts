@@ -2,9 +2,18 @@ import { chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
 import { CHROMIUM_OPTIONS } from './browser.js';
 
-/** The browser tier's globalSetup: one Chromium for the whole run, which each file connects to instead of starting its own. */
+/**
+ * The browser tier's globalSetup: one Chromium for the whole run, which each file connects to instead of starting its own.
+ *
+ * It starts at most one renderer process per browser worker: beyond that, a new context's pages
+ * join a renderer that is already running instead of starting one of their own (about 0.3 CPU-s
+ * each). With three workers the tier took 244–267 s against 276–304 s without a limit, and its
+ * renderers 9% less CPU; one renderer for all took as long as none, its one main thread serving
+ * three workers' pages (docs/decisions.md, "Renderers shared between contexts").
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const server = await chromium.launchServer(CHROMIUM_OPTIONS);
+  const rendererLimit = `--renderer-process-limit=${project.config.maxWorkers}`;
+  const server = await chromium.launchServer({ ...CHROMIUM_OPTIONS, args: [...(CHROMIUM_OPTIONS.args ?? []), rendererLimit] });
   project.provide('chromiumEndpoint', server.wsEndpoint());
   return () => server.close();
 }

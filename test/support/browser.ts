@@ -17,15 +17,7 @@ import { inject } from 'vitest';
  * `--disable-dev-shm-usage`, meant for containers with a small /dev/shm, moved it to /tmp, which is on
  * the disk here, and the kernel's writeback of those files cost 31 CPU-s of a browser tier's run
  * (docs/decisions.md, "issue 24, seventh round").
- *
- * At most three renderer processes, one per browser worker (vitest.config.ts): beyond that, a new
- * context's pages join a renderer that is already running instead of starting one of their own
- * (about 0.3 CPU-s each). The browser tier took 244–267 s with it against 276–304 s without, and
- * its renderers 9% less CPU; one renderer for all took as long as none, its one main thread serving
- * three workers' pages (docs/decisions.md, "Renderers shared between contexts").
  */
-const RENDERER_PROCESSES = 3;
-
 export const CHROMIUM_OPTIONS: LaunchOptions = {
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell',
   headless: true,
@@ -37,7 +29,6 @@ export const CHROMIUM_OPTIONS: LaunchOptions = {
     '--disable-background-networking',
     '--disable-component-update',
     '--disable-sync',
-    `--renderer-process-limit=${RENDERER_PROCESSES}`,
   ],
 };
 
