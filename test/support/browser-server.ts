@@ -7,10 +7,10 @@ import { CHROMIUM_OPTIONS } from './browser.js';
  *
  * It starts at most one renderer process per browser worker: beyond that, a new context's pages
  * join a renderer that is already running instead of starting one of their own (about 0.3 CPU-s
- * each). With three workers the tier took 244–267 s against 276–304 s without a limit in three
- * pairs, and as long (311 s, 309 s) in a fourth: the gain is within this machine's spread. One
- * renderer for all took as long as none, its one main thread serving three workers' pages
- * (docs/decisions.md, "Renderers shared between contexts").
+ * each). With three workers the tier took 105–110 s against 113–115 s without a limit on the fast
+ * kind of machine; on the slow kind the gain was within the spread of its runs. One renderer for
+ * all took as long as none, its one main thread serving three workers' pages (docs/decisions.md,
+ * "Renderers shared between contexts" and the thirteenth round).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const rendererLimit = `--renderer-process-limit=${project.config.maxWorkers}`;
