@@ -146,13 +146,31 @@ export async function revokeKey(db: Db, table: 'platform_keys' | 'brand_api_keys
   return row?.revoked_at ?? undefined;
 }
 
+export type KeyIssuer = 'staff' | 'support' | 'fixture';
+
+/**
+ * Every key of a brand, revoked ones included, with who issued it: the staff account's name and
+ * email while it still belongs to this brand (a person who left the brand is not named to it).
+ */
 export async function listBrandKeys(db: Db, companyId: string) {
   const rows = await db
-    .selectFrom('brand_api_keys')
-    .select(['id', 'name', 'key_last_four', 'environment', 'revoked_at', 'created_at', 'last_used_at'])
-    .where('company_id', '=', companyId)
-    .orderBy('created_at')
-    .orderBy('id')
+    .selectFrom('brand_api_keys as k')
+    .leftJoin('brand_users as u', (join) => join.onRef('u.id', '=', 'k.created_by_user_id').onRef('u.company_id', '=', 'k.company_id'))
+    .select([
+      'k.id',
+      'k.name',
+      'k.key_last_four',
+      'k.environment',
+      'k.revoked_at',
+      'k.created_at',
+      'k.last_used_at',
+      'k.issued_by',
+      'u.email',
+      'u.display_name',
+    ])
+    .where('k.company_id', '=', companyId)
+    .orderBy('k.created_at')
+    .orderBy('k.id')
     .execute();
   return rows.map((row) => ({
     keyId: row.id,
@@ -162,12 +180,22 @@ export async function listBrandKeys(db: Db, companyId: string) {
     revokedAt: row.revoked_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
     lastUsedAt: row.last_used_at?.toISOString() ?? null,
+    issuedBy: row.issued_by,
+    createdBy: row.email === null ? null : { email: row.email, displayName: row.display_name },
   }));
 }
 
 export async function insertBrandKey(
   db: Db,
-  key: { companyId: string; name: string; keyHash: string; lastFour: string; environment: 'test' | 'live' },
+  key: {
+    companyId: string;
+    name: string;
+    keyHash: string;
+    lastFour: string;
+    environment: 'test' | 'live';
+    issuedBy: KeyIssuer;
+    createdByUserId: string | null;
+  },
 ): Promise<string> {
   const row = await db
     .insertInto('brand_api_keys')
@@ -177,6 +205,8 @@ export async function insertBrandKey(
       key_hash: key.keyHash,
       key_last_four: key.lastFour,
       environment: key.environment,
+      issued_by: key.issuedBy,
+      created_by_user_id: key.createdByUserId,
     })
     .onConflict((oc) => oc.column('key_hash').doUpdateSet({ name: key.name }))
     .returning('id')
@@ -262,8 +292,8 @@ export function insertBrandKeys(db: Db, rows: BrandKeyUpsertRow[]): Promise<numb
   return countWritten(
     db,
     sql`
-      insert into brand_api_keys (company_id, name, key_hash, key_last_four, environment)
-      select company_id, name, key_hash, key_last_four, environment
+      insert into brand_api_keys (company_id, name, key_hash, key_last_four, environment, issued_by)
+      select company_id, name, key_hash, key_last_four, environment, 'fixture'
       from jsonb_to_recordset(${jsonRows(rows)})
         as r(company_id text, name text, key_hash text, key_last_four text, environment text)
       on conflict (key_hash) do nothing

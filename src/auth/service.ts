@@ -47,10 +47,15 @@ export async function issuePlatformKey(
   return { keyId, key, platformId: id, expiresAt: expiresAt?.toISOString() ?? null };
 }
 
+/**
+ * Issues a brand key. `byUserId` names the staff account issuing it in the dashboard; without one
+ * support issued it (the admin API, the CLI). The key belongs to the brand, not to that person or
+ * their session: it works until someone revokes it (docs/security.md, "Brand API keys outlive sessions").
+ */
 export async function issueBrandKey(
   ctx: ServiceContext,
   companyId: string,
-  options: { name?: string; plaintext?: string } = {},
+  options: { name?: string; plaintext?: string; byUserId?: string } = {},
 ): Promise<{ keyId: string; key: string; companyId: string; name: string }> {
   if (!(await companyExists(ctx, companyId))) throw notFound(`no company ${companyId}`);
   const environment = keyEnvironmentFor(ctx.serviceEnv);
@@ -63,6 +68,8 @@ export async function issueBrandKey(
     keyHash: hashSecret(key),
     lastFour: lastFour(key),
     environment,
+    issuedBy: options.byUserId === undefined ? 'support' : 'staff',
+    createdByUserId: options.byUserId ?? null,
   });
   await ctx.bus.publish('credentials');
   return { keyId, key, companyId, name };

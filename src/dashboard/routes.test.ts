@@ -5,6 +5,7 @@ import { consent, pkce, REDIRECT_URI, signIn, tokenRequest } from '../../test/su
 import { waitUntil } from '../../test/support/service-process.js';
 import { registerOAuthClient } from '../oauth/clients.js';
 import { createBrandUser } from '../accounts/users.js';
+import { issueBrandKey } from '../auth/service.js';
 import { hashSecret } from '../shared/keys.js';
 import { DashboardClient, DASHBOARD_PASSWORD, newSignUpLinks } from '../../test/support/dashboard-client.js';
 
@@ -262,6 +263,50 @@ racing for one email leave the loser's code usable`, async () => {
       expect(answers[0]).toEqual(answers[1]);
       expect(answers[0]).toMatchObject({ status: 400, error: 'invalid_invitation' });
       expect(await everything()).toEqual(before);
+    });
+  });
+
+  describe("a brand's keys belong to the brand (issue 44)", () => {
+    it("lists every key of the brand to every staff member, whoever issued it, and any of them revokes another's key", async () => {
+      const first = newClient();
+      const firstEmail = `${uniqueId('first')}@keys.example`;
+      const companyId = await first.signUpBrand('Key Keepers', `${uniqueId('keepers')}.example`, firstEmail);
+      const secondEmail = `${uniqueId('second')}@keys.example`;
+      await createBrandUser(use(), companyId, { email: secondEmail, password: DASHBOARD_PASSWORD, displayName: 'Sam Second' });
+      const second = await newClient().start();
+      expect((await second.post('/dashboard/api/sign-in', { email: secondEmail, password: DASHBOARD_PASSWORD })).statusCode).toBe(200);
+
+      const firstKey = (await first.post('/dashboard/api/keys', { name: 'First staff key' })).json();
+      // Signing out ends the session, not the key: it belongs to the brand.
+      expect((await first.post('/dashboard/api/sign-out')).statusCode).toBe(200);
+      const bySupport = await issueBrandKey(use().support, companyId, { name: 'Support key' });
+      const apiWith = async (key: string) =>
+        (await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { 'x-api-key': key } })).statusCode;
+      expect(await apiWith(firstKey.key)).toBe(200);
+
+      const listed = (await second.get('/dashboard/api/keys')).json().data;
+      expect(listed).toEqual([
+        expect.objectContaining({
+          keyId: firstKey.keyId,
+          name: 'First staff key',
+          lastFour: firstKey.key.slice(-4),
+          issuedBy: 'staff',
+          createdBy: { email: firstEmail, displayName: null },
+          revokedAt: null,
+        }),
+        expect.objectContaining({ keyId: bySupport.keyId, name: 'Support key', issuedBy: 'support', createdBy: null, revokedAt: null }),
+      ]);
+      expect(JSON.stringify(listed)).not.toContain(firstKey.key);
+
+      const revoked = await second.post(`/dashboard/api/keys/${firstKey.keyId}/revoke`);
+      expect(revoked.statusCode).toBe(200);
+      expect(await apiWith(firstKey.key)).toBe(401);
+      expect((await second.post(`/dashboard/api/keys/${bySupport.keyId}/revoke`)).statusCode).toBe(200);
+      expect(await apiWith(bySupport.key)).toBe(401);
+      expect((await second.get('/dashboard/api/keys')).json().data).toEqual([
+        expect.objectContaining({ keyId: firstKey.keyId, revokedAt: revoked.json().revokedAt }),
+        expect.objectContaining({ keyId: bySupport.keyId, revokedAt: expect.any(String) }),
+      ]);
     });
   });
 
@@ -711,13 +756,16 @@ racing for one email leave the loser's code usable`, async () => {
     });
 
     it('lists, and revokes only its own keys; a revoked key stops working', async () => {
-      const keys = (await alpha.get('/dashboard/api/keys')).json().data;
+      // The key revoked in an earlier test is listed, revoked; the one still in use is Checkout.
+      const keys = (await alpha.get('/dashboard/api/keys')).json().data.filter((key: { revokedAt: string | null }) => !key.revokedAt);
       expect(keys).toEqual([expect.objectContaining({ name: 'Checkout', lastFour: alphaKey.slice(-4), createdAt: expect.any(String) })]);
       expect(JSON.stringify(keys)).not.toContain(alphaKey);
       expect(alphaKey.startsWith('svc_test_')).toBe(true);
       expect((await beta.post(`/dashboard/api/keys/${keys[0].keyId}/revoke`)).statusCode).toBe(404);
       expect((await alpha.post(`/dashboard/api/keys/${keys[0].keyId}/revoke`)).statusCode).toBe(200);
-      expect((await alpha.get('/dashboard/api/keys')).json().data).toEqual([]);
+      expect((await alpha.get('/dashboard/api/keys')).json().data).toContainEqual(
+        expect.objectContaining({ keyId: keys[0].keyId, revokedAt: expect.any(String) }),
+      );
       const after = await use().app.inject({ method: 'GET', url: '/v1/partners', headers: { 'x-api-key': alphaKey } });
       expect(after.statusCode).toBe(401);
       expect((await alpha.get('/dashboard/api/apps')).json()).toEqual({ data: [] });

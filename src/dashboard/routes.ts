@@ -342,15 +342,17 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
 
   // --- integrations ---
 
+  // Every key of the brand, whoever issued it and revoked ones too: a key outlives the session and the person that made it.
   app.get('/dashboard/api/keys', { ...read, schema: { ...hide, response: { 200: schemas.BrandKeys } } }, async (request) => ({
-    data: (await listBrandKeys(ctx, userOf(request).companyId)).filter((key) => key.revokedAt === null),
+    data: await listBrandKeys(ctx, userOf(request).companyId),
   }));
 
   app.post(
     '/dashboard/api/keys',
     { ...write, schema: { ...hide, body: schemas.KeyBody, response: { 201: schemas.IssuedKey } } },
     async (request, reply) => {
-      const issued = await issueBrandKey(ctx, userOf(request).companyId, { name: request.body.name });
+      const user = userOf(request);
+      const issued = await issueBrandKey(ctx, user.companyId, { name: request.body.name, byUserId: user.userId });
       return reply.status(201).send({ keyId: issued.keyId, name: issued.name, key: issued.key });
     },
   );

@@ -250,6 +250,10 @@ export const BrandKey = Type.Object({
   revokedAt: Nullable(Type.String()),
   createdAt: Type.String(),
   lastUsedAt: Nullable(Type.String()),
+  /** Who issued the key: a staff account in the dashboard, support (admin API, CLI), a fixture file; null before it was recorded. */
+  issuedBy: Nullable(StringEnum(['staff', 'support', 'fixture'] as const)),
+  /** The staff account that issued it, while it belongs to the brand. */
+  createdBy: Nullable(Type.Object({ email: Type.String(), displayName: Nullable(Type.String()) })),
 });
 export type BrandKey = Static<typeof BrandKey>;
 export const BrandKeys = Type.Object({ data: Type.Array(BrandKey) });

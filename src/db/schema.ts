@@ -61,6 +61,10 @@ export interface BrandApiKeysTable {
   created_at: CreatedAt;
   last_used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
+  /** Added by migration 0043: who issued the key; null for keys issued before it. */
+  issued_by: ColumnType<'staff' | 'support' | 'fixture' | null, 'staff' | 'support' | 'fixture' | null | undefined, never>;
+  /** Added by migration 0043: the staff account that issued the key in the dashboard; null when support did, or it was removed. */
+  created_by_user_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PlatformCompaniesTable {
@@ -220,6 +224,8 @@ export interface SignInFailuresTable {
   email: string;
   ip: string;
   failed_at: CreatedAt;
+  /** Added by migration 0043: the trusted device (a valid device cookie's nonce) the attempt came from; null otherwise. */
+  device: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface OAuthGrantsTable {
@@ -892,6 +898,17 @@ export interface StoreDomainTables {
   store_domains: StoreDomainsTable;
 }
 
+/** Migration 0043: server-side keys made once per database, shared by every instance (the device cookies' HMAC key). */
+export interface ServiceSecretsTable {
+  name: string;
+  secret: string;
+  created_at: CreatedAt;
+}
+
+export interface ServiceSecretTables {
+  service_secrets: ServiceSecretsTable;
+}
+
 export interface Database
   extends FoundationTables,
     RecommendationTables,
@@ -906,4 +923,5 @@ export interface Database
     ShopifyTables,
     LedgerTables,
     SignUpRequestTables,
-    StoreDomainTables {}
+    StoreDomainTables,
+    ServiceSecretTables {}

@@ -14,6 +14,15 @@ import { ConfirmAction, ErrorText, Field, formValue, StatusText, useAction } fro
 
 const when = (iso: string | null) => (iso ? formatMoment(iso) : 'Never');
 
+/** Who issued a key, in words: the staff member, support, a fixture file, or nothing recorded (keys older than the record). */
+function issuerOf(key: BrandKey): string {
+  if (key.createdBy) return key.createdBy.displayName ? `${key.createdBy.displayName} (${key.createdBy.email})` : key.createdBy.email;
+  if (key.issuedBy === 'staff') return 'A former staff member';
+  if (key.issuedBy === 'support') return 'Support';
+  if (key.issuedBy === 'fixture') return 'A fixture file';
+  return 'Not recorded';
+}
+
 /**
  * A secret shown once (an API key, an app's client secret), with a copy button. Where the browser
  * gives no clipboard (a plain http address on a LAN, for one), the secret is selected instead and
@@ -229,6 +238,10 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
         <p class="muted">
           Keys on this host start with <code>{keyPrefix}</code>. Send them in the X-Api-Key header.
         </p>
+        <p class="muted" data-testid="keys-belong-to-brand">
+          A key belongs to your brand, not to the person who made it: it keeps working after they sign out, reset their password or leave.
+          Every key of your brand is listed here, whoever made it; revoke one to stop it.
+        </p>
         <form
           class="inline"
           aria-label="Generate an API key"
@@ -260,7 +273,7 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
         </p>
         {issued && <SecretOnce key={issued.key} plaintext={issued.key} noun="key" testId="new-key" focusOnShow />}
         <StatusText text={keyDone} />
-        {keys?.length === 0 && <p class="muted">You have no API keys. Generate one above; it is shown once.</p>}
+        {keys?.length === 0 && <p class="muted">Your brand has no API keys. Generate one above; it is shown once.</p>}
         {keys && keys.length > 0 && (
           <table class="stack">
             <caption class="visually-hidden">API keys</caption>
@@ -269,7 +282,9 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
                 <th scope="col">Name</th>
                 <th scope="col">Key</th>
                 <th scope="col">Created</th>
+                <th scope="col">Created by</th>
                 <th scope="col">Last used</th>
+                <th scope="col">Status</th>
                 <th scope="col">
                   <span class="visually-hidden">Actions</span>
                 </th>
@@ -283,25 +298,29 @@ export function Integrations({ keyPrefix, sandbox, domain }: { keyPrefix: string
                     <code>…{key.lastFour}</code>
                   </td>
                   <td data-label="Created">{when(key.createdAt)}</td>
+                  <td data-label="Created by">{issuerOf(key)}</td>
                   <td data-label="Last used">{when(key.lastUsedAt)}</td>
+                  <td data-label="Status">{key.revokedAt ? `Revoked ${formatMoment(key.revokedAt)}` : 'Active'}</td>
                   <td>
-                    <ConfirmAction
-                      label="Revoke"
-                      name={`Revoke key ${key.name}`}
-                      question={`Revoke key ${key.name}? Requests that send it are refused from now on.`}
-                      confirmLabel="Revoke key"
-                      onConfirm={() =>
-                        run(async () => {
-                          await post(`keys/${key.keyId}/revoke`);
-                          if (issued?.keyId === key.keyId) {
-                            setIssued(null);
-                            setKeyIssuedNote('');
-                          }
-                          await refreshKeys();
-                          setKeyDone(`Key ${key.name} (…${key.lastFour}) was revoked: requests that send it are refused.`);
-                        })
-                      }
-                    />
+                    {key.revokedAt === null && (
+                      <ConfirmAction
+                        label="Revoke"
+                        name={`Revoke key ${key.name}`}
+                        question={`Revoke key ${key.name}? Requests that send it are refused from now on.`}
+                        confirmLabel="Revoke key"
+                        onConfirm={() =>
+                          run(async () => {
+                            await post(`keys/${key.keyId}/revoke`);
+                            if (issued?.keyId === key.keyId) {
+                              setIssued(null);
+                              setKeyIssuedNote('');
+                            }
+                            await refreshKeys();
+                            setKeyDone(`Key ${key.name} (…${key.lastFour}) was revoked: requests that send it are refused.`);
+                          })
+                        }
+                      />
+                    )}
                   </td>
                 </tr>
               ))}
