@@ -127,17 +127,30 @@ async function inTurn<T>(db: Db, keys: string[], work: (trx: Db) => Promise<T>):
 /**
  * A sign-in attempt's turn: with the email and the address locked, reads the email's failures from
  * this address since `accountSince` (an account's delay is its own per address, so failures from
- * elsewhere never keep a person out) and the address's failures on every account since
- * `addressSince`; unless `refuse` returns a reason to wait, records the attempt as a failure before
- * the password is checked (a correct one then clears the email's failures there), and returns null.
+ * elsewhere never keep a person out), the address's failures on every account since `addressSince`,
+ * the email's untrusted failures (no device) since `untrustedSince` and the presented device's
+ * since `deviceSince`; unless `decide` returns a wait, records the attempt as a failure of the
+ * device it names (null: untrusted) before the password is checked (a correct one then clears
+ * them), and returns that device. Nothing is written on a wait.
  */
-export async function takeSignInTurn<Refusal>(
+export async function takeSignInTurn<Wait>(
   db: Db,
-  turn: { email: string; ip: string; now: Date; accountSince: Date; addressSince: Date },
-  refuse: (history: AttemptHistory) => Refusal | null,
-): Promise<Refusal | null> {
+  turn: {
+    email: string;
+    ip: string;
+    device: string | null;
+    now: Date;
+    accountSince: Date;
+    addressSince: Date;
+    untrustedSince: Date;
+    deviceSince: Date;
+  },
+  decide: (history: AttemptHistory) => { wait: Wait } | { device: string | null },
+): Promise<{ wait: Wait } | { device: string | null }> {
   const { email, ip, now } = turn;
+  const emailSince = new Date(Math.min(turn.accountSince.getTime(), turn.untrustedSince.getTime(), turn.deviceSince.getTime()));
   return inTurn(db, [`sign-in account ${email}`, `sign-in address ${ip}`], async (trx) => {
+    const untrusted = sql`email = ${email} and device is null and failed_at > ${turn.untrustedSince}`;
     const row = await trx
       .selectFrom('sign_in_failures')
       .select([
@@ -147,27 +160,35 @@ export async function takeSignInTurn<Refusal>(
         ),
         sql<number>`count(*) filter (where ip = ${ip} and failed_at > ${turn.addressSince})`.as('address_failures'),
         sql<Date | null>`min(failed_at) filter (where ip = ${ip} and failed_at > ${turn.addressSince})`.as('oldest_address_failure'),
+        sql<number>`count(*) filter (where ${untrusted})`.as('untrusted_failures'),
+        sql<Date | null>`min(failed_at) filter (where ${untrusted})`.as('oldest_untrusted_failure'),
+        sql<number>`count(*) filter (where email = ${email} and device = ${turn.device} and failed_at > ${turn.deviceSince})`.as(
+          'device_failures',
+        ),
       ])
       .where((eb) =>
         eb.or([
-          eb.and([eb('email', '=', email), eb('ip', '=', ip), eb('failed_at', '>', turn.accountSince)]),
+          eb.and([eb('email', '=', email), eb('failed_at', '>', emailSince)]),
           eb.and([eb('ip', '=', ip), eb('failed_at', '>', turn.addressSince)]),
         ]),
       )
       .executeTakeFirstOrThrow();
-    const refusal = refuse({
+    const decision = decide({
       accountFailures: Number(row.account_failures),
       latestAccountFailure: row.latest_account_failure ? new Date(row.latest_account_failure) : null,
       addressAttempts: Number(row.address_failures),
       oldestAddressAttempt: row.oldest_address_failure ? new Date(row.oldest_address_failure) : null,
+      untrustedFailures: Number(row.untrusted_failures),
+      oldestUntrustedFailure: row.oldest_untrusted_failure ? new Date(row.oldest_untrusted_failure) : null,
+      deviceFailures: Number(row.device_failures),
     });
-    if (refusal !== null) return refusal;
-    await trx.insertInto('sign_in_failures').values({ email, ip, failed_at: now }).execute();
+    if ('wait' in decision) return decision;
+    await trx.insertInto('sign_in_failures').values({ email, ip, device: decision.device, failed_at: now }).execute();
     await trx
       .deleteFrom('sign_in_failures')
       .where('failed_at', '<', new Date(now.getTime() - THROTTLE_ROWS_KEPT_MS))
       .execute();
-    return null;
+    return decision;
   });
 }
 
@@ -199,9 +220,22 @@ export async function takePasswordResetTurn<Refusal>(
   });
 }
 
-/** A success from an address clears the account's failures from there (others' failures keep their own waits). */
-export async function clearFailures(db: Db, email: string, ip: string): Promise<void> {
-  await db.deleteFrom('sign_in_failures').where('email', '=', email).where('ip', '=', ip).execute();
+/** A key made once per database by a migration (migration 0043: the device cookies' HMAC key). */
+export async function findServiceSecret(db: Db, name: string): Promise<string | undefined> {
+  const row = await db.selectFrom('service_secrets').select('secret').where('name', '=', name).executeTakeFirst();
+  return row?.secret;
+}
+
+/**
+ * A success clears the account's failures from its address and its device; failures from elsewhere
+ * keep their own waits, and untrusted ones made elsewhere stay in the account's budget.
+ */
+export async function clearFailures(db: Db, email: string, ip: string, device: string | null): Promise<void> {
+  await db
+    .deleteFrom('sign_in_failures')
+    .where('email', '=', email)
+    .where((eb) => (device === null ? eb('ip', '=', ip) : eb.or([eb('ip', '=', ip), eb('device', '=', device)])))
+    .execute();
 }
 
 export async function insertSession(db: Db, session: { userId: string; tokenHash: string; expiresAt: Date }): Promise<void> {

@@ -6,6 +6,7 @@ import { hashSecret, randomToken } from '../shared/keys.js';
 import { insertPasswordReset } from './dal.js';
 import { completePasswordReset } from './password-reset.js';
 import { createBrandUser } from './users.js';
+import { tableContents } from '../../test/support/snapshot.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -197,9 +198,9 @@ describeEachDatabase('brand staff accounts', (use) => {
       return address;
     }
 
-    async function attempt(who: string, password: string, remoteAddress: string) {
+    async function attempt(who: string, password: string, remoteAddress: string, deviceCookie?: string) {
       const page = await use().app.inject({ method: 'GET', url: '/account/sign-in', remoteAddress });
-      const cookies = mergeCookies('', page);
+      const cookies = mergeCookies(deviceCookie === undefined ? '' : `svc_device=${deviceCookie}`, page);
       return use().app.inject({
         method: 'POST',
         url: '/account/sign-in',
@@ -304,6 +305,69 @@ then lets the right password in and starts over`, async () => {
       await completePasswordReset({ db: use().db }, token, 'a brand new passphrase 42');
       const signedIn = await attempt(victim, 'a brand new passphrase 42', from);
       expect(signedIn.statusCode).toBe(303);
+    });
+
+    const deviceCookieOf = (response: { cookies: Array<{ name: string; value: string }> }) =>
+      response.cookies.find((cookie) => cookie.name === 'svc_device');
+
+    it(`bounds guesses at one account from 20 addresses (issue 44): untrusted clients share one budget, then wait (429, \
+nothing written), while the owner's browser with its device cookie still signs in; a forged or altered cookie gives no budget`, async () => {
+      const victim = await staffMember();
+      // The owner signed in from this browser before: it holds a device cookie naming the account.
+      const earlier = await attempt(victim, PASSWORD, '192.0.2.50');
+      expect(earlier.statusCode).toBe(303);
+      const device = earlier.cookies.find((cookie) => cookie.name === 'svc_device')!;
+      expect(device).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+      expect(device.secure).toBeFalsy();
+      expect(device.value).not.toContain(victim);
+
+      // The review's attack: 20 addresses, three wrong passwords each (each address's free failures), 60 guesses.
+      const answers: number[] = [];
+      for (let round = 0; round < 3; round += 1) {
+        for (let i = 1; i <= 20; i += 1) answers.push((await attempt(victim, `spray ${round}-${i}`, `198.51.100.${100 + i}`)).statusCode);
+      }
+      expect(answers).toEqual([...Array<number>(30).fill(401), ...Array<number>(30).fill(429)]);
+
+      const before = await tableContents(use().db);
+      const waiting = await attempt(victim, PASSWORD, '198.51.100.200');
+      expect(waiting.statusCode).toBe(429);
+      expect(Number(waiting.headers['retry-after'])).toBeGreaterThan(3000);
+      expect(waiting.body).toContain('Too many failed sign-ins to this account from browsers it has not signed in with.');
+      const [nonce, signature] = device.value.split('.') as [string, string];
+      const flipped = `${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`;
+      const forgeries = [
+        `${randomToken(22)}.${'A'.repeat(43)}`,
+        `${nonce}.${flipped}`,
+        `${randomToken(22)}.${signature}`,
+        `${nonce}.${signature}x`,
+      ];
+      for (const forged of forgeries) {
+        const refused = await attempt(victim, PASSWORD, '198.51.100.201', forged);
+        expect(refused.statusCode, forged).toBe(429);
+        expect(sessionCookie(refused)).toBeUndefined();
+        expect(deviceCookieOf(refused)).toBeUndefined();
+      }
+      // The dashboard's API refuses in its error shape.
+      const session = await use().app.inject({ method: 'GET', url: '/dashboard/api/session', remoteAddress: '198.51.100.202' });
+      const cookies = mergeCookies('', session);
+      const api = await use().app.inject({
+        method: 'POST',
+        url: '/dashboard/api/sign-in',
+        remoteAddress: '198.51.100.202',
+        headers: { cookie: cookies, 'x-csrf-token': csrfOf(cookies), 'content-type': 'application/json' },
+        payload: JSON.stringify({ email: victim, password: PASSWORD }),
+      });
+      expect(api.statusCode).toBe(429);
+      expect(api.json()).toMatchObject({ error: 'rate_limited' });
+      expect(Number(api.headers['retry-after'])).toBeGreaterThan(3000);
+      expect(await tableContents(use().db)).toEqual(before);
+
+      // The owner's browser keeps its own budget, wherever it is: a typo is only a typo, and the right password gets in.
+      expect((await attempt(victim, 'a typo', '192.0.2.51', device.value)).statusCode).toBe(401);
+      const owner = await attempt(victim, PASSWORD, '192.0.2.51', device.value);
+      expect(owner.statusCode).toBe(303);
+      expect(sessionCookie(owner)).toBeDefined();
+      expect(deviceCookieOf(owner)?.value).toBe(device.value);
     });
 
     it('gives a burst of guesses sent at once from one address a single turn between them', async () => {

@@ -11,6 +11,7 @@ import { cookiePolicyFor, csrfTokenFor, csrfValid } from '../shared/cookies.js';
 import { currentUser, endSession, startSession } from './sessions.js';
 import { checkSignIn, createBrandUser, listBrandUsers } from './users.js';
 import { signInWaitMessage } from './throttle.js';
+import { DEVICE_COOKIE, setDeviceCookie } from './device-cookies.js';
 import { isFromThisMachine } from '../http/client-address.js';
 import { securePages } from '../http/security-headers.js';
 import type { Runtime } from '../composition.js';
@@ -56,13 +57,14 @@ export const accountRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       sendAccountPage(reply, status, signInPage({ csrfToken: csrfTokenFor(request, reply, policy), returnTo, email, error }));
     if (email.trim() === '' || password === '') return again(400, 'Enter your email and your password.');
 
-    const result = await checkSignIn(db, email, password, request.ip);
+    const result = await checkSignIn(db, email, password, request.ip, new Date(), request.cookies[DEVICE_COOKIE]);
     if (result.outcome === 'rate_limited') {
       reply.header('Retry-After', String(result.retryAfterSeconds));
       return again(429, signInWaitMessage(result));
     }
     if (result.outcome === 'rejected') return again(401, 'The email or password is not correct.');
     await startSession(db, reply, policy, result.userId);
+    setDeviceCookie(reply, policy, result.deviceCookie);
     if (result.companyId === null) {
       return sendAccountPage(reply, 200, confirmStoreFirstPage);
     }

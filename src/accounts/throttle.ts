@@ -3,7 +3,10 @@
  * account and client address a delay that grows with each failure there and ends with a success
  * there or a password reset, so an attacker's failures never make a person wait at their own
  * address (issue 23); per client address a budget across all accounts, against password spraying
- * and reset floods. Counted in the database, which every instance shares
+ * and reset floods; per account a budget that every client not known to the account shares, so
+ * that guesses from many addresses are bounded too, while a browser that signed in to the account
+ * before (a valid device cookie, src/accounts/device-cookies.ts) keeps a budget of its own and
+ * still gets in (issue 44). Counted in the database, which every instance shares
  * (docs/decisions.md, "Sign-in throttling").
  */
 export const SIGN_IN_THROTTLE = {
@@ -18,6 +21,17 @@ export const SIGN_IN_THROTTLE = {
   /** Failed sign-ins from one address, across all accounts, per window. */
   failuresPerAddress: 50,
   addressWindowMs: 15 * 60_000,
+  /**
+   * Failed sign-ins to one account, from every client without a trusted device cookie for it, per
+   * window: 20 addresses at three free failures each spend it. Above what one address can spend
+   * under its own delays in the window (about 20), so a person typing at a new browser is not held
+   * out by a lone guesser.
+   */
+  untrustedFailuresPerAccount: 30,
+  untrustedWindowMs: 60 * 60_000,
+  /** Failures a trusted device may make on its account per window before it counts as untrusted. */
+  failuresPerDevice: 10,
+  deviceWindowMs: 60 * 60_000,
 } as const;
 
 /** Password reset requests from one address, whatever the email, per window. */
@@ -25,7 +39,7 @@ export const RESET_REQUEST_BUDGET = { perAddress: 10, windowMs: 15 * 60_000 } as
 
 /** Why an attempt has to wait, and how long (whole seconds, for Retry-After). */
 export interface Wait {
-  limit: 'account' | 'address';
+  limit: 'account' | 'address' | 'untrusted';
   retryAfterSeconds: number;
 }
 
@@ -35,6 +49,11 @@ export interface AttemptHistory {
   latestAccountFailure: Date | null;
   addressAttempts: number;
   oldestAddressAttempt: Date | null;
+  /** The account's failures from clients without a trusted device, within their window. */
+  untrustedFailures: number;
+  oldestUntrustedFailure: Date | null;
+  /** The failures of the device this attempt presents (0 without one), within their window. */
+  deviceFailures: number;
 }
 
 /** The wait an account's next attempt owes after `failures` failures in a row: 0, then 1 s, 2 s, 4 s … 30 s. */
@@ -60,14 +79,32 @@ export function addressWait(
   return waitUntil('address', history.oldestAddressAttempt.getTime() + windowMs, now);
 }
 
-/** Whether a sign-in attempt may go on now, or the longer of the account's and the address's waits. */
-export function signInWait(history: AttemptHistory, now: Date): Wait | null {
+/** The longest of the waits, or null when none. */
+function longest(waits: Array<Wait | null>): Wait | null {
+  return waits.reduce<Wait | null>(
+    (most, wait) => (wait && (!most || wait.retryAfterSeconds > most.retryAfterSeconds) ? wait : most),
+    null,
+  );
+}
+
+/**
+ * Whether a sign-in attempt may go on now, and as which device its failure would count: the device
+ * it presents while that device has budget left, else none (untrusted). An untrusted attempt waits
+ * for the longest of the account's delay at its address, the address's budget and the account's
+ * untrusted budget; a trusted one skips the last.
+ */
+export function signInTurn(history: AttemptHistory, device: string | null, now: Date): { wait: Wait } | { device: string | null } {
+  const trusted = device !== null && history.deviceFailures < SIGN_IN_THROTTLE.failuresPerDevice;
   const account = history.latestAccountFailure
     ? waitUntil('account', history.latestAccountFailure.getTime() + accountDelayMs(history.accountFailures), now)
     : null;
   const address = addressWait(history, SIGN_IN_THROTTLE.failuresPerAddress, SIGN_IN_THROTTLE.addressWindowMs, now);
-  if (!account || !address) return account ?? address;
-  return account.retryAfterSeconds >= address.retryAfterSeconds ? account : address;
+  const untrusted =
+    trusted || history.untrustedFailures < SIGN_IN_THROTTLE.untrustedFailuresPerAccount || !history.oldestUntrustedFailure
+      ? null
+      : waitUntil('untrusted', history.oldestUntrustedFailure.getTime() + SIGN_IN_THROTTLE.untrustedWindowMs, now);
+  const wait = longest([account, address, untrusted]);
+  return wait ? { wait } : { device: trusted ? device : null };
 }
 
 function inWords(seconds: number): string {
@@ -81,9 +118,15 @@ function inWords(seconds: number): string {
  * failures on unknown emails are counted alike.
  */
 export function signInWaitMessage(wait: Wait): string {
-  return wait.limit === 'account'
-    ? `Too many failed sign-ins to this account. Try again in ${inWords(wait.retryAfterSeconds)}.`
-    : `Too many failed sign-ins from your network. Try again in ${inWords(wait.retryAfterSeconds)}.`;
+  const time = inWords(wait.retryAfterSeconds);
+  if (wait.limit === 'account') return `Too many failed sign-ins to this account. Try again in ${time}.`;
+  if (wait.limit === 'untrusted') {
+    return (
+      `Too many failed sign-ins to this account from browsers it has not signed in with. Try again in ${time}, ` +
+      'or sign in from a browser you have signed in with before.'
+    );
+  }
+  return `Too many failed sign-ins from your network. Try again in ${time}.`;
 }
 
 export function resetWaitMessage(wait: Wait): string {

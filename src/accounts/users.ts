@@ -5,7 +5,8 @@ import { normalizeEmail } from '../shared/email.js';
 import { checkedEmail } from '../http/email.js';
 import * as dal from './dal.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../shared/passwords.js';
-import { SIGN_IN_THROTTLE, signInWait, type Wait } from './throttle.js';
+import { SIGN_IN_THROTTLE, signInTurn, type Wait } from './throttle.js';
+import { cookieTrusting, deviceCookieKey, trustedDevice } from './device-cookies.js';
 
 export interface NewBrandUser {
   email: string;
@@ -55,7 +56,7 @@ export async function brandOfSignIn(db: Db, emailInput: string, password: string
 }
 
 export type SignInResult =
-  | { outcome: 'signed_in'; userId: string; companyId: string | null }
+  | { outcome: 'signed_in'; userId: string; companyId: string | null; deviceCookie: string }
   | { outcome: 'rejected' }
   | ({ outcome: 'rate_limited' } & Wait);
 
@@ -63,27 +64,43 @@ export type SignInResult =
  * Checks an email and password, held back as src/accounts/throttle.ts says: the attempt takes its
  * turn (and is recorded as a failure) before the password is checked, so a guess made while the
  * account or the address has to wait learns nothing, even with the right password; a success
- * clears the account's failures from that address. An account's delay is kept per address, so
- * an attacker failing from theirs never holds a person out of their account; the address's budget
- * across accounts bounds guessing from many. Emails without an account are counted and answered alike.
+ * clears the account's failures from that address and device. An account's delay is kept per
+ * address, so an attacker failing from theirs never holds a person out of their account; the
+ * address's budget across accounts bounds guessing from many accounts, the account's untrusted
+ * budget guessing from many addresses, which a browser with a valid device cookie for the account
+ * (`deviceCookie`) does not share. A success returns the device cookie to set, naming the account.
+ * Emails without an account are counted and answered alike.
  */
-export async function checkSignIn(db: Db, emailInput: string, password: string, ip: string, now = new Date()): Promise<SignInResult> {
+export async function checkSignIn(
+  db: Db,
+  emailInput: string,
+  password: string,
+  ip: string,
+  now = new Date(),
+  deviceCookie?: string,
+): Promise<SignInResult> {
   const email = normalizeEmail(emailInput);
-  const wait = await dal.takeSignInTurn(
+  const key = await deviceCookieKey(db);
+  const device = trustedDevice(deviceCookie, email, key);
+  const since = (ms: number) => new Date(now.getTime() - ms);
+  const turn = await dal.takeSignInTurn(
     db,
     {
       email,
       ip,
+      device,
       now,
-      accountSince: new Date(now.getTime() - SIGN_IN_THROTTLE.accountMemoryMs),
-      addressSince: new Date(now.getTime() - SIGN_IN_THROTTLE.addressWindowMs),
+      accountSince: since(SIGN_IN_THROTTLE.accountMemoryMs),
+      addressSince: since(SIGN_IN_THROTTLE.addressWindowMs),
+      untrustedSince: since(SIGN_IN_THROTTLE.untrustedWindowMs),
+      deviceSince: since(SIGN_IN_THROTTLE.deviceWindowMs),
     },
-    (history) => signInWait(history, now),
+    (history) => signInTurn(history, device, now),
   );
-  if (wait) return { outcome: 'rate_limited', ...wait };
+  if ('wait' in turn) return { outcome: 'rate_limited', ...turn.wait };
   const user = password.length <= MAX_PASSWORD_LENGTH ? await dal.findUserByEmail(db, email) : undefined;
   const valid = await verifyPassword(user?.passwordHash, password.slice(0, MAX_PASSWORD_LENGTH));
   if (!user || !valid) return { outcome: 'rejected' };
-  await dal.clearFailures(db, email, ip);
-  return { outcome: 'signed_in', userId: user.userId, companyId: user.companyId };
+  await dal.clearFailures(db, email, ip, device);
+  return { outcome: 'signed_in', userId: user.userId, companyId: user.companyId, deviceCookie: cookieTrusting(deviceCookie, email, key) };
 }

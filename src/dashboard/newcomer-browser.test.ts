@@ -174,7 +174,7 @@ describe('the dashboard as a newcomer meets it, in Chromium', () => {
     await openSection(page, 'Integrations');
 
     // No keys yet: said in words, not as bare headers.
-    await page.getByText('You have no API keys.').waitFor();
+    await page.getByText('Your brand has no API keys.').waitFor();
     await expect(page.getByRole('table', { name: 'API keys' }).count()).resolves.toBe(0);
 
     await page.getByLabel('Key name').fill('Checkout');
@@ -194,7 +194,12 @@ describe('the dashboard as a newcomer meets it, in Chromium', () => {
       .filter({ hasText: 'Key Checkout' })
       .getByText(/was revoked/)
       .waitFor();
-    await page.getByText('You have no API keys.').waitFor();
+    // The revoked key stays listed, marked revoked, with nothing left to revoke.
+    await page
+      .getByRole('row', { name: /Checkout/ })
+      .getByText(/^Revoked /)
+      .waitFor();
+    await expect(page.getByRole('button', { name: 'Revoke key Checkout' }).count()).resolves.toBe(0);
 
     // A bad redirect URI is refused in the form's words, and nothing is registered.
     const register = page.getByRole('form', { name: 'Register an OAuth app' });

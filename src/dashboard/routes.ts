@@ -16,6 +16,8 @@ import {
   finishSignUp,
   joinWithInvitation,
   requestPasswordReset,
+  DEVICE_COOKIE,
+  setDeviceCookie,
   signInWaitMessage,
   signUp,
   startClaim,
@@ -187,12 +189,20 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
     '/dashboard/api/sign-in',
     { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignInBody, response: { 200: schemas.SignedIn } } },
     async (request, reply) => {
-      const result = await checkSignIn(db, request.body.email, request.body.password, request.ip);
+      const result = await checkSignIn(
+        db,
+        request.body.email,
+        request.body.password,
+        request.ip,
+        new Date(),
+        request.cookies[DEVICE_COOKIE],
+      );
       if (result.outcome === 'rate_limited') {
         throw new ApiError(429, 'rate_limited', signInWaitMessage(result), {}, { 'Retry-After': String(result.retryAfterSeconds) });
       }
       if (result.outcome === 'rejected') throw unauthorized('the email or password is not correct');
       await startSession(db, reply, policy, result.userId);
+      setDeviceCookie(reply, policy, result.deviceCookie);
       return { signedIn: true };
     },
   );
