@@ -310,8 +310,9 @@ then lets the right password in and starts over`, async () => {
     const deviceCookieOf = (response: { cookies: Array<{ name: string; value: string }> }) =>
       response.cookies.find((cookie) => cookie.name === 'svc_device');
 
-    it(`bounds guesses at one account from 20 addresses (issue 44): untrusted clients share one budget, then wait (429, \
-nothing written), while the owner's browser with its device cookie still signs in; a forged or altered cookie gives no budget`, async () => {
+    it(`bounds guesses at one account from 20 addresses (issue 44): untrusted clients share one budget, then wait \
+(429, nothing written), while the owner's browser with its device cookie still signs in; a forged or altered cookie gives \
+no budget`, async () => {
       const victim = await staffMember();
       // The owner signed in from this browser before: it holds a device cookie naming the account.
       const earlier = await attempt(victim, PASSWORD, '192.0.2.50');
