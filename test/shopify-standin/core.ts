@@ -1,4 +1,5 @@
 import type { IdAllocator, ShopRecord } from './model.js';
+import type { StaffDirectory } from './staff.js';
 import type { LeakyBucket } from './throttle.js';
 import type { TokenIssuer } from './tokens.js';
 import type { WebhookDispatcher } from './webhooks.js';
@@ -19,6 +20,13 @@ export interface AppRegistration {
    * shop/redact), which the Admin API cannot subscribe to.
    */
   webhooks: Array<{ topic: string; uri: string }>;
+  /**
+   * The access scopes of its configuration (`[access_scopes] scopes`): what a Shopify-managed
+   * install grants, with no call to the app.
+   */
+  scopes: string[];
+  /** The App URL (`application_url`): what the admin frames, launched with Shopify's signed parameters. */
+  applicationUrl: string;
 }
 
 export interface UsageStats {
@@ -36,6 +44,8 @@ export interface StandInCore {
   usage(shop: ShopRecord): UsageStats;
   webhooks: WebhookDispatcher;
   tokens: TokenIssuer;
+  /** Shopify accounts of the stores' staff, and their sign-in sessions. */
+  staff: StaffDirectory;
   /** How fast a bulk operation runs; null: done by the second poll, however large. */
   bulkObjectsPerSecond: number | null;
   /** Bulk operation results live on a host of their own, as Shopify's do (a storage bucket). */

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { StandInCore } from './core.js';
 import type { ShopRecord } from './model.js';
 import { errorPage, grantPage } from './pages.js';
+import { verifySessionToken } from './session-tokens.js';
 import { newAccessToken } from './tokens.js';
 
 /**
@@ -16,6 +17,19 @@ import { newAccessToken } from './tokens.js';
 export const AUTHORIZATION_CODE_TTL_MS = 5 * 60_000;
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const OFFLINE_TOKEN_TYPE = 'urn:shopify:params:oauth:token-type:offline-access-token';
+const ONLINE_TOKEN_TYPE = 'urn:shopify:params:oauth:token-type:online-access-token';
+const ID_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id_token';
+/** Online access tokens live until the staff member's session would end: Shopify answers `expires_in` 86399 (24 hours). */
+export const ONLINE_TOKEN_SECONDS = 86_399;
+/**
+ * What Shopify answers a token exchange whose session token it will not take (bad signature, another
+ * app's, expired, another store's), word for word as a real answer read (quoted in
+ * kinngh/shopify-node-express-mongodb-app issue 135); the token-exchange page documents the 400.
+ */
+export const INVALID_SUBJECT_TOKEN = {
+  status: 400,
+  body: { error: 'invalid_subject_token', error_description: 'Token exchange cannot be performed due to an invalid subject token.' },
+};
 /** What Shopify answers for a refresh token (or an exchanged token) it will not take: unknown, expired, spent, or the app uninstalled. */
 export const INVALID_GRANT = { status: 400, body: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } };
 const isTrue = (value: unknown) => value === '1' || value === 1 || value === true;
@@ -149,6 +163,58 @@ export class OAuthEndpoints {
     return json(answer.status, answer.body);
   }
 
+  /**
+   * Token exchange of a session token (https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/token-exchange):
+   * the app's frontend got the token from App Bridge (or the App URL's `id_token`), its backend trades
+   * it for an offline token (expiring with `expiring=1`: a pair, as the authorization code grant gives)
+   * or an online one (the staff member's, 24 hours, with `associated_user`). The store must have the app
+   * installed: Shopify installs it before the admin ever issues a session token for it (managed
+   * installation), so a token for a store without it is refused as any other bad subject token.
+   */
+  private exchangeSessionToken(shop: ShopRecord, body: Record<string, unknown>): { status: number; body: unknown } {
+    const payload = verifySessionToken(this.core.app, String(body.subject_token ?? ''), this.core.now());
+    const staff = payload ? this.core.staff.byId(Number(payload.sub)) : undefined;
+    const installation = shop.installation;
+    if (!payload || payload.dest !== `https://${shop.domain}` || !staff?.stores.has(shop.domain) || !installation.installed) {
+      return INVALID_SUBJECT_TOKEN;
+    }
+    const scope = installation.scopes.join(',');
+    if (body.requested_token_type === OFFLINE_TOKEN_TYPE) {
+      if (isTrue(body.expiring)) return { status: 200, body: this.core.tokens.issuePair(installation) };
+      const token = newAccessToken();
+      installation.tokens.add(token);
+      return { status: 200, body: { access_token: token, scope } };
+    }
+    if (body.requested_token_type === ONLINE_TOKEN_TYPE) {
+      const token = newAccessToken();
+      installation.tokens.add(token);
+      installation.accessExpiries.set(token, this.core.now().getTime() + ONLINE_TOKEN_SECONDS * 1000);
+      return {
+        status: 200,
+        body: {
+          access_token: token,
+          scope,
+          expires_in: ONLINE_TOKEN_SECONDS,
+          associated_user_scope: scope,
+          associated_user: {
+            id: staff.id,
+            first_name: staff.firstName,
+            last_name: staff.lastName,
+            email: staff.email,
+            account_owner: staff.stores.get(shop.domain)?.accountOwner ?? false,
+            locale: staff.locale,
+            collaborator: false,
+            email_verified: true,
+          },
+        },
+      };
+    }
+    return {
+      status: 400,
+      body: { error: 'invalid_request', error_description: 'requested_token_type must be an offline or an online access token' },
+    };
+  }
+
   private tokenAnswer(
     shop: ShopRecord,
     body: Record<string, unknown>,
@@ -164,6 +230,7 @@ export class OAuthEndpoints {
       const pair = this.core.tokens.refresh(installation, String(body.refresh_token ?? ''));
       return pair ? { status: 200, body: pair } : INVALID_GRANT;
     }
+    if (grant === 'token_exchange' && body.subject_token_type === ID_TOKEN_TYPE) return this.exchangeSessionToken(shop, body);
     if (grant === 'token_exchange') {
       if (body.subject_token_type !== OFFLINE_TOKEN_TYPE || body.requested_token_type !== OFFLINE_TOKEN_TYPE || !isTrue(body.expiring)) {
         return {

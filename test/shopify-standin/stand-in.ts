@@ -6,6 +6,8 @@ import { IdAllocator, type NoteAttribute, type Order, type Refund, type ShopPlan
 import { hostParameter, OAuthEndpoints, signQuery } from './oauth.js';
 import { newAccessToken, SHOPIFY_TOKEN_LIFETIMES, TokenIssuer, type TokenLifetimes, type TokenRequest } from './tokens.js';
 import { route, SHOP_HOST_PATTERN } from './router.js';
+import { signSessionToken, type SessionTokenVariant } from './session-tokens.js';
+import { StaffDirectory, type NewStaff, type StaffAccount } from './staff.js';
 import { LeakyBucket, PLAN_THROTTLE, type ThrottleSettings, type ThrottleStatus } from './throttle.js';
 import {
   customersDataRequestPayload,
@@ -131,6 +133,8 @@ export const DEFAULT_APP: AppRegistration = {
   handle: 'partner-network',
   redirectUrls: ['https://svc.test/commerce/shopify/callback'],
   webhooks: [],
+  scopes: ['read_products', 'read_orders', 'write_discounts'],
+  applicationUrl: 'https://svc.test/commerce/shopify/app',
 };
 
 export class ShopifyStandIn {
@@ -146,7 +150,12 @@ export class ShopifyStandIn {
 
   constructor(options: ShopifyStandInOptions = {}) {
     // Its own list of declared webhooks: a test that declares one must not declare it for every other stand-in.
-    this.app = { ...DEFAULT_APP, ...options.app, webhooks: [...(options.app?.webhooks ?? DEFAULT_APP.webhooks)] };
+    this.app = {
+      ...DEFAULT_APP,
+      ...options.app,
+      webhooks: [...(options.app?.webhooks ?? DEFAULT_APP.webhooks)],
+      scopes: [...(options.app?.scopes ?? DEFAULT_APP.scopes)],
+    };
     this.now = options.now ?? (() => new Date());
     const throttle = options.throttle ?? {};
     const ids = new IdAllocator();
@@ -171,6 +180,7 @@ export class ShopifyStandIn {
         }
         return usage;
       },
+      staff: new StaffDirectory(() => ids.next('StaffMember')),
       tokens: new TokenIssuer(options.tokenLifetimes ?? SHOPIFY_TOKEN_LIFETIMES, () => this.now().getTime()),
       webhooks: new WebhookDispatcher(this.app, this.now, options.deliverWebhook ?? deliverToLoopback, options.webhookAnswerDeadlineMs),
       bulkObjectsPerSecond: options.bulkObjectsPerSecond ?? null,
@@ -318,7 +328,35 @@ export class ShopifyStandIn {
       },
     };
     this.core.shops.set(domain, shop);
+    this.core.staff.add(domain, { email: shop.email, firstName: 'Store', lastName: 'Owner', accountOwner: true });
     return shop;
+  }
+
+  /**
+   * Makes a Shopify account staff of the store (its owner is made with the store: `owner@{name}.example`).
+   * The same email at another store is the same account, which then chooses a store when it installs.
+   * The password is `STAFF_PASSWORD` unless given.
+   */
+  addStaff(domain: string, staff: NewStaff): StaffAccount {
+    this.shop(domain);
+    return this.core.staff.add(domain, staff);
+  }
+
+  /** The store's owner, or the staff account with that email. */
+  staffMember(domain: string, email?: string): StaffAccount {
+    const account = email === undefined ? this.core.staff.owner(domain) : this.core.staff.account(email);
+    if (!account?.stores.has(domain)) throw new Error(`${email} is not staff of ${domain}`);
+    return account;
+  }
+
+  /**
+   * A session token as the admin gives the app now, for the store and a staff member (the owner by
+   * default), in a session of its own; `variant` makes one the app must refuse (expired, another
+   * secret, another audience).
+   */
+  sessionToken(domain: string, options: { staff?: StaffAccount; sessionId?: string } & SessionTokenVariant = {}): string {
+    const { staff = this.staffMember(domain), sessionId = `standin-session-${staff.id}`, ...variant } = options;
+    return signSessionToken(this.app, { shopDomain: this.shop(domain).domain, userId: staff.id, sessionId, now: this.now() }, variant);
   }
 
   shop(domain: string): ShopRecord {
