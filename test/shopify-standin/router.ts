@@ -4,16 +4,18 @@ import { BULK_RESULTS_HOST, type StandInCore } from './core.js';
 import type { ShopRecord } from './model.js';
 import type { OAuthEndpoints } from './oauth.js';
 import { chargePage, errorPage } from './pages.js';
+import { SITE_HOSTS, type ShopifySites } from './sites.js';
 import { decimal } from './views.js';
 
 /**
  * Every request the stand-in answers, as a WHATWG Request: `https://{name}.myshopify.com/...` for
- * the shop's admin (OAuth, the Admin API, charge confirmation) and the bulk results host.
+ * the shop's admin (OAuth, the Admin API, charge confirmation), the bulk results host, and
+ * Shopify's own sites (sites.ts: the admin at admin.shopify.com, sign-in, App Store, CDN).
  */
 export const SHOP_HOST_PATTERN = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
 
 export function isStandInHost(host: string): boolean {
-  return SHOP_HOST_PATTERN.test(host) || host === BULK_RESULTS_HOST;
+  return SHOP_HOST_PATTERN.test(host) || host === BULK_RESULTS_HOST || SITE_HOSTS.has(host);
 }
 
 const html = (status: number, body: string) => new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8' } });
@@ -67,8 +69,9 @@ async function chargeConfirmation(
   return new Response(null, { status: 302, headers: { location } });
 }
 
-export async function route(core: StandInCore, oauth: OAuthEndpoints, request: Request): Promise<Response> {
+export async function route(core: StandInCore, oauth: OAuthEndpoints, sites: ShopifySites, request: Request): Promise<Response> {
   const url = new URL(request.url);
+  if (SITE_HOSTS.has(url.hostname)) return sites.handle(request);
   if (url.hostname === BULK_RESULTS_HOST) {
     const match = /^\/([a-z0-9-]+)\/(\d+)\.jsonl$/.exec(url.pathname);
     const shop = match ? core.shops.get(`${match[1]}.myshopify.com`) : undefined;

@@ -6,6 +6,8 @@ import { IdAllocator, type NoteAttribute, type Order, type Refund, type ShopPlan
 import { hostParameter, OAuthEndpoints, signQuery } from './oauth.js';
 import { newAccessToken, SHOPIFY_TOKEN_LIFETIMES, TokenIssuer, type TokenLifetimes, type TokenRequest } from './tokens.js';
 import { route, SHOP_HOST_PATTERN } from './router.js';
+import { installManaged, uninstallApp } from './installation.js';
+import { ADMIN_HOST, APP_STORE_HOST, ShopifySites } from './sites.js';
 import { signSessionToken, type SessionTokenVariant } from './session-tokens.js';
 import { StaffDirectory, type NewStaff, type StaffAccount } from './staff.js';
 import { LeakyBucket, PLAN_THROTTLE, type ThrottleSettings, type ThrottleStatus } from './throttle.js';
@@ -14,7 +16,6 @@ import {
   customersRedactPayload,
   orderPayload,
   refundPayload,
-  shopPayload,
   shopRedactPayload,
   WebhookDispatcher,
   type Deliver,
@@ -143,6 +144,7 @@ export class ShopifyStandIn {
   readonly fetch: typeof fetch;
   private readonly core: StandInCore;
   private readonly oauth: OAuthEndpoints;
+  private readonly sites: ShopifySites;
   private readonly buckets = new Map<string, LeakyBucket>();
   private readonly usageByShop = new Map<string, UsageStats>();
   private readonly now: () => Date;
@@ -187,6 +189,7 @@ export class ShopifyStandIn {
       bulkResultUrl: (shop, operationId) => `https://${BULK_RESULTS_HOST}/${shop.domain.split('.')[0]}/${operationId}.jsonl`,
     };
     this.oauth = new OAuthEndpoints(this.core);
+    this.sites = new ShopifySites(this.core);
     this.fetch = standInFetch(this.handle);
     this.latencyMs = options.latencyMs ?? 0;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -240,7 +243,7 @@ export class ShopifyStandIn {
       hold.waiting += 1;
       await hold.released;
     }
-    return route(this.core, this.oauth, request);
+    return route(this.core, this.oauth, this.sites, request);
   };
 
   /**
@@ -379,6 +382,25 @@ export class ShopifyStandIn {
     target.searchParams.set('timestamp', String(Math.floor(this.now().getTime() / 1000)));
     target.searchParams.set('hmac', signQuery(this.app.apiSecret, Object.fromEntries(target.searchParams)));
     return target.toString();
+  }
+
+  /**
+   * Installs the app as a Shopify-managed installation does (the App Store's Install, then the admin's):
+   * with the scopes of the app's configuration, no call to the app and no token; the app gets one by
+   * token exchange when the admin opens it.
+   */
+  installManaged(domain: string): void {
+    installManaged(this.core, this.shop(domain));
+  }
+
+  /** The admin's address of the app at a store (`https://admin.shopify.com/store/{name}/apps/{handle}`), a path of the app after it. */
+  adminAppUrl(domain: string, appPath = ''): string {
+    return `https://${ADMIN_HOST}/store/${this.shop(domain).domain.split('.')[0]}/apps/${this.app.handle}${appPath}`;
+  }
+
+  /** The app's App Store listing, `https://apps.shopify.com/{handle}`. */
+  listingUrl(): string {
+    return `https://${APP_STORE_HOST}/${this.app.handle}`;
   }
 
   /** Installs the app without the OAuth pages, for tests about something else; returns a non-expiring token. */
@@ -562,17 +584,8 @@ export class ShopifyStandIn {
    * The shop's staff uninstalls the app: its tokens stop working, its subscriptions are cancelled,
    * app/uninstalled goes out, and the webhook subscriptions it made through the API are gone.
    */
-  async uninstall(domain: string): Promise<WebhookDelivery[]> {
-    const shop = this.shop(domain);
-    if (!shop.installation.installed) throw new Error(`the app is not installed on ${domain}`);
-    shop.installation.installed = false;
-    shop.installation.tokens.clear();
-    shop.installation.refreshTokens.clear();
-    for (const subscription of shop.subscriptions)
-      if (subscription.status === 'ACTIVE' || subscription.status === 'PENDING') subscription.status = 'CANCELLED';
-    const deliveries = await this.core.webhooks.trigger(shop, 'app/uninstalled', shopPayload(shop));
-    shop.webhookSubscriptions.clear();
-    return deliveries;
+  uninstall(domain: string): Promise<WebhookDelivery[]> {
+    return uninstallApp(this.core, this.shop(domain));
   }
 
   /**
