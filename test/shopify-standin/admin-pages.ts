@@ -102,7 +102,7 @@ export function adminAppPage(options: {
   return layout(
     `${options.appTitle} · ${options.bar.storeTitle} · Shopify`,
     `<div class="app">
-<nav aria-label="${escapeHtml(options.appTitle)}"><ul id="app-nav"></ul></nav>
+<nav aria-label="${escapeHtml(options.appTitle)}"><ul id="app-nav"><li><a href="${escapeHtml(options.appBase)}">${escapeHtml(options.appTitle)}</a></li></ul></nav>
 <section>
 <h1 id="app-title">${escapeHtml(options.appTitle)}</h1>
 <div id="toasts" role="status" aria-live="polite"></div>

@@ -47,6 +47,15 @@ export async function routeBrowserToStandIn(
         const response = await handle(
           new Request(url, { method: request.method(), headers, body: body ? new Uint8Array(body) : undefined }),
         );
+        const location = response.headers.get('location');
+        const target = location ? new URL(location, url) : null;
+        // A redirect from one of Shopify's hosts to another (the App Store to the sign-in page, to the admin)
+        // would be followed by Chromium past this route, to a DNS lookup that fails: handed over as a page instead.
+        if (request.isNavigationRequest() && target && isStandInHost(target.hostname)) {
+          const { location: _location, 'content-length': _length, 'content-type': _type, ...kept } = Object.fromEntries(response.headers);
+          await route.fulfill({ status: 200, headers: { ...kept, 'content-type': 'text/html; charset=utf-8' }, body: navigateTo(target) });
+          return;
+        }
         await route.fulfill({
           status: response.status,
           headers: Object.fromEntries(response.headers),
@@ -81,11 +90,15 @@ export async function routeBrowserToStandIn(
       await route.fulfill({
         status: 200,
         headers: { ...headers, 'content-type': 'text/html; charset=utf-8' },
-        body: `<!doctype html><title>Redirecting</title><script>location.replace(${JSON.stringify(target.toString())})</script>`,
+        body: navigateTo(target),
       });
     },
   );
 }
+
+/** The page handed to Chromium in place of a redirect: its one script navigates to the target. */
+const navigateTo = (target: URL) =>
+  `<!doctype html><title>Redirecting</title><script>location.replace(${JSON.stringify(target.toString())})</script>`;
 
 export interface LocalListener {
   baseUrl: string;

@@ -27,7 +27,13 @@
     },
     'shopify:navMenu'(message) {
       if (!Array.isArray(message.items)) return;
+      const home = document.createElement('a');
+      home.href = (typeof message.home === 'string' && inAdmin(message.home)) || config.appBase;
+      home.textContent = config.appTitle;
+      const homeEntry = document.createElement('li');
+      homeEntry.append(home);
       nav.replaceChildren(
+        homeEntry,
         ...message.items.flatMap((item) => {
           const href = inAdmin(String(item.href));
           if (!href) return [];

@@ -53,7 +53,8 @@
       post({ type: 'shopify:idToken', id: lastId });
     });
 
-  // fetch to the app's own origin carries a session token; a 401 asking for it is retried once with a fresh one.
+  // fetch to the app's own origin carries a session token (and the staff member's locale); a 401 asking for it
+  // (X-Shopify-Retry-Invalid-Session-Request: 1, as Shopify's app packages answer) is retried once with a fresh one.
   const originalFetch = window.fetch.bind(window);
   window.fetch = async (input, init) => {
     const request = new Request(input, init);
@@ -61,6 +62,7 @@
     const withToken = async (unsent) => {
       const headers = new Headers(unsent.headers);
       headers.set('Authorization', `Bearer ${await idToken()}`);
+      if (!headers.has('Accept-Language')) headers.set('Accept-Language', sessionStorage.getItem('app-bridge:locale') ?? 'en');
       return originalFetch(new Request(unsent, { headers }));
     };
     const retry = request.clone();
@@ -109,6 +111,7 @@
           post({
             type: 'shopify:navMenu',
             // The link with rel="home" is the app's home, which the admin links as the app's name; the others are the menu.
+            home: this.querySelector('a[rel="home"]')?.getAttribute('href') ?? null,
             items: [...this.querySelectorAll('a')]
               .filter((link) => link.getAttribute('rel') !== 'home')
               .map((link) => ({ label: link.textContent.trim(), href: link.getAttribute('href') ?? '/' })),
