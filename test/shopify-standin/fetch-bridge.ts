@@ -6,7 +6,8 @@ import { isStandInHost } from './router.js';
 /**
  * How outbound requests reach the stand-in. No machine here reaches Shopify, so:
  *  - `standInFetch` is a fetch-compatible function for `@shopify/shopify-api`'s runtime adapter
- *    (`setAbstractFetchFunc`): requests to *.myshopify.com and the bulk results host are answered
+ *    (`setAbstractFetchFunc`): requests to *.myshopify.com, the bulk results host and Shopify's own
+ *    sites (admin, sign-in, App Store, CDN: sites.ts) are answered
  *    in-process; anything else is refused, since nothing else is reachable either.
  *  - `routeBrowserToStandIn` makes a Playwright browser context answer the same hosts from the
  *    stand-in, so a Chromium test follows the service's real redirect to
