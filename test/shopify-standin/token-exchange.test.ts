@@ -133,6 +133,11 @@ describe('Shopify stand-in: token exchange of session tokens', () => {
     const response = await exchangeByHand(SHOP, { subject_token: standIn.sessionToken(OTHER) });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual(INVALID_SUBJECT_TOKEN.body);
+    // Staff of both stores: their token for the other store is still not this store's.
+    const both = standIn.addStaff(OTHER, { email: 'kim@both.example' });
+    standIn.addStaff(SHOP, { email: 'kim@both.example' });
+    const crossed = await exchangeByHand(SHOP, { subject_token: standIn.sessionToken(OTHER, { staff: both }) });
+    expect([crossed.status, (await crossed.json()).error]).toEqual([400, 'invalid_subject_token']);
     // Through the library too: it checks the token's signature, not which store it is for.
     expect(
       await refused(
