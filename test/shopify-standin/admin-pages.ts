@@ -20,7 +20,8 @@ const STYLE = `
   label { display: block; margin-top: 1rem; font-weight: 600; }
   input, select { font: inherit; width: 100%; box-sizing: border-box; padding: 0.5rem; border: 1px solid #8a8a8a; border-radius: 8px; }
   .actions { display: flex; gap: 0.75rem; flex-wrap: wrap; margin-top: 1.5rem; }
-  button { font: inherit; padding: 0.5rem 1rem; border-radius: 8px; border: 1px solid #8a8a8a; background: #fff; color: #303030; cursor: pointer; }
+  button { font: inherit; padding: 0.5rem 1rem; border-radius: 8px; border: 1px solid #8a8a8a; background: #fff; color: #303030;
+    cursor: pointer; }
   button.primary { background: #303030; color: #fff; border-color: #303030; }
   p.error { color: #8e1f0b; font-weight: 600; }
   p.shop { color: #616161; overflow-wrap: anywhere; }
@@ -47,7 +48,8 @@ function layout(title: string, body: string, options: { bar?: string; wide?: boo
 <style>${STYLE}</style>
 </head>
 <body>${options.bar ?? ''}<main${options.wide ? ' class="wide"' : ''}>${body}</main>
-${options.data ? `<script id="admin-config" type="application/json">${options.data}</script>` : ''}${options.script ? `<script>${options.script}</script>` : ''}</body>
+${options.data ? `<script id="admin-config" type="application/json">${options.data}</script>` : ''}
+${options.script ? `<script>${options.script}</script>` : ''}</body>
 </html>`;
 }
 
@@ -102,7 +104,9 @@ export function adminAppPage(options: {
   return layout(
     `${options.appTitle} · ${options.bar.storeTitle} · Shopify`,
     `<div class="app">
-<nav aria-label="${escapeHtml(options.appTitle)}"><ul id="app-nav"><li><a href="${escapeHtml(options.appBase)}">${escapeHtml(options.appTitle)}</a></li></ul></nav>
+<nav aria-label="${escapeHtml(options.appTitle)}">
+<ul id="app-nav"><li><a href="${escapeHtml(options.appBase)}">${escapeHtml(options.appTitle)}</a></li></ul>
+</nav>
 <section>
 <h1 id="app-title">${escapeHtml(options.appTitle)}</h1>
 <div id="toasts" role="status" aria-live="polite"></div>

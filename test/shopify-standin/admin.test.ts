@@ -95,7 +95,7 @@ describe('Shopify stand-in: the admin signs staff in, frames the app and launche
     expect(response.headers.get('location')).toBe('https://admin.shopify.com/');
   });
 
-  it('frames the App URL with embedded, host, id_token, locale, session, shop, timestamp and hmac, which the library verifies', async () => {
+  it('frames the App URL with embedded, host, id_token, locale, session, shop, timestamp and an hmac the library verifies', async () => {
     const owner = standIn.staffMember(SHOP);
     const cookie = await signIn(owner.email, standIn.adminAppUrl(SHOP));
     const before = Math.floor(Date.now() / 1000);

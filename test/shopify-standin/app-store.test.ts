@@ -62,7 +62,7 @@ describe('Shopify stand-in: the App Store listing installs the app as a managed 
     expect(standIn.shop(SOLO).installation.installed).toBe(false);
   });
 
-  it('installs with the configuration’s scopes on the admin’s Install, calling nothing of the app and issuing no token, then opens it', async () => {
+  it('installs with the configuration’s scopes on the admin’s Install, calls nothing of the app, issues no token, opens it', async () => {
     const cookie = await signIn('owner@maple-row.example');
     const listing = await (await get(standIn.listingUrl(), cookie)).text();
     expect(listing).toContain('<input type="hidden" name="store" value="maple-row">');

@@ -111,7 +111,7 @@ describe('Shopify stand-in: Chromium installs an embedded app from the listing a
     await app?.close();
   });
 
-  it('signs the staff member in, installs with the configuration’s scopes and launches the App URL with verifiable parameters', async () => {
+  it('signs the staff member in, installs with the configuration’s scopes, launches the App URL with verifiable parameters', async () => {
     const { page } = merchant;
     await page.goto(standIn.listingUrl());
     await fitsAndPasses(page, 'the App Store listing');
