@@ -1,5 +1,7 @@
 import { HttpResponseError, RequestedTokenType } from '@shopify/shopify-api';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SHOPIFY_SCOPES } from '../../src/config-schema.js';
+import { appFromToml } from '../support/shopify-admin.js';
 import { cookiesFrom } from './example-app.js';
 import { offlineSession, shopifyLibraryFor } from './shopify-library.js';
 import { ShopifyStandIn } from './stand-in.js';
@@ -140,5 +142,23 @@ describe('Shopify stand-in: the App Store listing installs the app as a managed 
     const anonymous = await post(`https://admin.shopify.com/store/elm-corner/settings/apps/${standIn.app.handle}/uninstall`, {});
     expect(anonymous.status).toBe(401);
     expect(standIn.shop(SECOND).installation.installed).toBe(true);
+  });
+});
+
+describe('Shopify stand-in: the app as shopify.app.toml registers it', () => {
+  it('takes the handle, name, scopes and App URL path from the configuration, on the service under test', async () => {
+    const standIn = new ShopifyStandIn({ app: appFromToml('http://127.0.0.1:4321') });
+    expect(standIn.app).toMatchObject({
+      handle: 'brand-partner-collaborations',
+      title: 'Brand Partner Collaborations',
+      // The toml's scopes are SHOPIFY_SCOPES' default (test/architecture/shopify-app-toml.test.ts holds them together).
+      scopes: DEFAULT_SHOPIFY_SCOPES,
+      applicationUrl: 'http://127.0.0.1:4321/commerce/shopify/app',
+    });
+    expect(standIn.listingUrl()).toBe('https://apps.shopify.com/brand-partner-collaborations');
+    standIn.createShop({ name: 'fir-hollow', products: 1 });
+    standIn.installManaged('fir-hollow.myshopify.com');
+    expect(standIn.shop('fir-hollow.myshopify.com').installation.scopes).toEqual(DEFAULT_SHOPIFY_SCOPES);
+    expect((await standIn.fetch(standIn.listingUrl())).status).toBe(200);
   });
 });
