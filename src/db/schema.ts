@@ -665,14 +665,6 @@ export interface ShopifyOAuthRequestsTable {
 }
 
 /** Migration 0020: what a verified callback asks the store's staff, until they answer with a POST (by the hash of the form's token). */
-/** A browser's session at the app home for one shop, by the hash of its cookie (migration 0036). */
-export interface ShopifyHomeSessionsTable {
-  session_hash: string;
-  shop: string;
-  created_at: ColumnType<Date, Date, Date>;
-  expires_at: ColumnType<Date, Date, Date>;
-}
-
 export interface ShopifyConfirmationRequestsTable {
   token_hash: string;
   shop: string;
@@ -744,7 +736,6 @@ export interface ShopifyTables {
   shopify_webhook_deliveries: ShopifyWebhookDeliveriesTable;
   shopify_usage_records: ShopifyUsageRecordsTable;
   shopify_order_commissions: ShopifyOrderCommissionsTable;
-  shopify_home_sessions: ShopifyHomeSessionsTable;
 }
 
 /** Whether a store counts orders after a view of its offer (view-through); click-through always counts. */

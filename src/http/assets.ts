@@ -39,6 +39,9 @@ const ENTRIES = {
   referenceStyle: { entry: 'pages/reference.css', stem: 'reference' },
   /** The API reference's correction to its renderer's markup (web/pages/reference.ts). */
   referenceScript: { entry: 'pages/reference.ts', stem: 'reference-aria', options: { format: 'iife' } },
+  /** The Shopify app home in the admin's frame: its actions as fetches App Bridge signs, and a look that follows Polaris. */
+  shopifyHomeScript: { entry: 'shopify/home.ts', stem: 'shopify-home', options: { format: 'iife' } },
+  shopifyHomeStyle: { entry: 'shopify/home.css', stem: 'shopify-home' },
   demoScript: { entry: 'demo/demo.ts', stem: 'demo', options: { format: 'iife' } },
   demoStyle: { entry: 'demo/demo.css', stem: 'demo' },
 } satisfies Record<string, Entry>;

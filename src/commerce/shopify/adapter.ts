@@ -167,7 +167,6 @@ export class ShopifyCommerce implements CommerceAdapter {
   async disconnect(shop: string, how: 'uninstalled' | 'disconnected', reason: string | null = null): Promise<void> {
     this.eligibilityCache.delete(shop);
     if (await dal.disconnectShop(this.options.db, shop, how, new Date(), reason)) {
-      await dal.dropHomeSessions(this.options.db, shop);
       if (how === 'disconnected')
         this.options.log.error({ shop, reason }, 'Shopify store disconnected: the app lost its access; the merchant must install again');
       else this.options.log.warn({ shop, how }, 'Shopify store left the network');

@@ -118,6 +118,57 @@ export async function withShopTokensLocked<T>(
   });
 }
 
+/**
+ * Runs `work` holding the store's install lock (an advisory lock, as a store with no row yet has
+ * nothing to lock `for update`), with its tokens as they are once the lock is held: concurrent
+ * first loads of the embedded app wait for each other, and the second finds the token the first
+ * stored. `install` writes the store's tokens in the same transaction, connecting it again if it
+ * had left. Whatever `work` throws rolls back, so a refused exchange writes nothing.
+ */
+export async function withShopInstallLocked<T>(
+  db: Db,
+  shop: string,
+  work: (row: LockedTokens | undefined, install: (tokens: StoredTokens & { scopes: string; now: Date }) => Promise<void>) => Promise<T>,
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`shopify install ${shop}`}, 0))`.execute(trx);
+    const row = await trx
+      .selectFrom('shopify_shops')
+      .select(['access_token_encrypted', 'access_token_expires_at', 'refresh_token_encrypted', 'refresh_token_expires_at'])
+      .where('shop', '=', shop)
+      .executeTakeFirst();
+    const install = async (tokens: StoredTokens & { scopes: string; now: Date }) => {
+      const columns = tokenColumns(tokens);
+      await trx
+        .insertInto('shopify_shops')
+        .values({ shop, ...columns, scopes: tokens.scopes, installed_at: tokens.now })
+        .onConflict((oc) =>
+          oc.column('shop').doUpdateSet({
+            ...columns,
+            scopes: tokens.scopes,
+            installed_at: tokens.now,
+            uninstalled_at: null,
+            disconnected_at: null,
+            disconnect_reason: null,
+            updated_at: tokens.now,
+          }),
+        )
+        .execute();
+    };
+    return work(
+      row?.access_token_encrypted
+        ? {
+            accessTokenEncrypted: row.access_token_encrypted,
+            accessTokenExpiresAt: row.access_token_expires_at,
+            refreshTokenEncrypted: row.refresh_token_encrypted,
+            refreshTokenExpiresAt: row.refresh_token_expires_at,
+          }
+        : undefined,
+      install,
+    );
+  });
+}
+
 /** Stores whose tokens need renewing before `before`: a non-expiring access token, or a refresh token running out. */
 export async function shopsWithTokensToRenew(db: Db, before: Date, limit: number): Promise<string[]> {
   const rows = await db
@@ -320,33 +371,6 @@ export async function takeConfirmationRequest(db: Db, token: string): Promise<bo
     .returning('token_hash')
     .executeTakeFirst();
   return row !== undefined;
-}
-
-/** Opens a browser's app-home session for the shop, by the hash of its cookie value; expired sessions of any shop go. */
-export async function insertHomeSession(db: Db, session: { token: string; shop: string; now: Date; expiresAt: Date }): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('shopify_home_sessions').where('expires_at', '<=', session.now).execute();
-    await trx
-      .insertInto('shopify_home_sessions')
-      .values({ session_hash: stateHash(session.token), shop: session.shop, created_at: session.now, expires_at: session.expiresAt })
-      .execute();
-  });
-}
-
-/** The shop a live app-home session is for. */
-export async function findHomeSession(db: Db, token: string, now: Date): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('shopify_home_sessions')
-    .select('shop')
-    .where('session_hash', '=', stateHash(token))
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return row?.shop;
-}
-
-/** The store left: no browser acts for it at the app home any more. */
-export async function dropHomeSessions(db: Db, shop: string): Promise<void> {
-  await db.deleteFrom('shopify_home_sessions').where('shop', '=', shop).execute();
 }
 
 /** The store's staff confirmed, in the claimant's own session, that the claimant acts for the store. */
@@ -759,7 +783,6 @@ export async function eraseShop(db: Db, shop: string, keepWebhookId: string): Pr
     await trx.deleteFrom('shopify_ownership_confirmations').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_oauth_requests').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_confirmation_requests').where('shop', '=', shop).execute();
-    await trx.deleteFrom('shopify_home_sessions').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_webhook_deliveries').where('shop', '=', shop).where('webhook_id', '<>', keepWebhookId).execute();
     await trx.deleteFrom('shopify_shops').where('shop', '=', shop).execute();
   });

@@ -1,88 +1,117 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Runtime } from '../../composition.js';
-import { ApiError, badRequest, unauthorized } from '../../http/errors.js';
-import { formField } from '../../http/forms.js';
-import { requireOwnOrigin } from '../../http/origin.js';
+import { ApiError, badRequest, conflict, unauthorized } from '../../http/errors.js';
 import { wantsHtmlPage } from '../../http/not-found-page.js';
-import { cookiePolicyFor, csrfTokenFor, csrfTokenMatches } from '../../shared/cookies.js';
 import { StoreDisconnectedError } from './admin-client.js';
 import { isShopDomain, type ShopifyCommerce, usageTerms, USAGE_PLAN } from './adapter.js';
-import { CSRF_FIELD, HOME_REFUSALS, type HomeNote, sendHomePage, sendHomeRefusal } from './pages.js';
-import { AppLaunchQuery, HomeQuery } from './schemas.js';
-import * as shopifyService from './service.js';
+import { EMBEDDED_PAGE, HOME_REFUSALS, type HomeNote, renderHomeView, sendBouncePage, sendHomePage, sendHomeRefusal } from './pages.js';
+import { AppLaunchQuery, BounceQuery, HomeAction, HomeActionAnswer, HomeViewQuery, OpenQuery } from './schemas.js';
+import { bearerToken, InvalidSessionTokenError, RETRY_HEADER, type StaffSession, verifySessionToken } from './session-tokens.js';
+import { SessionTokenRefusedError } from './tokens.js';
+import type * as shopifyService from './service.js';
 
-/** Shopify's App URL: where Shopify opens the app for a merchant, signed with `hmac` (docs/shopify.md). */
+/** Shopify's App URL: the admin loads it in its frame, with the staff member's session token as `id_token` (docs/shopify.md). */
 export const APP_PATH = '/commerce/shopify/app';
-/** The app's home for one store, in the browser that holds its session. */
+/** The home's actions and its view, asked by the page's script with the session token App Bridge adds. */
 export const HOME_PATH = '/commerce/shopify/home';
-/** The app home's session: a random value whose hash names the shop (shopify_home_sessions), set by a verified OAuth callback. */
-export const HOME_COOKIE = 'svc_shopify_home';
+/** Shopify's session-token bounce page: App Bridge loads a fresh session token and reloads the App URL with it. */
+export const BOUNCE_PATH = '/commerce/shopify/session-token-bounce';
+/** Opens the app in the store's admin: where Shopify's OAuth and its plan approval send the merchant back to. */
+export const OPEN_PATH = '/commerce/shopify/open';
 
 const errorRef = Type.Ref('ErrorResponse');
 
-/** The home of a store; `note` names what the merchant just did, so the page can say what happened. */
-export function homePath(shop: string, note?: HomeNote): string {
+/** Where the app lives in the store's admin (Shopify's embedded app URL, by the app's client id). */
+export function adminAppUrl(shop: string, apiKey: string, note?: HomeNote): string {
+  const url = `https://admin.shopify.com/store/${shop.replace(/\.myshopify\.com$/, '')}/apps/${apiKey}`;
+  return note ? `${url}?${new URLSearchParams({ done: note }).toString()}` : url;
+}
+
+/** The path that opens the store's app in its admin, optionally saying what the merchant just did there. */
+export function openPath(shop: string, note?: HomeNote): string {
   const query = new URLSearchParams({ shop });
   if (note) query.set('done', note);
-  return `${HOME_PATH}?${query.toString()}`;
+  return `${OPEN_PATH}?${query.toString()}`;
 }
 
 type BeginInstall = (request: FastifyRequest, reply: FastifyReply, inFlight: shopifyService.PendingInstall) => Promise<FastifyReply>;
+type AfterInstall = (shopify: ShopifyCommerce, shop: string, log: FastifyBaseLogger) => Promise<void>;
 type HomeActions = Parameters<Runtime['onboarding']['homeState']>[1];
 
+/** The answer that makes App Bridge fetch a fresh session token and send the request again (Shopify's documented 401). */
+const retryWithFreshToken = (message: string) => new ApiError(401, 'unauthorized', message, {}, { [RETRY_HEADER]: '1' });
+
+const shopOf = (raw: string) => {
+  const shop = raw.trim().toLowerCase();
+  if (!isShopDomain(shop)) throw badRequest('shop must be a Shopify store domain such as acme.myshopify.com');
+  return shop;
+};
+
 /**
- * The app home at Shopify's App URL (issue 25, section 3): a merchant who installs from Shopify's
- * app listing goes live from Shopify alone. The launch is checked with Shopify's `hmac` (by the
- * library); the home acts for a store only in a browser that came back from Shopify's OAuth as its
- * staff (docs/security.md, "The Shopify app home"), and every change is a POST with the page's CSRF token.
+ * The app home, embedded in the Shopify admin (issue 45): the admin opens the App URL in its frame
+ * with the staff member's session token (`id_token`), verified with the library; a store without
+ * the app's token gets one by token exchange (Shopify installed the app with shopify.app.toml's
+ * scopes: managed installation). The page's actions are fetches that App Bridge signs with a fresh
+ * session token (`Authorization: Bearer`): no cookie, so nothing a third-party cookie policy blocks
+ * (docs/security.md, "The embedded Shopify app").
  */
 export const appHomeRoutes = async (
   plain: Parameters<FastifyPluginAsync>[0],
   runtime: Runtime,
   shopify: ShopifyCommerce,
   beginInstall: BeginInstall,
+  afterInstall: AfterInstall,
 ): Promise<void> => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config, onboarding } = runtime;
-  const policy = cookiePolicyFor(config.baseUrl);
-  const terms = usageTerms(config.orders.commissionBasisPoints);
-  const cap = `${USAGE_PLAN.cappedAmount.amount} ${USAGE_PLAN.cappedAmount.currencyCode}`;
+  const { config, onboarding } = runtime;
+  const apiKey = shopify.library.config.apiKey;
+  const terms = `${usageTerms(config.orders.commissionBasisPoints)}; charges are capped at ${USAGE_PLAN.cappedAmount.amount} ${
+    USAGE_PLAN.cappedAmount.currencyCode
+  } every 30 days`;
 
-  /** OAuth first: Shopify answers its signed-in staff without a page when the app is installed, and the callback opens the session. */
-  const throughOAuth = (request: FastifyRequest, reply: FastifyReply, shop: string) =>
-    beginInstall(request, reply, {
-      shop,
-      challenge: null,
-      returnTo: homePath(shop),
-      claimId: null,
-      claimantSessionId: null,
-      platformId: null,
-    });
+  /** The home's actions for the stages it shows: its own buttons, never the plugin's links. */
+  const actions: HomeActions = { link: async () => ({ url: APP_PATH, sameTab: true }), confirm: () => null };
 
-  const hasSession = (request: FastifyRequest, shop: string) =>
-    shopifyService.homeSessionFor(db, request.cookies[HOME_COOKIE], shop, new Date());
+  /** The App URL again without the spent session token and signature: App Bridge adds a fresh `id_token` when it reloads it. */
+  const reloadUrl = (shop: string, host: string | undefined) => {
+    const query = new URLSearchParams({ shop, embedded: '1' });
+    if (host) query.set('host', host);
+    return `${config.baseUrl}${APP_PATH}?${query.toString()}`;
+  };
 
-  /** The home's own actions for the stages it shows: its forms, never the plugin's links. */
-  const actions = (shop: string): HomeActions => ({
-    link: async (action) => ({ url: action === 'plan' ? `${HOME_PATH}/plan` : homePath(shop), sameTab: true }),
-    confirm: () => null,
-  });
+  /** A document load whose session token is missing, stale or refused: the bounce page, as Shopify documents, never a dead page. */
+  const bounce = (reply: FastifyReply, shop: string, host: string | undefined) => {
+    const query = new URLSearchParams({ shop, 'shopify-reload': reloadUrl(shop, host) });
+    if (host) query.set('host', host);
+    return reply.redirect(`${BOUNCE_PATH}?${query.toString()}`, 302);
+  };
 
   /** A launch that does not verify: a page in words for a browser, the error shape for anything else. */
   const refuseLaunch = (request: FastifyRequest, reply: FastifyReply, message: string) => {
-    if (wantsHtmlPage(request, APP_PATH)) return sendHomeRefusal(reply, HOME_REFUSALS.launch, null);
+    if (wantsHtmlPage(request, APP_PATH)) return sendHomeRefusal(reply, HOME_REFUSALS.launch);
     throw unauthorized(message);
+  };
+
+  /**
+   * The store's token, exchanged from the session token when the store has none (managed install,
+   * or back after leaving), then the callback's own steps. A store holding a token is not asked again.
+   */
+  const ensureInstalled = async (staff: StaffSession, log: FastifyBaseLogger) => {
+    if ((await shopify.status(staff.shop)).installation === 'installed') return;
+    if ((await shopify.tokens.exchange(staff.shop, staff.token)) === 'exchanged') await afterInstall(shopify, staff.shop, log);
   };
 
   app.get(
     APP_PATH,
     {
+      config: EMBEDDED_PAGE,
       schema: {
         summary:
-          "Shopify's App URL: the launch is verified with Shopify's hmac (within 90 s); a store without the app goes to " +
-          'Shopify OAuth at once, an installed one to its home, through OAuth when this browser holds no session for it',
+          "Shopify's App URL, loaded in the admin's frame: the session token (id_token) is verified with the library and, for a " +
+          'store without the app’s token, exchanged for an expiring offline token; a missing or stale one gets the bounce page. ' +
+          'A launch outside the admin (hmac, no id_token) goes to Shopify OAuth for a store without the app, else into the admin',
         tags: ['commerce'],
         querystring: AppLaunchQuery,
         response: { 400: errorRef, 401: errorRef, 429: errorRef },
@@ -90,110 +119,148 @@ export const appHomeRoutes = async (
     },
     async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
-      // Every parameter Shopify sent is signed, those the schema does not name too: the raw query is what is checked.
-      const signed = new URL(request.url, 'http://launch.invalid').searchParams;
-      let verified = false;
-      try {
-        verified = await shopify.library.utils.validateHmac(signed);
-      } catch (error) {
-        const stale = /tolerance/i.test((error as Error).message);
-        return refuseLaunch(
-          request,
-          reply,
-          stale
-            ? 'the launch is older than Shopify allows (90 s): open the app again from the Shopify admin'
-            : 'the launch carries no Shopify hmac or timestamp: open the app from the Shopify admin',
-        );
+      const { query } = request;
+      const shop = shopOf(query.shop);
+      if (query.hmac !== undefined) {
+        // Every parameter Shopify sent is signed, those the schema does not name too: the raw query is what is checked.
+        const signed = new URL(request.url, 'http://launch.invalid').searchParams;
+        let verified = false;
+        try {
+          verified = await shopify.library.utils.validateHmac(signed);
+        } catch (error) {
+          const stale = /tolerance/i.test((error as Error).message);
+          if (!stale) throw badRequest('timestamp is required with hmac');
+          return refuseLaunch(request, reply, 'the launch is older than Shopify allows (90 s): open the app again from the Shopify admin');
+        }
+        if (!verified) return refuseLaunch(request, reply, 'the launch hmac does not verify: open the app from the Shopify admin');
       }
-      if (!verified) return refuseLaunch(request, reply, 'the launch hmac does not verify: open the app from the Shopify admin');
-      const shop = request.query.shop.trim().toLowerCase();
-      if (!isShopDomain(shop)) throw badRequest('shop must be a Shopify store domain such as acme.myshopify.com');
-      const status = await shopify.status(shop);
-      // Shopify's review: a store without the app goes to its authorization at once, before any page of the app.
-      if (status.installation !== 'installed' || !(await hasSession(request, shop))) return throughOAuth(request, reply, shop);
-      return reply.redirect(homePath(shop), 303);
+      const embedded = query.embedded === '1' || query.id_token !== undefined;
+      if (!embedded) {
+        if (query.hmac === undefined) throw badRequest('hmac is required: open the app from the Shopify admin');
+        // Opened outside the admin (Shopify's review, an old link): OAuth for a store without the app, else into the admin.
+        if ((await shopify.status(shop)).installation === 'installed') return reply.redirect(adminAppUrl(shop, apiKey), 303);
+        return beginInstall(request, reply, {
+          shop,
+          challenge: null,
+          returnTo: openPath(shop),
+          claimId: null,
+          claimantSessionId: null,
+          platformId: null,
+        });
+      }
+      if (query.id_token === undefined) return bounce(reply, shop, query.host);
+      let staff: StaffSession;
+      try {
+        staff = await verifySessionToken(shopify.library, query.id_token, shop);
+        await ensureInstalled(staff, request.log);
+      } catch (error) {
+        if (error instanceof InvalidSessionTokenError || error instanceof SessionTokenRefusedError) return bounce(reply, shop, query.host);
+        throw error;
+      }
+      const state = await onboarding.homeState(shop, actions);
+      return sendHomePage(reply, { shop, apiKey, state, note: query.done ?? null, terms });
     },
   );
 
-  app.get(HOME_PATH, { schema: { hide: true, querystring: HomeQuery } }, async (request, reply) => {
-    const shop = request.query.shop.trim().toLowerCase();
-    if (!isShopDomain(shop)) throw badRequest('shop must be a Shopify store domain such as acme.myshopify.com');
+  app.get(BOUNCE_PATH, { config: EMBEDDED_PAGE, schema: { hide: true, querystring: BounceQuery } }, async (request, reply) => {
+    const shop = shopOf(request.query.shop);
+    const reload = request.query['shopify-reload'];
+    // App Bridge goes where this names: only the App URL of this service, never another site.
+    if (!reload.startsWith(`${config.baseUrl}${APP_PATH}?`)) throw badRequest('shopify-reload must be the app’s own App URL');
     reply.header('Cache-Control', 'no-store');
-    if (!(await hasSession(request, shop)) || (await shopify.status(shop)).installation !== 'installed') {
-      return throughOAuth(request, reply, shop);
-    }
-    const state = await onboarding.homeState(shop, actions(shop));
-    return sendHomePage(reply, {
-      shop,
-      state,
-      note: request.query.done ?? null,
-      csrfToken: csrfTokenFor(request, reply, policy),
-      terms: `${terms}; charges are capped at ${cap} every 30 days`,
-    });
+    return sendBouncePage(reply, apiKey, shop);
   });
+
+  app.get(
+    OPEN_PATH,
+    { schema: { hide: true, querystring: OpenQuery } },
+    // Where Shopify's OAuth and plan approval return the merchant, outside the admin: back into it, at the app.
+    async (request, reply) => reply.redirect(adminAppUrl(shopOf(request.query.shop), apiKey, request.query.done), 303),
+  );
 
   /**
-   * The checks of every action of the home: the service's own page (Origin), the page's CSRF token
-   * and this browser's session for the store. Null, with the refusal sent, when one fails.
+   * Who acts: the store of a verified session token in `Authorization: Bearer`. A missing, stale or
+   * forged token, or one for another store than the request names, is Shopify's 401 with the retry
+   * header, so App Bridge asks for a fresh token and sends the request again; nothing is written.
    */
-  const actingFor = async (request: FastifyRequest, reply: FastifyReply): Promise<string | null> => {
-    requireOwnOrigin(request);
-    reply.header('Cache-Control', 'no-store');
-    if (!csrfTokenMatches(request, formField(request.body, CSRF_FIELD))) {
-      await sendHomeRefusal(reply, HOME_REFUSALS.formExpired, null);
-      return null;
-    }
-    const shop = (formField(request.body, 'shop') ?? '').trim().toLowerCase();
-    if (!isShopDomain(shop) || !(await hasSession(request, shop))) {
-      await sendHomeRefusal(reply, HOME_REFUSALS.noSession, null);
-      return null;
-    }
-    return shop;
-  };
-
-  app.post(`${HOME_PATH}/plan`, { schema: { hide: true, response: { 403: errorRef } } }, async (request, reply) => {
-    const shop = await actingFor(request, reply);
-    if (shop === null) return reply;
-    const status = await shopify.status(shop);
-    if (status.installation !== 'installed') return reply.redirect(homePath(shop), 303);
-    if (status.planApproved) return reply.redirect(homePath(shop, 'plan'), 303);
-    const back = new URLSearchParams({ shop, return: homePath(shop, 'plan') });
+  const staffOf = async (request: FastifyRequest, requestShop: string | undefined): Promise<StaffSession> => {
+    const token = bearerToken(request.headers.authorization);
+    if (token === null) throw retryWithFreshToken('a Shopify session token is required: open the app from the Shopify admin');
+    let staff: StaffSession;
     try {
-      const returnUrl = `${config.baseUrl}/commerce/shopify/plan/return?${back.toString()}`;
-      return reply.redirect(await shopify.subscriptionConfirmationUrl(shop, returnUrl), 303);
+      staff = await verifySessionToken(shopify.library, token, requestShop === undefined ? null : shopOf(requestShop));
+      await ensureInstalled(staff, request.log);
     } catch (error) {
-      if (error instanceof StoreDisconnectedError) return reply.redirect(homePath(shop), 303);
+      if (error instanceof InvalidSessionTokenError || error instanceof SessionTokenRefusedError) {
+        throw retryWithFreshToken('the Shopify session token is not valid for this store any more: a fresh one is needed');
+      }
       throw error;
     }
+    return staff;
+  };
+
+  const actionSchema = (summary: string) => ({
+    summary,
+    tags: ['commerce'],
+    body: HomeAction,
+    response: { 200: HomeActionAnswer, 400: errorRef, 401: errorRef, 409: errorRef },
   });
 
-  app.post(`${HOME_PATH}/turn-on`, { schema: { hide: true, response: { 403: errorRef } } }, async (request, reply) => {
-    const shop = await actingFor(request, reply);
-    if (shop === null) return reply;
-    try {
-      await onboarding.turnOnAtHome(shop, actions(shop));
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
-      return sendHomeRefusal(reply, HOME_REFUSALS.wrongStage, shop);
-    }
-    return reply.redirect(homePath(shop, 'turned_on'), 303);
+  app.get(HOME_PATH, { schema: { hide: true, querystring: HomeViewQuery } }, async (request, reply) => {
+    const { shop } = await staffOf(request, request.query.shop);
+    const state = await onboarding.homeState(shop, actions);
+    reply.header('Cache-Control', 'no-store');
+    return reply.type('text/html; charset=utf-8').send(renderHomeView({ shop, apiKey, state, note: request.query.done ?? null, terms }));
   });
 
-  app.post(`${HOME_PATH}/consent`, { schema: { hide: true, response: { 403: errorRef } } }, async (request, reply) => {
-    const shop = await actingFor(request, reply);
-    if (shop === null) return reply;
-    const raw = formField(request.body, 'discountPercent');
-    const percent = raw === undefined || raw === '' ? undefined : Number(raw);
-    if (percent !== undefined && ![10, 15, 20, 25].includes(percent)) {
-      return sendHomeRefusal(reply, HOME_REFUSALS.choosePercent, shop);
-    }
-    try {
-      await onboarding.consentAtHome(shop, percent, actions(shop));
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
-      // The onboarding's checks, in the page's words: no percentage chosen, or the store is not at consent (any more).
-      return sendHomeRefusal(reply, error.statusCode === 400 ? HOME_REFUSALS.choosePercent : HOME_REFUSALS.wrongStage, shop);
-    }
-    return reply.redirect(homePath(shop, 'consented'), 303);
-  });
+  app.post(
+    `${HOME_PATH}/plan`,
+    { schema: actionSchema('The embedded home asks for the usage plan: Shopify’s confirmation page to open in the top window') },
+    async (request) => {
+      const { shop } = await staffOf(request, request.body.shop);
+      const status = await shopify.status(shop);
+      if (status.planApproved) return { done: 'plan' as const };
+      const back = new URLSearchParams({ shop, return: openPath(shop, 'plan') });
+      try {
+        const returnUrl = `${config.baseUrl}/commerce/shopify/plan/return?${back.toString()}`;
+        return { confirmationUrl: await shopify.subscriptionConfirmationUrl(shop, returnUrl) };
+      } catch (error) {
+        if (error instanceof StoreDisconnectedError) throw retryWithFreshToken('the store lost the app’s access: open the app again');
+        throw error;
+      }
+    },
+  );
+
+  app.post(
+    `${HOME_PATH}/turn-on`,
+    { schema: actionSchema('The embedded home turns cross-promotion back on, after the merchant turned it off') },
+    async (request) => {
+      const { shop } = await staffOf(request, request.body.shop);
+      try {
+        await onboarding.turnOnAtHome(shop, actions);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
+        throw conflict(HOME_REFUSALS.wrongStage);
+      }
+      return { done: 'turned_on' as const };
+    },
+  );
+
+  app.post(
+    `${HOME_PATH}/consent`,
+    { schema: actionSchema('The embedded home turns cross-promotion on: the merchant’s consent, with a discount of 10–25% unless one exists') },
+    async (request) => {
+      const { shop } = await staffOf(request, request.body.shop);
+      const percent = request.body.discountPercent;
+      if (percent !== undefined && ![10, 15, 20, 25].includes(percent)) throw badRequest(HOME_REFUSALS.choosePercent);
+      try {
+        await onboarding.consentAtHome(shop, percent, actions);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
+        // The onboarding's checks, in the home's words: no percentage chosen, or the store is not at consent (any more).
+        throw error.statusCode === 400 ? badRequest(HOME_REFUSALS.choosePercent) : conflict(HOME_REFUSALS.wrongStage);
+      }
+      return { done: 'consented' as const };
+    },
+  );
 };

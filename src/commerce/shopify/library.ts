@@ -4,9 +4,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ShopifyConfig } from '../../config.js';
 
 /**
- * `@shopify/shopify-api` for the service: OAuth (begin, callback with HMAC and state checks),
- * webhook validation and the GraphQL Admin client all come from it. Offline tokens only, not an
- * embedded app. Its log goes to the service's, warnings and errors only (they carry no token:
+ * `@shopify/shopify-api` for the service: OAuth (begin, callback with HMAC and state checks), the
+ * embedded app home's session tokens and token exchange, webhook validation and the GraphQL Admin
+ * client all come from it. Offline tokens only: the service keeps no session of its own for the
+ * embedded app (no session cookie: `isEmbeddedApp`). Its log goes to the service's, warnings and errors only (they carry no token:
  * the library redacts its access-token headers).
  */
 export type ShopifyLibrary = ReturnType<typeof shopifyLibrary>;
@@ -23,7 +24,7 @@ export function shopifyLibrary(config: ShopifyConfig, baseUrl: string, log: Fast
     hostName: base.host,
     hostScheme: base.protocol === 'http:' ? 'http' : 'https',
     apiVersion: config.apiVersion as ApiVersion,
-    isEmbeddedApp: false,
+    isEmbeddedApp: true,
     logger: {
       level: LogSeverity.Warning,
       httpRequests: false,

@@ -1,6 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, HTMLAttributes } from 'preact';
 import { browserAssets } from '../../http/assets.js';
+import { renderToStaticMarkup } from 'preact-render-to-string';
+import { pagePolicy, SELF } from '../../http/csp.js';
 import { PageShell, sendPage } from '../../http/page.js';
 import type { Runtime } from '../../composition.js';
 import { minorUnitDigits } from '../../shared/currency.js';
@@ -147,23 +149,79 @@ export type HomeNote = 'plan' | 'consented' | 'turned_on';
 
 export interface HomePage {
   shop: string;
+  /** The app's client id, which App Bridge reads from the page (`shopify-api-key`). */
+  apiKey: string;
   state: HomeState;
   note: HomeNote | null;
-  csrfToken: string;
   /** The usage plan's terms, as the merchant will read them at Shopify. */
   terms: string;
 }
 
-const STEP_STATUS = { done: 'done', active: 'in progress', pending: 'to do' } as const;
+/** Shopify's App Bridge, which the admin's frame needs as the page's first script, from Shopify's CDN only. */
+export const APP_BRIDGE_SCRIPT = 'https://cdn.shopify.com/shopifycloud/app-bridge.js';
 
+/**
+ * Route options of the pages the admin frames: no X-Frame-Options (it knows no list of origins),
+ * so their Content-Security-Policy's frame-ancestors decides (`embeddedPolicy`).
+ */
+export const EMBEDDED_PAGE = { helmet: { xFrameOptions: false } } as const;
+
+/**
+ * The policy of a page in the admin's frame: framed only by the admin and the store's own admin
+ * domain (Shopify's "Set up iframe protection"), App Bridge from Shopify's CDN, fetches to the service.
+ */
+export function embeddedPolicy(shop: string) {
+  return pagePolicy({
+    'script-src': [...SELF, 'https://cdn.shopify.com'],
+    'connect-src': SELF,
+    'frame-ancestors': ['https://admin.shopify.com', `https://${shop}`],
+  });
+}
+
+/** The head App Bridge needs: the app's client id, then App Bridge itself before any other script. */
+async function embeddedHead({ apiKey, withScript }: { apiKey: string; withScript: boolean }) {
+  const assets = await browserAssets();
+  return (
+    <>
+      <meta name="shopify-api-key" content={apiKey} />
+      <script src={APP_BRIDGE_SCRIPT} />
+      {withScript && <script src={assets.url.shopifyHomeScript} defer />}
+    </>
+  );
+}
+
+async function sendEmbeddedPage(
+  reply: FastifyReply,
+  page: { title: string; apiKey: string; shop: string; withScript: boolean; status?: number },
+  body: ComponentChildren,
+): Promise<FastifyReply> {
+  const assets = await browserAssets();
+  return sendPage(
+    reply,
+    <PageShell
+      title={`${page.title} · ${SERVICE_NAME}`}
+      stylesheet={assets.url.shopifyHomeStyle}
+      noIndex
+      head={await embeddedHead({ apiKey: page.apiKey, withScript: page.withScript })}
+    >
+      {body}
+    </PageShell>,
+    { status: page.status ?? 200, policy: embeddedPolicy(page.shop) },
+  );
+}
+
+const STEP_STATUS = { done: 'Done', active: 'In progress', pending: 'To do' } as const;
+
+/** A button of the home: its script sends it as a fetch, which App Bridge signs with a fresh session token. */
 function ActionForm({ page, action, label, children }: { page: HomePage; action: string; label: string; children?: ComponentChildren }) {
   return (
-    <form method="post" action={`/commerce/shopify/home/${action}`}>
+    <form method="post" action={`/commerce/shopify/home/${action}`} data-action={action}>
       <input type="hidden" name="shop" value={page.shop} />
-      <input type="hidden" name={CSRF_FIELD} value={page.csrfToken} />
       {children}
-      <div class="row">
-        <button type="submit">{label}</button>
+      <div class="actions">
+        <button type="submit" class="primary">
+          {label}
+        </button>
       </div>
     </form>
   );
@@ -183,82 +241,95 @@ function noteText(page: HomePage): string | null {
   return null;
 }
 
+function Card({ title, children, refreshAfter }: { title: string; children: ComponentChildren; refreshAfter?: number }) {
+  return (
+    <section class="card" aria-labelledby="stage-title" data-refresh-after={refreshAfter}>
+      <h2 id="stage-title" tabIndex={-1}>
+        {title}
+      </h2>
+      {children}
+    </section>
+  );
+}
+
+/** Opens a page of the service outside the admin's frame (it refuses frames), in a tab of its own. */
+function OutsideLink({ href, children }: { href: string; children: ComponentChildren }) {
+  return (
+    <a href={href} target="_blank" rel="noopener">
+      {children}
+    </a>
+  );
+}
+
 function HomeBody({ page }: { page: HomePage }) {
   const { state } = page;
+  const notConnected = (
+    <Card title="Your store is not connected">
+      <p>Open the app again from Apps in your Shopify admin to connect it.</p>
+    </Card>
+  );
   if (state.kind === 'notice') {
     switch (state.notice) {
       case 'not_eligible':
         return (
-          <>
-            <h2>Your store cannot join yet</h2>
+          <Card title="Your store cannot join yet">
             <ul>
               {state.reasons.map((reason) => (
                 <li key={reason}>{reason}</li>
               ))}
             </ul>
             <p>Come back to this page once that has changed.</p>
-          </>
+          </Card>
         );
       case 'turned_off':
         return (
-          <>
-            <h2>Cross-promotion is off</h2>
+          <Card title="Cross-promotion is off">
             <p>You turned it off: partners do not show your offer until you turn it back on.</p>
             <ActionForm page={page} action="turn-on" label="Turn cross-promotion back on" />
-          </>
+          </Card>
         );
       default:
-        return (
-          <>
-            <h2>Your store is not connected</h2>
-            <p>Open the app again from your Shopify admin to connect it.</p>
-          </>
-        );
+        return notConnected;
     }
   }
   switch (state.stage) {
     case 'install':
-      return (
-        <>
-          <h2>Your store is not connected</h2>
-          <p>Open the app again from your Shopify admin to connect it.</p>
-        </>
-      );
+      return notConnected;
     case 'plan':
       return (
-        <>
-          <h2>Step 1 of 3: approve the plan</h2>
+        <Card title="Step 1 of 3: approve the plan">
           <p>There is no monthly fee. You pay only when a partner brings you a new customer:</p>
-          <p class="note">{page.terms}.</p>
+          <p class="terms">{page.terms}.</p>
           <p>Shopify shows you the plan and bills it with your Shopify invoice.</p>
           <ActionForm page={page} action="plan" label="Approve the plan at Shopify" />
-        </>
+        </Card>
       );
     case 'setting_up':
     case 'delayed':
       return (
-        <>
-          <h2>Step 2 of 3: setting up your store</h2>
+        <Card title="Step 2 of 3: setting up your store" refreshAfter={3000}>
           <p>
             We are reading your catalog and best sellers and finding brands that fit yours.
             {state.stage === 'delayed' ? ' This is taking longer than usual; it goes on by itself.' : ''}
           </p>
-          <ol aria-label="Setup progress">
+          <ol aria-label="Setup progress" class="steps">
             {state.steps.map((step) => (
-              <li key={step.key}>
+              <li key={step.key} class={`step ${step.status}`}>
                 {step.label}: <strong>{STEP_STATUS[step.status]}</strong>
               </li>
             ))}
           </ol>
-          <p>
-            <a href={`/commerce/shopify/home?${new URLSearchParams({ shop: page.shop }).toString()}`}>Check the progress again</a>
-          </p>
-        </>
+          <p class="muted">This page looks again every few seconds.</p>
+          <div class="actions">
+            <button type="button" data-refresh>
+              Check the progress now
+            </button>
+          </div>
+        </Card>
       );
     case 'consent':
       return (
-        <>
-          <h2>Step 3 of 3: turn on cross-promotion</h2>
+        <Card title="Step 3 of 3: turn on cross-promotion">
           <p>
             Partner brands will show an offer from <strong>{state.preview.businessName}</strong> to their shoppers after they buy.
             {state.preview.bestSellers.length > 0 && ` It features ${state.preview.bestSellers.map((item) => item.title).join(', ')}.`}
@@ -268,7 +339,7 @@ function HomeBody({ page }: { page: HomePage }) {
               <fieldset class="choices">
                 <legend>Discount for a partner's shoppers on their first order</legend>
                 {state.choices.map((percent) => (
-                  <label key={percent}>
+                  <label key={percent} class="choice">
                     <input type="radio" name="discountPercent" value={String(percent)} required /> {percent}% off
                   </label>
                 ))}
@@ -277,16 +348,16 @@ function HomeBody({ page }: { page: HomePage }) {
               <p>New customers from partners get your existing {state.existingDiscountPercent}% off their first order.</p>
             )}
             <p>
-              By turning it on you accept the <a href={state.termsUrl}>terms</a> and the <a href={state.privacyUrl}>privacy notice</a>. A
-              discount code is created in your Shopify store, usable once per customer.
+              By turning it on you accept the <OutsideLink href={state.termsUrl}>terms</OutsideLink> and the{' '}
+              <OutsideLink href={state.privacyUrl}>privacy notice</OutsideLink>. A discount code is created in your Shopify store, usable
+              once per customer.
             </p>
           </ActionForm>
-        </>
+        </Card>
       );
     case 'live':
       return (
-        <>
-          <h2>You are live</h2>
+        <Card title="You are live">
           <p>
             Partners show <strong>{state.offer.title}</strong> to their shoppers
             {state.offer.discountCode && (
@@ -298,9 +369,9 @@ function HomeBody({ page }: { page: HomePage }) {
             .
           </p>
           <p>
-            Manage partnerships and campaigns in the <a href={state.manageUrl}>dashboard</a>.
+            Manage partnerships and campaigns in the <OutsideLink href={state.manageUrl}>dashboard</OutsideLink> (it opens in a new tab).
           </p>
-        </>
+        </Card>
       );
   }
 }
@@ -319,12 +390,12 @@ function money(minor: number, currency: string): string {
 
 /**
  * Shopify waits for the store's staff to approve a higher capped amount: the commissions held
- * until then, and Shopify's own page to approve it (the staff are signed in there).
+ * until then, and Shopify's own page to approve it, opened in the admin's top window.
  */
 function CapRaise({ raise }: { raise: NonNullable<HomeState['capRaise']> }) {
   const held = raise.held.map((amount) => money(amount.amountMinor, amount.currency)).join(' and ');
   return (
-    <section class="note" aria-labelledby="cap-raise-title">
+    <section class="card banner" aria-labelledby="cap-raise-title">
       <h2 id="cap-raise-title">Approve a higher capped amount at {raise.platformName}</h2>
       <p>
         {held
@@ -334,7 +405,7 @@ function CapRaise({ raise }: { raise: NonNullable<HomeState['capRaise']> }) {
         approve it, the held commissions are charged and this message goes away.
       </p>
       <p>
-        <a class="button" href={raise.confirmationUrl}>
+        <a class="button" href={raise.confirmationUrl} target="_top">
           Approve the higher cap at {raise.platformName}
         </a>
       </p>
@@ -342,46 +413,79 @@ function CapRaise({ raise }: { raise: NonNullable<HomeState['capRaise']> }) {
   );
 }
 
-/** The app home at Shopify's App URL: the store's stage with the same actions as the plugin, as forms with the page's CSRF token. */
-export function sendHomePage(reply: FastifyReply, page: HomePage): Promise<FastifyReply> {
+/** The part of the home its script replaces after an action: what happened, the stage, a cap raise. */
+function HomeView({ page }: { page: HomePage }) {
   const note = noteText(page);
-  return sendShopifyPage(
-    reply,
-    'Your store',
+  return (
     <>
-      <h1>
-        {SERVICE_NAME} for {page.shop}
-      </h1>
       {note !== null && (
-        <p role="status" class="note">
+        <p role="status" class="banner success" tabIndex={-1}>
           {note}
         </p>
       )}
       <HomeBody page={page} />
       {page.state.capRaise && <CapRaise raise={page.state.capRaise} />}
+    </>
+  );
+}
+
+/** The home's view as HTML, for its script to show after an action (every value escaped by Preact). */
+export function renderHomeView(page: HomePage): string {
+  return renderToStaticMarkup(<HomeView page={page} />);
+}
+
+/**
+ * The app home in the admin's frame: App Bridge, the admin's navigation menu and title bar, and
+ * the store's stage with the same actions as the plugin.
+ */
+export function sendHomePage(reply: FastifyReply, page: HomePage): Promise<FastifyReply> {
+  const home = `/commerce/shopify/app?${new URLSearchParams({ shop: page.shop, embedded: '1' }).toString()}`;
+  return sendEmbeddedPage(
+    reply,
+    { title: 'Home', apiKey: page.apiKey, shop: page.shop, withScript: true },
+    <>
+      <ui-nav-menu>
+        <a href={home} rel="home">
+          Home
+        </a>
+      </ui-nav-menu>
+      <ui-title-bar title={SERVICE_NAME} />
+      <main class="page">
+        <h1 class="visually-hidden">
+          {SERVICE_NAME} for {page.shop}
+        </h1>
+        <p role="alert" id="home-error" class="banner critical" hidden />
+        <div id="home-view" data-shop={page.shop}>
+          <HomeView page={page} />
+        </div>
+      </main>
     </>,
   );
 }
 
-export interface HomeRefusal {
-  status: number;
-  heading: string;
-  text: string;
+/**
+ * Shopify's session-token bounce page: App Bridge, loaded here, gets a fresh session token and
+ * reloads the address in `shopify-reload` with it as `id_token`.
+ */
+export function sendBouncePage(reply: FastifyReply, apiKey: string, shop: string): Promise<FastifyReply> {
+  return sendEmbeddedPage(
+    reply,
+    { title: 'Loading', apiKey, shop, withScript: false },
+    <main class="page">
+      <p role="status">Loading your app…</p>
+      <p class="muted">If nothing happens, open the app again from Apps in your Shopify admin.</p>
+    </main>,
+  );
 }
 
-/** A refused action of the home, in words, with the way back to the store's home when there is one. */
-export function sendHomeRefusal(reply: FastifyReply, refusal: HomeRefusal, shop: string | null): Promise<FastifyReply> {
+/** A launch that did not verify, in words, with nothing started or written. */
+export function sendHomeRefusal(reply: FastifyReply, refusal: { status: number; heading: string; text: string }): Promise<FastifyReply> {
   return sendShopifyPage(
     reply,
     refusal.heading,
     <>
       <h1>{refusal.heading}</h1>
       <p role="alert">{refusal.text}</p>
-      {shop !== null && (
-        <p>
-          <a href={`/commerce/shopify/home?${new URLSearchParams({ shop }).toString()}`}>Back to your store's page</a>
-        </p>
-      )}
     </>,
     refusal.status,
   );
@@ -393,24 +497,20 @@ export const HOME_REFUSALS = {
     heading: 'Open the app from your Shopify admin',
     text: 'This link was not signed by Shopify, or it is more than a minute old. Open the app again from Apps in your Shopify admin.',
   },
-  formExpired: {
-    status: 403,
-    heading: 'This form has expired',
-    text: 'Open the app again from Apps in your Shopify admin and try once more. Nothing was changed.',
-  },
-  noSession: {
-    status: 403,
-    heading: 'Open the app from your Shopify admin',
-    text: 'This browser is not signed in for this store any more. Open the app again from Apps in your Shopify admin. Nothing was changed.',
-  },
-  choosePercent: {
-    status: 400,
-    heading: 'Choose a discount',
-    text: 'Choose 10, 15, 20 or 25% off, then turn cross-promotion on. Nothing was changed.',
-  },
-  wrongStage: {
-    status: 409,
-    heading: 'Your store is at another step',
-    text: 'Your store is not waiting for this any more (it may have moved on, or left). Nothing was changed.',
-  },
-} as const satisfies Record<string, HomeRefusal>;
+  choosePercent: 'Choose 10, 15, 20 or 25% off, then turn cross-promotion on. Nothing was changed.',
+  wrongStage: 'Your store is not waiting for this any more (it may have moved on, or left). Nothing was changed.',
+} as const;
+
+/** What App Bridge's elements take: the attributes of any element. */
+type ElementAttributes = HTMLAttributes<HTMLElement>;
+
+declare module 'preact' {
+  namespace JSX {
+    interface IntrinsicElements {
+      /** App Bridge's navigation menu of the admin (its links, the first the app's home). */
+      'ui-nav-menu': ElementAttributes;
+      /** App Bridge's title bar of the admin. */
+      'ui-title-bar': ElementAttributes & { title?: string };
+    }
+  }
+}

@@ -9,7 +9,7 @@ import type { Runtime } from '../../composition.js';
 import { ApiError, badRequest, conflict, notFound, unauthorized } from '../../http/errors.js';
 import { formField } from '../../http/forms.js';
 import { requireOwnOrigin } from '../../http/origin.js';
-import { cookieOptions, cookiePolicyFor, csrfTokenFor, csrfTokenMatches } from '../../shared/cookies.js';
+import { cookiePolicyFor, csrfTokenFor, csrfTokenMatches } from '../../shared/cookies.js';
 import { isSecretHash as isChallenge, randomToken } from '../../shared/keys.js';
 import { platformName as platformNameOf } from '../../platforms/service.js';
 import { StoreDisconnectedError } from './admin-client.js';
@@ -27,7 +27,7 @@ import {
 } from './pages.js';
 import { InstallQuery, PlanQuery, RetriedDelivery, ShopifyAttention, WebhookIdParams, WebhookReceipt } from './schemas.js';
 import { COMPLIANCE_TOPICS, TOPICS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
-import { appHomeRoutes, HOME_COOKIE, homePath } from './home-routes.js';
+import { appHomeRoutes } from './home-routes.js';
 import { WEBHOOK_PATH } from './library.js';
 
 const errorRef = Type.Ref('ErrorResponse');
@@ -187,12 +187,6 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       if (!stored) throw refused('this install was completed already: start the install again');
       await afterInstall(shopify, session.shop, request.log);
       reply.header('Cache-Control', 'no-store');
-      // An install the app home started: this browser came back through Shopify as the store's staff, so it gets the home's session.
-      if (pending.returnTo === homePath(session.shop)) {
-        const sessionToken = await shopifyService.openHomeSession(db, session.shop, now);
-        reply.setCookie(HOME_COOKIE, sessionToken, cookieOptions(policy, shopifyService.HOME_SESSION_MS / 1000));
-        return reply.redirect(pending.returnTo, 303);
-      }
       if (claimant || pending.challenge) return askStaff(request, reply, session.shop, pending, claimant ?? null, now);
       if (pending.returnTo) return reply.redirect(pending.returnTo, 303);
       return sendDonePage(reply, 'The app is installed', session.shop);
@@ -372,7 +366,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
     },
   );
 
-  await app.register(async (scope) => appHomeRoutes(scope, runtime, shopify, beginInstall));
+  await app.register(async (scope) => appHomeRoutes(scope, runtime, shopify, beginInstall, afterInstall));
   await app.register(async (scope) => webhookRoute(scope, runtime, shopify));
 };
 

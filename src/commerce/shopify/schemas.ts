@@ -20,16 +20,40 @@ export const PlanQuery = Type.Object({
 });
 
 /** Shopify opens the App URL with these, signed by `hmac` (and may add more, which the hmac covers too). */
-export const AppLaunchQuery = Type.Object({
-  shop: Type.String({ description: 'The store, as its {name}.myshopify.com domain' }),
-  hmac: Type.String({ description: "Shopify's HMAC-SHA256 (hex) of the other parameters, keyed by the app's secret" }),
-  timestamp: Type.String({ description: 'When Shopify signed the launch, in seconds; older than 90 s is refused' }),
-  host: Type.Optional(Type.String({ description: "The store's admin, base64 (Shopify's)" })),
+const HomeNoteSchema = Type.Union([Type.Literal('plan'), Type.Literal('consented'), Type.Literal('turned_on')], {
+  description: 'What the merchant just did, so the home says what happened',
 });
 
-export const HomeQuery = Type.Object({
+export const AppLaunchQuery = Type.Object({
+  shop: Type.String({ description: 'The store, as its {name}.myshopify.com domain' }),
+  id_token: Type.Optional(
+    Type.String({ description: "The staff member's session token (a JWT the admin signs with the app's secret), in the admin's frame" }),
+  ),
+  embedded: Type.Optional(Type.String({ description: '1 when the admin loads the app in its frame' })),
+  hmac: Type.Optional(Type.String({ description: "Shopify's HMAC-SHA256 (hex) of the other parameters, keyed by the app's secret" })),
+  timestamp: Type.Optional(Type.String({ description: 'When Shopify signed the launch, in seconds; older than 90 s is refused' })),
+  host: Type.Optional(Type.String({ description: "The store's admin, base64 (Shopify's)" })),
+  done: Type.Optional(HomeNoteSchema),
+});
+
+export const BounceQuery = Type.Object({
   shop: Type.String(),
-  done: Type.Optional(Type.Union([Type.Literal('plan'), Type.Literal('consented'), Type.Literal('turned_on')])),
+  host: Type.Optional(Type.String()),
+  'shopify-reload': Type.String({ description: 'The App URL App Bridge reloads with a fresh id_token' }),
+});
+
+export const OpenQuery = Type.Object({ shop: Type.String(), done: Type.Optional(HomeNoteSchema) });
+
+export const HomeViewQuery = Type.Object({ shop: Type.Optional(Type.String()), done: Type.Optional(HomeNoteSchema) });
+
+export const HomeAction = Type.Object({
+  shop: Type.Optional(Type.String({ description: 'The store the page shows; it must be the session token’s' })),
+  discountPercent: Type.Optional(Type.Integer({ description: 'The discount a partner’s shoppers get on their first order (consent)' })),
+});
+
+export const HomeActionAnswer = Type.Object({
+  done: Type.Optional(HomeNoteSchema),
+  confirmationUrl: Type.Optional(Type.String({ description: 'Shopify’s page to approve the plan, opened in the top window' })),
 });
 
 export const WebhookReceipt = Type.Object({

@@ -1,5 +1,4 @@
 import type { Db } from '../../db/database.js';
-import { randomToken } from '../../shared/keys.js';
 import * as dal from './dal.js';
 
 /**
@@ -11,8 +10,6 @@ import * as dal from './dal.js';
 
 /** How long an install may take from the service's redirect to Shopify's callback. */
 const INSTALL_WINDOW_MS = 10 * 60_000;
-/** How long a browser's app-home session lasts: an OAuth round, which Shopify answers without a page for its staff, renews it. */
-export const HOME_SESSION_MS = 60 * 60_000;
 
 /** How long the store's staff have to answer the service's question after the callback. */
 const CONFIRMATION_WINDOW_MS = 15 * 60_000;
@@ -33,22 +30,6 @@ export function pendingInstall(db: Db, state: string, shop: string, now: Date): 
 /** Takes the install (once) and stores the shop's tokens; false, nothing written, when it was taken already. */
 export function completeInstall(db: Db, install: Parameters<typeof dal.completeInstall>[1]): Promise<boolean> {
   return dal.completeInstall(db, install);
-}
-
-/**
- * Opens the app home's session for the shop in the browser a verified OAuth callback came back to:
- * the random cookie value to set (the database keeps its hash).
- */
-export async function openHomeSession(db: Db, shop: string, now: Date): Promise<string> {
-  const token = randomToken(43);
-  await dal.insertHomeSession(db, { token, shop, now, expiresAt: new Date(now.getTime() + HOME_SESSION_MS) });
-  return token;
-}
-
-/** Whether the cookie's value is a live app-home session for this shop. */
-export async function homeSessionFor(db: Db, token: string | undefined, shop: string, now: Date): Promise<boolean> {
-  if (token === undefined || !/^[A-Za-z0-9]{43}$/.test(token)) return false;
-  return (await dal.findHomeSession(db, token, now)) === shop;
 }
 
 /** Keeps the question a verified callback shows the store's staff, under the page's token. */

@@ -1,4 +1,4 @@
-import { HttpResponseError, HttpRetriableError, Session } from '@shopify/shopify-api';
+import { HttpResponseError, HttpRetriableError, RequestedTokenType, Session } from '@shopify/shopify-api';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
 import * as dal from './dal.js';
@@ -34,6 +34,20 @@ export function isRefusal(error: unknown): boolean {
   if (!(error instanceof HttpResponseError) || error instanceof HttpRetriableError) return false;
   const body = error.response.body as { error?: string } | undefined;
   return body?.error === 'invalid_grant' || error.response.code === 401;
+}
+
+/**
+ * Shopify would not exchange the session token (`invalid_subject_token`: it expired on the way,
+ * or the admin's session ended): the app asks App Bridge for a fresh one.
+ */
+export class SessionTokenRefusedError extends Error {
+  override name = 'SessionTokenRefusedError';
+}
+
+/** Shopify's answer to a token exchange whose session token it will not take. */
+function isSubjectTokenRefusal(error: unknown): boolean {
+  if (!(error instanceof HttpResponseError) || error instanceof HttpRetriableError) return false;
+  return (error.response.body as { error?: string } | undefined)?.error === 'invalid_subject_token';
 }
 
 export interface ShopTokensOptions {
@@ -106,6 +120,33 @@ export class ShopTokens {
       throw new TokenRefusedError(`${shop} revoked the app's access: Shopify refused to renew its token (${outcome.refused})`);
     }
     return outcome.session;
+  }
+
+  /**
+   * Managed installation (docs/shopify.md, "Tokens"): Shopify installed the app with the scopes of
+   * shopify.app.toml before the admin opened it, and the session token of its first load is
+   * exchanged for the store's expiring offline token (`auth.tokenExchange`). 'present' when the store
+   * already holds a token (nothing asked of Shopify: it is refreshed and migrated as any other);
+   * concurrent first loads hold the store's install lock, so Shopify is asked once.
+   */
+  async exchange(shop: string, sessionToken: string): Promise<'exchanged' | 'present'> {
+    return dal.withShopInstallLocked(this.options.db, shop, async (row, install) => {
+      if (row) return 'present';
+      try {
+        const { session } = await this.options.library.auth.tokenExchange({
+          shop,
+          sessionToken,
+          requestedTokenType: RequestedTokenType.OfflineAccessToken,
+          expiring: true,
+        });
+        await install({ ...this.toStore(session), scopes: session.scope ?? '', now: new Date() });
+        return 'exchanged';
+      } catch (error) {
+        if (!isSubjectTokenRefusal(error)) throw error;
+        this.options.log.warn({ shop }, 'Shopify refused to exchange a session token; App Bridge is asked for a fresh one');
+        throw new SessionTokenRefusedError(`Shopify refused to exchange the session token of ${shop}`);
+      }
+    });
   }
 
   /**
