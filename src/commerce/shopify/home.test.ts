@@ -1,11 +1,11 @@
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../../../test/support/harness.js';
 import { uniqueId } from '../../../test/support/factories.js';
-import { followCallback, hiddenFields, installToCallback, shopifyEnv, standInFor, withCookies } from '../../../test/support/shopify.js';
+import { followCallback, installToCallback, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT, formFields } from '../../../test/shopify-standin/example-app.js';
 import { hostParameter, signQuery } from '../../../test/shopify-standin/oauth.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
-import { HOME_COOKIE } from './home-routes.js';
+import { WEBHOOK_TOPICS } from './adapter.js';
 
 const BASE_URL = 'https://svc.test';
 const APP_URL = `${BASE_URL}/commerce/shopify/app`;
@@ -17,50 +17,64 @@ const ENV = {
   STORE_MIN_ORDERS: '1',
   ...shopifyEnv(new ShopifyStandIn()),
 };
-const OWN_ORIGIN = 'http://localhost:80';
+const SCOPES = ['read_products', 'read_orders', 'write_discounts'];
+const RETRY = 'x-shopify-retry-invalid-session-request';
 
 /**
- * The app home at Shopify's App URL (issue 25, section 3), by its routes: the launch's hmac and
- * timestamp, OAuth first for a store without the app or a browser without the home's session, and
- * the plan and consent as forms that need the session and the page's CSRF token.
+ * The app home embedded in the Shopify admin (issue 45), by its routes: the admin's launch with the
+ * staff member's session token (`id_token`), verified with the library; managed installation by
+ * token exchange, once; the bounce page for a missing or stale token; the frame only for the admin
+ * and the store; and the home's actions as fetches with `Authorization: Bearer`, each refused with
+ * Shopify's retry answer when the token is missing or bad, nothing written.
  */
 describeEachDatabase(
-  'Shopify app home: launch from Shopify, OAuth first, then the store’s stage and actions',
+  'Shopify app home embedded in the admin: session tokens, token exchange, framing, actions',
   (use) => {
     let standIn: ShopifyStandIn;
-    const newShop = () =>
-      standIn.createShop({
-        name: uniqueId('home')
+    /** A store whose staff installed the app from the listing: Shopify installed it (managed installation), the service holds no token yet. */
+    const installedAtShopify = () => {
+      const shop = standIn.createShop({
+        name: uniqueId('embedded')
           .toLowerCase()
           .replace(/[^a-z0-9-]/g, '-'),
         products: 6,
         orders: 20,
       }).domain;
-    const get = (url: string, cookie = '', headers: Record<string, string> = {}) =>
-      use().app.inject({ method: 'GET', url, headers: { 'user-agent': BROWSER_USER_AGENT, cookie, ...headers } });
-    const post = (url: string, cookie: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+      standIn.installApp(shop, SCOPES);
+      return shop;
+    };
+    const withoutTheApp = () =>
+      standIn.createShop({
+        name: uniqueId('no-app')
+          .toLowerCase()
+          .replace(/[^a-z0-9-]/g, '-'),
+      }).domain;
+    const get = (url: string, headers: Record<string, string> = {}) =>
+      use().app.inject({ method: 'GET', url, headers: { 'user-agent': BROWSER_USER_AGENT, ...headers } });
+    const act = (action: string, body: Record<string, unknown>, token?: string) =>
       use().app.inject({
         method: 'POST',
-        url,
-        headers: {
-          cookie,
-          origin: OWN_ORIGIN,
-          'content-type': 'application/x-www-form-urlencoded',
-          'user-agent': BROWSER_USER_AGENT,
-          ...headers,
-        },
-        payload: new URLSearchParams(fields).toString(),
+        url: `/commerce/shopify/home/${action}`,
+        headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+        payload: JSON.stringify(body),
       });
-    const pathOf = (url: string) => {
-      const parsed = new URL(url);
-      return `${parsed.pathname}${parsed.search}`;
-    };
-    const rows = async (table: 'shopify_oauth_requests' | 'shopify_home_sessions', shop: string) =>
-      use().db.selectFrom(table).selectAll().where('shop', '=', shop).execute();
-    /** A launch signed as Shopify signs it, at `timestamp` seconds (now by default), with the app's secret or another. */
-    const signedLaunch = (shop: string, options: { timestamp?: number; secret?: string; extra?: Record<string, string> } = {}) => {
+    /** The admin's frame loading the App URL, as Shopify builds it: embedded, signed, with a session token. */
+    const embeddedLaunch = (shop: string, idToken: string | null = standIn.sessionToken(shop), extra: Record<string, string> = {}) => {
       const params: Record<string, string> = {
-        ...options.extra,
+        embedded: '1',
+        host: hostParameter(shop),
+        ...(idToken === null ? {} : { id_token: idToken }),
+        locale: 'en',
+        session: 'a'.repeat(64),
+        shop,
+        timestamp: String(Math.floor(Date.now() / 1000)),
+        ...extra,
+      };
+      return `/commerce/shopify/app?${new URLSearchParams({ ...params, hmac: signQuery(standIn.app.apiSecret, params) }).toString()}`;
+    };
+    /** A launch outside the admin (Shopify's review, an old link), signed at `timestamp` seconds with the app's secret or another. */
+    const signedLaunch = (shop: string, options: { timestamp?: number; secret?: string } = {}) => {
+      const params: Record<string, string> = {
         host: hostParameter(shop),
         shop,
         timestamp: String(options.timestamp ?? Math.floor(Date.now() / 1000)),
@@ -68,36 +82,142 @@ describeEachDatabase(
       const hmac = signQuery(options.secret ?? standIn.app.apiSecret, params);
       return `/commerce/shopify/app?${new URLSearchParams({ ...params, hmac }).toString()}`;
     };
-    /** Launch, Shopify's OAuth (its grant page when the app is new there), the callback: the browser's cookies and the last answer. */
-    const launchThroughOAuth = async (shop: string, cookie = '') => {
-      const { callback, cookie: withState } = await installToCallback(
-        use().app,
-        standIn,
-        pathOf(standIn.appLaunchUrl(shop, APP_URL)),
-        cookie,
-      );
-      const back = await followCallback(use().app, callback, withState);
-      return { back, cookie: withCookies(withState, back) };
-    };
-    const home = async (shop: string, cookie: string) => {
-      const page = await get(`/commerce/shopify/home?shop=${shop}`, cookie);
-      expect(page.statusCode, page.body).toBe(200);
-      return { page, cookie: withCookies(cookie, page), fields: hiddenFields(page.body) };
-    };
+    const shopRow = (shop: string) => use().db.selectFrom('shopify_shops').selectAll().where('shop', '=', shop).executeTakeFirst();
+    const exchanges = (shop: string) => standIn.tokenRequests(shop).filter((request) => request.grant === 'token_exchange');
+    const oauthRequests = (shop: string) =>
+      use().db.selectFrom('shopify_oauth_requests').select('return_to').where('shop', '=', shop).execute();
     const discounts = (shop: string) => standIn.shop(shop).discounts.size;
+    const view = async (shop: string) => {
+      const page = await get(`/commerce/shopify/home?shop=${shop}`, { authorization: `Bearer ${standIn.sessionToken(shop)}` });
+      expect(page.statusCode, page.body).toBe(200);
+      return page.body;
+    };
+    /** Every way a session token is bad, for `shop`: each must get Shopify's retry answer. */
+    const badTokens = (shop: string): Array<[string, string]> => {
+      const other = installedAtShopify();
+      return [
+        ['expired', standIn.sessionToken(shop, { expired: true })],
+        ['signed with another secret', standIn.sessionToken(shop, { secret: 'not-the-app-secret-0123456789abcd' })],
+        ['for another app', standIn.sessionToken(shop, { audience: 'another-app-api-key' })],
+        ['for another store', standIn.sessionToken(other)],
+        ['not a JWT', 'not.a.jwt'],
+      ];
+    };
 
     beforeAll(() => {
       standIn = standInFor(BASE_URL, () => use().app);
     });
 
+    it('installs a store Shopify installed the app on by exchanging the first load’s session token, once', async () => {
+      const shop = installedAtShopify();
+      const page = await get(embeddedLaunch(shop));
+      expect(page.statusCode, page.body).toBe(200);
+      expect(page.body).toContain('Step 1 of 3: approve the plan');
+      expect(exchanges(shop)).toHaveLength(1);
+      const row = await shopRow(shop);
+      // An expiring offline token, encrypted, as the OAuth callback stores it.
+      expect(row?.access_token_encrypted).toBeTruthy();
+      expect(row?.refresh_token_encrypted).toBeTruthy();
+      expect(row?.access_token_expires_at).not.toBeNull();
+      expect(row?.scopes).toBe(SCOPES.join(','));
+      // The callback's own steps: the webhooks subscribed.
+      const subscribed = [...standIn.shop(shop).webhookSubscriptions.values()].map((subscription) => subscription.topic);
+      expect(new Set(subscribed)).toEqual(new Set(WEBHOOK_TOPICS));
+      // The next loads use the stored token: Shopify is not asked again.
+      expect((await get(embeddedLaunch(shop))).statusCode).toBe(200);
+      expect((await get(`/commerce/shopify/app?shop=${shop}&embedded=1&id_token=${standIn.sessionToken(shop)}`)).statusCode).toBe(200);
+      expect(exchanges(shop)).toHaveLength(1);
+      expect(await oauthRequests(shop)).toEqual([]);
+    });
+
+    it('exchanges once when the first loads come together', async () => {
+      const shop = installedAtShopify();
+      const loads = await Promise.all([1, 2, 3, 4].map(() => get(embeddedLaunch(shop))));
+      expect(loads.map((load) => load.statusCode)).toEqual([200, 200, 200, 200]);
+      expect(exchanges(shop)).toHaveLength(1);
+    });
+
+    it('exchanges the bearer token of a fetch too, when the store has no token yet', async () => {
+      const shop = installedAtShopify();
+      expect(await view(shop)).toContain('Step 1 of 3: approve the plan');
+      expect(exchanges(shop)).toHaveLength(1);
+    });
+
+    it('frames the home only in the admin and the store’s own admin domain; other pages refuse every frame', async () => {
+      const shop = installedAtShopify();
+      const page = await get(embeddedLaunch(shop));
+      expect(page.headers['content-security-policy']).toContain(`frame-ancestors https://admin.shopify.com https://${shop}`);
+      expect(page.headers['x-frame-options']).toBeUndefined();
+      // App Bridge from Shopify's CDN as the first script, with the app's client id before it.
+      const head = page.body.slice(0, page.body.indexOf('</head>'));
+      expect(head).toMatch(
+        new RegExp(`<meta name="shopify-api-key" content="${standIn.app.apiKey}"/><script src="https://cdn.shopify.com/shopifycloud/app-bridge.js">`),
+      );
+      expect(head.match(/<script[^>]*>/g)?.[0]).toBe('<script src="https://cdn.shopify.com/shopifycloud/app-bridge.js">');
+      expect(page.body).toContain('<ui-nav-menu>');
+      expect(page.body).toContain('<ui-title-bar');
+      expect(page.headers['content-security-policy']).toContain('script-src \'self\' https://cdn.shopify.com');
+      // The same store's page never names another store as a framer.
+      const other = installedAtShopify();
+      expect((await get(embeddedLaunch(other))).headers['content-security-policy']).not.toContain(shop);
+      // A page of the service that is not the embedded home keeps refusing frames.
+      const refusal = await get(signedLaunch(shop, { secret: 'not-the-app-secret-0123456789abcd' }), { accept: 'text/html' });
+      expect(refusal.headers['x-frame-options']).toBe('DENY');
+      expect(refusal.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    });
+
+    it('sends a load without a session token, or with a bad one, to the bounce page: nothing exchanged or written', async () => {
+      const shop = installedAtShopify();
+      const loads: Array<[string, string]> = [
+        ['without id_token', embeddedLaunch(shop, null)],
+        ...badTokens(shop).map(([name, token]): [string, string] => [name, `/commerce/shopify/app?shop=${shop}&embedded=1&id_token=${token}`]),
+      ];
+      for (const [name, url] of loads) {
+        const answer = await get(url);
+        expect(answer.statusCode, name).toBe(302);
+        const bounce = new URL(String(answer.headers.location), BASE_URL);
+        expect(bounce.pathname, name).toBe('/commerce/shopify/session-token-bounce');
+        const reload = new URL(bounce.searchParams.get('shopify-reload')!);
+        expect(`${reload.origin}${reload.pathname}`).toBe(APP_URL);
+        expect(reload.searchParams.get('shop')).toBe(shop);
+        // The spent token is not carried on: App Bridge adds a fresh one.
+        expect(reload.searchParams.has('id_token')).toBe(false);
+      }
+      expect(exchanges(shop)).toEqual([]);
+      expect(await shopRow(shop)).toBeUndefined();
+      expect(await oauthRequests(shop)).toEqual([]);
+    });
+
+    it('bounces when Shopify refuses the exchange (invalid_subject_token): nothing written', async () => {
+      // A session token the service verifies, for a store Shopify has no installation of: Shopify refuses to exchange it.
+      const shop = withoutTheApp();
+      const answer = await get(embeddedLaunch(shop));
+      expect(answer.statusCode, answer.body).toBe(302);
+      expect(new URL(String(answer.headers.location), BASE_URL).pathname).toBe('/commerce/shopify/session-token-bounce');
+      expect(exchanges(shop).map((request) => request.status)).toEqual([400]);
+      expect(await shopRow(shop)).toBeUndefined();
+      // As a fetch: Shopify's 401 with the retry header.
+      const fetched = await act('plan', { shop }, standIn.sessionToken(shop));
+      expect(fetched.statusCode).toBe(401);
+      expect(fetched.headers[RETRY]).toBe('1');
+      expect(await shopRow(shop)).toBeUndefined();
+    });
+
+    it('serves the bounce page with App Bridge, framed by the admin, reloading only the App URL', async () => {
+      const shop = installedAtShopify();
+      const answer = await get(String((await get(embeddedLaunch(shop, null))).headers.location));
+      expect(answer.statusCode).toBe(200);
+      expect(answer.body).toContain(`<meta name="shopify-api-key" content="${standIn.app.apiKey}"/>`);
+      expect(answer.body).toContain('<script src="https://cdn.shopify.com/shopifycloud/app-bridge.js">');
+      expect(answer.headers['content-security-policy']).toContain(`frame-ancestors https://admin.shopify.com https://${shop}`);
+      expect(answer.headers['x-frame-options']).toBeUndefined();
+      const elsewhere = new URLSearchParams({ shop, 'shopify-reload': 'https://evil.example/commerce/shopify/app?shop=x' });
+      const refused = await get(`/commerce/shopify/session-token-bounce?${elsewhere.toString()}`);
+      expect(refused.statusCode).toBe(400);
+    });
+
     it.each([
-      [
-        'without an hmac',
-        (shop: string) => `/commerce/shopify/app?shop=${shop}&timestamp=${Math.floor(Date.now() / 1000)}`,
-        400,
-        'invalid_request',
-        /hmac is required/,
-      ],
+      ['without an hmac', (shop: string) => `/commerce/shopify/app?shop=${shop}`, 400, 'invalid_request', /hmac is required/],
       [
         'without a timestamp',
         (shop: string) => signedLaunch(shop).replace(/&timestamp=\d+/, ''),
@@ -126,112 +246,78 @@ describeEachDatabase(
         'unauthorized',
         /older than/,
       ],
-    ])('refuses a launch %s: %i %s, no OAuth started, nothing written', async (_case, launch, status, error, message) => {
-      const shop = newShop();
+    ])('refuses a launch outside the admin %s, nothing started or written', async (_case, launch, status, error, message) => {
+      const shop = withoutTheApp();
       const answer = await get(launch(shop));
       expect(answer.statusCode, answer.body).toBe(status);
       expect(answer.json()).toMatchObject({ error, message: expect.stringMatching(message) });
       expect(answer.headers.location).toBeUndefined();
-      expect(await rows('shopify_oauth_requests', shop)).toEqual([]);
-      expect(await rows('shopify_home_sessions', shop)).toEqual([]);
+      expect(await oauthRequests(shop)).toEqual([]);
     });
 
-    it('says so in words to a browser that opens a forged launch', async () => {
-      const shop = newShop();
-      const answer = await get(signedLaunch(shop, { secret: 'not-the-app-secret-0123456789abcd' }), '', { accept: 'text/html' });
-      expect(answer.statusCode).toBe(401);
-      expect(answer.headers['content-type']).toMatch(/text\/html/);
-      expect(answer.body).toContain('Open the app from your Shopify admin');
-      expect(await rows('shopify_oauth_requests', shop)).toEqual([]);
+    it('refuses an embedded launch whose hmac does not verify, with a valid session token: nothing exchanged', async () => {
+      const shop = installedAtShopify();
+      const forged = `${embeddedLaunch(shop)}&locale=fr`;
+      expect((await get(forged)).statusCode).toBe(401);
+      expect(exchanges(shop)).toEqual([]);
     });
 
-    it('takes every parameter Shopify signed, those it adds beyond shop, host and timestamp too', async () => {
-      const shop = newShop();
-      const answer = await get(signedLaunch(shop, { extra: { embedded: '0', locale: 'en' } }));
-      expect(answer.statusCode, answer.body).toBe(302);
-    });
-
-    it('sends a store without the app to Shopify’s authorization at once, the state bound to this browser', async () => {
-      const shop = newShop();
-      const answer = await get(pathOf(standIn.appLaunchUrl(shop, APP_URL)));
+    it('sends a store without the app, opened outside the admin, to Shopify’s authorization at once, and back into the admin', async () => {
+      const shop = withoutTheApp();
+      const answer = await get(signedLaunch(shop));
       expect(answer.statusCode, answer.body).toBe(302);
       const authorize = new URL(String(answer.headers.location));
       expect(`${authorize.origin}${authorize.pathname}`).toBe(`https://${shop}/admin/oauth/authorize`);
-      expect(authorize.searchParams.get('client_id')).toBe(standIn.app.apiKey);
-      expect(authorize.searchParams.get('redirect_uri')).toBe(`${BASE_URL}/commerce/shopify/callback`);
-      expect(answer.cookies.map((cookie) => cookie.name)).toContain('shopify_app_state');
-      expect((await rows('shopify_oauth_requests', shop)).map((row) => row.return_to)).toEqual([`/commerce/shopify/home?shop=${shop}`]);
-    });
-
-    it('installs, opens the home’s session in the browser the callback came back to, and shows the plan to approve', async () => {
-      const shop = newShop();
-      const { back, cookie } = await launchThroughOAuth(shop);
+      expect((await oauthRequests(shop)).map((row) => row.return_to)).toEqual([`/commerce/shopify/open?shop=${shop}`]);
+      const { callback, cookie } = await installToCallback(use().app, standIn, signedLaunch(shop));
+      const back = await followCallback(use().app, callback, cookie);
       expect(back.statusCode, back.body).toBe(303);
-      expect(back.headers.location).toBe(`/commerce/shopify/home?shop=${shop}`);
-      const session = back.cookies.find((set) => set.name === HOME_COOKIE)!;
-      expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: true, path: '/' });
-      const [row] = await rows('shopify_home_sessions', shop);
-      // Kept by its hash only, for an hour.
-      expect(row!.session_hash).not.toContain(session.value);
-      expect(row!.expires_at.getTime() - row!.created_at.getTime()).toBe(60 * 60_000);
-      const { page } = await home(shop, cookie);
-      expect(page.body).toContain('Approve the plan at Shopify');
-      expect(page.body).toContain('percent of each new customer');
-    });
-
-    it('sends an installed store’s launch without this browser’s session through OAuth, which Shopify answers without a page', async () => {
-      const shop = newShop();
-      await launchThroughOAuth(shop);
-      const otherBrowser = await get(pathOf(standIn.appLaunchUrl(shop, APP_URL)));
-      expect(otherBrowser.statusCode).toBe(302);
-      expect(new URL(String(otherBrowser.headers.location)).pathname).toBe('/admin/oauth/authorize');
-      expect((await standIn.fetch(String(otherBrowser.headers.location))).status).toBe(302);
-      // Its home without the session: OAuth too, never the store's stage.
-      const homeWithout = await get(`/commerce/shopify/home?shop=${shop}`);
-      expect(homeWithout.statusCode).toBe(302);
-      expect(new URL(String(homeWithout.headers.location)).hostname).toBe(shop);
-      // Launched again in the browser that holds the session: straight to the home.
-      const { cookie } = await launchThroughOAuth(shop);
-      const again = await get(pathOf(standIn.appLaunchUrl(shop, APP_URL)), cookie);
+      expect(back.headers.location).toBe(`/commerce/shopify/open?shop=${shop}`);
+      expect(back.cookies.map((set) => set.name)).not.toContain('svc_shopify_home');
+      const open = await get(String(back.headers.location));
+      expect(open.headers.location).toBe(`https://admin.shopify.com/store/${shop.split('.')[0]}/apps/${standIn.app.apiKey}`);
+      // Installed, a launch outside the admin goes into it.
+      const again = await get(signedLaunch(shop));
       expect(again.statusCode).toBe(303);
-      expect(again.headers.location).toBe(`/commerce/shopify/home?shop=${shop}`);
+      expect(again.headers.location).toBe(open.headers.location);
     });
 
-    it('refuses the plan without the CSRF token, from another site, or without this store’s session: Shopify is not asked', async () => {
-      const shop = newShop();
-      const other = newShop();
-      const { cookie: launched } = await launchThroughOAuth(shop);
-      const { cookie, fields } = await home(shop, launched);
-      const { cookie: otherCookie } = await launchThroughOAuth(other);
+    it('refuses every action without a session token or with a bad one: 401 with Shopify’s retry header, nothing written', async () => {
+      const shop = installedAtShopify();
+      await get(embeddedLaunch(shop));
       const calls = standIn.apiUsage(shop).adminApiCalls;
-
-      const noToken = await post('/commerce/shopify/home/plan', cookie, { shop });
-      expect(noToken.statusCode).toBe(403);
-      expect(noToken.body).toContain('This form has expired');
-      const wrongToken = await post('/commerce/shopify/home/plan', cookie, { ...fields, csrf_token: 'x'.repeat(32) });
-      expect(wrongToken.statusCode).toBe(403);
-      const crossSite = await post('/commerce/shopify/home/plan', cookie, fields, { origin: 'https://evil.example' });
-      expect(crossSite.statusCode).toBe(403);
-      expect(crossSite.json()).toMatchObject({ error: 'forbidden' });
-      // The session of another store, with a valid CSRF pair, does not act for this one.
-      const { fields: otherFields, cookie: otherPageCookie } = await home(other, otherCookie);
-      const elsewhere = await post('/commerce/shopify/home/plan', otherPageCookie, { ...otherFields, shop });
-      expect(elsewhere.statusCode).toBe(403);
-      expect(elsewhere.body).toContain('not signed in for this store');
-
+      const attempts: Array<[string, string | undefined]> = [['no token', undefined], ...badTokens(shop)];
+      for (const action of ['plan', 'consent', 'turn-on']) {
+        for (const [name, token] of attempts) {
+          const answer = await act(action, { shop, discountPercent: 15 }, token);
+          expect(answer.statusCode, `${action} ${name}`).toBe(401);
+          expect(answer.headers[RETRY], `${action} ${name}`).toBe('1');
+          expect(answer.json()).toMatchObject({ error: 'unauthorized' });
+        }
+      }
+      // The page's own view too.
+      const viewed = await get(`/commerce/shopify/home?shop=${shop}`, { authorization: `Bearer ${standIn.sessionToken(shop, { expired: true })}` });
+      expect(viewed.statusCode).toBe(401);
+      expect(viewed.headers[RETRY]).toBe('1');
+      // A token of this store for a request naming another store.
+      const other = installedAtShopify();
+      const crossed = await act('plan', { shop: other }, standIn.sessionToken(shop));
+      expect(crossed.statusCode).toBe(401);
+      expect(crossed.headers[RETRY]).toBe('1');
       expect(standIn.apiUsage(shop).adminApiCalls).toBe(calls);
-      const row = await use().db.selectFrom('shopify_shops').select('pending_subscription_id').where('shop', '=', shop).executeTakeFirst();
-      expect(row?.pending_subscription_id).toBeNull();
+      expect((await shopRow(shop))?.pending_subscription_id).toBeNull();
+      expect(await shopRow(other)).toBeUndefined();
+      expect(discounts(shop)).toBe(0);
     });
 
-    it('goes live from the home: the plan approved at Shopify, setup, consent; a consent without the token changes nothing', async () => {
-      const shop = newShop();
-      const { cookie: launched } = await launchThroughOAuth(shop);
-      let { cookie, fields } = await home(shop, launched);
+    it('goes live from the embedded home: the plan at Shopify, setup, consent with a discount, turned off and on again', async () => {
+      const shop = installedAtShopify();
+      await get(embeddedLaunch(shop));
+      const token = () => standIn.sessionToken(shop);
 
-      const plan = await post('/commerce/shopify/home/plan', cookie, fields);
-      expect(plan.statusCode, plan.body).toBe(303);
-      const confirmation = String(plan.headers.location);
+      const plan = await act('plan', { shop }, token());
+      expect(plan.statusCode, plan.body).toBe(200);
+      const confirmation = String(plan.json().confirmationUrl);
       expect(new URL(confirmation).hostname).toBe(shop);
       const charge = await standIn.fetch(confirmation);
       const approved = await standIn.fetch(confirmation, {
@@ -239,56 +325,56 @@ describeEachDatabase(
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ ...formFields(await charge.text()), decision: 'approve' }),
       });
-      const planReturn = await get(pathOf(approved.headers.get('location')!), cookie);
-      expect(planReturn.statusCode).toBe(303);
-      expect(planReturn.headers.location).toBe(`/commerce/shopify/home?shop=${shop}&done=plan`);
-      expect((await get(String(planReturn.headers.location), cookie)).body).toContain('The plan is approved at Shopify.');
+      const planReturn = new URL(approved.headers.get('location')!);
+      const returned = await get(`${planReturn.pathname}${planReturn.search}`);
+      expect(returned.headers.location).toBe(`/commerce/shopify/open?shop=${shop}&done=plan`);
+      const intoAdmin = await get(String(returned.headers.location));
+      expect(intoAdmin.headers.location).toBe(`https://admin.shopify.com/store/${shop.split('.')[0]}/apps/${standIn.app.apiKey}?done=plan`);
+      expect((await get(embeddedLaunch(shop, token(), { done: 'plan' }))).body).toContain('The plan is approved at Shopify.');
+      // Approved already: the button answers so, and Shopify is not asked for another subscription.
+      expect((await act('plan', { shop }, token())).json()).toEqual({ done: 'plan' });
 
-      await expect.poll(async () => (await home(shop, cookie)).page.body, { timeout: 30_000 }).toContain('Turn on cross-promotion');
-      ({ cookie, fields } = await home(shop, cookie));
+      await expect.poll(() => view(shop), { timeout: 30_000 }).toContain('Turn on cross-promotion');
 
-      const forged = await post('/commerce/shopify/home/consent', cookie, { shop, discountPercent: '15' });
-      expect(forged.statusCode).toBe(403);
-      const unchosen = await post('/commerce/shopify/home/consent', cookie, { ...fields, discountPercent: '12' });
+      const unchosen = await act('consent', { shop, discountPercent: 12 }, token());
       expect(unchosen.statusCode).toBe(400);
-      expect(unchosen.body).toContain('Choose 10, 15, 20 or 25% off');
-      const none = await post('/commerce/shopify/home/consent', cookie, fields);
+      expect(unchosen.json().message).toContain('Choose 10, 15, 20 or 25% off');
+      const none = await act('consent', { shop }, token());
       expect(none.statusCode).toBe(400);
       expect(discounts(shop)).toBe(0);
 
-      const consent = await post('/commerce/shopify/home/consent', cookie, { ...fields, discountPercent: '15' });
-      expect(consent.statusCode, consent.body).toBe(303);
-      expect(consent.headers.location).toBe(`/commerce/shopify/home?shop=${shop}&done=consented`);
-      const live = await get(String(consent.headers.location), cookie);
+      const consent = await act('consent', { shop, discountPercent: 15 }, token());
+      expect(consent.statusCode, consent.body).toBe(200);
+      expect(consent.json()).toEqual({ done: 'consented' });
+      const live = await get(`/commerce/shopify/home?shop=${shop}&done=consented`, { authorization: `Bearer ${token()}` });
       expect(live.body).toContain('Cross-promotion is on');
       expect(live.body).toContain('You are live');
       expect([...standIn.shop(shop).discounts.values()].map((discount) => discount.percentage)).toEqual([0.15]);
-      // Once live, consent again changes nothing and says why.
-      const twice = await post('/commerce/shopify/home/consent', cookie, { ...fields, discountPercent: '20' });
-      expect(twice.statusCode).toBe(303);
+      // Once live, consent again changes nothing.
+      const twice = await act('consent', { shop, discountPercent: 20 }, token());
+      expect(twice.statusCode).toBe(200);
       expect(discounts(shop)).toBe(1);
 
-      // The merchant closed the campaign: the home offers to turn it back on, with the same checks.
       await use().runtime.onboarding.turnOff(shop);
-      ({ cookie, fields } = await home(shop, cookie));
-      expect((await home(shop, cookie)).page.body).toContain('Turn cross-promotion back on');
-      expect((await post('/commerce/shopify/home/turn-on', cookie, { shop })).statusCode).toBe(403);
-      expect((await home(shop, cookie)).page.body).toContain('Cross-promotion is off');
-      const turnedOn = await post('/commerce/shopify/home/turn-on', cookie, fields);
-      expect(turnedOn.headers.location).toBe(`/commerce/shopify/home?shop=${shop}&done=turned_on`);
-      expect((await get(String(turnedOn.headers.location), cookie)).body).toContain('Cross-promotion is on');
-      const notOff = await post('/commerce/shopify/home/turn-on', cookie, fields);
+      expect(await view(shop)).toContain('Turn cross-promotion back on');
+      const turnedOn = await act('turn-on', { shop }, token());
+      expect(turnedOn.json()).toEqual({ done: 'turned_on' });
+      expect(await view(shop)).toContain('You are live');
+      const notOff = await act('turn-on', { shop }, token());
       expect(notOff.statusCode).toBe(409);
-      expect(notOff.body).toContain('Your store is at another step');
+      expect(notOff.json().message).toContain('Your store is not waiting for this any more');
     });
 
-    it('forgets the store’s sessions when it leaves', async () => {
-      const shop = newShop();
-      const { cookie } = await launchThroughOAuth(shop);
+    it('exchanges again for a store that left and came back through the admin', async () => {
+      const shop = installedAtShopify();
+      await get(embeddedLaunch(shop));
       await standIn.uninstall(shop);
-      await expect.poll(async () => (await rows('shopify_home_sessions', shop)).length, { timeout: 30_000 }).toBe(0);
-      const after = await get(`/commerce/shopify/home?shop=${shop}`, cookie);
-      expect(after.statusCode).toBe(302);
+      await expect.poll(async () => (await shopRow(shop))?.access_token_encrypted ?? null, { timeout: 30_000 }).toBeNull();
+      standIn.installApp(shop, SCOPES);
+      const back = await get(embeddedLaunch(shop));
+      expect(back.statusCode, back.body).toBe(200);
+      expect(exchanges(shop)).toHaveLength(2);
+      expect((await shopRow(shop))?.uninstalled_at).toBeNull();
     });
   },
   ENV,

@@ -478,8 +478,12 @@ export function sendBouncePage(reply: FastifyReply, apiKey: string, shop: string
   );
 }
 
-/** A launch that did not verify, in words, with nothing started or written. */
+/**
+ * A launch that did not verify, in words, with nothing started or written. Nobody may frame it:
+ * the App URL's route leaves X-Frame-Options to its pages, and this one is not the admin's.
+ */
 export function sendHomeRefusal(reply: FastifyReply, refusal: { status: number; heading: string; text: string }): Promise<FastifyReply> {
+  reply.header('X-Frame-Options', 'DENY');
   return sendShopifyPage(
     reply,
     refusal.heading,
