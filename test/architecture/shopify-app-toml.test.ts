@@ -22,10 +22,10 @@ const subscriptions = table(toml.webhooks).subscriptions as TomlTable[];
 const declared = (key: 'topics' | 'compliance_topics') => subscriptions.flatMap((entry) => (entry[key] as string[] | undefined) ?? []);
 
 describe('shopify.app.toml', () => {
-  it('names a placeholder client id and an app that is not embedded in the Shopify admin', () => {
+  it('names a placeholder client id and an app embedded in the Shopify admin, with no POS part', () => {
     expect(toml.client_id).toBe('SHOPIFY_API_KEY');
     expect(toml.name).toEqual(expect.any(String));
-    expect(toml.embedded).toBe(false);
+    expect(toml.embedded).toBe(true);
     expect(table(toml.pos).embedded).toBe(false);
   });
 
