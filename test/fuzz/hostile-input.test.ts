@@ -1653,9 +1653,13 @@ session tokens, are refused, writing nothing and starting no OAuth`, async () =>
       await fc.assert(
         fc.asyncProperty(
           fc.record({
-            launch: fc.dictionary(fc.constantFrom('shop', 'hmac', 'timestamp', 'host', 'embedded', 'id_token', '__proto__'), hostileString, {
-              maxKeys: 5,
-            }),
+            launch: fc.dictionary(
+              fc.constantFrom('shop', 'hmac', 'timestamp', 'host', 'embedded', 'id_token', '__proto__'),
+              hostileString,
+              {
+                maxKeys: 5,
+              },
+            ),
             keepSigned: fc.subarray(['shop', 'hmac', 'timestamp', 'host']),
             action: fc.constantFrom('plan', 'consent', 'turn-on'),
             body: fc.dictionary(fc.constantFrom('shop', 'discountPercent', '__proto__'), fc.oneof(hostileString, fc.integer())),
@@ -1671,7 +1675,8 @@ session tokens, are refused, writing nothing and starting no OAuth`, async () =>
               headers: { 'user-agent': BROWSER_USER_AGENT },
             });
             expect([302, 400, 401], launched.body).toContain(launched.statusCode);
-            if (launched.statusCode === 302) expect(String(launched.headers.location)).toMatch(/^\/commerce\/shopify\/session-token-bounce\?/);
+            if (launched.statusCode === 302)
+              expect(String(launched.headers.location)).toMatch(/^\/commerce\/shopify\/session-token-bounce\?/);
             // An action without a valid session token: refused (a body no field may hold is refused before), whatever else it carries.
             const posted = await use().app.inject({
               method: 'POST',

@@ -248,7 +248,11 @@ export const appHomeRoutes = async (
 
   app.post(
     `${HOME_PATH}/consent`,
-    { schema: actionSchema('The embedded home turns cross-promotion on: the merchant’s consent, with a discount of 10–25% unless one exists') },
+    {
+      schema: actionSchema(
+        'The embedded home turns cross-promotion on: the merchant’s consent, with a discount of 10–25% unless one exists',
+      ),
+    },
     async (request) => {
       const { shop } = await staffOf(request, request.body.shop);
       const percent = request.body.discountPercent;

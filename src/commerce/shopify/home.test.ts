@@ -151,12 +151,14 @@ describeEachDatabase(
       // App Bridge from Shopify's CDN as the first script, with the app's client id before it.
       const head = page.body.slice(0, page.body.indexOf('</head>'));
       expect(head).toMatch(
-        new RegExp(`<meta name="shopify-api-key" content="${standIn.app.apiKey}"/><script src="https://cdn.shopify.com/shopifycloud/app-bridge.js">`),
+        new RegExp(
+          `<meta name="shopify-api-key" content="${standIn.app.apiKey}"/><script src="https://cdn.shopify.com/shopifycloud/app-bridge.js">`,
+        ),
       );
       expect(head.match(/<script[^>]*>/g)?.[0]).toBe('<script src="https://cdn.shopify.com/shopifycloud/app-bridge.js">');
       expect(page.body).toContain('<ui-nav-menu>');
       expect(page.body).toContain('<ui-title-bar');
-      expect(page.headers['content-security-policy']).toContain('script-src \'self\' https://cdn.shopify.com');
+      expect(page.headers['content-security-policy']).toContain("script-src 'self' https://cdn.shopify.com");
       // The same store's page never names another store as a framer.
       const other = installedAtShopify();
       expect((await get(embeddedLaunch(other))).headers['content-security-policy']).not.toContain(shop);
@@ -170,7 +172,10 @@ describeEachDatabase(
       const shop = installedAtShopify();
       const loads: Array<[string, string]> = [
         ['without id_token', embeddedLaunch(shop, null)],
-        ...badTokens(shop).map(([name, token]): [string, string] => [name, `/commerce/shopify/app?shop=${shop}&embedded=1&id_token=${token}`]),
+        ...badTokens(shop).map(([name, token]): [string, string] => [
+          name,
+          `/commerce/shopify/app?shop=${shop}&embedded=1&id_token=${token}`,
+        ]),
       ];
       for (const [name, url] of loads) {
         const answer = await get(url);
@@ -296,7 +301,9 @@ describeEachDatabase(
         }
       }
       // The page's own view too.
-      const viewed = await get(`/commerce/shopify/home?shop=${shop}`, { authorization: `Bearer ${standIn.sessionToken(shop, { expired: true })}` });
+      const viewed = await get(`/commerce/shopify/home?shop=${shop}`, {
+        authorization: `Bearer ${standIn.sessionToken(shop, { expired: true })}`,
+      });
       expect(viewed.statusCode).toBe(401);
       expect(viewed.headers[RETRY]).toBe('1');
       // A token of this store for a request naming another store.

@@ -15,7 +15,6 @@ import {
   reversalsAt,
   shopifyEnv,
   standInFor,
-  withCookies,
 } from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import { shopifyCollab } from '../../../test/support/shopify-collab.js';
