@@ -245,6 +245,7 @@ export async function standInForPort(
     ...options,
     app: {
       redirectUrls: [`${service}/commerce/shopify/callback`],
+      applicationUrl: `${service}/commerce/shopify/app`,
       webhooks: topics.map((topic) => ({ topic, uri: `${service}/commerce/shopify/webhooks` })),
     },
   });

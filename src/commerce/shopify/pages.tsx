@@ -168,11 +168,14 @@ export const EMBEDDED_PAGE = { helmet: { xFrameOptions: false } } as const;
 
 /**
  * The policy of a page in the admin's frame: framed only by the admin and the store's own admin
- * domain (Shopify's "Set up iframe protection"), App Bridge from Shopify's CDN, fetches to the service.
+ * domain (Shopify's "Set up iframe protection"), App Bridge from Shopify's CDN, fetches to the
+ * service. App Bridge adds a style element of its own (it hides its `ui-*` elements, which the
+ * admin draws), so inline styles are allowed on these pages; scripts stay the service's and Shopify's.
  */
 export function embeddedPolicy(shop: string) {
   return pagePolicy({
     'script-src': [...SELF, 'https://cdn.shopify.com'],
+    'style-src': ["'unsafe-inline'"],
     'connect-src': SELF,
     'frame-ancestors': ['https://admin.shopify.com', `https://${shop}`],
   });
