@@ -126,7 +126,7 @@ describe('a merchant who installs from the App Store goes live inside the Shopif
     await fitsAndPasses(page, 'the home, live, in the admin', allViolations);
   }
 
-  it('listing → sign-in → install → the app home in the admin → plan approved → setup → a discount chosen → live, keyboard only', async () => {
+  it('listing → sign-in → install → the app home in the admin → plan approved → setup → a discount → live, keyboard only', async () => {
     const shop = standIn.createShop({ name: 'fern-and-flint', products: 12, orders: 60, title: 'Fern & Flint' }).domain;
     const { browserContext, page, problems } = await merchantBrowser();
     await installFromListing(page, shop);
