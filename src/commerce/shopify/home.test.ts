@@ -31,7 +31,7 @@ describeEachDatabase(
   'Shopify app home embedded in the admin: session tokens, token exchange, framing, actions',
   (use) => {
     let standIn: ShopifyStandIn;
-    /** A store whose staff installed the app from the listing: Shopify installed it (managed installation); the service has no token yet. */
+    /** A store whose staff installed the app from the listing: Shopify installed it (managed install); the service has no token yet. */
     const installedAtShopify = () => {
       const shop = standIn.createShop({
         name: uniqueId('embedded')
