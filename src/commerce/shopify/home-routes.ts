@@ -5,7 +5,7 @@ import type { Runtime } from '../../composition.js';
 import { ApiError, badRequest, conflict, unauthorized } from '../../http/errors.js';
 import { wantsHtmlPage } from '../../http/not-found-page.js';
 import { StoreDisconnectedError } from './admin-client.js';
-import { isShopDomain, type ShopifyCommerce, usageTerms, USAGE_PLAN } from './adapter.js';
+import { isShopDomain, type ShopifyCommerce, StoreNotInstalledError, usageTerms, USAGE_PLAN } from './adapter.js';
 import { EMBEDDED_PAGE, HOME_REFUSALS, type HomeNote, renderHomeView, sendBouncePage, sendHomePage, sendHomeRefusal } from './pages.js';
 import { AppLaunchQuery, BounceQuery, HomeAction, HomeActionAnswer, HomeViewQuery, OpenQuery } from './schemas.js';
 import { bearerToken, InvalidSessionTokenError, RETRY_HEADER, type StaffSession, verifySessionToken } from './session-tokens.js';
@@ -18,7 +18,7 @@ export const APP_PATH = '/commerce/shopify/app';
 export const HOME_PATH = '/commerce/shopify/home';
 /** Shopify's session-token bounce page: App Bridge loads a fresh session token and reloads the App URL with it. */
 export const BOUNCE_PATH = '/commerce/shopify/session-token-bounce';
-/** Opens the app in the store's admin: where Shopify's OAuth and its plan approval send the merchant back to. */
+/** Opens the app in the store's admin: where Shopify's OAuth, started outside the admin, sends the merchant back to. */
 export const OPEN_PATH = '/commerce/shopify/open';
 
 const errorRef = Type.Ref('ErrorResponse');
@@ -29,11 +29,9 @@ export function adminAppUrl(shop: string, apiKey: string, note?: HomeNote): stri
   return note ? `${url}?${new URLSearchParams({ done: note }).toString()}` : url;
 }
 
-/** The path that opens the store's app in its admin, optionally saying what the merchant just did there. */
-export function openPath(shop: string, note?: HomeNote): string {
-  const query = new URLSearchParams({ shop });
-  if (note) query.set('done', note);
-  return `${OPEN_PATH}?${query.toString()}`;
+/** The path that opens the store's app in its admin (where an OAuth started outside the admin ends). */
+export function openPath(shop: string): string {
+  return `${OPEN_PATH}?${new URLSearchParams({ shop }).toString()}`;
 }
 
 type BeginInstall = (request: FastifyRequest, reply: FastifyReply, inFlight: shopifyService.PendingInstall) => Promise<FastifyReply>;
@@ -103,6 +101,15 @@ export const appHomeRoutes = async (
     if ((await shopify.tokens.exchange(staff.shop, staff.token)) === 'exchanged') await afterInstall(shopify, staff.shop, log);
   };
 
+  const readPlan = async (shop: string, log: FastifyBaseLogger) => {
+    try {
+      await shopify.refreshSubscription(shop);
+    } catch (error) {
+      if (!(error instanceof StoreNotInstalledError || error instanceof StoreDisconnectedError)) throw error;
+      log.warn({ shop }, 'could not read the plan of a Shopify store that lost the app’s access');
+    }
+  };
+
   app.get(
     APP_PATH,
     {
@@ -157,6 +164,8 @@ export const appHomeRoutes = async (
         if (error instanceof InvalidSessionTokenError || error instanceof SessionTokenRefusedError) return bounce(reply, shop, query.host);
         throw error;
       }
+      // Back from Shopify's plan page: the plan as the installation has it, whatever the address says (a read of Shopify's truth).
+      if (query.done === 'plan') await readPlan(shop, request.log);
       const state = await onboarding.homeState(shop, actions);
       return sendHomePage(reply, { shop, apiKey, state, note: query.done ?? null, terms });
     },
@@ -174,8 +183,8 @@ export const appHomeRoutes = async (
   app.get(
     OPEN_PATH,
     { schema: { hide: true, querystring: OpenQuery } },
-    // Where Shopify's OAuth and plan approval return the merchant, outside the admin: back into it, at the app.
-    async (request, reply) => reply.redirect(adminAppUrl(shopOf(request.query.shop), apiKey, request.query.done), 303),
+    // Where Shopify's OAuth returns the merchant, outside the admin: back into it, at the app.
+    async (request, reply) => reply.redirect(adminAppUrl(shopOf(request.query.shop), apiKey), 303),
   );
 
   /**
@@ -220,10 +229,9 @@ export const appHomeRoutes = async (
       const { shop } = await staffOf(request, request.body.shop);
       const status = await shopify.status(shop);
       if (status.planApproved) return { done: 'plan' as const };
-      const back = new URLSearchParams({ shop, return: openPath(shop, 'plan') });
       try {
-        const returnUrl = `${config.baseUrl}/commerce/shopify/plan/return?${back.toString()}`;
-        return { confirmationUrl: await shopify.subscriptionConfirmationUrl(shop, returnUrl) };
+        // Back from Shopify's page straight into the admin (as the library does for an embedded app), where the home reads the plan.
+        return { confirmationUrl: await shopify.subscriptionConfirmationUrl(shop, adminAppUrl(shop, apiKey, 'plan')) };
       } catch (error) {
         if (error instanceof StoreDisconnectedError) throw retryWithFreshToken('the store lost the app’s access: open the app again');
         throw error;

@@ -453,7 +453,8 @@ export function sendHomePage(reply: FastifyReply, page: HomePage): Promise<Fasti
         </a>
       </ui-nav-menu>
       <ui-title-bar title={SERVICE_NAME} />
-      <main class="page">
+      {/* Named: the admin around the frame has a main landmark of its own. */}
+      <main class="page" aria-label={SERVICE_NAME}>
         <h1 class="visually-hidden">
           {SERVICE_NAME} for {page.shop}
         </h1>
@@ -474,7 +475,7 @@ export function sendBouncePage(reply: FastifyReply, apiKey: string, shop: string
   return sendEmbeddedPage(
     reply,
     { title: 'Loading', apiKey, shop, withScript: false },
-    <main class="page">
+    <main class="page" aria-label={SERVICE_NAME}>
       <p role="status">Loading your app…</p>
       <p class="muted">If nothing happens, open the app again from Apps in your Shopify admin.</p>
     </main>,

@@ -42,7 +42,7 @@ export const BounceQuery = Type.Object({
   'shopify-reload': Type.String({ description: 'The App URL App Bridge reloads with a fresh id_token' }),
 });
 
-export const OpenQuery = Type.Object({ shop: Type.String(), done: Type.Optional(HomeNoteSchema) });
+export const OpenQuery = Type.Object({ shop: Type.String() });
 
 export const HomeViewQuery = Type.Object({ shop: Type.Optional(Type.String()), done: Type.Optional(HomeNoteSchema) });
 
