@@ -194,7 +194,7 @@ until it is approved`, async () => {
 
     await app(page).getByRole('heading', { name: 'Step 2 of 3: setting up your store' }).waitFor();
     await expect(app(page).getByRole('list', { name: 'Setup progress' }).textContent()).resolves.toContain(
-      'Importing your store: in progress',
+      'Importing your store: In progress',
     );
     const refreshesBefore = standIn.tokenRequests(shop).filter((request) => request.grant === 'refresh_token').length;
     // Shopify ends the token early (as an hour passing would): the next Admin API call of the setup is a 401.
