@@ -498,6 +498,53 @@ export async function listOutboxMail(db: Db, limit: number) {
     .execute();
 }
 
+/** A store's claims still waiting for its owner, oldest first, with the claimant's address: what the store's staff are asked. */
+export async function pendingClaimsOfStore(
+  db: Db,
+  domain: string,
+  limit: number,
+): Promise<Array<{ claimId: string; email: string; businessName: string }>> {
+  const rows = await db
+    .selectFrom('brand_claims as c')
+    .innerJoin('brand_users as u', 'u.id', 'c.user_id')
+    .select(['c.id', 'u.email', 'c.business_name'])
+    .where('c.domain', '=', domain)
+    .where('c.status', '=', 'pending')
+    .where('u.company_id', 'is', null)
+    .orderBy('c.created_at')
+    .orderBy('c.id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ claimId: row.id, email: row.email, businessName: row.business_name }));
+}
+
+/** Whether `claimId` is a claim of `domain` still waiting for its owner, by an account without a brand. */
+export async function isPendingClaimOfStore(db: Db, claimId: string, domain: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('brand_claims as c')
+    .innerJoin('brand_users as u', 'u.id', 'c.user_id')
+    .select('c.id')
+    .where('c.id', '=', claimId)
+    .where('c.domain', '=', domain)
+    .where('c.status', '=', 'pending')
+    .where('u.company_id', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Declines a pending claim of `domain`; false when there is none by that id (settled, or of another store). */
+export async function declineClaimOfStore(db: Db, claimId: string, domain: string, now: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('brand_claims')
+    .set({ status: 'declined', decided_at: now })
+    .where('id', '=', claimId)
+    .where('domain', '=', domain)
+    .where('status', '=', 'pending')
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Whether `claimId` is the user's claim of `domain`, still waiting for the store owner. */
 export async function isPendingClaimOf(db: Db, claim: { claimId: string; userId: string; domain: string }): Promise<boolean> {
   const row = await db

@@ -10,5 +10,17 @@ export { brandOfSignIn, checkSignIn } from './users.js';
 export { signInWaitMessage } from './throttle.js';
 export { DEVICE_COOKIE, setDeviceCookie } from './device-cookies.js';
 export { completePasswordReset, requestPasswordReset } from './password-reset.js';
-export { checkClaim, createInvitation, currentClaim, finishSignUp, joinWithInvitation, signUp, startClaim } from './sign-up.js';
+export {
+  checkClaim,
+  claimAsksStore,
+  claimsAskingStore,
+  createInvitation,
+  currentClaim,
+  declineClaimAtStore,
+  finishSignUp,
+  joinWithInvitation,
+  signUp,
+  startClaim,
+  type ClaimAskingStore,
+} from './sign-up.js';
 export { mailerFor, type Mailer } from './mail.js';

@@ -17,7 +17,7 @@ import type { Mailer, OutgoingMail } from './mail.js';
 
 type ClaimAdapter = Pick<
   CommerceAdapter,
-  'platformNameOf' | 'requestOwnershipConfirmation' | 'ownershipAnswer' | 'subscribeToOrders' | 'pastOrders'
+  'platformNameOf' | 'ownershipSteps' | 'requestOwnershipConfirmation' | 'ownershipAnswer' | 'subscribeToOrders' | 'pastOrders'
 >;
 
 export interface SignUpContext {
@@ -78,14 +78,14 @@ async function checkedClaim(db: Db, brand: BrandInput): Promise<dal.NewClaim> {
   return { domain, businessName, categories: [...new Set((brand.categories ?? []).map((category) => category.trim()).filter(Boolean))] };
 }
 
-function viewOf(claim: dal.ClaimRow, platformName: string): ClaimView | null {
+function viewOf(claim: dal.ClaimRow, platformName: string, steps: string): ClaimView | null {
   const base = { domain: claim.domain, businessName: claim.business_name, confirmUrl: claim.confirm_url };
   switch (claim.status) {
     case 'pending':
       return {
         ...base,
         status: 'pending',
-        message: `Confirm at ${platformName}, signed in as the owner of ${claim.domain}, that you act for the store.`,
+        message: steps,
       };
     case 'declined':
       return { ...base, status: 'declined', confirmUrl: null, message: `The owner of ${claim.domain} declined at ${platformName}.` };
@@ -122,7 +122,10 @@ async function requestConfirmation(ctx: SignUpContext, claim: { id: string; doma
 
 async function claimView(ctx: SignUpContext, userId: string): Promise<ClaimView | null> {
   const claim = await dal.latestClaim(ctx.db, userId);
-  return claim ? viewOf(claim, ctx.adapter?.platformNameOf(claim.domain) ?? "the store's commerce platform") : null;
+  if (!claim) return null;
+  const platformName = ctx.adapter?.platformNameOf(claim.domain) ?? "the store's commerce platform";
+  const steps = ctx.adapter?.ownershipSteps(claim.domain) ?? `Confirm at ${platformName} that you act for ${claim.domain}.`;
+  return viewOf(claim, platformName, steps);
 }
 
 /** How long a sign-up's link works. */
@@ -303,6 +306,31 @@ export async function checkClaim(
     }
   }
   return { companyId: null, claim: await claimView(ctx, account.userId) };
+}
+
+/** How many waiting claims the store's staff see at once: a flood of sign-ups cannot grow their page. */
+const CLAIMS_SHOWN_TO_STORE = 10;
+
+/** A claim of a store as its staff see it, where the commerce platform proves who they are (the Shopify app home). */
+export interface ClaimAskingStore {
+  claimId: string;
+  email: string;
+  businessName: string;
+}
+
+/** The claims of `domain` waiting for its owner, oldest first. */
+export function claimsAskingStore(db: Db, domain: string): Promise<ClaimAskingStore[]> {
+  return dal.pendingClaimsOfStore(db, domain, CLAIMS_SHOWN_TO_STORE);
+}
+
+/** Whether `claimId` is a claim of `domain` its owner may still confirm. */
+export function claimAsksStore(db: Db, claimId: string, domain: string): Promise<boolean> {
+  return dal.isPendingClaimOfStore(db, claimId, domain);
+}
+
+/** The store's staff declined the claim (the claimant's page says so); false when it was not waiting for them. */
+export function declineClaimAtStore(db: Db, claimId: string, domain: string, now = new Date()): Promise<boolean> {
+  return dal.declineClaimOfStore(db, claimId, domain, now);
 }
 
 type ClaimSettlement = { outcome: 'joined' | 'created'; companyId: string } | { outcome: 'refused' } | { outcome: 'settled_before' };

@@ -98,6 +98,8 @@ export interface BillingApproval {
 export interface CommerceAdapter {
   /** The name of the platform the store is on, as its owner knows it ("Shopify"). */
   platformNameOf(domain: string): string;
+  /** What a claimant of the store does to have its owner confirm, in words for the claimant's dashboard. */
+  ownershipSteps(domain: string): string;
   status(domain: string): Promise<StoreStatus>;
   /** Where the merchant installs the app. */
   installUrl(domain: string, link: PlatformLink): string;

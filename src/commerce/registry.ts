@@ -73,6 +73,9 @@ class PerStoreCommerce implements CommerceAdapter {
   platformNameOf(domain: string) {
     return this.of(domain).platformNameOf(domain);
   }
+  ownershipSteps(domain: string) {
+    return this.of(domain).ownershipSteps(domain);
+  }
   status(domain: string) {
     return this.of(domain).status(domain);
   }

@@ -37,6 +37,7 @@ import * as chargesInOtherCurrencies from './migrations/0040_charges_in_other_cu
 import * as offersLeftWithStore from './migrations/0041_offers_left_with_store.js';
 import * as keyOwnersAndDeviceCookies from './migrations/0043_key_owners_and_device_cookies.js';
 import * as dropShopifyHomeSessions from './migrations/0046_drop_shopify_home_sessions.js';
+import * as ownershipConfirmedByStaff from './migrations/0048_ownership_confirmed_by_staff.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -77,6 +78,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0041_offers_left_with_store': offersLeftWithStore,
   '0043_key_owners_and_device_cookies': keyOwnersAndDeviceCookies,
   '0046_drop_shopify_home_sessions': dropShopifyHomeSessions,
+  '0048_ownership_confirmed_by_staff': ownershipConfirmedByStaff,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -683,6 +683,8 @@ export interface ShopifyOwnershipConfirmationsTable {
   claim_id: string;
   shop: string;
   confirmed_at: ColumnType<Date, Date, Date>;
+  /** The Shopify staff member (session token `sub`) who confirmed inside the embedded app; null on the OAuth callback's page. */
+  staff_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A webhook delivery, by Shopify's webhook id: the dedupe key and a durable job with a lease. */

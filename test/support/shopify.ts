@@ -180,6 +180,42 @@ export async function install(app: App, standIn: ShopifyStandIn, installPath: st
   return asksStaff(answer) ? answerQuestion(app, answer, cookie) : answer;
 }
 
+/** The claims the app home in the admin asks `shop`'s staff to answer, as its view lists them (claim id and claimant). */
+export async function claimsInAdmin(app: App, standIn: ShopifyStandIn, shop: string): Promise<Array<{ claimId: string; email: string }>> {
+  const view = await app.inject({
+    method: 'GET',
+    url: `/commerce/shopify/home?shop=${shop}`,
+    headers: { authorization: `Bearer ${standIn.sessionToken(shop)}`, accept: 'text/html' },
+  });
+  check(view.statusCode === 200, `the home view answered ${view.statusCode}: ${view.body}`);
+  const claims = new Map<string, string>();
+  for (const item of view.body.matchAll(/<li><p><strong>([^<]+)<\/strong>[\s\S]*?name="claimId" value="([^"]+)"/g)) {
+    claims.set(item[2]!, item[1]!);
+  }
+  return [...claims].map(([claimId, email]) => ({ claimId, email }));
+}
+
+/** The store's staff answer a claim in the app home, as its script posts the form, with a session token of `shop`. */
+export function answerClaimInAdmin(
+  app: App,
+  claim: { shop: string; claimId: string; decision?: 'confirm' | 'decline'; token: string },
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: '/commerce/shopify/home/claim',
+    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${claim.token}` },
+    payload: JSON.stringify({ shop: claim.shop, claimId: claim.claimId, decision: claim.decision ?? 'confirm' }),
+  });
+}
+
+/** The store's owner opens the app in the admin and confirms the claim `email` made (the app installed at Shopify). */
+export async function confirmClaimInAdmin(app: App, standIn: ShopifyStandIn, shop: string, email: string): Promise<void> {
+  const claim = (await claimsInAdmin(app, standIn, shop)).find((asking) => asking.email === email);
+  if (!claim) throw new Error(`the app home lists no claim by ${email}`);
+  const answer = await answerClaimInAdmin(app, { shop, claimId: claim.claimId, token: standIn.sessionToken(shop) });
+  check(answer.statusCode === 200, `the claim's confirmation answered ${answer.statusCode}: ${answer.body}`);
+}
+
 /** Approves (or declines) the usage plan on Shopify's confirmation page; returns the service's answer to the return. */
 export async function answerPlan(app: App, standIn: ShopifyStandIn, planPath: string, decision: 'approve' | 'decline' = 'approve') {
   const plan = await app.inject({ method: 'GET', url: planPath, headers: { 'user-agent': BROWSER_USER_AGENT } });

@@ -3,6 +3,9 @@ import { post, type Claim, type ClaimCheck, type ClaimStarted, type Session } fr
 import { ErrorText, Field, formValue, useAction } from './ui.tsx';
 import { BrandFields, brandFromForm } from './brand-fields.tsx';
 
+/** How often a waiting claim is looked at again while its page is open. */
+const CLAIM_RECHECK_MS = 4000;
+
 /**
  * An account whose claim of a store waits for the store's owner: it confirms at the commerce
  * platform, comes back here, and the claim settles. It can claim again or join with a code.
@@ -21,6 +24,17 @@ export function ClaimScreen({ session, onChanged }: { session: Session; onChange
   useEffect(() => {
     if (session.claim?.status === 'pending') void check();
   }, []);
+  // The owner may confirm elsewhere (in the app in the store's admin): while the claim waits, it is looked at again by itself.
+  const pending = claim?.status === 'pending';
+  useEffect(() => {
+    if (!pending) return;
+    const timer = window.setInterval(() => {
+      void post<ClaimCheck>('claim/check')
+        .then(async (result) => (result.companyId ? onChanged() : setClaim(result.claim)))
+        .catch(() => undefined);
+    }, CLAIM_RECHECK_MS);
+    return () => window.clearInterval(timer);
+  }, [pending]);
 
   return (
     <main class="narrow">

@@ -43,6 +43,8 @@ async function send(form: HTMLFormElement): Promise<void> {
   const body: Record<string, unknown> = { shop };
   const chosen = form.querySelector<HTMLInputElement>('input[name="discountPercent"]:checked');
   if (chosen) body.discountPercent = Number(chosen.value);
+  // What the form answers (a claim and the decision on it) rides in the body, with the session token App Bridge adds.
+  for (const field of form.querySelectorAll<HTMLInputElement>('input[data-field]')) body[field.name] = field.value;
   const answer = await fetch(`${HOME}/${action}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },

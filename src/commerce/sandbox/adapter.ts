@@ -77,6 +77,9 @@ export class SandboxCommerce implements CommerceAdapter {
   platformNameOf(): string {
     return SANDBOX_PLATFORM_NAME;
   }
+  ownershipSteps(domain: string): string {
+    return `Confirm at ${SANDBOX_PLATFORM_NAME}, signed in as the owner of ${domain}, that you act for the store.`;
+  }
   private readonly listeners: Array<(event: CommerceEvent) => Promise<void>> = [];
 
   constructor(

@@ -15,7 +15,6 @@ import type {
   CommerceEvent,
   DiscountCodeRequest,
   OwnershipAnswer,
-  OwnershipRequest,
   PastOrder,
   PlatformLink,
   StoreEligibility,
@@ -27,7 +26,7 @@ import { BulkSlots, createdAtSlices, runBulkQuery, withSearch } from './bulk.js'
 import * as dal from './dal.js';
 import * as documents from './documents.js';
 import type { OrderJourney } from './orders.js';
-import { shopifyLibrary, type ShopifyLibrary, WEBHOOK_PATH } from './library.js';
+import { adminAppUrl, shopifyLibrary, type ShopifyLibrary, WEBHOOK_PATH } from './library.js';
 import { TokenCipher } from './token-crypto.js';
 import { ShopTokens } from './tokens.js';
 
@@ -119,6 +118,12 @@ const productOf = (node: ProductNode): CatalogProduct => ({
 export class ShopifyCommerce implements CommerceAdapter {
   platformNameOf(): string {
     return SHOPIFY_PLATFORM_NAME;
+  }
+  ownershipSteps(domain: string): string {
+    return (
+      `Open the app in the Shopify admin of ${domain} (Confirm at your store), signed in as its owner or staff, and confirm there ` +
+      'that you act for the store. This page notices the confirmation by itself.'
+    );
   }
   readonly library: ShopifyLibrary;
   readonly admin: AdminClient;
@@ -431,10 +436,14 @@ export class ShopifyCommerce implements CommerceAdapter {
     if (id) await this.mutate(domain, 'discountCodeDelete', documents.DELETE_DISCOUNT, { id });
   }
 
-  /** The owner proves the store is theirs by installing the app (OAuth by the shop's staff). */
-  async requestOwnershipConfirmation(domain: string, request: OwnershipRequest): Promise<string> {
-    const query = new URLSearchParams({ shop: domain, claim: request.claimId, return: request.returnTo });
-    return `/commerce/shopify/install?${query.toString()}`;
+  /**
+   * The store's staff prove the claim inside the app embedded in their admin (issue 45): the app
+   * home lists the store's waiting claims, and Shopify's session token of its Confirm names the
+   * store and the staff member. The claimant is sent to the app in the admin (Shopify installs it
+   * first where it is not), which no lure can stand in for; nothing about the claim rides in the URL.
+   */
+  async requestOwnershipConfirmation(domain: string): Promise<string> {
+    return adminAppUrl(domain, this.library.config.apiKey);
   }
 
   async ownershipAnswer(domain: string, claimId: string): Promise<OwnershipAnswer> {

@@ -373,13 +373,28 @@ export async function takeConfirmationRequest(db: Db, token: string): Promise<bo
   return row !== undefined;
 }
 
-/** The store's staff confirmed, in the claimant's own session, that the claimant acts for the store. */
-export async function confirmOwnership(db: Db, claimId: string, shop: string, now: Date): Promise<void> {
+/**
+ * The store's staff confirmed that the claimant acts for the store: inside the embedded app (the
+ * session token's staff member), or on the OAuth callback's page in the claimant's own session.
+ */
+export async function confirmOwnership(db: Db, claimId: string, shop: string, now: Date, staffId: string | null = null): Promise<void> {
   await db
     .insertInto('shopify_ownership_confirmations')
-    .values({ claim_id: claimId, shop, confirmed_at: now })
+    .values({ claim_id: claimId, shop, confirmed_at: now, staff_id: staffId })
     .onConflict((oc) => oc.column('claim_id').doNothing())
     .execute();
+}
+
+/** Which of `claimIds` the store's staff confirmed already. */
+export async function confirmedClaims(db: Db, shop: string, claimIds: string[]): Promise<Set<string>> {
+  if (claimIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('shopify_ownership_confirmations')
+    .select('claim_id')
+    .where('shop', '=', shop)
+    .where('claim_id', 'in', claimIds)
+    .execute();
+  return new Set(rows.map((row) => row.claim_id));
 }
 
 export async function ownershipConfirmed(db: Db, shop: string, claimId: string): Promise<boolean> {

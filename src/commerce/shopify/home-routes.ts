@@ -6,11 +6,13 @@ import { ApiError, badRequest, conflict, unauthorized } from '../../http/errors.
 import { wantsHtmlPage } from '../../http/not-found-page.js';
 import { StoreDisconnectedError } from './admin-client.js';
 import { isShopDomain, type ShopifyCommerce, StoreNotInstalledError, usageTerms, USAGE_PLAN } from './adapter.js';
-import { EMBEDDED_PAGE, HOME_REFUSALS, type HomeNote, renderHomeView, sendBouncePage, sendHomePage, sendHomeRefusal } from './pages.js';
-import { AppLaunchQuery, BounceQuery, HomeAction, HomeActionAnswer, HomeViewQuery, OpenQuery } from './schemas.js';
+import { EMBEDDED_PAGE, HOME_REFUSALS, renderHomeView, sendBouncePage, sendHomePage, sendHomeRefusal } from './pages.js';
+import { AppLaunchQuery, BounceQuery, ClaimAnswer, HomeAction, HomeActionAnswer, HomeViewQuery, OpenQuery } from './schemas.js';
 import { bearerToken, InvalidSessionTokenError, RETRY_HEADER, type StaffSession, verifySessionToken } from './session-tokens.js';
 import { SessionTokenRefusedError } from './tokens.js';
-import type * as shopifyService from './service.js';
+import { adminAppUrl } from './library.js';
+import * as shopifyService from './service.js';
+import { claimAsksStore, claimsAskingStore, declineClaimAtStore } from '../../accounts/service.js';
 
 /** Shopify's App URL: the admin loads it in its frame, with the staff member's session token as `id_token` (docs/shopify.md). */
 export const APP_PATH = '/commerce/shopify/app';
@@ -22,12 +24,6 @@ export const BOUNCE_PATH = '/commerce/shopify/session-token-bounce';
 export const OPEN_PATH = '/commerce/shopify/open';
 
 const errorRef = Type.Ref('ErrorResponse');
-
-/** Where the app lives in the store's admin (Shopify's embedded app URL, by the app's client id). */
-export function adminAppUrl(shop: string, apiKey: string, note?: HomeNote): string {
-  const url = `https://admin.shopify.com/store/${shop.replace(/\.myshopify\.com$/, '')}/apps/${apiKey}`;
-  return note ? `${url}?${new URLSearchParams({ done: note }).toString()}` : url;
-}
 
 /** The path that opens the store's app in its admin (where an OAuth started outside the admin ends). */
 export function openPath(shop: string): string {
@@ -63,7 +59,7 @@ export const appHomeRoutes = async (
   afterInstall: AfterInstall,
 ): Promise<void> => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { config, onboarding } = runtime;
+  const { config, db, onboarding } = runtime;
   const apiKey = shopify.library.config.apiKey;
   const terms = `${usageTerms(config.orders.commissionBasisPoints)}; charges are capped at ${USAGE_PLAN.cappedAmount.amount} ${
     USAGE_PLAN.cappedAmount.currencyCode
@@ -99,6 +95,26 @@ export const appHomeRoutes = async (
   const ensureInstalled = async (staff: StaffSession, log: FastifyBaseLogger) => {
     if ((await shopify.status(staff.shop)).installation === 'installed') return;
     if ((await shopify.tokens.exchange(staff.shop, staff.token)) === 'exchanged') await afterInstall(shopify, staff.shop, log);
+  };
+
+  /**
+   * The dashboard's claims of the store still waiting for its staff (a claim they confirmed waits
+   * only for the claimant's dashboard to notice), and the store's name to ask in.
+   */
+  const claimsOf = async (shop: string, log: FastifyBaseLogger) => {
+    const waiting = await claimsAskingStore(db, shop);
+    const confirmed = await shopifyService.confirmedClaims(
+      db,
+      shop,
+      waiting.map((claim) => claim.claimId),
+    );
+    const asking = waiting.filter((claim) => !confirmed.has(claim.claimId));
+    if (asking.length === 0) return { shopName: shop, asking };
+    const shopName = await shopify.shopName(shop).catch((error: unknown) => {
+      log.warn({ err: error, shop }, 'could not read the Shopify store name for the app home');
+      return shop;
+    });
+    return { shopName, asking };
   };
 
   const readPlan = async (shop: string, log: FastifyBaseLogger) => {
@@ -167,7 +183,8 @@ export const appHomeRoutes = async (
       // Back from Shopify's plan page: the plan as the installation has it, whatever the address says (a read of Shopify's truth).
       if (query.done === 'plan') await readPlan(shop, request.log);
       const state = await onboarding.homeState(shop, actions);
-      return sendHomePage(reply, { shop, apiKey, state, note: query.done ?? null, terms });
+      const claims = await claimsOf(shop, request.log);
+      return sendHomePage(reply, { shop, apiKey, state, note: query.done ?? null, terms, claims });
     },
   );
 
@@ -218,8 +235,10 @@ export const appHomeRoutes = async (
   app.get(HOME_PATH, { schema: { hide: true, querystring: HomeViewQuery } }, async (request, reply) => {
     const { shop } = await staffOf(request, request.query.shop);
     const state = await onboarding.homeState(shop, actions);
+    const claims = await claimsOf(shop, request.log);
     reply.header('Cache-Control', 'no-store');
-    return reply.type('text/html; charset=utf-8').send(renderHomeView({ shop, apiKey, state, note: request.query.done ?? null, terms }));
+    const page = { shop, apiKey, state, note: request.query.done ?? null, terms, claims };
+    return reply.type('text/html; charset=utf-8').send(renderHomeView(page));
   });
 
   app.post(
@@ -273,6 +292,34 @@ export const appHomeRoutes = async (
         throw error.statusCode === 400 ? badRequest(HOME_REFUSALS.choosePercent) : conflict(HOME_REFUSALS.wrongStage);
       }
       return { done: 'consented' as const };
+    },
+  );
+
+  app.post(
+    `${HOME_PATH}/claim`,
+    {
+      schema: {
+        summary:
+          'The store’s staff answer a dashboard sign-up’s claim of the store inside the embedded app: the session token names ' +
+          'the store (dest) and the staff member (sub), the proof that the claimant acts for the store',
+        tags: ['commerce'],
+        body: ClaimAnswer,
+        response: { 200: HomeActionAnswer, 400: errorRef, 401: errorRef, 409: errorRef },
+      },
+    },
+    async (request) => {
+      const { shop, staffId } = await staffOf(request, request.body.shop);
+      // The proof is a person of the store's staff: a token naming none proves nobody.
+      if (staffId === '') throw retryWithFreshToken('the Shopify session token names no staff member: open the app from the Shopify admin');
+      const { claimId, decision } = request.body;
+      const now = new Date();
+      if (decision === 'decline') {
+        if (!(await declineClaimAtStore(db, claimId, shop, now))) throw conflict(HOME_REFUSALS.claimAnswered);
+        return { done: 'claim_declined' as const };
+      }
+      if (!(await claimAsksStore(db, claimId, shop))) throw conflict(HOME_REFUSALS.claimAnswered);
+      await shopifyService.confirmClaimAtHome(db, { claimId, shop, staffId, now });
+      return { done: 'claim_confirmed' as const };
     },
   );
 };

@@ -15,6 +15,15 @@ export type ShopifyLibrary = ReturnType<typeof shopifyLibrary>;
 /** Where Shopify delivers every topic, for the subscriptions the service makes and those of shopify.app.toml. */
 export const WEBHOOK_PATH = '/commerce/shopify/webhooks';
 
+/**
+ * Where the app lives in the store's admin (Shopify's embedded app URL, by the app's client id),
+ * with what the merchant just did (`done`) for the home to say.
+ */
+export function adminAppUrl(shop: string, apiKey: string, done?: string): string {
+  const url = `https://admin.shopify.com/store/${shop.replace(/\.myshopify\.com$/, '')}/apps/${apiKey}`;
+  return done ? `${url}?${new URLSearchParams({ done }).toString()}` : url;
+}
+
 export function shopifyLibrary(config: ShopifyConfig, baseUrl: string, log: FastifyBaseLogger) {
   const base = new URL(baseUrl);
   return shopifyApi({

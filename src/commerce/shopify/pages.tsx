@@ -6,6 +6,7 @@ import { pagePolicy, SELF } from '../../http/csp.js';
 import { PageShell, sendPage } from '../../http/page.js';
 import type { Runtime } from '../../composition.js';
 import { minorUnitDigits } from '../../shared/currency.js';
+import type { ClaimAskingStore } from '../../accounts/service.js';
 
 /** The service's name as the store's staff read it on its pages. */
 const SERVICE_NAME = 'Partner Collab';
@@ -145,7 +146,7 @@ export function sendDeclinedPage(reply: FastifyReply, shop: string): Promise<Fas
 /** The store's stage at the app home, as the plugin's onboarding describes it. */
 type HomeState = Awaited<ReturnType<Runtime['onboarding']['homeState']>>;
 /** What the merchant just did at the home, named in its address so the page can say what happened. */
-export type HomeNote = 'plan' | 'consented' | 'turned_on';
+export type HomeNote = 'plan' | 'consented' | 'turned_on' | 'claim_confirmed' | 'claim_declined';
 
 export interface HomePage {
   shop: string;
@@ -155,6 +156,8 @@ export interface HomePage {
   note: HomeNote | null;
   /** The usage plan's terms, as the merchant will read them at Shopify. */
   terms: string;
+  /** Dashboard sign-ups that claim this store and wait for its staff to confirm them, and the store's name to ask in. */
+  claims: { shopName: string; asking: ClaimAskingStore[] };
 }
 
 /** Shopify's App Bridge, which the admin's frame needs as the page's first script, from Shopify's CDN only. */
@@ -232,6 +235,10 @@ function ActionForm({ page, action, label, children }: { page: HomePage; action:
 
 /** What the last action did, read from the stage it left the store at. */
 function noteText(page: HomePage): string | null {
+  if (page.note === 'claim_confirmed') {
+    return 'Confirmed: their dashboard account acts for your brand from the next time it looks (it checks by itself).';
+  }
+  if (page.note === 'claim_declined') return 'Declined: their account does not act for your store, and their page says so.';
   const stage = page.state.kind === 'stage' ? page.state.stage : null;
   if (page.note === 'plan') {
     return stage === 'plan'
@@ -395,6 +402,44 @@ function money(minor: number, currency: string): string {
  * Shopify waits for the store's staff to approve a higher capped amount: the commissions held
  * until then, and Shopify's own page to approve it, opened in the admin's top window.
  */
+/** A claim's answer: a form the page's script sends with the session token, never a link (a GET confirms nothing). */
+function ClaimAnswerForm({ page, claimId, decision, label }: { page: HomePage; claimId: string; decision: string; label: string }) {
+  return (
+    <form method="post" action="/commerce/shopify/home/claim" data-action="claim">
+      <input type="hidden" name="shop" value={page.shop} />
+      <input type="hidden" name="claimId" value={claimId} data-field />
+      <input type="hidden" name="decision" value={decision} data-field />
+      <button type="submit" class={decision === 'confirm' ? 'primary' : 'secondary'}>
+        {label}
+      </button>
+    </form>
+  );
+}
+
+/** Sign-ups at the dashboard that claim this store: the staff, proved by their session token, confirm or decline each. */
+function ClaimsAsking({ page }: { page: HomePage }) {
+  const { shopName, asking } = page.claims;
+  return (
+    <section class="card" aria-labelledby="claims-title">
+      <h2 id="claims-title">Who acts for {shopName}</h2>
+      <p>Confirm only people who work for your store: their dashboard account then acts for your brand (partners, offers, statements).</p>
+      <ul class="claims">
+        {asking.map((claim) => (
+          <li key={claim.claimId}>
+            <p>
+              <strong>{claim.email}</strong> asks to act for {shopName} (as “{claim.businessName}”).
+            </p>
+            <div class="actions">
+              <ClaimAnswerForm page={page} claimId={claim.claimId} decision="confirm" label={`Confirm ${claim.email}`} />
+              <ClaimAnswerForm page={page} claimId={claim.claimId} decision="decline" label={`Decline ${claim.email}`} />
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 function CapRaise({ raise }: { raise: NonNullable<HomeState['capRaise']> }) {
   const held = raise.held.map((amount) => money(amount.amountMinor, amount.currency)).join(' and ');
   return (
@@ -426,6 +471,7 @@ function HomeView({ page }: { page: HomePage }) {
           {note}
         </p>
       )}
+      {page.claims.asking.length > 0 && <ClaimsAsking page={page} />}
       <HomeBody page={page} />
       {page.state.capRaise && <CapRaise raise={page.state.capRaise} />}
     </>
@@ -507,6 +553,7 @@ export const HOME_REFUSALS = {
   },
   choosePercent: 'Choose 10, 15, 20 or 25% off, then turn cross-promotion on. Nothing was changed.',
   wrongStage: 'Your store is not waiting for this any more (it may have moved on, or left). Nothing was changed.',
+  claimAnswered: 'That request is not waiting for an answer any more (it was answered or withdrawn). Nothing was changed.',
 } as const;
 
 /** What App Bridge's elements take: the attributes of any element. */

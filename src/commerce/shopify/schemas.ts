@@ -20,9 +20,18 @@ export const PlanQuery = Type.Object({
 });
 
 /** Shopify opens the App URL with these, signed by `hmac` (and may add more, which the hmac covers too). */
-const HomeNoteSchema = Type.Union([Type.Literal('plan'), Type.Literal('consented'), Type.Literal('turned_on')], {
-  description: 'What the merchant just did, so the home says what happened',
-});
+const HomeNoteSchema = Type.Union(
+  [
+    Type.Literal('plan'),
+    Type.Literal('consented'),
+    Type.Literal('turned_on'),
+    Type.Literal('claim_confirmed'),
+    Type.Literal('claim_declined'),
+  ],
+  {
+    description: 'What the merchant just did, so the home says what happened',
+  },
+);
 
 export const AppLaunchQuery = Type.Object({
   shop: Type.String({ description: 'The store, as its {name}.myshopify.com domain' }),
@@ -49,6 +58,12 @@ export const HomeViewQuery = Type.Object({ shop: Type.Optional(Type.String()), d
 export const HomeAction = Type.Object({
   shop: Type.Optional(Type.String({ description: 'The store the page shows; it must be the session token’s' })),
   discountPercent: Type.Optional(Type.Integer({ description: 'The discount a partner’s shoppers get on their first order (consent)' })),
+});
+
+export const ClaimAnswer = Type.Object({
+  shop: Type.Optional(Type.String({ description: 'The store the page shows; it must be the session token’s' })),
+  claimId: Type.String({ format: 'uuid', description: 'The dashboard sign-up’s claim of this store the staff answer' }),
+  decision: Type.Union([Type.Literal('confirm'), Type.Literal('decline')]),
 });
 
 export const HomeActionAnswer = Type.Object({

@@ -59,6 +59,16 @@ export function answerStaffQuestion(
   });
 }
 
+/** Which of the claims the store's staff confirmed already. */
+export function confirmedClaims(db: Db, shop: string, claimIds: string[]): Promise<Set<string>> {
+  return dal.confirmedClaims(db, shop, claimIds);
+}
+
+/** The store's staff, proved by their session token inside the embedded app, confirmed a claim of the store. */
+export function confirmClaimAtHome(db: Db, confirmation: { claimId: string; shop: string; staffId: string; now: Date }): Promise<void> {
+  return dal.confirmOwnership(db, confirmation.claimId, confirmation.shop, confirmation.now, confirmation.staffId);
+}
+
 /**
  * What support looks at: stores that lost the app's access and deliveries that stopped, newest
  * first, and stores whose held commissions wait for the merchant to approve a higher cap, oldest first.

@@ -104,7 +104,10 @@ describeEachDatabase(
         brand: { businessName: 'Custom Domain Brand', domain: `https://${shop.primaryHost}/`, categories: [] },
       });
       expect(signUp.statusCode, signUp.body).toBe(201);
-      expect(signUp.json().claim).toMatchObject({ domain: shop.domain, confirmUrl: expect.stringContaining(`shop=${shop.domain}`) });
+      expect(signUp.json().claim).toMatchObject({
+        domain: shop.domain,
+        confirmUrl: `https://admin.shopify.com/store/${shop.domain.split('.')[0]}/apps/${standIn.app.apiKey}`,
+      });
     });
 
     it('a domain changed at Shopify is linked by the hourly round in the read it makes anyway, and by the setup', async () => {
