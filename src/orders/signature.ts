@@ -4,8 +4,8 @@ export const SIGNATURE_HEADER = 'x-svc-signature';
 export const TIMESTAMP_HEADER = 'x-svc-timestamp';
 
 /** `sha256=<hex>` of HMAC-SHA256 over `<timestamp>.<raw body>`, so a signed body cannot be replayed with a new timestamp. */
-export function signOrderBody(secret: string, timestamp: number, body: string): string {
-  return `sha256=${crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+export function signOrderBody(secret: string, timestamp: number, body: string | Buffer): string {
+  return `sha256=${crypto.createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
 }
 
 export type SignatureProblem = 'missing' | 'stale' | 'mismatch';
@@ -14,7 +14,7 @@ export function checkOrderSignature(
   secret: string,
   toleranceSeconds: number,
   headers: { timestamp: string | undefined; signature: string | undefined },
-  body: string,
+  body: string | Buffer,
   now: Date,
 ): SignatureProblem | null {
   const { timestamp, signature } = headers;
