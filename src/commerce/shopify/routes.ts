@@ -27,7 +27,7 @@ import {
   sendRefusalPage,
 } from './pages.js';
 import { InstallQuery, PlanQuery, RetriedDelivery, ShopifyAttention, WebhookIdParams, WebhookReceipt } from './schemas.js';
-import { COMPLIANCE_TOPICS, shopifySignatureMatches, TOPICS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
+import { COMPLIANCE_TOPICS, shopifySignature, TOPICS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
 import { appHomeRoutes, HOME_COOKIE, homePath } from './home-routes.js';
 import { WEBHOOK_PATH } from './library.js';
 
@@ -406,8 +406,15 @@ async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: R
   const unsigned = () => unauthorized('X-Shopify-Hmac-Sha256 does not match the body, or Shopify’s headers are missing');
   // The HMAC covers the exact bytes sent: checked on them before the body is parsed or walked (issue 44).
   const secret = shopify.library.config.apiSecretKey;
-  acceptSignedJson(app, (request, body) => {
-    if (!shopifySignatureMatches(secret, request.headers['x-shopify-hmac-sha256'], body)) throw unsigned();
+  acceptSignedJson(app, (request) => {
+    const signature = shopifySignature(secret, request.headers['x-shopify-hmac-sha256']);
+    if (!signature) throw unsigned();
+    return {
+      update: (chunk) => signature.update(chunk),
+      verify: () => {
+        if (!signature.matches()) throw unsigned();
+      },
+    };
   });
 
   app.post(

@@ -61,10 +61,20 @@ export const COMPLIANCE_TOPICS = new Set(['customers/data_request', 'customers/r
  */
 export const WEBHOOK_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
-/** `X-Shopify-Hmac-Sha256`: base64 of HMAC-SHA256 over the raw body with the app's secret, compared in constant time. */
-export function shopifySignatureMatches(secret: string, header: string | string[] | undefined, body: Buffer): boolean {
-  if (typeof header !== 'string') return false;
-  return constantTimeEqual(crypto.createHmac('sha256', secret).update(body).digest('base64'), header);
+/**
+ * `X-Shopify-Hmac-Sha256`: base64 of HMAC-SHA256 over the raw body with the app's secret, fed the
+ * body as it arrives and compared in constant time. Null when the request carries no signature.
+ */
+export function shopifySignature(
+  secret: string,
+  header: string | string[] | undefined,
+): { update(chunk: Buffer): void; matches(): boolean } | null {
+  if (typeof header !== 'string' || header === '') return null;
+  const hmac = crypto.createHmac('sha256', secret);
+  return {
+    update: (chunk) => hmac.update(chunk),
+    matches: () => constantTimeEqual(hmac.digest('base64'), header),
+  };
 }
 
 /**
