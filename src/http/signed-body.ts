@@ -11,7 +11,7 @@ export interface SignatureCheck {
 
 /**
  * Starts checking a request's signature from its headers; throws (401) when they already refuse
- * it (no signature, a stale timestamp), so such a body is not even read.
+ * it (no signature, a stale timestamp): such a body is then read to its end keeping and hashing nothing.
  */
 export type BeginSignatureCheck = (request: FastifyRequest) => SignatureCheck;
 
@@ -23,7 +23,7 @@ const signedBodies = new WeakMap<FastifyRequest, Buffer>();
  * never buffered past it; only a body whose signature matches is joined, decoded, parsed and then
  * walked (validation.ts). An unsigned or wrongly signed body so costs a hash of its chunks: no
  * copy, parse, walk or write (issue 44: 13 unsigned 10 MB bodies in 10 s took /readyz from 4 ms
- * to 699 ms when they were parsed first, and still 530 ms when they were joined and hashed whole).
+ * to 699 ms when they were parsed first; joining them before the hash was most of what was left).
  */
 export function acceptSignedJson(scope: FastifyInstance, begin: BeginSignatureCheck): void {
   const parseJson = jsonFromBytes(scope);

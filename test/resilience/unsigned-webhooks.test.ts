@@ -16,9 +16,10 @@ import { startService, type ServiceProcess } from '../support/service-process.js
 const WEBHOOK_TABLES = ['shopify_webhook_deliveries', 'attributed_orders', 'order_events', 'order_events_ahead', 'commission_ledger'];
 /** Unsigned bodies in flight at once, and how many each sender sends one after another. */
 const SENDERS = 4;
-const BODIES_PER_SENDER = 6;
-/** /readyz asked one request after another, this far apart, while the bodies arrive. */
+const BODIES_PER_SENDER = 4;
+/** /readyz is asked this often, whatever the answers, while the bodies arrive and for QUIET_MS on either side. */
 const SAMPLE_EVERY_MS = 25;
+const QUIET_MS = 1000;
 
 /**
  * The senders, in a thread of their own so that their work does not delay the test's own /readyz
@@ -81,37 +82,40 @@ async function readyzLatency(service: ServiceProcess): Promise<number> {
   return performance.now() - started;
 }
 
-/** /readyz asked `count` times one after another on a service at rest. */
-async function quietLatencies(service: ServiceProcess, count: number): Promise<number[]> {
-  const latencies: number[] = [];
-  for (let i = 0; i < count; i += 1) {
-    latencies.push(await readyzLatency(service));
-    await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
+/**
+ * /readyz asked every SAMPLE_EVERY_MS until `until` settles, whether or not the last request was
+ * answered: a stall of the service then delays every request sent during it, as it would an
+ * orchestrator's probes, rather than the one a request-after-request sampler would have in flight.
+ */
+async function sampleUntil(service: ServiceProcess, until: Promise<unknown>): Promise<number[]> {
+  const samples: Array<Promise<number>> = [readyzLatency(service)];
+  const timer = setInterval(() => samples.push(readyzLatency(service)), SAMPLE_EVERY_MS);
+  try {
+    await until;
+  } finally {
+    clearInterval(timer);
   }
-  return latencies;
+  return Promise.all(samples);
 }
 
-/** The senders' bodies, while /readyz is asked one request after another: the latencies seen meanwhile, and the bodies' answers. */
+const quietLatencies = (service: ServiceProcess) => sampleUntil(service, new Promise((resolve) => setTimeout(resolve, QUIET_MS)));
+
+/** The senders' bodies, while /readyz is asked: the latencies seen meanwhile, and the bodies' answers. */
 async function flood(service: ServiceProcess, kind: 'shopify' | 'orders', path: string, bytes: number) {
   const senders = new Worker(SENDER_THREAD, {
     eval: true,
     workerData: { url: `${service.baseUrl}${path}`, kind, bytes, senders: SENDERS, bodiesPerSender: BODIES_PER_SENDER },
   });
-  let sending = true;
   const answered = new Promise<Answer[]>((resolve, reject) => {
     senders.once('message', resolve);
     senders.once('error', reject);
-  }).finally(() => {
-    sending = false;
   });
-  const latencies: number[] = [];
-  while (sending) {
-    latencies.push(await readyzLatency(service));
-    await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
+  try {
+    const latencies = await sampleUntil(service, answered);
+    return { latencies, answers: await answered };
+  } finally {
+    await senders.terminate();
   }
-  const answers = await answered;
-  await senders.terminate();
-  return { latencies, answers };
 }
 
 /**
@@ -147,8 +151,13 @@ describe('unsigned webhook bodies do not stall the service', () => {
     await database?.close();
   });
 
-  /** The bound on /readyz during a flood: what the quiet service took, with room for the bodies' own reading and hashing. */
-  const within = (quietMs: number) => 3 * quietMs + 50;
+  /**
+   * The bound on /readyz during a flood: what the quiet service took, with room for the bodies'
+   * reading and hashing and the sender thread's own CPU on a shared machine (measured: 61 ms
+   * against 20 ms quiet for Shopify's bodies, 20 against 13 for the orders webhook's; before the
+   * fix /readyz answered 503, and 8.5 s against 12 ms).
+   */
+  const within = (quietMs: number) => 4 * quietMs + 100;
 
   const written = async () => {
     const contents = await tableContents(database.db);
@@ -157,15 +166,14 @@ describe('unsigned webhook bodies do not stall the service', () => {
 
   const checkFlood = async (kind: 'shopify' | 'orders', path: string, bytes: number) => {
     const before = await written();
-    const quiet = median(await quietLatencies(service, 40));
+    const quiet = median(await quietLatencies(service));
     const { latencies, answers } = await flood(service, kind, path, bytes);
-    const afterwards = median(await quietLatencies(service, 40));
+    const afterwards = median(await quietLatencies(service));
     expect(answers).toHaveLength(SENDERS * BODIES_PER_SENDER);
     expect(
       answers.every((answer) => answer.status === 401 && answer.error === 'unauthorized'),
       JSON.stringify(answers),
     ).toBe(true);
-    expect(latencies.length).toBeGreaterThanOrEqual(5);
     const loaded = median(latencies);
     // The quiet baseline is measured on either side of the flood: the machine's load may change while it runs.
     expect(loaded, `quiet ${quiet.toFixed(1)} ms and ${afterwards.toFixed(1)} ms, loaded ${loaded.toFixed(1)} ms`).toBeLessThanOrEqual(
