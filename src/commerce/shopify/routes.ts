@@ -16,6 +16,7 @@ import { StoreDisconnectedError } from './admin-client.js';
 import { isShopDomain, type ShopifyCommerce, StoreNotInstalledError } from './adapter.js';
 import * as shopifyService from './service.js';
 import { securePages } from '../../http/security-headers.js';
+import { acceptSignedJson, signedBodyOf } from '../../http/signed-body.js';
 import {
   CONFIRMATION_FIELD,
   CSRF_FIELD,
@@ -26,7 +27,7 @@ import {
   sendRefusalPage,
 } from './pages.js';
 import { InstallQuery, PlanQuery, RetriedDelivery, ShopifyAttention, WebhookIdParams, WebhookReceipt } from './schemas.js';
-import { COMPLIANCE_TOPICS, TOPICS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
+import { COMPLIANCE_TOPICS, shopifySignature, TOPICS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
 import { appHomeRoutes } from './home-routes.js';
 import { WEBHOOK_PATH } from './library.js';
 
@@ -382,8 +383,6 @@ async function afterInstall(shopify: ShopifyCommerce, shop: string, log: Fastify
   await shopify.emit({ type: 'app_installed', domain: shop });
 }
 
-const rawBodies = new WeakMap<FastifyRequest, string>();
-
 /**
  * Shopify names the shop in the body of these topics too: where it does, it must be the shop the
  * headers name. Shopify's own example of app/uninstalled has `myshopify_domain: null`, so a body
@@ -398,16 +397,18 @@ function shopInBody(topic: string, payload: unknown): string | null {
 async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: Runtime, shopify: ShopifyCommerce): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = runtime;
-  // The HMAC covers the exact bytes sent, so this scope keeps the raw body.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = String(body);
-    rawBodies.set(request, text);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(badRequest('body is not valid JSON'), undefined);
-    }
+  const unsigned = () => unauthorized('X-Shopify-Hmac-Sha256 does not match the body, or Shopify’s headers are missing');
+  // The HMAC covers the exact bytes sent: checked on them before the body is parsed or walked (issue 44).
+  const secret = shopify.library.config.apiSecretKey;
+  acceptSignedJson(app, (request) => {
+    const signature = shopifySignature(secret, request.headers['x-shopify-hmac-sha256']);
+    if (!signature) throw unsigned();
+    return {
+      update: (chunk) => signature.update(chunk),
+      verify: () => {
+        if (!signature.matches()) throw unsigned();
+      },
+    };
   });
 
   app.post(
@@ -423,9 +424,15 @@ async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: R
       },
     },
     async (request, reply) => {
-      const rawBody = rawBodies.get(request) ?? '';
-      const check = await shopify.library.webhooks.validate({ rawBody, rawRequest: request.raw, rawResponse: reply.raw });
-      if (!check.valid) throw unauthorized('X-Shopify-Hmac-Sha256 does not match the body, or Shopify’s headers are missing');
+      const signed = signedBodyOf(request);
+      if (!signed) throw unsigned();
+      // The library checks Shopify's headers (and the HMAC again, over the same bytes: UTF-8, as the parser required).
+      const check = await shopify.library.webhooks.validate({
+        rawBody: signed.toString('utf8'),
+        rawRequest: request.raw,
+        rawResponse: reply.raw,
+      });
+      if (!check.valid) throw unsigned();
       const topic = String(request.headers['x-shopify-topic']).toLowerCase();
       const shop = check.domain.toLowerCase();
       if (!TOPICS.has(topic)) throw badRequest(`the topic ${topic} is not one this app subscribes to`);
