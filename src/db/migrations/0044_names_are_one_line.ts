@@ -34,7 +34,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const [table, columns] of NAME_COLUMNS) {
     for (const column of columns) {
       const name = sql.ref(column);
-      const cleaned = sql`coalesce(nullif(btrim(regexp_replace(regexp_replace(${name}, ${`${LINE_BREAKING}+`}, ' ', 'g'), ' {2,}', ' ', 'g'), ' '), ''), ' ')`;
+      const spaced = sql`regexp_replace(regexp_replace(${name}, ${`${LINE_BREAKING}+`}, ' ', 'g'), ' {2,}', ' ', 'g')`;
+      const cleaned = sql`coalesce(nullif(btrim(${spaced}, ' '), ''), ' ')`;
       await sql`update ${sql.table(table)} set ${name} = ${cleaned} where ${name} ~ ${LINE_BREAKING}`.execute(db);
     }
   }
