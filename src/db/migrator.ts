@@ -36,6 +36,8 @@ import * as storeDomains from './migrations/0038_store_domains.js';
 import * as chargesInOtherCurrencies from './migrations/0040_charges_in_other_currencies.js';
 import * as offersLeftWithStore from './migrations/0041_offers_left_with_store.js';
 import * as keyOwnersAndDeviceCookies from './migrations/0043_key_owners_and_device_cookies.js';
+import * as namesAreOneLine from './migrations/0044_names_are_one_line.js';
+import * as closedMoneyRefusesTruncate from './migrations/0045_closed_money_refuses_truncate.js';
 import * as dropShopifyHomeSessions from './migrations/0046_drop_shopify_home_sessions.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
@@ -76,6 +78,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0040_charges_in_other_currencies': chargesInOtherCurrencies,
   '0041_offers_left_with_store': offersLeftWithStore,
   '0043_key_owners_and_device_cookies': keyOwnersAndDeviceCookies,
+  '0044_names_are_one_line': namesAreOneLine,
+  '0045_closed_money_refuses_truncate': closedMoneyRefusesTruncate,
   '0046_drop_shopify_home_sessions': dropShopifyHomeSessions,
 };
 

@@ -1737,6 +1737,10 @@ session tokens, are refused, writing nothing and starting no OAuth`, async () =>
             'ＰａｒｔｎｅｒＣｏｌｌａｂ',
             'PARTNER  COLLAB app',
             'Checkout – Official',
+            // Issue 44: look-alikes, compared by their confusable skeleton.
+            'Pаrtner Collab',
+            'PartnerCoIIab',
+            'Pártner Cöllab',
           ),
           fc.constantFrom('', ' ', ' ✓'),
           async (name, suffix) => {
@@ -1759,6 +1763,11 @@ session tokens, are refused, writing nothing and starting no OAuth`, async () =>
         'truncate commission_ledger cascade',
         'truncate table commission_ledger, statement_entries',
         'truncate only commission_ledger cascade',
+        // Issue 44: closed statements and what they show beside the ledger (migration 0045).
+        'truncate statement_entries',
+        'truncate statement_totals',
+        'truncate statements cascade',
+        'truncate commission_charge_holds, commission_commerce_charges',
       ]) {
         await expect(sql.raw(statement).execute(use().db), statement).rejects.toThrow(/append-only|foreign key/);
       }
