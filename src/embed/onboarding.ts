@@ -41,6 +41,11 @@ export interface OnboardingDeps {
   nudgeWorker: () => void;
   /** How a domain the plugin is given leads to its store; by default cached in process, dropped by the bus. */
   storeDomains?: StoreDomainLookup;
+  /**
+   * Where the plugin's install step sends the merchant of a store whose platform installs apps from
+   * a listing of its own (Shopify's App Store), or null: the platform's install link (the sandbox's).
+   */
+  appListingUrl?: (domain: string) => string | null;
 }
 
 /** How often the embed app polls while setup runs. */
@@ -253,6 +258,10 @@ export class Onboarding {
     return {
       link: async (action) => {
         const adapter = this.deps.adapter!;
+        // Installed from the platform's own listing, which no frame may hold: a new tab, and no challenge rides it. The
+        // plugin sees the install on its next look; the plan link's challenge is confirmed on the way (routes.ts of Shopify).
+        const listing = action === 'install' ? (this.deps.appListingUrl?.(domain) ?? null) : null;
+        if (listing) return { url: listing, sameTab: false };
         const sameTab = await this.returnFlowHolds(platform, domain);
         const returnTo = sameTab ? `/plugin/v2/return?${new URLSearchParams({ platformId: platform.id, domain }).toString()}` : null;
         const link = { returnTo, state: challenge, platformId: platform.id };

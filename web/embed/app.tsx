@@ -164,12 +164,13 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
   }, [view, refresh]);
 
   // While the merchant works in the commerce platform's tab, look again now and then as well:
-  // some browsers keep a page "visible" while another tab has focus.
+  // some browsers keep a page "visible" while another tab has focus. The install is looked for
+  // whether or not this page's link was followed: a store installs from its platform's own pages
+  // too (Shopify's App Store listing, its admin), and the plugin moves on to the plan by itself.
   useEffect(() => {
-    if (!waitingElsewhere) return;
-    const needsConfirmation = !canAct && needsStoreToken(view);
-    const awaiting =
-      needsConfirmation || (view.kind === 'stage' ? view.stage === 'install' || view.stage === 'plan' : view.notice === 'not_installed');
+    const installing = view.kind === 'stage' ? view.stage === 'install' : view.notice === 'not_installed';
+    if (!waitingElsewhere && !installing) return;
+    const awaiting = installing || (!canAct && needsStoreToken(view)) || (view.kind === 'stage' && view.stage === 'plan');
     if (!awaiting) {
       setWaitingElsewhere(false);
       return;

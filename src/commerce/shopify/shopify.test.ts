@@ -490,6 +490,55 @@ describeEachDatabase(
         payload: JSON.stringify({ platformId, domain: shop }),
       });
 
+    it(`the plugin's install step for a Shopify store is the app's App Store listing in a new tab, carrying no store and no \
+challenge; once Shopify reports the install, however it came, the plugin's next look is at the plan`, async () => {
+      // Orders enough to be eligible once installed.
+      const shop = newShop({ orders: 400 });
+      const { platformId } = await createPlatform(use().support);
+      const challenge = newChallenge();
+      const state = async () => {
+        const answer = await use().app.inject({
+          method: 'POST',
+          url: '/plugin/v2/state',
+          headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+          payload: JSON.stringify({ platformId, domain: shop, challenge }),
+        });
+        expect(answer.statusCode, answer.body).toBe(200);
+        return answer.json();
+      };
+      // Nothing for anyone to type: Shopify's own listing, opened in a new tab (Shopify's pages refuse frames).
+      expect(await state()).toEqual({
+        kind: 'stage',
+        stage: 'install',
+        install: { url: 'https://apps.shopify.com/brand-partner-collaborations', sameTab: false },
+      });
+      // A sandbox store on the same host keeps the sandbox's own install page, with the challenge.
+      const sandboxStore = `${uniqueId('sandbox').toLowerCase()}.example`;
+      const sandboxState = await use().app.inject({
+        method: 'POST',
+        url: '/plugin/v2/state',
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+        payload: JSON.stringify({ platformId, domain: sandboxStore, challenge }),
+      });
+      expect(sandboxState.json()).toMatchObject({
+        stage: 'install',
+        install: { url: `/sandbox/stores/${sandboxStore}/install?state=${challenge}`, sameTab: false },
+      });
+
+      // The merchant installs from the listing: Shopify opens the app's App URL, the app starts OAuth, the callback
+      // stores the token. No link of the plugin was followed, and the plugin's next look is at the plan.
+      const launch = new URL(standIn.appLaunchUrl(shop, `${BASE_URL}/commerce/shopify/app`));
+      const { callback, cookie } = await installToCallback(use().app, standIn, `${launch.pathname}${launch.search}`);
+      expect((await followCallback(use().app, callback, cookie)).statusCode).toBe(303);
+      expect(standIn.shop(shop).installation.installed).toBe(true);
+      const plan = await state();
+      expect(plan).toMatchObject({ kind: 'stage', stage: 'plan', approve: { sameTab: false } });
+      // The plan link carries the page's challenge: the plan route has the owner confirm it on the way (Shopify signs them in).
+      const approve = new URL(plan.approve.url, BASE_URL);
+      expect(approve.pathname).toBe('/commerce/shopify/plan');
+      expect(approve.searchParams.get('challenge')).toBe(challenge);
+    });
+
     it(`the cap raise is shown where the merchant is: the plugin holding the store token and the app home get the held \
 amount and Shopify's page to approve it, until it is approved; the state anyone can ask for holds neither`, async () => {
       const { shop, order } = await referredOrderOfAtLeast(1_100_000);
