@@ -114,7 +114,10 @@ export interface ShopifyConfig {
   bulkPollMs: number;
   /** AES-256-GCM key (32 bytes) that encrypts the stores' offline access tokens at rest; never logged. */
   tokenEncryptionKey: Buffer;
-  /** Where the plugin's install step sends a Shopify store's merchant: the app's App Store listing (or a development store's install link). */
+  /**
+   * Where the plugin's install step sends a Shopify store's merchant: the app's App Store listing,
+   * or a development store's install link.
+   */
   appListingUrl: string;
 }
 

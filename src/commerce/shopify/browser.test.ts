@@ -92,7 +92,8 @@ describe('a Shopify store through the plugin, in Chromium', () => {
     ).toEqual([]);
   }
 
-  it('install from the App Store listing → Shopify’s grant page → plan, by itself → Shopify’s charge page → setting up → consent → live', async () => {
+  it(`install from the App Store listing → Shopify’s grant page → plan, by itself → Shopify’s charge page → setting up → \
+consent → live`, async () => {
     shop = standIn.createShop({ name: 'maple-and-moss', products: 30, orders: 400, title: 'Maple & Moss' }).domain;
     const browserContext: BrowserContext = await browser.newContext({
       userAgent: BROWSER_USER_AGENT,

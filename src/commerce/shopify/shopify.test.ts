@@ -590,7 +590,7 @@ amount and Shopify's page to approve it, until it is approved; the state anyone 
       const before = await tableContents(use().db);
       for (const authorization of [
         undefined,
-        'Bearer svc_store_' + 'A'.repeat(43),
+        `Bearer svc_store_${'A'.repeat(43)}`,
         `Bearer ${othersToken}`,
         othersToken,
         `Basic ${othersToken}`,
