@@ -130,12 +130,12 @@ consent → live`, async () => {
     await listing.screenshot({ path: `${ARTIFACTS}/shopify-install-app.png` });
     await listing.getByRole('button', { name: 'Install app' }).click();
     await listing.waitForURL((url) => url.origin === service && url.pathname === '/commerce/shopify/home');
-    await listing.close();
-    await page.bringToFront();
     expect((await context.runtime.commerce.forStore(shop).status(shop)).installation).toBe('installed');
 
-    // No click and no focus here: the plugin looks again by itself and moves on to the plan.
+    // No click, no focus and the listing's tab still in front: the plugin looks again by itself and moves on to the plan.
     await frame.locator('[data-screen="plan"]').waitFor({ timeout: 60_000 });
+    await listing.close();
+    await page.bringToFront();
     await expectReadable(page, 'plan', frame);
     // The install carried no proof that this page is the merchant's, so the plan link has the store's staff confirm
     // it on the way: Shopify signs them in (no grant page, the app holds its scopes), the service asks them.
