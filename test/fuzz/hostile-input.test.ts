@@ -185,8 +185,14 @@ const DASHBOARD_API = [
 /** Staff forms: session cookie and the CSRF token in a form field. */
 const ACCOUNT_FORMS = ['POST /account/sign-in', 'POST /account/sign-out'];
 
-/** Calls of the embed app: Origin must be the service's own host; consent and turn-on also need the store token. */
-const STORE_ACTIONS = ['POST /plugin/v2/state', 'POST /plugin/v2/token', 'POST /plugin/v2/consent', 'POST /plugin/v2/turn-on'];
+/** Calls of the embed app: Origin must be the service's own host; consent, turn-on and billing also need the store token. */
+const STORE_ACTIONS = [
+  'POST /plugin/v2/state',
+  'POST /plugin/v2/token',
+  'POST /plugin/v2/consent',
+  'POST /plugin/v2/turn-on',
+  'POST /plugin/v2/billing',
+];
 
 /** Any other method or path under /plugin/v2: answered without CORS, never a grant. */
 const PLUGIN_OTHER = ['POST /plugin/v2/*', 'PUT /plugin/v2/*', 'PATCH /plugin/v2/*', 'DELETE /plugin/v2/*', 'OPTIONS /plugin/v2/*'];
@@ -1320,6 +1326,7 @@ describe('hostile input against every route', () => {
         { requiredKeys: ['platformId', 'domain', 'acceptTerms'] },
       ),
       'POST /plugin/v2/turn-on': fc.record(store),
+      'POST /plugin/v2/billing': fc.record(store),
       'POST /plugin/v2/state': fc.record(
         { ...store, challenge: mostly(fc.stringMatching(/^[0-9a-f]{64}$/)) },
         { requiredKeys: ['platformId', 'domain'] },

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../../../test/support/harness.js';
+import { tableContents } from '../../../test/support/snapshot.js';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import {
   answerPlan,
@@ -463,10 +464,84 @@ describeEachDatabase(
       expect(await hold()).toEqual(afterRetry);
     });
 
-    it(`the cap raise is shown where the merchant is: the plugin's state and the app home carry the held amount and \
-Shopify's page to approve it, until it is approved`, async () => {
-      const { shop, order } = await referredOrderOfAtLeast(1_100_000);
+    /**
+     * The embed app's store token for `shop`: its page's challenge rides the install link, the store's staff
+     * confirm on the service's page after Shopify's OAuth, and the app trades its secret.
+     */
+    const merchantTokenOf = async (platformId: string, shop: string) => {
+      const secret = crypto.randomBytes(16).toString('hex');
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${hashSecret(secret)}`);
+      const traded = await use().app.inject({
+        method: 'POST',
+        url: '/plugin/v2/token',
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+        payload: JSON.stringify({ platformId, domain: shop, secret }),
+      });
+      expect(traded.statusCode, traded.body).toBe(200);
+      return traded.json().token as string;
+    };
+    /** The plugin's calls as a script sends them: any Origin header it likes, the store token when it has one. */
+    const pluginCall = (url: string, platformId: string, shop: string, authorization?: string) =>
+      use().app.inject({
+        method: 'POST',
+        url,
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+        payload: JSON.stringify({ platformId, domain: shop }),
+      });
+
+    it(`the plugin's install step for a Shopify store is the app's App Store listing in a new tab, carrying no store and no \
+challenge; once Shopify reports the install, however it came, the plugin's next look is at the plan`, async () => {
+      // Orders enough to be eligible once installed.
+      const shop = newShop({ orders: 400 });
       const { platformId } = await createPlatform(use().support);
+      const challenge = newChallenge();
+      const state = async () => {
+        const answer = await use().app.inject({
+          method: 'POST',
+          url: '/plugin/v2/state',
+          headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+          payload: JSON.stringify({ platformId, domain: shop, challenge }),
+        });
+        expect(answer.statusCode, answer.body).toBe(200);
+        return answer.json();
+      };
+      // Nothing for anyone to type: Shopify's own listing, opened in a new tab (Shopify's pages refuse frames).
+      expect(await state()).toEqual({
+        kind: 'stage',
+        stage: 'install',
+        install: { url: 'https://apps.shopify.com/brand-partner-collaborations', sameTab: false },
+      });
+      // A sandbox store on the same host keeps the sandbox's own install page, with the challenge.
+      const sandboxStore = `${uniqueId('sandbox').toLowerCase()}.example`;
+      const sandboxState = await use().app.inject({
+        method: 'POST',
+        url: '/plugin/v2/state',
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+        payload: JSON.stringify({ platformId, domain: sandboxStore, challenge }),
+      });
+      expect(sandboxState.json()).toMatchObject({
+        stage: 'install',
+        install: { url: `/sandbox/stores/${sandboxStore}/install?state=${challenge}`, sameTab: false },
+      });
+
+      // The merchant installs from the listing: Shopify opens the app's App URL, the app starts OAuth, the callback
+      // stores the token. No link of the plugin was followed, and the plugin's next look is at the plan.
+      const launch = new URL(standIn.appLaunchUrl(shop, `${BASE_URL}/commerce/shopify/app`));
+      const { callback, cookie } = await installToCallback(use().app, standIn, `${launch.pathname}${launch.search}`);
+      expect((await followCallback(use().app, callback, cookie)).statusCode).toBe(303);
+      expect(standIn.shop(shop).installation.installed).toBe(true);
+      const plan = await state();
+      expect(plan).toMatchObject({ kind: 'stage', stage: 'plan', approve: { sameTab: false } });
+      // The plan link carries the page's challenge: the plan route has the owner confirm it on the way (Shopify signs them in).
+      const approve = new URL(plan.approve.url, BASE_URL);
+      expect(approve.pathname).toBe('/commerce/shopify/plan');
+      expect(approve.searchParams.get('challenge')).toBe(challenge);
+    });
+
+    it(`the cap raise is shown where the merchant is: the plugin holding the store token and the app home get the held \
+amount and Shopify's page to approve it, until it is approved; the state anyone can ask for holds neither`, async () => {
+      const { shop, order } = await referredOrderOfAtLeast(1_100_000);
+      const { platformId } = await createPlatform(use().support, { approvedOrigins: ['https://host.test'] });
       const commission = Number(
         (
           await use()
@@ -482,22 +557,66 @@ Shopify's page to approve it, until it is approved`, async () => {
         await use().db.selectFrom('shopify_shops').select('cap_raise_confirmation_url').where('shop', '=', shop).executeTakeFirstOrThrow()
       ).cap_raise_confirmation_url!;
       expect(confirmationUrl).toMatch(new RegExp(`^https://${shop.replaceAll('.', '\\.')}/admin/charges/`));
-      const pluginState = async () => {
-        const state = await use().app.inject({
-          method: 'POST',
-          url: '/plugin/v2/state',
-          headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
-          payload: JSON.stringify({ platformId, domain: shop }),
-        });
-        expect(state.statusCode, state.body).toBe(200);
-        return state.json();
+      const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
+      /** Whether an answer a stranger can get holds anything of the store's billing. */
+      const expectNoBilling = (body: string, what: string) => {
+        expect(body, what).not.toContain('capRaise');
+        expect(body, what).not.toContain('/admin/charges/');
+        expect(body, what).not.toContain(String(commission));
+        expect(body, what).not.toContain('100000');
+        expect(body, what).not.toContain(dollars(commission));
       };
-      expect((await pluginState()).capRaise).toEqual({
-        platformName: 'Shopify',
-        confirmationUrl,
-        cappedMinor: 100_000,
-        currency: 'USD',
-        held: [{ amountMinor: commission, currency: 'USD' }],
+
+      // A script on any page sends the embed app's Origin, without the store token: the stage, and nothing of the money.
+      const forged = await pluginCall('/plugin/v2/state', platformId, shop);
+      expect(forged.statusCode, forged.body).toBe(200);
+      expect(forged.json()).toMatchObject({ kind: 'stage', stage: 'live' });
+      expectNoBilling(forged.body, 'the state answered to a forged Origin');
+      // The embed page an approved host frames carries the state too: the same, nothing of the money.
+      const page = await get(`/plugin/v2/embed?platformId=${platformId}&domain=${shop}`, {
+        referer: 'https://host.test/merchant',
+        'sec-fetch-dest': 'iframe',
+      });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('"stage":"live"');
+      expectNoBilling(page.body, 'the embed page of an approved host');
+
+      // Without the store token, or with one that is not this store's, the billing call is 401 and writes nothing.
+      const otherShop = newShop();
+      const othersToken = await merchantTokenOf(platformId, otherShop);
+      await settled(shop);
+      await settled(otherShop);
+      const before = await tableContents(use().db);
+      for (const authorization of [
+        undefined,
+        `Bearer svc_store_${'A'.repeat(43)}`,
+        `Bearer ${othersToken}`,
+        othersToken,
+        `Basic ${othersToken}`,
+      ]) {
+        const refused = await pluginCall('/plugin/v2/billing', platformId, shop, authorization);
+        expect(refused.statusCode, String(authorization)).toBe(401);
+        expect(refused.json()).toMatchObject({ error: 'unauthorized' });
+        expectNoBilling(refused.body, 'a refused billing call');
+      }
+      expect(await tableContents(use().db)).toEqual(before);
+
+      // The merchant's plugin, holding the store token, gets the held amount and Shopify's page to approve it.
+      const token = await merchantTokenOf(platformId, shop);
+      const billing = async () => {
+        const answer = await pluginCall('/plugin/v2/billing', platformId, shop, `Bearer ${token}`);
+        expect(answer.statusCode, answer.body).toBe(200);
+        expect(answer.headers['cache-control']).toBe('no-store');
+        return answer.json();
+      };
+      expect(await billing()).toEqual({
+        capRaise: {
+          platformName: 'Shopify',
+          confirmationUrl,
+          cappedMinor: 100_000,
+          currency: 'USD',
+          held: [{ amountMinor: commission, currency: 'USD' }],
+        },
       });
 
       // The app home in the admin's frame, with the staff member's session token.
@@ -506,18 +625,17 @@ Shopify's page to approve it, until it is approved`, async () => {
         expect(page.statusCode, page.body).toBe(200);
         return page.body;
       };
-      const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
-      const page = await home();
-      expect(page).toContain('Approve a higher capped amount at Shopify');
-      expect(page).toContain(`Commissions of ${dollars(commission)} are held, not charged`);
-      expect(page).toContain(`a capped amount of ${dollars(100_000)} every 30 days`);
-      expect(page).toContain(`href="${confirmationUrl.replaceAll('&', '&amp;')}"`);
+      const homePage = await home();
+      expect(homePage).toContain('Approve a higher capped amount at Shopify');
+      expect(homePage).toContain(`Commissions of ${dollars(commission)} are held, not charged`);
+      expect(homePage).toContain(`a capped amount of ${dollars(100_000)} every 30 days`);
+      expect(homePage).toContain(`href="${confirmationUrl.replaceAll('&', '&amp;')}"`);
 
       // Approved at Shopify: the held commission is charged, and neither door shows the raise any more.
       await standIn.approveCappedAmount(shop);
       await settled(shop);
       expect(standIn.usageCharged(shop)).toBe(commission);
-      expect((await pluginState()).capRaise).toBeUndefined();
+      expect(await billing()).toEqual({ capRaise: null });
       expect(await home()).not.toContain('Approve a higher capped amount');
     });
 
@@ -551,20 +669,17 @@ Shopify's page to approve it, until it is approved`, async () => {
       const asked = await capRaise();
       expect(asked.cap_raise_minor).toBe(100_000);
       expect(asked.cap_raise_confirmation_url).toMatch(new RegExp(`^https://${shop.replaceAll('.', '\\.')}/admin/charges/`));
-      // The plugin shows it too, with nothing held yet.
+      // The plugin holding the store token shows it too, with nothing held yet.
       const { platformId } = await createPlatform(use().support);
-      const state = await use().app.inject({
-        method: 'POST',
-        url: '/plugin/v2/state',
-        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
-        payload: JSON.stringify({ platformId, domain: shop }),
-      });
-      expect(state.json().capRaise).toEqual({
-        platformName: 'Shopify',
-        confirmationUrl: asked.cap_raise_confirmation_url,
-        cappedMinor: 100_000,
-        currency: 'USD',
-        held: [],
+      const billing = await pluginCall('/plugin/v2/billing', platformId, shop, `Bearer ${await merchantTokenOf(platformId, shop)}`);
+      expect(billing.json()).toEqual({
+        capRaise: {
+          platformName: 'Shopify',
+          confirmationUrl: asked.cap_raise_confirmation_url,
+          cappedMinor: 100_000,
+          currency: 'USD',
+          held: [],
+        },
       });
       await standIn.redeliverWebhook(approaching.at(-1)!.webhookId);
       await settled(shop);
