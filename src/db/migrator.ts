@@ -36,6 +36,7 @@ import * as storeDomains from './migrations/0038_store_domains.js';
 import * as chargesInOtherCurrencies from './migrations/0040_charges_in_other_currencies.js';
 import * as offersLeftWithStore from './migrations/0041_offers_left_with_store.js';
 import * as keyOwnersAndDeviceCookies from './migrations/0043_key_owners_and_device_cookies.js';
+import * as shopifyOAuthStatesTaken from './migrations/0047_shopify_oauth_states_taken.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -75,6 +76,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0040_charges_in_other_currencies': chargesInOtherCurrencies,
   '0041_offers_left_with_store': offersLeftWithStore,
   '0043_key_owners_and_device_cookies': keyOwnersAndDeviceCookies,
+  '0047_shopify_oauth_states_taken': shopifyOAuthStatesTaken,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

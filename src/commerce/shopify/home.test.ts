@@ -6,6 +6,7 @@ import { BROWSER_USER_AGENT, formFields } from '../../../test/shopify-standin/ex
 import { hostParameter, signQuery } from '../../../test/shopify-standin/oauth.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { HOME_COOKIE } from './home-routes.js';
+import { INSTALL_COOKIE } from './install-cookie.js';
 
 const BASE_URL = 'https://svc.test';
 const APP_URL = `${BASE_URL}/commerce/shopify/app`;
@@ -55,7 +56,7 @@ describeEachDatabase(
       const parsed = new URL(url);
       return `${parsed.pathname}${parsed.search}`;
     };
-    const rows = async (table: 'shopify_oauth_requests' | 'shopify_home_sessions', shop: string) =>
+    const rows = async (table: 'shopify_oauth_states_taken' | 'shopify_home_sessions', shop: string) =>
       use().db.selectFrom(table).selectAll().where('shop', '=', shop).execute();
     /** A launch signed as Shopify signs it, at `timestamp` seconds (now by default), with the app's secret or another. */
     const signedLaunch = (shop: string, options: { timestamp?: number; secret?: string; extra?: Record<string, string> } = {}) => {
@@ -132,7 +133,7 @@ describeEachDatabase(
       expect(answer.statusCode, answer.body).toBe(status);
       expect(answer.json()).toMatchObject({ error, message: expect.stringMatching(message) });
       expect(answer.headers.location).toBeUndefined();
-      expect(await rows('shopify_oauth_requests', shop)).toEqual([]);
+      expect(await rows('shopify_oauth_states_taken', shop)).toEqual([]);
       expect(await rows('shopify_home_sessions', shop)).toEqual([]);
     });
 
@@ -142,7 +143,7 @@ describeEachDatabase(
       expect(answer.statusCode).toBe(401);
       expect(answer.headers['content-type']).toMatch(/text\/html/);
       expect(answer.body).toContain('Open the app from your Shopify admin');
-      expect(await rows('shopify_oauth_requests', shop)).toEqual([]);
+      expect(await rows('shopify_oauth_states_taken', shop)).toEqual([]);
     });
 
     it('takes every parameter Shopify signed, those it adds beyond shop, host and timestamp too', async () => {
@@ -159,8 +160,9 @@ describeEachDatabase(
       expect(`${authorize.origin}${authorize.pathname}`).toBe(`https://${shop}/admin/oauth/authorize`);
       expect(authorize.searchParams.get('client_id')).toBe(standIn.app.apiKey);
       expect(authorize.searchParams.get('redirect_uri')).toBe(`${BASE_URL}/commerce/shopify/callback`);
-      expect(answer.cookies.map((cookie) => cookie.name)).toContain('shopify_app_state');
-      expect((await rows('shopify_oauth_requests', shop)).map((row) => row.return_to)).toEqual([`/commerce/shopify/home?shop=${shop}`]);
+      // The install and where it returns ride in this browser's cookies; nothing is written until Shopify's callback.
+      expect(answer.cookies.map((cookie) => cookie.name)).toEqual(expect.arrayContaining(['shopify_app_state', INSTALL_COOKIE]));
+      expect(await rows('shopify_oauth_states_taken', shop)).toEqual([]);
     });
 
     it('installs, opens the home’s session in the browser the callback came back to, and shows the plan to approve', async () => {

@@ -76,7 +76,7 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
   }
 
   const rows = async (
-    table: 'shopify_oauth_requests' | 'shopify_ownership_confirmations' | 'shopify_confirmation_requests',
+    table: 'shopify_oauth_states_taken' | 'shopify_ownership_confirmations' | 'shopify_confirmation_requests',
     shop: string,
   ) => (await context.db.selectFrom(table).select('shop').where('shop', '=', shop).execute()).length;
   const merchantConfirmations = async (shop: string) =>
@@ -107,7 +107,7 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
       expect(new URL(page.url()).origin).toBe(service);
       await browserContext.close();
 
-      expect(await rows('shopify_oauth_requests', shop), state).toBe(0);
+      expect(await rows('shopify_oauth_states_taken', shop), state).toBe(0);
       expect(await rows('shopify_ownership_confirmations', shop), state).toBe(0);
       expect(await rows('shopify_confirmation_requests', shop), state).toBe(0);
       const checked = await attacker.post('/dashboard/api/claim/check');

@@ -28,6 +28,7 @@ import { discountCodeFor } from '../../offers/service.js';
 import { WebhookWorker } from './webhooks.js';
 import { composeRuntime } from '../../composition.js';
 import { requestBounds } from '../../db/database.js';
+import { tableContents } from '../../../test/support/snapshot.js';
 
 const BASE_URL = 'https://svc.test';
 const ENV = {
@@ -49,7 +50,7 @@ describeEachDatabase(
         .replace(/[^a-z0-9-]/g, '-');
       return standIn.createShop({ name, products: options.products ?? 12, orders: options.orders ?? 40 }).domain;
     };
-    const count = async (table: 'shopify_shops' | 'shopify_oauth_requests' | 'shopify_webhook_deliveries' | 'shopify_usage_records') =>
+    const count = async (table: 'shopify_shops' | 'shopify_oauth_states_taken' | 'shopify_webhook_deliveries' | 'shopify_usage_records') =>
       Number(
         (
           await use()
@@ -86,23 +87,100 @@ describeEachDatabase(
       }
       const foreignReturn = await get(`/commerce/shopify/install?shop=${newShop()}&return=${encodeURIComponent('//evil.example/x')}`);
       expect(foreignReturn.statusCode).toBe(400);
-      expect(await count('shopify_oauth_requests')).toBe(0);
+      expect(await count('shopify_oauth_states_taken')).toBe(0);
     });
 
-    it('bounds anonymous installs: a shop keeps its newest 10 in flight, and those past their window are dropped', async () => {
+    it('a stranger’s anonymous installs for a shop write nothing and leave the merchant’s own install to complete', async () => {
       const shop = newShop();
-      const inFlight = async () =>
-        (await use().db.selectFrom('shopify_oauth_requests').select('state_hash').where('shop', '=', shop).execute()).length;
-      for (let i = 0; i < 15; i += 1) expect((await get(`/commerce/shopify/install?shop=${shop}`)).statusCode).toBe(302);
-      expect(await inFlight()).toBe(10);
-      // Ten minutes on, nobody came back from them: the next install, for any shop, drops them.
-      await use()
-        .db.updateTable('shopify_oauth_requests')
-        .set({ created_at: new Date(Date.now() - 11 * 60_000) })
-        .where('shop', '=', shop)
-        .execute();
-      expect((await get(`/commerce/shopify/install?shop=${newShop()}`)).statusCode).toBe(302);
-      expect(await inFlight()).toBe(0);
+      const { callback, cookie } = await installToCallback(use().app, standIn, `/commerce/shopify/install?shop=${shop}`);
+      // Meanwhile a stranger opens the shop's install link again and again, from browsers of their own.
+      const before = await tableContents(use().db);
+      for (let i = 0; i < 15; i += 1) {
+        const anonymous = await get(`/commerce/shopify/install?shop=${shop}&challenge=${newChallenge()}`);
+        expect(anonymous.statusCode).toBe(302);
+      }
+      expect(await tableContents(use().db)).toEqual(before);
+      const done = await followCallback(use().app, callback, cookie);
+      expect(done.statusCode, done.body).toBe(200);
+      expect(done.body).toContain('The app is installed');
+      expect((await shopRow(shop))?.access_token_encrypted).toMatch(/^v1\./);
+    });
+
+    it('a flood of installs from one address neither writes nor slows another merchant’s install or a signed app launch', async () => {
+      const before = await tableContents(use().db);
+      let limited = false;
+      for (let i = 0; i < 700 && !limited; i += 1) {
+        const flood = await use().app.inject({
+          method: 'GET',
+          url: `/commerce/shopify/install?shop=flood-${i}.myshopify.com`,
+          headers: { 'user-agent': BROWSER_USER_AGENT },
+          remoteAddress: '203.0.113.66',
+        });
+        limited = flood.statusCode === 429;
+        if (!limited) expect(flood.statusCode).toBe(302);
+      }
+      // The flooding address meets its own limit; nothing it sent is kept.
+      expect(limited).toBe(true);
+      expect(await tableContents(use().db)).toEqual(before);
+      const launched = newShop();
+      const launch = new URL(standIn.appLaunchUrl(launched, `${BASE_URL}/commerce/shopify/app`));
+      const answer = await get(`${launch.pathname}${launch.search}`);
+      expect(answer.statusCode, answer.body).toBe(302);
+      expect(new URL(String(answer.headers.location)).hostname).toBe(launched);
+      const merchant = newShop();
+      expect((await install(use().app, standIn, `/commerce/shopify/install?shop=${merchant}`)).statusCode).toBe(200);
+      expect((await shopRow(merchant))?.access_token_encrypted).toMatch(/^v1\./);
+    });
+
+    it('a signed callback refused in another browser is spent: the browser that started the install replays it and gets nothing', async () => {
+      const shop = newShop();
+      const challenge = newChallenge();
+      // Someone else's browser starts the install and walks the merchant, signed in at Shopify, to its authorization.
+      const { callback, cookie: starter } = await installToCallback(
+        use().app,
+        standIn,
+        `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`,
+      );
+      const merchant = await get(`${callback.pathname}${callback.search}`, { accept: 'text/html' });
+      expect(merchant.statusCode).toBe(400);
+      expect(merchant.body).toContain('Start the install again');
+      // The leaked callback, replayed by the browser that holds the install's cookies: its state was spent by the refusal.
+      const replay = await followCallback(use().app, callback, starter);
+      expect(replay.statusCode).toBe(400);
+      expect(replay.json()).toMatchObject({ error: 'invalid_callback' });
+      expect(asksStaff(replay)).toBe(false);
+      expect(await shopRow(shop)).toBeUndefined();
+      const questions = await use().db.selectFrom('shopify_confirmation_requests').select('shop').where('shop', '=', shop).execute();
+      expect(questions).toEqual([]);
+      expect(await use().db.selectFrom('merchant_confirmations').select('domain').where('challenge', '=', challenge).execute()).toEqual([]);
+    });
+
+    it('a state cookie that ran out while the merchant signed in at Shopify: a page that starts the same install again', async () => {
+      const shop = newShop();
+      const challenge = newChallenge();
+      const path = `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`;
+      const { callback, cookie } = await installToCallback(use().app, standIn, path);
+      // The library's state cookie lives 60 s; signing in at Shopify took longer.
+      const expired = cookie
+        .split('; ')
+        .filter((pair) => !pair.startsWith('shopify_app_state'))
+        .join('; ');
+      const page = await get(`${callback.pathname}${callback.search}`, { cookie: expired, accept: 'text/html' });
+      expect(page.statusCode).toBe(400);
+      expect(page.headers['content-type']).toMatch(/text\/html/);
+      expect(page.body).toContain('Start the install again');
+      expect(page.body).toContain('Nothing was installed');
+      const again = /href="([^"]*commerce\/shopify\/install[^"]*)"/.exec(page.body)![1]!.replaceAll('&amp;', '&');
+      expect(Object.fromEntries(new URL(again, BASE_URL).searchParams)).toEqual({ shop, challenge });
+      expect(await shopRow(shop)).toBeUndefined();
+      // An API client gets the error shape.
+      const api = await followCallback(use().app, callback, expired);
+      expect(api.statusCode).toBe(400);
+      expect(api.json()).toMatchObject({ error: 'invalid_callback' });
+      // The link starts the install again, and it goes through.
+      const restarted = await installToCallback(use().app, standIn, again);
+      const question = await followCallback(use().app, restarted.callback, restarted.cookie);
+      expect(asksStaff(question), question.body).toBe(true);
     });
 
     it('installs through OAuth: the token stored encrypted, webhooks subscribed, the plugin confirmed; a replay is refused', async () => {
