@@ -364,6 +364,41 @@ export async function disconnectShop(
   return row !== undefined;
 }
 
+/**
+ * Whether Shopify told the service the app was uninstalled from the store (an app/uninstalled
+ * delivery received since its last install): a token refused then is the uninstall, not a
+ * store that lost the app's access otherwise.
+ */
+export async function uninstallDelivered(db: Db, shop: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('shopify_webhook_deliveries as delivery')
+    .innerJoin('shopify_shops as store', 'store.shop', 'delivery.shop')
+    .select('delivery.webhook_id')
+    .where('delivery.shop', '=', shop)
+    .where('delivery.topic', '=', 'app/uninstalled')
+    .where((eb) => eb.or([eb('store.installed_at', 'is', null), eb('delivery.received_at', '>=', eb.ref('store.installed_at'))]))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * app/uninstalled for a store already recorded as having lost the app's access (a call met the
+ * revoked token before the delivery was worked off): it is recorded as the uninstall it was, and
+ * leaves support's list. True when this call changed it.
+ */
+export async function recordDisconnectAsUninstall(db: Db, shop: string, now: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('shopify_shops')
+    .set({ uninstalled_at: now, disconnected_at: null, disconnect_reason: 'uninstalled', updated_at: now })
+    .where('shop', '=', shop)
+    .where('access_token_encrypted', 'is', null)
+    .where('disconnected_at', 'is not', null)
+    .returning('shop')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export interface Subscription {
   id: string;
   status: string;
