@@ -17,7 +17,7 @@ import {
   standInFor,
   withCookies,
 } from '../../../test/support/shopify.js';
-import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
+import { BROWSER_USER_AGENT, formFields } from '../../../test/shopify-standin/example-app.js';
 import { shopifyCollab } from '../../../test/support/shopify-collab.js';
 import { signWebhookBody } from '../../../test/shopify-standin/webhooks.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
@@ -143,7 +143,6 @@ describeEachDatabase(
       );
       const merchant = await get(`${callback.pathname}${callback.search}`, { accept: 'text/html' });
       expect(merchant.statusCode).toBe(400);
-      expect(merchant.body).toContain('Start the install again');
       // The leaked callback, replayed by the browser that holds the install's cookies: its state was spent by the refusal.
       const replay = await followCallback(use().app, callback, starter);
       expect(replay.statusCode).toBe(400);
@@ -153,6 +152,8 @@ describeEachDatabase(
       const questions = await use().db.selectFrom('shopify_confirmation_requests').select('shop').where('shop', '=', shop).execute();
       expect(questions).toEqual([]);
       expect(await use().db.selectFrom('merchant_confirmations').select('domain').where('challenge', '=', challenge).execute()).toEqual([]);
+      // The merchant was told in words, and can start their own install from there.
+      expect(merchant.body).toContain('Start the install again');
     });
 
     it('a state cookie that ran out while the merchant signed in at Shopify: a page that starts the same install again', async () => {
@@ -281,6 +282,62 @@ describeEachDatabase(
       // Approved: the setup job was queued by the plan_approved event.
       const job = await use().db.selectFrom('setup_jobs').select('domain').where('domain', '=', shop).executeTakeFirst();
       expect(job?.domain).toBe(shop);
+    });
+
+    it('plan return: a stranger’s returns ask Shopify nothing; the return from the charge page reads the plan back once', async () => {
+      const shop = newShop();
+      const challenge = newChallenge();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`);
+      const calls = () => standIn.apiUsage(shop).adminApiCalls;
+      const strangerReturns = async (expected: string) => {
+        const before = calls();
+        for (const chargeId of [undefined, '1', '999999999', 'gid://shopify/AppSubscription/1', '1'.repeat(30)]) {
+          const query = new URLSearchParams({ shop, ...(chargeId ? { charge_id: chargeId } : {}) });
+          const answer = await get(`/commerce/shopify/plan/return?${query.toString()}`);
+          expect(answer.statusCode, answer.body).toBe(200);
+          expect(answer.body).toContain(expected);
+        }
+        expect(calls()).toBe(before);
+      };
+      await strangerReturns('The plan was not approved');
+
+      /** The merchant answers on Shopify's charge page, which sends them back with the subscription's charge_id. */
+      const chargePage = async (decision: 'approve' | 'decline') => {
+        const plan = await get(`/commerce/shopify/plan?shop=${shop}&challenge=${challenge}`);
+        expect(plan.statusCode, plan.body).toBe(303);
+        const confirmation = String(plan.headers.location);
+        const page = await standIn.fetch(confirmation);
+        const answered = await standIn.fetch(confirmation, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ ...formFields(await page.text()), decision }),
+        });
+        const back = new URL(answered.headers.get('location')!);
+        expect(back.searchParams.get('charge_id')).toMatch(/^[0-9]+$/);
+        // Shopify's app_subscriptions/update, worked off first, so only the return's own reads are counted.
+        await settled(shop);
+        return `${back.pathname}${back.search}`;
+      };
+      // Declined: the return names the subscription the store waited on, and reads the plan back once; a reload asks nothing.
+      const declined = await chargePage('decline');
+      let before = calls();
+      expect((await get(declined)).body).toContain('The plan was not approved');
+      expect(calls() - before).toBe(1);
+      expect((await get(declined)).body).toContain('The plan was not approved');
+      expect(calls() - before).toBe(1);
+      // Approved: Shopify's webhook read the plan back already, so the return is answered from what the service recorded.
+      const approved = await chargePage('approve');
+      // The approval started the store's setup, which reads the store: done first, so only the returns are counted.
+      await expect
+        .poll(async () => (await use().db.selectFrom('setup_jobs').select('step').where('domain', '=', shop).executeTakeFirst())?.step, {
+          timeout: 30_000,
+        })
+        .toBe('done');
+      before = calls();
+      expect((await get(approved)).body).toContain('The plan is approved');
+      expect((await get(approved)).body).toContain('The plan is approved');
+      expect(calls()).toBe(before);
+      await strangerReturns('The plan is approved');
     });
 
     it('plan: only the merchant’s plugin link creates a subscription, and a second click reuses the pending one', async () => {
