@@ -132,7 +132,7 @@ describeEachDatabase(
       expect((await shopRow(merchant))?.access_token_encrypted).toMatch(/^v1\./);
     });
 
-    it('a signed callback refused in another browser is spent: the browser that started the install replays it and gets nothing', async () => {
+    it('a signed callback refused in another browser is spent: the browser that started the install replays it, gets nothing', async () => {
       const shop = newShop();
       const challenge = newChallenge();
       // Someone else's browser starts the install and walks the merchant, signed in at Shopify, to its authorization.
