@@ -39,6 +39,7 @@ import * as keyOwnersAndDeviceCookies from './migrations/0043_key_owners_and_dev
 import * as namesAreOneLine from './migrations/0044_names_are_one_line.js';
 import * as closedMoneyRefusesTruncate from './migrations/0045_closed_money_refuses_truncate.js';
 import * as dropShopifyHomeSessions from './migrations/0046_drop_shopify_home_sessions.js';
+import * as shopifyOAuthStatesTaken from './migrations/0047_shopify_oauth_states_taken.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -81,6 +82,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0044_names_are_one_line': namesAreOneLine,
   '0045_closed_money_refuses_truncate': closedMoneyRefusesTruncate,
   '0046_drop_shopify_home_sessions': dropShopifyHomeSessions,
+  '0047_shopify_oauth_states_taken': shopifyOAuthStatesTaken,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

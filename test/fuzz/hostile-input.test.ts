@@ -1719,8 +1719,9 @@ session tokens, are refused, writing nothing and starting no OAuth`, async () =>
       expect(await use().db.selectFrom('merchant_confirmations').select('challenge').where('domain', '=', shop).execute()).toEqual([]);
     });
 
-    it('anonymous installs: a shop keeps at most 10 in flight however often the install link is opened', async () => {
+    it('anonymous installs: opening the install link however often writes nothing on the server', async () => {
       const shop = newShop();
+      const before = await tableContents(use().db);
       for (let i = 0; i < 14; i += 1) {
         const opened = await use().app.inject({
           method: 'GET',
@@ -1729,7 +1730,7 @@ session tokens, are refused, writing nothing and starting no OAuth`, async () =>
         });
         expect(opened.statusCode).toBe(302);
       }
-      expect((await use().db.selectFrom('shopify_oauth_requests').select('state_hash').where('shop', '=', shop).execute()).length).toBe(10);
+      expect(await tableContents(use().db)).toEqual(before);
     });
 
     it("reserved OAuth app names: the service's name in any form, and 'official', are refused, registering nothing", async () => {

@@ -159,7 +159,9 @@ export async function handleDelivery(deps: WebhookDeps, delivery: Delivery): Pro
  * works (or a reinstall that overtook a late delivery) changes nothing.
  */
 async function confirmUninstall(shopify: ShopifyCommerce, shop: string, log: FastifyBaseLogger): Promise<unknown> {
-  if ((await shopify.status(shop)).installation !== 'installed') return { left: false };
+  // Another call met the revoked token first and recorded a lost access: Shopify's word makes it the uninstall it was.
+  if ((await shopify.status(shop)).installation !== 'installed')
+    return { left: false, uninstalled: await shopify.uninstalledAfterDisconnect(shop) };
   try {
     await shopify.request(shop, documents.SHOP_PROFILE);
   } catch (error) {
