@@ -248,4 +248,93 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     expect(finished.statusCode).toBe(201);
     expect(['Many 2', 'Many 3', 'Many 4', 'Many 5', 'Many 6']).toContain(finished.json().claim.businessName);
   });
+
+  /**
+   * Issue 44: sign-up kept the password given with the address, and the mailed link made the
+   * account with it. An attacker signed up with the victim's address and a password of their own;
+   * the victim, answering the genuine mail, made the account and confirmed the store, and the
+   * attacker signed in and minted a brand key. Whoever opens the link now chooses the password.
+   */
+  it("leaves an attacker who signed up with the victim's address nothing to sign in with once the victim finishes", async () => {
+    const victim = `${uniqueId('victim')}@victim.example`;
+    const domain = `${uniqueId('victim')}.example`;
+    const ATTACKER_PASSWORD = 'the attacker chose this one';
+    const VICTIM_PASSWORD = 'the victim chose this one';
+    const attacker = await client();
+    const claim = { businessName: 'Victim Goods', domain };
+
+    // The attacker cannot give the account a password: a sign-up carrying one is refused, writing nothing.
+    const before = await tableContents(use().db);
+    const withPassword = await attacker.post('/dashboard/api/sign-up', { email: victim, password: ATTACKER_PASSWORD, brand: claim });
+    expect(withPassword.statusCode).toBe(400);
+    expect(withPassword.json()).toMatchObject({ error: 'invalid_request', message: expect.stringMatching(/password/) });
+    expect(await tableContents(use().db)).toEqual(before);
+
+    // What the attacker can do: sign up with the victim's address, which keeps no password of anyone's.
+    expect((await attacker.post('/dashboard/api/sign-up', { email: victim, brand: claim })).statusCode).toBe(202);
+    const token = await signUpLinkFor(use().app, victim);
+    const waiting = await use().db.selectFrom('sign_up_requests').selectAll().where('email', '=', victim).execute();
+    expect(waiting).toHaveLength(1);
+    expect(Object.keys(waiting[0]!).filter((column) => /pass/i.test(column))).toEqual([]);
+    expect(JSON.stringify(waiting)).not.toMatch(/argon2|attacker/);
+
+    // The victim opens the genuine mail, chooses a password, confirms the store at its platform.
+    const person = await client();
+    const finished = await person.post('/dashboard/api/sign-up/finish', { token, password: VICTIM_PASSWORD });
+    expect(finished.statusCode).toBe(201);
+    expect((await person.answerAsStoreOwner(finished.json().claim.confirmUrl, 'confirm')).statusCode).toBe(303);
+    expect((await person.post('/dashboard/api/claim/check')).json().companyId).toEqual(expect.any(String));
+
+    // The attacker's password signs in nowhere, so no brand key is minted; the victim's works.
+    const beforeAttempt = await use().db.selectFrom('brand_api_keys').select('id').execute();
+    const tried = await attacker.post('/dashboard/api/sign-in', { email: victim, password: ATTACKER_PASSWORD });
+    expect(tried.statusCode).toBe(401);
+    expect(tried.json()).toMatchObject({ error: 'unauthorized' });
+    expect((await attacker.post('/dashboard/api/keys', { name: 'stolen' })).statusCode).toBe(401);
+    expect(await use().db.selectFrom('brand_api_keys').select('id').execute()).toEqual(beforeAttempt);
+    const owner = await client();
+    expect((await owner.post('/dashboard/api/sign-in', { email: victim, password: VICTIM_PASSWORD })).statusCode).toBe(200);
+    expect((await owner.post('/dashboard/api/keys', { name: 'mine' })).statusCode).toBe(201);
+  });
+
+  it('refuses a finish without a good password, CSRF token or link, writing nothing; the link then still works', async () => {
+    const email = `${uniqueId('finish')}@fresh.example`;
+    const person = await client();
+    expect(
+      (await person.post('/dashboard/api/sign-up', { email, brand: { businessName: 'Finish', domain: `${uniqueId('fin')}.example` } }))
+        .statusCode,
+    ).toBe(202);
+    const token = await signUpLinkFor(use().app, email);
+    const refusals: Array<[string, unknown, { csrf?: null }, number, string, RegExp]> = [
+      ['no password', { token }, {}, 400, 'invalid_request', /password/],
+      ['an empty password', { token, password: '' }, {}, 400, 'invalid_request', /password/],
+      ['a short password', { token, password: 'short pass' }, {}, 400, 'invalid_request', /password must be 12 to 256 characters/],
+      ['a too long password', { token, password: 'x'.repeat(257) }, {}, 400, 'invalid_request', /password/],
+      ['a password of the wrong type', { token, password: 123456789012345 }, {}, 400, 'invalid_request', /password/],
+      ['no token', { password: DASHBOARD_PASSWORD }, {}, 400, 'invalid_request', /token/],
+      ['no CSRF header', { token, password: DASHBOARD_PASSWORD }, { csrf: null }, 403, 'csrf_failed', /x-csrf-token/],
+      ['an unknown link', { token: 'B'.repeat(43), password: DASHBOARD_PASSWORD }, {}, 400, 'invalid_token', /unknown, used or expired/],
+    ];
+    const before = await tableContents(use().db);
+    const waitingBefore = await allWaiting();
+    for (const [what, body, options, status, error, message] of refusals) {
+      const refused = await person.post('/dashboard/api/sign-up/finish', body, options);
+      expect(refused.statusCode, what).toBe(status);
+      expect(refused.json(), what).toMatchObject({ error, message: expect.stringMatching(message) });
+      expect(refused.headers['set-cookie'], what).toBeUndefined();
+    }
+    expect(await tableContents(use().db)).toEqual(before);
+    expect(await allWaiting()).toEqual(waitingBefore);
+
+    const finished = await person.post('/dashboard/api/sign-up/finish', { token, password: DASHBOARD_PASSWORD });
+    expect(finished.statusCode).toBe(201);
+    // A used link, with any password, writes nothing more and signs nobody in.
+    const afterFinish = await tableContents(use().db);
+    const used = await (await client()).post('/dashboard/api/sign-up/finish', { token, password: 'someone else chose this' });
+    expect(used.statusCode).toBe(400);
+    expect(used.json()).toMatchObject({ error: 'invalid_token' });
+    expect(used.headers['set-cookie']).toBeUndefined();
+    expect(await tableContents(use().db)).toEqual(afterFinish);
+    expect((await (await client()).post('/dashboard/api/sign-in', { email, password: 'someone else chose this' })).statusCode).toBe(401);
+  });
 });
