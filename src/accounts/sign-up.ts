@@ -229,11 +229,13 @@ async function sendQuietly(ctx: SignUpContext, mailer: Mailer, mail: OutgoingMai
 
 /**
  * The second step: the link's token, answered with a POST from the page it opens together with the
- * password its opener chooses there, makes the account and its password: the person who proves
- * the address by opening the mail is the one who chooses it. With an invitation code, the account joins that brand at once (the code is spent now);
- * with a brand, the account is created without one and claims the store: it acts for the brand only
- * once the store's owner confirms through the commerce platform (checkClaim). The link works once;
- * a refusal (the code used meanwhile, the store's brand staffed meanwhile) writes nothing.
+ * password its opener chooses there, makes the account: the person who proves the address by
+ * opening the mail is the one who chooses its password. With an invitation code, the account joins
+ * that brand at once (the code is spent now); with a brand, the account is created without one and
+ * claims the store: it acts for the brand only once the store's owner confirms through the
+ * commerce platform (checkClaim). The link works once; a password out of bounds is refused before
+ * the link is looked at, and a refusal (the code used meanwhile, the store's brand staffed
+ * meanwhile) writes nothing.
  */
 export async function finishSignUp(
   ctx: SignUpContext,
