@@ -134,7 +134,7 @@ export const FINISH_SIGN_UP_PATH = '/dashboard#/finish-sign-up/';
 
 const SIGN_UP_SENT_MESSAGE =
   `We sent a mail to the address you gave. Open the link in it within ${SIGN_UP_LINK_LIFETIME_MS / 3_600_000} hours ` +
-  'to finish signing up.';
+  'to choose your password and finish signing up.';
 
 /**
  * What a sign-up asks for. No password: whoever opens the mailed link, and so proves the address,

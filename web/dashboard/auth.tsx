@@ -145,7 +145,8 @@ export function AuthScreens({
         <section aria-labelledby="sent-heading">
           <h2 id="sent-heading">Check your mail</h2>
           <p>
-            We sent a mail to <strong class="address">{sentTo}</strong>. Open the link in it within 24 hours to finish signing up.
+            We sent a mail to <strong class="address">{sentTo}</strong>. Open the link in it within 24 hours to choose your password and
+            finish signing up.
           </p>
           <p class="muted">If this address already has an account, the mail says so instead: sign in, or reset your password.</p>
           <DevMailboxHint shown={devMailbox} />
