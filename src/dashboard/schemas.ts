@@ -30,12 +30,16 @@ const Brand = Type.Object(
 );
 const InvitationCode = Type.String({ minLength: 1, maxLength: 100 });
 
+/** No password: the person who opens the mailed link chooses it (FinishSignUpBody). */
 export const SignUpBody = Type.Object(
-  { email: Email, password: Password, brand: Type.Optional(Brand), invitationCode: Type.Optional(InvitationCode) },
+  { email: Email, brand: Type.Optional(Brand), invitationCode: Type.Optional(InvitationCode) },
   { additionalProperties: false },
 );
-/** The token of the link a sign-up mailed to its address. */
-export const FinishSignUpBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+/** The token of the link a sign-up mailed to its address, and the password its opener chose. */
+export const FinishSignUpBody = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 100 }), password: Password },
+  { additionalProperties: false },
+);
 export const ClaimBody = Type.Object({ brand: Brand }, { additionalProperties: false });
 export const JoinBody = Type.Object({ invitationCode: InvitationCode }, { additionalProperties: false });
 

@@ -432,7 +432,6 @@ export interface DashboardOrdersTables {
 export interface SignUpRequestsTable {
   token_hash: string;
   email: string;
-  password_hash: string;
   invitation_code_hash: string | null;
   domain: string | null;
   business_name: string | null;
