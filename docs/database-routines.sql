@@ -322,6 +322,37 @@ AS $function$
       on conflict (brand_id, partner_id, day) do update set views = t.views + excluded.views, clicks = t.clicks + excluded.clicks, orders = t.orders + excluded.orders, new_customers = t.new_customers + excluded.new_customers, revenue_cents = t.revenue_cents + excluded.revenue_cents, commission_cents = t.commission_cents + excluded.commission_cents;
     end $function$;
 
+CREATE OR REPLACE FUNCTION public.refuse_charge_hold_change()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      if tg_op = 'UPDATE' and old.settled_at is null
+         and new.store_domain = old.store_domain and new.order_id = old.order_id
+         and (new.settled_at is null or (new.reason = old.reason and new.held_at = old.held_at)) then
+        return new;
+      end if;
+      raise exception 'commission_charge_holds: a hold is re-held or settled once, a settled hold never changes, none is deleted'
+        using errcode = 'restrict_violation';
+    end $function$;
+
+CREATE OR REPLACE FUNCTION public.refuse_closed_money_truncate()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      raise exception '% is append-only: it cannot be truncated', tg_table_name using errcode = 'restrict_violation';
+    end $function$;
+
+CREATE OR REPLACE FUNCTION public.refuse_commerce_charge_change()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      raise exception 'commission_commerce_charges is append-only: a charge is noted once and never changes'
+        using errcode = 'restrict_violation';
+    end $function$;
+
 CREATE OR REPLACE FUNCTION public.refuse_ledger_change()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -392,6 +423,10 @@ CREATE TRIGGER attributed_orders_performance_delete AFTER DELETE ON attributed_o
 CREATE TRIGGER attributed_orders_performance_insert AFTER INSERT ON attributed_orders REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION record_order_performance();
 CREATE TRIGGER attributed_orders_performance_update AFTER UPDATE ON attributed_orders REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION record_order_performance();
 CREATE TRIGGER campaigns_performance_partners AFTER INSERT ON campaigns REFERENCING NEW TABLE AS new_campaigns FOR EACH STATEMENT EXECUTE FUNCTION add_performance_partners();
+CREATE TRIGGER commission_charge_holds_no_truncate BEFORE TRUNCATE ON commission_charge_holds FOR EACH STATEMENT EXECUTE FUNCTION refuse_closed_money_truncate();
+CREATE TRIGGER commission_charge_holds_settled_once BEFORE DELETE OR UPDATE ON commission_charge_holds FOR EACH ROW EXECUTE FUNCTION refuse_charge_hold_change();
+CREATE TRIGGER commission_commerce_charges_append_only BEFORE DELETE OR UPDATE ON commission_commerce_charges FOR EACH ROW EXECUTE FUNCTION refuse_commerce_charge_change();
+CREATE TRIGGER commission_commerce_charges_no_truncate BEFORE TRUNCATE ON commission_commerce_charges FOR EACH STATEMENT EXECUTE FUNCTION refuse_closed_money_truncate();
 CREATE TRIGGER commission_ledger_append_only BEFORE DELETE OR UPDATE ON commission_ledger FOR EACH ROW EXECUTE FUNCTION refuse_ledger_change();
 CREATE TRIGGER commission_ledger_money_insert AFTER INSERT ON commission_ledger REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION record_ledger_money();
 CREATE TRIGGER commission_ledger_no_truncate BEFORE TRUNCATE ON commission_ledger FOR EACH STATEMENT EXECUTE FUNCTION refuse_ledger_truncate();
@@ -402,6 +437,10 @@ CREATE TRIGGER order_events_money_insert AFTER INSERT ON order_events REFERENCIN
 CREATE TRIGGER order_events_money_update AFTER UPDATE ON order_events REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION record_order_event_money();
 CREATE TRIGGER partnerships_queue_scoring AFTER INSERT OR UPDATE OF status ON partnerships FOR EACH ROW EXECUTE FUNCTION queue_partnership_scoring();
 CREATE TRIGGER statement_closings_closed BEFORE DELETE OR UPDATE ON statement_closings FOR EACH ROW EXECUTE FUNCTION refuse_statement_change();
+CREATE TRIGGER statement_closings_no_truncate BEFORE TRUNCATE ON statement_closings FOR EACH STATEMENT EXECUTE FUNCTION refuse_closed_money_truncate();
 CREATE TRIGGER statement_entries_closed BEFORE DELETE OR UPDATE ON statement_entries FOR EACH ROW EXECUTE FUNCTION refuse_statement_change();
+CREATE TRIGGER statement_entries_no_truncate BEFORE TRUNCATE ON statement_entries FOR EACH STATEMENT EXECUTE FUNCTION refuse_closed_money_truncate();
 CREATE TRIGGER statement_totals_closed BEFORE DELETE OR UPDATE ON statement_totals FOR EACH ROW EXECUTE FUNCTION refuse_statement_change();
+CREATE TRIGGER statement_totals_no_truncate BEFORE TRUNCATE ON statement_totals FOR EACH STATEMENT EXECUTE FUNCTION refuse_closed_money_truncate();
 CREATE TRIGGER statements_closed BEFORE DELETE OR UPDATE ON statements FOR EACH ROW EXECUTE FUNCTION refuse_statement_change();
+CREATE TRIGGER statements_no_truncate BEFORE TRUNCATE ON statements FOR EACH STATEMENT EXECUTE FUNCTION refuse_closed_money_truncate();

@@ -13,6 +13,7 @@ import { addCorsHeaders, installCors } from './http/cors.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { installMetrics } from './http/metrics.js';
 import { installRateLimits, UNLIMITED } from './http/rate-limit.js';
+import { SharedReadiness } from './http/readiness.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerApiReference } from './http/reference-page.js';
 import { installValidators } from './http/validation.js';
@@ -123,14 +124,16 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   installRateLimits(app, runtime);
 
   app.get('/healthz', { config: UNLIMITED, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // Unlimited for the orchestrator's probes, and shared, so no number of requests loads the database (src/http/readiness.ts).
+  const readiness = new SharedReadiness(() =>
+    pingDatabase(database.db).catch((error: unknown) => {
+      app.log.warn({ err: error }, 'readiness check failed');
+      throw error;
+    }),
+  );
   app.get('/readyz', { config: UNLIMITED, schema: { hide: true } }, async (request, reply) => {
-    try {
-      await pingDatabase(database.db);
-      return { status: 'ready', database: database.kind };
-    } catch (error) {
-      request.log.warn({ err: error }, 'readiness check failed');
-      return reply.status(503).send({ error: 'service_unavailable', message: 'database is not reachable', requestId: request.id });
-    }
+    if ((await readiness.check()).ready) return { status: 'ready', database: database.kind };
+    return reply.status(503).send({ error: 'service_unavailable', message: 'database is not reachable', requestId: request.id });
   });
 
   for (const routes of domainRoutes) await app.register(routes, runtime);

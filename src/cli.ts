@@ -10,6 +10,7 @@ import { jobBounds, openDatabase, type DatabaseHandle, type Db } from './db/data
 import { migrateToLatest } from './db/migrator.js';
 import { InvalidationBus } from './cache/invalidation.js';
 import { ApiError } from './http/errors.js';
+import { ONE_LINE_MESSAGE, ONE_LINE_PATTERN } from './http/schemas.js';
 import { FixtureError, loadFixtureFile } from './demo/loader.js';
 import { acquireDataDirLock, DataDirLockedError } from './admin/data-dir-lock.js';
 import { companyWithKeys, platformWithKeys } from './admin/service.js';
@@ -94,6 +95,7 @@ function describeInputError(error: ErrorObject): string {
   if (error.keyword === 'minProperties') return 'give at least one field to change';
   const where = field ? `--${kebab(field)}${rest.length ? ` item ${Number(rest[0]) + 1}` : ''}` : 'input';
   if (error.keyword === 'enum') return `${where} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
+  if (error.keyword === 'pattern' && params.pattern === ONE_LINE_PATTERN) return `${where} ${ONE_LINE_MESSAGE}`;
   return `${where} ${error.message ?? 'is invalid'}`;
 }
 

@@ -133,6 +133,11 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
     bus,
     settings: config.plugin,
     nudgeWorker: () => jobs.nudgeSetup(),
+    // A Shopify store installs the app from Shopify's own pages: its App Store listing.
+    appListingUrl: (domain) => {
+      const shopify = commerce.shopify;
+      return shopify && config.shopify && commerce.forStore(domain) === shopify ? config.shopify.appListingUrl : null;
+    },
   });
   commerce.primary?.onEvent((event) => onboarding.handleCommerceEvent(event));
   const offers = new OffersCache((brandId, platformId, now) => loadOfferSet(database.db, attribution, brandId, platformId, now), bus);

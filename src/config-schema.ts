@@ -18,6 +18,8 @@ export const DEFAULT_SERVICE_PLATFORM_ID = '5e1f0a4c-0000-4000-8000-000000000001
 /** What the features need: the catalog, orders (eligibility, best sellers, order webhooks) and the discount code. */
 export const DEFAULT_SHOPIFY_SCOPES = ['read_products', 'read_orders', 'write_discounts'];
 export const DEFAULT_SHOPIFY_API_VERSION = '2026-10';
+/** The app's listing on the Shopify App Store, by its handle in shopify.app.toml. */
+export const SHOPIFY_APP_STORE_LISTING = 'https://apps.shopify.com/brand-partner-collaborations';
 /** The most proxies TRUST_PROXY may count in front of the service. */
 export const MAX_TRUSTED_PROXY_HOPS = 10;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -347,6 +349,16 @@ export const ENV_SCHEMA = Type.Object({
     pattern: '^\\d{4}-(01|04|07|10)$',
     problem: `must be a Shopify API version such as ${DEFAULT_SHOPIFY_API_VERSION}`,
     description: 'The Admin API version every call names',
+  }),
+  SHOPIFY_APP_LISTING_URL: Type.String({
+    default: SHOPIFY_APP_STORE_LISTING,
+    pattern: '^https://[^\\s/?#]+\\.[^\\s/?#]+(/\\S*)?$',
+    problem: "must be an https URL (the app's listing on the Shopify App Store, or a development store's install link)",
+    description:
+      "Where the plugin's install step sends a Shopify store's merchant, in a new tab (Shopify's pages refuse to be framed): " +
+      "the app's listing on the Shopify App Store, whose handle is shopify.app.toml's. A test or dev host can give a " +
+      "development store's install link from the Partner dashboard instead. Once Shopify reports the install, the plugin " +
+      'moves on to the plan by itself (docs/plugin.md)',
   }),
   TOKEN_ENCRYPTION_KEY: Type.Optional(
     Type.String({

@@ -5,7 +5,12 @@ import path from 'node:path';
 import { Value } from 'typebox/value';
 import { ENV_SCHEMA, ENV_VARIABLES, type Env, type EnvName, MAX_TRUSTED_PROXY_HOPS, ruleOf, type VariableSchema } from './config-schema.js';
 
-export { DEFAULT_SERVICE_PLATFORM_ID, DEFAULT_SHOPIFY_API_VERSION, DEFAULT_SHOPIFY_SCOPES } from './config-schema.js';
+export {
+  DEFAULT_SERVICE_PLATFORM_ID,
+  DEFAULT_SHOPIFY_API_VERSION,
+  DEFAULT_SHOPIFY_SCOPES,
+  SHOPIFY_APP_STORE_LISTING,
+} from './config-schema.js';
 
 export type ServiceEnv = 'test' | 'dev' | 'prod';
 
@@ -109,6 +114,11 @@ export interface ShopifyConfig {
   bulkPollMs: number;
   /** AES-256-GCM key (32 bytes) that encrypts the stores' offline access tokens at rest; never logged. */
   tokenEncryptionKey: Buffer;
+  /**
+   * Where the plugin's install step sends a Shopify store's merchant: the app's App Store listing,
+   * or a development store's install link.
+   */
+  appListingUrl: string;
 }
 
 /** Every wait on the database is bounded by these; see DatabaseBounds in src/db/database.ts for where each applies. */
@@ -369,6 +379,7 @@ function readShopify(
     apiVersion: values.SHOPIFY_API_VERSION,
     bulkConcurrency: values.SHOPIFY_BULK_CONCURRENCY,
     bulkPollMs: values.SHOPIFY_BULK_POLL_MS,
+    appListingUrl: values.SHOPIFY_APP_LISTING_URL,
     // The schema's pattern admits 64 hex digits or 44 characters of base64: 32 bytes either way.
     tokenEncryptionKey: Buffer.from(key, key.length === 64 ? 'hex' : 'base64'),
   };

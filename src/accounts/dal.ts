@@ -573,34 +573,41 @@ export async function invitationUsable(db: Db, codeHash: string, now: Date): Pro
 export interface SignUpRequest {
   tokenHash: string;
   email: string;
-  passwordHash: string;
   invitationCodeHash: string | null;
   claim: NewClaim | null;
   expiresAt: Date;
 }
 
 /**
- * Keeps a sign-up waiting for its link. Expired ones go, and an address keeps only its newest
- * `perEmail`, so mailing sign-ups to one address cannot grow the table. Sign-ups to one address take
- * turns: each is written after its answer, so several can arrive at once, and each would otherwise
- * count the others' rows before they commit and keep one too many.
+ * Keeps a sign-up waiting for its link, unless its address has an account: then nothing is
+ * written. Whether the address has one is asked inside the insert, so a free and a taken address
+ * run the same statements (issue 44: on PGlite's one connection, work done for one and not the
+ * other would show in the next request's wait). Expired sign-ups go, and an address keeps only
+ * its newest `perEmail`, so mailing sign-ups to one address cannot grow the table. Sign-ups to one
+ * address take turns: several can arrive at once, and each would otherwise count the others' rows
+ * before they commit and keep one too many. True when the sign-up waits for its link.
  */
-export async function insertSignUpRequest(db: Db, request: SignUpRequest, perEmail: number, now: Date): Promise<void> {
-  await inTurn(db, [`sign-up ${request.email}`], async (trx) => {
+export async function insertSignUpRequestUnlessTaken(db: Db, request: SignUpRequest, perEmail: number, now: Date): Promise<boolean> {
+  return inTurn(db, [`sign-up ${request.email}`], async (trx) => {
     await trx.deleteFrom('sign_up_requests').where('expires_at', '<=', now).execute();
-    await trx
+    const inserted = await trx
       .insertInto('sign_up_requests')
-      .values({
-        token_hash: request.tokenHash,
-        email: request.email,
-        password_hash: request.passwordHash,
-        invitation_code_hash: request.invitationCodeHash,
-        domain: request.claim?.domain ?? null,
-        business_name: request.claim?.businessName ?? null,
-        categories: request.claim?.categories ?? null,
-        expires_at: request.expiresAt,
-        created_at: now,
-      })
+      .columns(['token_hash', 'email', 'invitation_code_hash', 'domain', 'business_name', 'categories', 'expires_at', 'created_at'])
+      .expression(
+        trx
+          .selectNoFrom([
+            sql<string>`${request.tokenHash}::text`.as('token_hash'),
+            sql<string>`${request.email}::text`.as('email'),
+            sql<string | null>`${request.invitationCodeHash}::text`.as('invitation_code_hash'),
+            sql<string | null>`${request.claim?.domain ?? null}::text`.as('domain'),
+            sql<string | null>`${request.claim?.businessName ?? null}::text`.as('business_name'),
+            sql<string[] | null>`${request.claim?.categories ?? null}::text[]`.as('categories'),
+            sql<Date>`${request.expiresAt}::timestamptz`.as('expires_at'),
+            sql<Date>`${now}::timestamptz`.as('created_at'),
+          ])
+          .where(({ not, exists, selectFrom }) => not(exists(selectFrom('brand_users').select('id').where('email', '=', request.email)))),
+      )
+      .returning('token_hash')
       .execute();
     const kept = trx
       .selectFrom('sign_up_requests')
@@ -610,6 +617,7 @@ export async function insertSignUpRequest(db: Db, request: SignUpRequest, perEma
       .orderBy('token_hash', 'desc')
       .limit(perEmail);
     await trx.deleteFrom('sign_up_requests').where('email', '=', request.email).where('token_hash', 'not in', kept).execute();
+    return inserted.length > 0;
   });
 }
 
@@ -625,7 +633,6 @@ export async function takeSignUpRequest(db: Db, tokenHash: string, now: Date): P
   return {
     tokenHash: row.token_hash,
     email: row.email,
-    passwordHash: row.password_hash,
     invitationCodeHash: row.invitation_code_hash,
     claim:
       row.domain === null || row.business_name === null

@@ -139,6 +139,52 @@ describeEachDatabase('password reset through the development mailbox', (use) => 
     expect({ resets: await resetRows(use().db), mail: await use().db.selectFrom('mail_outbox').select('id').execute() }).toEqual(before);
   });
 
+  /**
+   * Issue 44: a reset is how the owner takes an account back from whoever knew its password, so
+   * every session of the account ends with it, in the dashboard and on the staff sign-in pages
+   * alike (one sessions table); only a sign-in with the new password opens one again.
+   */
+  it('ends every session of the account: old session cookies get 401, the new password signs in', async () => {
+    const owner = `${uniqueId('sessions')}@mailbox.example`;
+    const first = new DashboardClient(use().app);
+    await first.signUpBrand('Sessions Co', `${uniqueId('sessions')}.example`, owner);
+    const second = await new DashboardClient(use().app).start();
+    expect((await second.post('/dashboard/api/sign-in', { email: owner, password: DASHBOARD_PASSWORD })).statusCode).toBe(200);
+    for (const session of [first, second]) expect((await session.get('/dashboard/api/keys')).statusCode).toBe(200);
+
+    const visitor = await new DashboardClient(use().app).start();
+    expect((await visitor.post('/dashboard/api/password-reset', { email: owner })).statusCode).toBe(202);
+    await waitUntil(async () => (await mailTo(owner)).length === 1, 60_000);
+    const token = tokenIn((await mailTo(owner))[0]!.body)!;
+    expect((await visitor.post('/dashboard/api/password-reset/confirm', { token, password: NEW_PASSWORD })).statusCode).toBe(200);
+
+    for (const [which, session] of [
+      ['the sign-up session', first],
+      ['the sign-in session', second],
+    ] as const) {
+      const keys = await session.get('/dashboard/api/keys');
+      expect(keys.statusCode, which).toBe(401);
+      expect(keys.json(), which).toMatchObject({ error: 'unauthorized' });
+      expect((await session.post('/dashboard/api/keys', { name: 'after the reset' })).statusCode, which).toBe(401);
+      const page = await use().app.inject({ method: 'GET', url: '/account', headers: { cookie: session.cookies } });
+      expect(page.headers.location, which).toBe('/account/sign-in');
+    }
+    const sessions = () =>
+      use()
+        .db.selectFrom('user_sessions')
+        .innerJoin('brand_users', 'brand_users.id', 'user_sessions.user_id')
+        .select('user_sessions.revoked_at')
+        .where('brand_users.email', '=', owner)
+        .execute();
+    const ended = await sessions();
+    expect(ended).toHaveLength(2);
+    expect(ended.filter((row) => row.revoked_at === null)).toEqual([]);
+
+    expect((await visitor.post('/dashboard/api/sign-in', { email: owner, password: NEW_PASSWORD })).statusCode).toBe(200);
+    expect((await visitor.get('/dashboard/api/keys')).statusCode).toBe(200);
+    expect((await sessions()).filter((row) => row.revoked_at === null)).toHaveLength(1);
+  });
+
   const refusals: Array<[string, string, unknown, string]> = [
     ['an empty email', '/dashboard/api/password-reset', { email: '' }, 'invalid_request'],
     ['a too long email', '/dashboard/api/password-reset', { email: `${'x'.repeat(250)}@a.example` }, 'invalid_request'],

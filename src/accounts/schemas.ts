@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { OneLineText } from '../http/schemas.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../shared/passwords.js';
 
 export const CreateUserBody = Type.Object(
@@ -9,7 +10,7 @@ export const CreateUserBody = Type.Object(
       maxLength: MAX_PASSWORD_LENGTH,
       description: 'Stored as an Argon2id hash only',
     }),
-    displayName: Type.Optional(Type.String({ maxLength: 100 })),
+    displayName: Type.Optional(OneLineText({ maxLength: 100 })),
   },
   { title: 'CreateBrandUserRequest', additionalProperties: false },
 );

@@ -62,7 +62,7 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     ]) {
       const answers = [];
       for (const email of [taken, free]) {
-        answers.push(seen(await (await client()).post('/dashboard/api/sign-up', { email, password: DASHBOARD_PASSWORD, ...rest })));
+        answers.push(seen(await (await client()).post('/dashboard/api/sign-up', { email, ...rest })));
       }
       expect(answers[0]!.status).toBe(202);
       expect(answers[1]).toEqual(answers[0]);
@@ -84,8 +84,8 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     const before = await tableContents(use().db);
     const visitor = await client();
     for (const body of [
-      { email: email.toUpperCase(), password: 'another long password', brand: { businessName: 'X', domain: `${uniqueId('x')}.example` } },
-      { email, password: 'another long password', invitationCode: code },
+      { email: email.toUpperCase(), brand: { businessName: 'X', domain: `${uniqueId('x')}.example` } },
+      { email, invitationCode: code },
     ]) {
       expect((await visitor.post('/dashboard/api/sign-up', body)).statusCode).toBe(202);
     }
@@ -113,7 +113,6 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     const person = await client();
     const answer = await person.post('/dashboard/api/sign-up', {
       email,
-      password: DASHBOARD_PASSWORD,
       brand: { businessName: 'Fresh Goods', domain: `${uniqueId('fresh')}.example` },
     });
     expect(answer.statusCode).toBe(202);
@@ -125,7 +124,8 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     const rows = await use().db.selectFrom('sign_up_requests').selectAll().where('email', '=', email).execute();
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(token);
-    expect(rows[0]!.password_hash).toMatch(/^\$argon2id\$/);
+    // Nor is a password kept: the person who opens the link chooses it (issue 44).
+    expect(JSON.stringify(rows)).not.toMatch(/argon2/);
 
     // What a browser fetches for the link: the page (the fragment never reaches the server) and its session.
     const before = await tableContents(use().db);
@@ -136,7 +136,9 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
 
     // The finishing POST needs the page's CSRF token and its origin.
     const waitingBefore = await allWaiting();
-    expect((await person.post('/dashboard/api/sign-up/finish', { token }, { csrf: null })).statusCode).toBe(403);
+    expect((await person.post('/dashboard/api/sign-up/finish', { token, password: DASHBOARD_PASSWORD }, { csrf: null })).statusCode).toBe(
+      403,
+    );
     const crossSite = await use().app.inject({
       method: 'POST',
       url: '/dashboard/api/sign-up/finish',
@@ -146,20 +148,20 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
         origin: 'https://evil.example',
         'content-type': 'application/json',
       },
-      payload: JSON.stringify({ token }),
+      payload: JSON.stringify({ token, password: DASHBOARD_PASSWORD }),
     });
     expect(crossSite.statusCode).toBe(403);
     expect(await tableContents(use().db)).toEqual(before);
     expect(await allWaiting()).toEqual(waitingBefore);
 
-    const finished = await person.post('/dashboard/api/sign-up/finish', { token });
+    const finished = await person.post('/dashboard/api/sign-up/finish', { token, password: DASHBOARD_PASSWORD });
     expect(finished.statusCode).toBe(201);
     expect(finished.json()).toMatchObject({ companyId: null, claim: { status: 'pending', businessName: 'Fresh Goods' } });
     expect((await person.get('/dashboard/api/session')).json().user).toMatchObject({ email, companyId: null });
 
     expect(await waitingFor(email)).toEqual([]);
     const afterFirst = await tableContents(use().db);
-    const again = await (await client()).post('/dashboard/api/sign-up/finish', { token });
+    const again = await (await client()).post('/dashboard/api/sign-up/finish', { token, password: 'a second chosen password' });
     expect(again.statusCode).toBe(400);
     expect(again.json()).toMatchObject({ error: 'invalid_token' });
     expect(await tableContents(use().db)).toEqual(afterFirst);
@@ -170,7 +172,6 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     const person = await client();
     await person.post('/dashboard/api/sign-up', {
       email,
-      password: DASHBOARD_PASSWORD,
       brand: { businessName: 'Late', domain: `${uniqueId('late')}.example` },
     });
     const token = (await signUpLinkFor(use().app, email))!;
@@ -178,7 +179,7 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     const before = await tableContents(use().db);
     const waitingBefore = await allWaiting();
     for (const tried of [token, 'A'.repeat(43)]) {
-      const refused = await person.post('/dashboard/api/sign-up/finish', { token: tried });
+      const refused = await person.post('/dashboard/api/sign-up/finish', { token: tried, password: DASHBOARD_PASSWORD });
       expect(refused.statusCode).toBe(400);
       expect(refused.json()).toMatchObject({ error: 'invalid_token', message: expect.stringMatching(/unknown, used or expired/) });
     }
@@ -190,9 +191,7 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     await owner.signUpBrand('Busy Co', `${uniqueId('busy')}.example`, `${uniqueId('o')}@busy.example`);
     const { code } = (await owner.post('/dashboard/api/invitations')).json();
     const slow = `${uniqueId('slow')}@busy.example`;
-    expect(
-      (await person.post('/dashboard/api/sign-up', { email: slow, password: DASHBOARD_PASSWORD, invitationCode: code })).statusCode,
-    ).toBe(202);
+    expect((await person.post('/dashboard/api/sign-up', { email: slow, invitationCode: code })).statusCode).toBe(202);
     const fast = await (await client()).signUp({
       email: `${uniqueId('fast')}@busy.example`,
       password: DASHBOARD_PASSWORD,
@@ -202,7 +201,7 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     const slowToken = await signUpLinkFor(use().app, slow);
     const beforeSlow = await tableContents(use().db);
     const waitingBeforeSlow = await allWaiting();
-    const refused = await person.post('/dashboard/api/sign-up/finish', { token: slowToken });
+    const refused = await person.post('/dashboard/api/sign-up/finish', { token: slowToken, password: DASHBOARD_PASSWORD });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({ error: 'invalid_invitation' });
     expect(await tableContents(use().db)).toEqual(beforeSlow);
@@ -211,15 +210,12 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     // The store's brand got staff between the sign-up and its link.
     const domain = `${uniqueId('race')}.example`;
     const second = `${uniqueId('second')}@race.example`;
-    expect(
-      (await person.post('/dashboard/api/sign-up', { email: second, password: DASHBOARD_PASSWORD, brand: { businessName: 'R', domain } }))
-        .statusCode,
-    ).toBe(202);
+    expect((await person.post('/dashboard/api/sign-up', { email: second, brand: { businessName: 'R', domain } })).statusCode).toBe(202);
     await new DashboardClient(use().app).signUpBrand('Race Co', domain, `${uniqueId('first')}@race.example`);
     const secondToken = await signUpLinkFor(use().app, second);
     const beforeSecond = await tableContents(use().db);
     const waitingBeforeSecond = await allWaiting();
-    const staffed = await person.post('/dashboard/api/sign-up/finish', { token: secondToken });
+    const staffed = await person.post('/dashboard/api/sign-up/finish', { token: secondToken, password: DASHBOARD_PASSWORD });
     expect(staffed.statusCode).toBe(409);
     expect(staffed.json()).toMatchObject({ error: 'brand_has_staff' });
     expect(await tableContents(use().db)).toEqual(beforeSecond);
@@ -231,7 +227,7 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     const person = await client();
     const mailsBefore = await mailCount();
     for (let i = 0; i < 7; i += 1) {
-      const body = { email, password: DASHBOARD_PASSWORD, brand: { businessName: `Many ${i}`, domain: `${uniqueId('many')}.example` } };
+      const body = { email, brand: { businessName: `Many ${i}`, domain: `${uniqueId('many')}.example` } };
       expect((await person.post('/dashboard/api/sign-up', body)).statusCode).toBe(202);
     }
     await waitUntil(async () => (await mailCount()) >= mailsBefore + 7, 30_000);
@@ -244,10 +240,101 @@ describeEachDatabase('sign-up without revealing accounts', (use) => {
     const dropped = tokens.filter((token) => !kept.has(hashSecret(token)));
     expect(dropped).toHaveLength(2);
     for (const token of dropped) {
-      expect((await person.post('/dashboard/api/sign-up/finish', { token })).json()).toMatchObject({ error: 'invalid_token' });
+      const refused = await person.post('/dashboard/api/sign-up/finish', { token, password: DASHBOARD_PASSWORD });
+      expect(refused.json()).toMatchObject({ error: 'invalid_token' });
     }
-    const finished = await person.post('/dashboard/api/sign-up/finish', { token: tokens.find((token) => kept.has(hashSecret(token)))! });
+    const keptToken = tokens.find((token) => kept.has(hashSecret(token)))!;
+    const finished = await person.post('/dashboard/api/sign-up/finish', { token: keptToken, password: DASHBOARD_PASSWORD });
     expect(finished.statusCode).toBe(201);
     expect(['Many 2', 'Many 3', 'Many 4', 'Many 5', 'Many 6']).toContain(finished.json().claim.businessName);
+  });
+
+  /**
+   * Issue 44: sign-up kept the password given with the address, and the mailed link made the
+   * account with it. An attacker signed up with the victim's address and a password of their own;
+   * the victim, answering the genuine mail, made the account and confirmed the store, and the
+   * attacker signed in and minted a brand key. Whoever opens the link now chooses the password.
+   */
+  it("leaves an attacker who signed up with the victim's address nothing to sign in with once the victim finishes", async () => {
+    const victim = `${uniqueId('victim')}@victim.example`;
+    const domain = `${uniqueId('victim')}.example`;
+    const ATTACKER_PASSWORD = 'the attacker chose this one';
+    const VICTIM_PASSWORD = 'the victim chose this one';
+    const attacker = await client();
+    const claim = { businessName: 'Victim Goods', domain };
+
+    // The attacker cannot give the account a password: a sign-up carrying one is refused, writing nothing.
+    const before = await tableContents(use().db);
+    const withPassword = await attacker.post('/dashboard/api/sign-up', { email: victim, password: ATTACKER_PASSWORD, brand: claim });
+    expect(withPassword.statusCode).toBe(400);
+    expect(withPassword.json()).toMatchObject({ error: 'invalid_request', message: expect.stringMatching(/password/) });
+    expect(await tableContents(use().db)).toEqual(before);
+
+    // What the attacker can do: sign up with the victim's address, which keeps no password of anyone's.
+    expect((await attacker.post('/dashboard/api/sign-up', { email: victim, brand: claim })).statusCode).toBe(202);
+    const token = await signUpLinkFor(use().app, victim);
+    const waiting = await use().db.selectFrom('sign_up_requests').selectAll().where('email', '=', victim).execute();
+    expect(waiting).toHaveLength(1);
+    expect(Object.keys(waiting[0]!).filter((column) => /pass/i.test(column))).toEqual([]);
+    expect(JSON.stringify(waiting)).not.toMatch(/argon2|attacker/);
+
+    // The victim opens the genuine mail, chooses a password, confirms the store at its platform.
+    const person = await client();
+    const finished = await person.post('/dashboard/api/sign-up/finish', { token, password: VICTIM_PASSWORD });
+    expect(finished.statusCode).toBe(201);
+    expect((await person.answerAsStoreOwner(finished.json().claim.confirmUrl, 'confirm')).statusCode).toBe(303);
+    expect((await person.post('/dashboard/api/claim/check')).json().companyId).toEqual(expect.any(String));
+
+    // The attacker's password signs in nowhere, so no brand key is minted; the victim's works.
+    const beforeAttempt = await use().db.selectFrom('brand_api_keys').select('id').execute();
+    const tried = await attacker.post('/dashboard/api/sign-in', { email: victim, password: ATTACKER_PASSWORD });
+    expect(tried.statusCode).toBe(401);
+    expect(tried.json()).toMatchObject({ error: 'unauthorized' });
+    expect((await attacker.post('/dashboard/api/keys', { name: 'stolen' })).statusCode).toBe(401);
+    expect(await use().db.selectFrom('brand_api_keys').select('id').execute()).toEqual(beforeAttempt);
+    const owner = await client();
+    expect((await owner.post('/dashboard/api/sign-in', { email: victim, password: VICTIM_PASSWORD })).statusCode).toBe(200);
+    expect((await owner.post('/dashboard/api/keys', { name: 'mine' })).statusCode).toBe(201);
+  });
+
+  it('refuses a finish without a good password, CSRF token or link, writing nothing; the link then still works', async () => {
+    const email = `${uniqueId('finish')}@fresh.example`;
+    const person = await client();
+    expect(
+      (await person.post('/dashboard/api/sign-up', { email, brand: { businessName: 'Finish', domain: `${uniqueId('fin')}.example` } }))
+        .statusCode,
+    ).toBe(202);
+    const token = await signUpLinkFor(use().app, email);
+    const refusals: Array<[string, unknown, { csrf?: null }, number, string, RegExp]> = [
+      ['no password', { token }, {}, 400, 'invalid_request', /password/],
+      ['an empty password', { token, password: '' }, {}, 400, 'invalid_request', /password/],
+      ['a short password', { token, password: 'short pass' }, {}, 400, 'invalid_request', /password must be 12 to 256 characters/],
+      ['a too long password', { token, password: 'x'.repeat(257) }, {}, 400, 'invalid_request', /password/],
+      ['a password of the wrong type', { token, password: 123456789012345 }, {}, 400, 'invalid_request', /password/],
+      ['no token', { password: DASHBOARD_PASSWORD }, {}, 400, 'invalid_request', /token/],
+      ['no CSRF header', { token, password: DASHBOARD_PASSWORD }, { csrf: null }, 403, 'csrf_failed', /x-csrf-token/],
+      ['an unknown link', { token: 'B'.repeat(43), password: DASHBOARD_PASSWORD }, {}, 400, 'invalid_token', /unknown, used or expired/],
+    ];
+    const before = await tableContents(use().db);
+    const waitingBefore = await allWaiting();
+    for (const [what, body, options, status, error, message] of refusals) {
+      const refused = await person.post('/dashboard/api/sign-up/finish', body, options);
+      expect(refused.statusCode, what).toBe(status);
+      expect(refused.json(), what).toMatchObject({ error, message: expect.stringMatching(message) });
+      expect(refused.headers['set-cookie'], what).toBeUndefined();
+    }
+    expect(await tableContents(use().db)).toEqual(before);
+    expect(await allWaiting()).toEqual(waitingBefore);
+
+    const finished = await person.post('/dashboard/api/sign-up/finish', { token, password: DASHBOARD_PASSWORD });
+    expect(finished.statusCode).toBe(201);
+    // A used link, with any password, writes nothing more and signs nobody in.
+    const afterFinish = await tableContents(use().db);
+    const used = await (await client()).post('/dashboard/api/sign-up/finish', { token, password: 'someone else chose this' });
+    expect(used.statusCode).toBe(400);
+    expect(used.json()).toMatchObject({ error: 'invalid_token' });
+    expect(used.headers['set-cookie']).toBeUndefined();
+    expect(await tableContents(use().db)).toEqual(afterFinish);
+    expect((await (await client()).post('/dashboard/api/sign-in', { email, password: 'someone else chose this' })).statusCode).toBe(401);
   });
 });

@@ -137,11 +137,14 @@ export const FINISH_SIGN_UP_PATH = '/dashboard#/finish-sign-up/';
 
 const SIGN_UP_SENT_MESSAGE =
   `We sent a mail to the address you gave. Open the link in it within ${SIGN_UP_LINK_LIFETIME_MS / 3_600_000} hours ` +
-  'to finish signing up.';
+  'to choose your password and finish signing up.';
 
+/**
+ * What a sign-up asks for. No password: whoever opens the mailed link, and so proves the address,
+ * chooses it there (finishSignUp), never whoever typed the address (issue 44).
+ */
 export interface SignUpInput {
   email: string;
-  password: string;
   brand?: BrandInput | undefined;
   invitationCode?: string | undefined;
 }
@@ -158,7 +161,7 @@ function finishSignUpMail(to: string, token: string, baseUrl: string): OutgoingM
     subject: 'Finish creating your Partner Collaboration account',
     text:
       `Someone asked to create a brand dashboard account with this address (${to}).\n\n` +
-      `To finish, open this link and choose "Create my account":\n\n${baseUrl}${FINISH_SIGN_UP_PATH}${token}\n\n` +
+      `To finish, open this link, choose your password and "Create my account":\n\n${baseUrl}${FINISH_SIGN_UP_PATH}${token}\n\n` +
       `The link works once, for ${SIGN_UP_LINK_LIFETIME_MS / 3_600_000} hours. ` +
       'If you did not ask for it, ignore this message: no account is made.\n',
   };
@@ -180,11 +183,14 @@ const emailTaken = (email: string) => new ApiError(409, 'email_taken', `a user w
 
 /**
  * Signs up, in two steps so that the answer never tells whether the address has an account
- * (issue 23). This first step checks everything that does not depend on the address (the password,
- * the invitation code without spending it, the claimed store) and hashes the password, then
- * answers every sign-up alike; only after the answer is the address looked up: a free address gets
- * a link that finishes the sign-up (finishSignUp), an address with an account gets a warning to
- * its owner and nothing is written for it.
+ * (issue 23), and so that whoever proves the address chooses the password (issue 44). This first
+ * step checks everything that does not depend on the address (the invitation code without
+ * spending it, the claimed store), then keeps the sign-up waiting for its link unless the address
+ * has an account, in one transaction that runs the same statements either way; it answers every
+ * sign-up alike, and only then does the mail leave: a free address gets a link that finishes the
+ * sign-up (finishSignUp), an address with an account a warning to its owner, with nothing written
+ * for it. No password is asked here: one given with the address would be the choice of whoever
+ * typed it, and the account would be theirs once its owner confirmed the link.
  */
 export async function signUp(ctx: SignUpContext, input: SignUpInput, now = new Date()): Promise<SignUpSent> {
   if ((input.brand === undefined) === (input.invitationCode === undefined)) {
@@ -193,38 +199,25 @@ export async function signUp(ctx: SignUpContext, input: SignUpInput, now = new D
   if (input.brand !== undefined) claimAdapter(ctx);
   const mailer = ctx.mailer;
   if (!mailer) throw new ApiError(503, 'service_unavailable', 'sign-up confirms the address by email, which this host cannot send yet');
-  checkPassword(input.password);
   const email = checkedEmail(input.email);
   const invitationCodeHash = input.invitationCode === undefined ? null : hashSecret(input.invitationCode);
   if (invitationCodeHash !== null && !(await dal.invitationUsable(ctx.db, invitationCodeHash, now))) throw invalidInvitation();
   const claim = input.brand === undefined ? null : await checkedClaim(ctx.db, input.brand);
-  const passwordHash = await hashPassword(input.password);
-  const request = { email, passwordHash, invitationCodeHash, claim };
-  // Whether the address has an account is looked up after the answer, as the password reset does:
-  // a row and a link for a free address take longer than a warning, and the time would tell.
-  void mailSignUp(ctx, mailer, request, now).catch((error: unknown) => {
-    const code = error instanceof Error ? ((error as Error & { code?: string }).code ?? error.name) : 'unknown';
-    ctx.log.error({ code }, 'could not take a sign-up');
-  });
-  // Not even the address is echoed: the answers to a taken and a free address are the same bytes.
-  return { sent: true, message: SIGN_UP_SENT_MESSAGE };
-}
-
-/** A free address gets its link and its sign-up waits; an address with an account gets a warning, and nothing is written. */
-async function mailSignUp(
-  ctx: SignUpContext,
-  mailer: Mailer,
-  request: Omit<dal.SignUpRequest, 'tokenHash' | 'expiresAt'>,
-  now: Date,
-): Promise<void> {
-  if (await dal.findUserIdByEmail(ctx.db, request.email)) {
-    await sendQuietly(ctx, mailer, accountExistsMail(request.email, ctx.baseUrl));
-    return;
-  }
   const token = randomToken(43);
   const expiresAt = new Date(now.getTime() + SIGN_UP_LINK_LIFETIME_MS);
-  await dal.insertSignUpRequest(ctx.db, { ...request, tokenHash: hashSecret(token), expiresAt }, SIGN_UP_REQUESTS_PER_EMAIL, now);
-  await sendQuietly(ctx, mailer, finishSignUpMail(request.email, token, ctx.baseUrl));
+  // The address is looked up inside the insert, before the answer: a free and a taken address do
+  // the same work, so neither the answer's time nor the next request's wait for PGlite's one
+  // connection tells them apart (issue 44). After the answer only the one mail goes, either way.
+  const waiting = await dal.insertSignUpRequestUnlessTaken(
+    ctx.db,
+    { tokenHash: hashSecret(token), email, invitationCodeHash, claim, expiresAt },
+    SIGN_UP_REQUESTS_PER_EMAIL,
+    now,
+  );
+  const mail = waiting ? finishSignUpMail(email, token, ctx.baseUrl) : accountExistsMail(email, ctx.baseUrl);
+  void sendQuietly(ctx, mailer, mail);
+  // Not even the address is echoed: the answers to a taken and a free address are the same bytes.
+  return { sent: true, message: SIGN_UP_SENT_MESSAGE };
 }
 
 /** A mail that cannot leave is logged by its kind only (a transport error may quote the message, and so its link). */
@@ -238,30 +231,36 @@ async function sendQuietly(ctx: SignUpContext, mailer: Mailer, mail: OutgoingMai
 }
 
 /**
- * The second step: the link's token, answered with a POST from the page it opens, makes the
- * account. With an invitation code, the account joins that brand at once (the code is spent now);
- * with a brand, the account is created without one and claims the store: it acts for the brand only
- * once the store's owner confirms through the commerce platform (checkClaim). The link works once;
- * a refusal (the code used meanwhile, the store's brand staffed meanwhile) writes nothing.
+ * The second step: the link's token, answered with a POST from the page it opens together with the
+ * password its opener chooses there, makes the account: the person who proves the address by
+ * opening the mail is the one who chooses its password. With an invitation code, the account joins
+ * that brand at once (the code is spent now); with a brand, the account is created without one and
+ * claims the store: it acts for the brand only once the store's owner confirms through the
+ * commerce platform (checkClaim). The link works once; a password out of bounds is refused before
+ * the link is looked at, and a refusal (the code used meanwhile, the store's brand staffed
+ * meanwhile) writes nothing.
  */
 export async function finishSignUp(
   ctx: SignUpContext,
-  token: string,
+  input: { token: string; password: string },
   now = new Date(),
 ): Promise<{ userId: string; companyId: string | null; claim: ClaimView | null }> {
+  checkPassword(input.password);
+  // Hashed before the transaction: the memory-hard hash takes a moment, and no row waits for it.
+  const passwordHash = await hashPassword(input.password);
   const created = await ctx.db.transaction().execute(async (trx) => {
-    const request = await dal.takeSignUpRequest(trx, hashSecret(token), now);
+    const request = await dal.takeSignUpRequest(trx, hashSecret(input.token), now);
     if (!request) throw badRequest('this sign-up link is unknown, used or expired: sign up again', 'invalid_token');
     if (request.invitationCodeHash !== null) {
       const companyId = await takeInvitationOrRefuse(trx, request.invitationCodeHash, now);
-      const userId = await dal.insertUser(trx, { companyId, email: request.email, displayName: null, passwordHash: request.passwordHash });
+      const userId = await dal.insertUser(trx, { companyId, email: request.email, displayName: null, passwordHash });
       if (!userId) throw emailTaken(request.email);
       return { userId, companyId, claim: null };
     }
     claimAdapter(ctx);
     const claim = request.claim!;
     if ((await dal.findCompanyByDomain(trx, claim.domain))?.hasStaff) throw brandHasStaff();
-    const made = await dal.insertUserWithClaim(trx, { email: request.email, passwordHash: request.passwordHash }, claim);
+    const made = await dal.insertUserWithClaim(trx, { email: request.email, passwordHash }, claim);
     if (!made) throw emailTaken(request.email);
     return { userId: made.userId, companyId: null, claim: { id: made.claimId, domain: claim.domain, email: request.email } };
   });

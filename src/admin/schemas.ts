@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { StringEnum } from '../http/schemas.js';
+import { OneLineText, StringEnum } from '../http/schemas.js';
 import { Company } from '../companies/schemas.js';
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
@@ -10,7 +10,7 @@ const Origin = Type.String({ minLength: 1, maxLength: 300, description: 'Protoco
 const HttpUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'Absolute http or https URL' });
 
 const platformFields = {
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: OneLineText({ minLength: 1, maxLength: 100 }),
   active: Type.Boolean(),
   offerTypes: Type.Array(OfferType, { maxItems: 10, uniqueItems: true, description: 'Offer types the platform shows' }),
   approvedOrigins: Type.Array(Origin, { maxItems: 50, description: 'Origins the plugin may load on (SPEC 4.7)' }),
@@ -108,7 +108,7 @@ export const CompanyDetail = Type.Object({
 });
 
 export const IssueBrandKeyBody = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Label shown to the brand; default "API key"' })) },
+  { name: Type.Optional(OneLineText({ minLength: 1, maxLength: 100, description: 'Label shown to the brand; default "API key"' })) },
   { additionalProperties: false },
 );
 

@@ -104,7 +104,6 @@ joining with a member's invitation waits for SMTP_URL (issue 23: sign-up mails i
       const squatter = await new DashboardClient(use().app).start();
       const claim = await squatter.post('/dashboard/api/sign-up', {
         email: `${uniqueId('s')}@squat.example`,
-        password: DASHBOARD_PASSWORD,
         brand: { businessName: 'Anything', domain: `${companyId}.example` },
       });
       expect(claim.statusCode).toBe(409);
@@ -123,7 +122,6 @@ joining with a member's invitation waits for SMTP_URL (issue 23: sign-up mails i
       const beforeJoin = await tableContents(use().db);
       const joined = await (await new DashboardClient(use().app).start()).post('/dashboard/api/sign-up', {
         email: `${uniqueId('new')}@brand.example`,
-        password: DASHBOARD_PASSWORD,
         invitationCode: code,
       });
       expect(joined.statusCode).toBe(503);

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import { OneLineText } from '../http/schemas.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const HttpUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'Absolute http or https URL' });
@@ -11,14 +12,14 @@ export const CompanyIdParams = Type.Object({ companyId: Type.String({ pattern: C
 /** Profile fields of a verified brand company, named as in the fixture `brands` items. */
 const companyFields = {
   domain: Type.String({ minLength: 1, maxLength: 2048, description: 'Website; stored normalized (SPEC 4.2)' }),
-  businessName: Type.String({ minLength: 1, maxLength: 100 }),
+  businessName: OneLineText({ minLength: 1, maxLength: 100 }),
   logoImageUrl: Nullable(HttpUrl),
   description: Nullable(Type.String({ maxLength: 1000 })),
-  businessSize: Nullable(Type.String({ maxLength: 50, description: 'A size label such as Medium' })),
-  country: Nullable(Type.String({ maxLength: 100, description: 'Primary country name' })),
-  categories: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 }),
+  businessSize: Nullable(OneLineText({ maxLength: 50, description: 'A size label such as Medium' })),
+  country: Nullable(OneLineText({ maxLength: 100, description: 'Primary country name' })),
+  categories: Type.Array(OneLineText({ minLength: 1, maxLength: 100 }), { maxItems: 20 }),
   productCount: Nullable(Type.Integer({ minimum: 0 })),
-  platform: Nullable(Type.String({ maxLength: 100, description: 'Commerce platform name' })),
+  platform: Nullable(OneLineText({ maxLength: 100, description: 'Commerce platform name' })),
 };
 
 export const CompanyProfileFields = companyFields;

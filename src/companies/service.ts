@@ -5,6 +5,7 @@ import type { StoreProfile } from './store-profile.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import { checkHttpUrl } from '../http/urls.js';
 import { parseDomain, storeDomain as normalStoreDomain } from '../shared/domain.js';
+import { oneLine } from '../shared/one-line.js';
 import type { DataContext } from '../service-context.js';
 import * as dal from './dal.js';
 
@@ -117,7 +118,12 @@ export async function companyIdsByDomain(ctx: Pick<DataContext, 'db'>, domains: 
  * has its domain or one of its linked domains (dal.upsertImportedStore). Returns the company id.
  */
 export async function recordImportedStore(ctx: DataContext, store: StoreProfile): Promise<string> {
-  const companyId = await dal.upsertImportedStore(ctx.db, store);
+  const companyId = await dal.upsertImportedStore(ctx.db, {
+    ...store,
+    businessName: oneLine(store.businessName),
+    categories: store.categories.map(oneLine),
+    country: store.country === null ? null : oneLine(store.country),
+  });
   await ctx.bus.publish('offers');
   return companyId;
 }

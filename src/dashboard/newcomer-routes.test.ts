@@ -166,6 +166,15 @@ describeEachDatabase('dashboard API for a newcomer (issue 18)', (use) => {
         'Partner Collab',
       ],
       ['“official”', { name: 'Checkout Helper – Official', redirectUris: [REDIRECT], confidential: false }, 'official'],
+      // Look-alikes (issue 44): compared by their confusable skeleton, accents and case folded.
+      ['the service’s name with a Cyrillic а', { name: 'Pаrtner Collab', redirectUris: [REDIRECT], confidential: false }, 'Partner Collab'],
+      [
+        'the service’s name with capital I for l',
+        { name: 'PartnerCoIIab', redirectUris: [REDIRECT], confidential: false },
+        'Partner Collab',
+      ],
+      ['the service’s name with accents', { name: 'Pártner Cöllab', redirectUris: [REDIRECT], confidential: false }, 'Partner Collab'],
+      ['“OFFICIAI” with capital I for l', { name: 'Sync – OFFICIAI', redirectUris: [REDIRECT], confidential: false }, 'official'],
       ['an unknown field', { name: 'App', redirectUris: [REDIRECT], confidential: true, companyId: 'other' }, 'companyId'],
     ])('refuses %s with 400 and registers nothing', async (_case, body, named) => {
       const brand = await signedUpBrand('Careful Maker');
@@ -174,6 +183,15 @@ describeEachDatabase('dashboard API for a newcomer (issue 18)', (use) => {
       expect(response.json().error).toBe('invalid_request');
       expect(response.json().message).toContain(named);
       await expect(oauthClientsOf(brand.companyId)).resolves.toEqual([]);
+    });
+
+    it('registers names near the service’s but not like it, in any script', async () => {
+      const brand = await signedUpBrand('Nearby Maker');
+      for (const name of ['Partners Collaborative', 'Collab Partner Sync', 'Inventory Îsland', 'Officina Tools', 'Пекарня Sync']) {
+        const registered = await brand.client.post('/dashboard/api/oauth-apps', { name, redirectUris: [REDIRECT], confidential: false });
+        expect(registered.statusCode, name).toBe(201);
+        expect(registered.json().name).toBe(name);
+      }
     });
 
     it(`refuses apps past ${MAX_APPS_PER_BRAND} a brand, sent at once, with 409 too_many_apps, writing nothing`, async () => {

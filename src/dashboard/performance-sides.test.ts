@@ -1,5 +1,6 @@
 import { beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
+import { parse } from 'csv-parse/sync';
 import { describeEachDatabase } from '../../test/support/harness.js';
 import { uniqueId } from '../../test/support/factories.js';
 import { seedPerformanceStory, utcDay, type PerformanceStory } from '../../test/support/performance-story.js';
@@ -183,6 +184,34 @@ describeEachDatabase('performance page: the two roles apart', (use) => {
       expect(response.json().error).toBe('invalid_request');
     }
     expect((await use().app.inject({ method: 'GET', url: `/dashboard/api/performance/shown?from=${from}&to=${to}` })).statusCode).toBe(401);
+  });
+
+  it('exports a partner name of two lines with no line of any cell starting like a formula, in all four CSVs', async () => {
+    // Written as a name stored before names were one line (migration 0044 cleans those).
+    const hostile = 'Evil Co\n=1+1';
+    await use().db.updateTable('companies').set({ business_name: hostile }).where('id', '=', story.zetaId).execute();
+    try {
+      const month = to.slice(0, 7);
+      for (const url of [
+        `/dashboard/api/performance.csv?from=${from}&to=${to}`,
+        `/dashboard/api/performance/received.csv?from=${from}&to=${to}`,
+        `/dashboard/api/performance/shown.csv?from=${from}&to=${to}`,
+        `/dashboard/api/statement.csv?month=${month}`,
+      ]) {
+        const response = await story.alpha.get(url);
+        expect(response.statusCode, url).toBe(200);
+        const cells = (parse(response.body) as string[][]).flat();
+        expect(cells, url).toContain("Evil Co\n'=1+1");
+        // Amounts are written as numbers: a negative one is a number to a spreadsheet, not a formula.
+        const lines = cells.flatMap((cell) => cell.split(/\r\n|[\n\r\u2028\u2029]/u)).filter((line) => !/^-\d+(\.\d+)?$/.test(line));
+        expect(
+          lines.filter((line) => /^[=+\-@\t]/u.test(line)),
+          url,
+        ).toEqual([]);
+      }
+    } finally {
+      await use().db.updateTable('companies').set({ business_name: 'Zeta Coffee House' }).where('id', '=', story.zetaId).execute();
+    }
   });
 
   it("keeps the store's view-through setting, off by default, and refuses a malformed one writing nothing", async () => {

@@ -148,7 +148,8 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
   });
 
   // Every sign-up that passes its checks gets the same 202, account or not: the link mailed to a
-  // free address makes the account, with a POST from the page it opens (issue 23).
+  // free address makes the account, with a POST from the page it opens (issue 23) carrying the
+  // password chosen there, by whoever proved the address (issue 44).
   app.post(
     '/dashboard/api/sign-up',
     { onRequest: checkCsrf, schema: { ...hide, body: schemas.SignUpBody, response: { 202: schemas.SignUpSent } } },
@@ -159,7 +160,7 @@ export const dashboardRoutes: FastifyPluginAsync<Runtime> = async (plain, runtim
     '/dashboard/api/sign-up/finish',
     { onRequest: checkCsrf, schema: { ...hide, body: schemas.FinishSignUpBody, response: { 201: schemas.SignedUp } } },
     async (request, reply) => {
-      const created = await finishSignUp(accounts, request.body.token);
+      const created = await finishSignUp(accounts, request.body);
       await startSession(db, reply, policy, created.userId);
       return reply.status(201).send({ companyId: created.companyId, claim: created.claim });
     },

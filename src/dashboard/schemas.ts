@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { pagingQuery } from '../http/paging.js';
-import { StringEnum } from '../http/schemas.js';
+import { OneLineText, StringEnum } from '../http/schemas.js';
 import { COMPANY_ID_PATTERN } from '../companies/schemas.js';
 import { CAMPAIGN_STATUSES } from '../campaigns/schemas.js';
 import { Partner as PartnerSchema } from '../partnerships/schemas.js';
@@ -22,20 +22,24 @@ export const UuidParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 /** The store a sign-up claims; the account acts for it once the store's owner confirms. */
 const Brand = Type.Object(
   {
-    businessName: Type.String({ minLength: 1, maxLength: 100 }),
+    businessName: OneLineText({ minLength: 1, maxLength: 100 }),
     domain: Type.String({ minLength: 1, maxLength: 100 }),
-    categories: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: 10 })),
+    categories: Type.Optional(Type.Array(OneLineText({ minLength: 1, maxLength: 50 }), { maxItems: 10 })),
   },
   { additionalProperties: false },
 );
 const InvitationCode = Type.String({ minLength: 1, maxLength: 100 });
 
+/** No password: the person who opens the mailed link chooses it (FinishSignUpBody). */
 export const SignUpBody = Type.Object(
-  { email: Email, password: Password, brand: Type.Optional(Brand), invitationCode: Type.Optional(InvitationCode) },
+  { email: Email, brand: Type.Optional(Brand), invitationCode: Type.Optional(InvitationCode) },
   { additionalProperties: false },
 );
-/** The token of the link a sign-up mailed to its address. */
-export const FinishSignUpBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+/** The token of the link a sign-up mailed to its address, and the password its opener chose. */
+export const FinishSignUpBody = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 100 }), password: Password },
+  { additionalProperties: false },
+);
 export const ClaimBody = Type.Object({ brand: Brand }, { additionalProperties: false });
 export const JoinBody = Type.Object({ invitationCode: InvitationCode }, { additionalProperties: false });
 
@@ -59,8 +63,8 @@ export const PartnershipActionParams = Type.Object({
 
 export const OfferBody = Type.Object(
   {
-    title: Type.String({ minLength: 1, maxLength: 80 }),
-    subtitle: Type.Optional(Type.Union([Type.String({ maxLength: 120 }), Type.Null()])),
+    title: OneLineText({ minLength: 1, maxLength: 80 }),
+    subtitle: Type.Optional(Type.Union([OneLineText({ maxLength: 120 }), Type.Null()])),
     imageUrl: Type.String({ minLength: 1, maxLength: 2000 }),
     discountPercent: Type.Optional(Type.Union([Type.Literal(10), Type.Literal(15), Type.Literal(20), Type.Literal(25), Type.Null()])),
   },
@@ -70,7 +74,7 @@ export const OfferBody = Type.Object(
 export const CreateCampaignBody = Type.Object(
   {
     partnerId: Type.String({ minLength: 1, maxLength: 200 }),
-    name: Type.String({ minLength: 1, maxLength: 100 }),
+    name: OneLineText({ minLength: 1, maxLength: 100 }),
     startDate: Type.Optional(Type.String({ format: 'date-time' })),
     endDate: Type.Optional(Type.String({ format: 'date-time' })),
     /** The creator's offer in this campaign; without it, the brand's own offer. */
@@ -90,7 +94,7 @@ export const CampaignActionBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const KeyBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+export const KeyBody = Type.Object({ name: OneLineText({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
 
 export const RangeQuery = Type.Object({
   from: Type.String({ format: 'date' }),
@@ -277,7 +281,7 @@ export const AppRevoked = Done('revoked', Type.Boolean());
 /** An OAuth app the brand registers itself: one redirect URI a line in the form, sent as a list. */
 export const RegisterAppBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
+    name: OneLineText({ minLength: 1, maxLength: 100 }),
     redirectUris: Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: 20 }),
     confidential: Type.Boolean(),
   },

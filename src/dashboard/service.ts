@@ -1,5 +1,4 @@
 import type { CommerceAdapter } from '../commerce/adapter.js';
-import { stringify } from 'csv-stringify/sync';
 import { storeUrl } from '../attribution/store-url.js';
 import { checkNewCampaign, createCampaign, listCampaignDetails } from '../campaigns/service.js';
 import { companyIdsByDomain } from '../companies/service.js';
@@ -12,6 +11,7 @@ import { inTransaction, type ServiceContext } from '../service-context.js';
 import * as dal from './dal.js';
 import { UNKNOWN_PLATFORM } from '../orders/statements.js';
 import { majorUnits } from '../shared/currency.js';
+import { spreadsheetCsv } from '../shared/csv.js';
 import type { CurrencyFigures, Figures, SidePerformance, SideTotals } from './schemas.js';
 
 /**
@@ -318,8 +318,8 @@ export async function performance(
  * The performance page as CSV: every day, every platform, every partner (not one page) and the
  * totals. Money has one line per currency, in minor units and in major units (`revenue`,
  * `commission`, as ISO 4217 counts the currency's decimals): the first line of a group carries its
- * counts, each further currency a line of its own with the counts left empty. A text starting like
- * a formula gets a leading `'` (csv-stringify's `escape_formulas`).
+ * counts, each further currency a line of its own with the counts left empty. A text line starting
+ * like a formula gets a leading `'` (spreadsheetCsv).
  */
 export async function performanceCsv(ctx: Pick<DashboardContext, 'db'>, companyId: string, range: PerformanceRange): Promise<string> {
   const days = daysOf(range);
@@ -336,7 +336,7 @@ export async function performanceCsv(ctx: Pick<DashboardContext, 'db'>, companyI
     ),
     ...moneyCsvLines('total', '', null, report.totals),
   ];
-  return stringify(rows, { header: true, columns: MONEY_CSV_COLUMNS, record_delimiter: 'windows', escape_formulas: true });
+  return spreadsheetCsv(rows, MONEY_CSV_COLUMNS);
 }
 
 const MONEY_CSV_COLUMNS = [
@@ -490,7 +490,7 @@ export async function sidePerformanceCsv(ctx: Pick<DashboardContext, 'db'>, comp
     ),
     ...moneyCsvLines('total', '', null, summary.totals),
   ];
-  return stringify(rows, { header: true, columns: MONEY_CSV_COLUMNS, record_delimiter: 'windows', escape_formulas: true });
+  return spreadsheetCsv(rows, MONEY_CSV_COLUMNS);
 }
 
 /**

@@ -35,8 +35,12 @@ import * as shopifyHomeSessions from './migrations/0036_shopify_home_sessions.js
 import * as storeDomains from './migrations/0038_store_domains.js';
 import * as chargesInOtherCurrencies from './migrations/0040_charges_in_other_currencies.js';
 import * as offersLeftWithStore from './migrations/0041_offers_left_with_store.js';
+import * as signUpPasswordAtFinish from './migrations/0042_sign_up_password_at_finish.js';
 import * as keyOwnersAndDeviceCookies from './migrations/0043_key_owners_and_device_cookies.js';
+import * as namesAreOneLine from './migrations/0044_names_are_one_line.js';
+import * as closedMoneyRefusesTruncate from './migrations/0045_closed_money_refuses_truncate.js';
 import * as dropShopifyHomeSessions from './migrations/0046_drop_shopify_home_sessions.js';
+import * as shopifyOAuthStatesTaken from './migrations/0047_shopify_oauth_states_taken.js';
 import * as ownershipConfirmedByStaff from './migrations/0048_ownership_confirmed_by_staff.js';
 
 /** Migrations in the order they apply; a new one is added at the end, never edited once landed. */
@@ -76,8 +80,12 @@ const MIGRATIONS: Record<string, Migration> = {
   '0038_store_domains': storeDomains,
   '0040_charges_in_other_currencies': chargesInOtherCurrencies,
   '0041_offers_left_with_store': offersLeftWithStore,
+  '0042_sign_up_password_at_finish': signUpPasswordAtFinish,
   '0043_key_owners_and_device_cookies': keyOwnersAndDeviceCookies,
+  '0044_names_are_one_line': namesAreOneLine,
+  '0045_closed_money_refuses_truncate': closedMoneyRefusesTruncate,
   '0046_drop_shopify_home_sessions': dropShopifyHomeSessions,
+  '0047_shopify_oauth_states_taken': shopifyOAuthStatesTaken,
   '0048_ownership_confirmed_by_staff': ownershipConfirmedByStaff,
 };
 

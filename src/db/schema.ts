@@ -432,7 +432,6 @@ export interface DashboardOrdersTables {
 export interface SignUpRequestsTable {
   token_hash: string;
   email: string;
-  password_hash: string;
   invitation_code_hash: string | null;
   domain: string | null;
   business_name: string | null;
@@ -650,18 +649,11 @@ export interface ShopifyShopsTable {
   updated_at: CreatedAt;
 }
 
-/** An OAuth install in flight, by the hash of its state; the callback takes it once. */
-export interface ShopifyOAuthRequestsTable {
+/** Migration 0047: the state of a callback Shopify signed, taken by its first answer; a replay finds it here. */
+export interface ShopifyOAuthStatesTakenTable {
   state_hash: string;
   shop: string;
-  challenge: string | null;
-  return_to: string | null;
-  claim_id: string | null;
-  /** Migration 0020: the dashboard session that started an install carrying a claim. */
-  claimant_session_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** Migration 0020: the tech platform whose plugin link started the install. */
-  platform_id: ColumnType<string | null, string | null | undefined, string | null>;
-  created_at: ColumnType<Date, Date, Date>;
+  taken_at: ColumnType<Date, Date, Date>;
 }
 
 /** Migration 0020: what a verified callback asks the store's staff, until they answer with a POST (by the hash of the form's token). */
@@ -732,7 +724,7 @@ export interface ShopifyOrderCommissionsTable {
 /** Tables of migration 0016: Shopify. */
 export interface ShopifyTables {
   shopify_shops: ShopifyShopsTable;
-  shopify_oauth_requests: ShopifyOAuthRequestsTable;
+  shopify_oauth_states_taken: ShopifyOAuthStatesTakenTable;
   shopify_confirmation_requests: ShopifyConfirmationRequestsTable;
   shopify_ownership_confirmations: ShopifyOwnershipConfirmationsTable;
   shopify_webhook_deliveries: ShopifyWebhookDeliveriesTable;

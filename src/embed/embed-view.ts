@@ -12,6 +12,12 @@ import type { ActionLink, EmbedBoot as LoaderEmbedBoot, EmbedState as StageState
 type ConsentState = Extract<StageState, { stage: 'consent' }> & { confirm: ActionLink | null };
 
 /**
+ * The live screen, with where the owner confirms to see the store's billing (CapRaiseView) when the
+ * app holds no store token (null without a challenge): the state itself holds nothing of it.
+ */
+type LiveState = Extract<StageState, { stage: 'live' }> & { confirm: ActionLink | null };
+
+/**
  * The commerce platform asks the store's staff to approve a higher capped amount (Shopify, once the
  * balance nears the cap or a commission went over it): commissions over the cap are held until then.
  */
@@ -27,13 +33,27 @@ export interface CapRaiseView {
   held: Array<{ amountMinor: number; currency: string }>;
 }
 
-export type EmbedState = (
-  | Exclude<StageState, { stage: 'consent' } | { notice: 'turned_off' }>
+/**
+ * A store's stage or message: what anyone who can name the store may read, a shopper included
+ * (docs/security.md, "A store's billing is its merchant's"). No money and no approval link: those
+ * are in StoreBilling, for the store token only.
+ */
+export type EmbedState =
+  | Exclude<StageState, { stage: 'consent' } | { stage: 'live' } | { notice: 'turned_off' }>
   | ConsentState
+  | LiveState
   | { kind: 'notice'; notice: 'turned_off'; confirm: ActionLink | null }
   /** The host has no commerce platform to install the app into (a prod host until one is configured). */
-  | { kind: 'notice'; notice: 'no_commerce_platform' }
-) & {
+  | { kind: 'notice'; notice: 'no_commerce_platform' };
+
+/** The store's billing, answered to the embed app holding the store token (POST /plugin/v2/billing). */
+export interface StoreBilling {
+  /** Set while the store's commerce platform waits for its staff to approve a higher capped amount; null otherwise. */
+  capRaise: CapRaiseView | null;
+}
+
+/** The state at the commerce platform's own app home, whose browser came back from the platform as the store's staff. */
+export type HomeState = EmbedState & {
   /** Present while the store's commerce platform waits for its staff to approve a higher capped amount. */
   capRaise?: CapRaiseView;
 };

@@ -7,7 +7,7 @@ import { ApiError, badRequest } from '../http/errors.js';
 import { discountCodeFor, showOffersOfReturningStore } from '../offers/service.js';
 import * as dal from './dal.js';
 import { DISCOUNT_CHOICES, type ActionLink } from './embed-contract.js';
-import type { EmbedState } from './embed-view.js';
+import type { CapRaiseView, EmbedState, HomeState, StoreBilling } from './embed-view.js';
 import { consentToOffer, showStoreOffer, storeLeft } from './merchant-stores.js';
 import { recordConfirmation } from './merchant-tokens.js';
 import { decideStage, progressSteps, type Decision, type StoreFacts } from './stage.js';
@@ -41,6 +41,11 @@ export interface OnboardingDeps {
   nudgeWorker: () => void;
   /** How a domain the plugin is given leads to its store; by default cached in process, dropped by the bus. */
   storeDomains?: StoreDomainLookup;
+  /**
+   * Where the plugin's install step sends the merchant of a store whose platform installs apps from
+   * a listing of its own (Shopify's App Store), or null: the platform's install link (the sandbox's).
+   */
+  appListingUrl?: (domain: string) => string | null;
 }
 
 /** How often the embed app polls while setup runs. */
@@ -98,6 +103,8 @@ export class Onboarding {
   /**
    * The store's stage or message. `challenge` (the hash of the embed app's secret) rides as the
    * state of the commerce-platform links, so the owner's action there lets that app act for the store.
+   * Anyone who can name the store may ask (the embed page, its state call): nothing of the store's
+   * billing is in it, that is billing()'s, for the store token.
    */
   async state(
     platform: dal.PluginPlatform | undefined,
@@ -105,38 +112,45 @@ export class Onboarding {
     challenge: string | null = null,
     now = new Date(),
   ): Promise<EmbedState> {
-    const { decision, record, status } = await this.decide(platform, domain, now);
-    return this.withCapRaise(
-      await this.describe(decision, record, domain, this.pluginActions(platform!, domain, challenge)),
-      domain,
-      status,
-    );
+    const { decision, record } = await this.decide(platform, domain, now);
+    return this.describe(decision, record, domain, this.pluginActions(platform!, domain, challenge));
+  }
+
+  /**
+   * The store's billing, for the embed app holding the store token (the routes check it): the cap
+   * raise its commerce platform waits for, with the commissions held until then and the page to approve it.
+   */
+  async billing(domain: string): Promise<StoreBilling> {
+    const status = this.deps.adapter ? await this.deps.adapter.status(domain) : undefined;
+    return { capRaise: await this.capRaise(domain, status) };
   }
 
   /**
    * The store's stage at the commerce platform's own app home, where its owner came without a tech
    * platform's plugin: the same stages and rules, with the home's own actions.
    */
-  async homeState(domain: string, actions: StageActions, now = new Date()): Promise<EmbedState> {
+  async homeState(domain: string, actions: StageActions, now = new Date()): Promise<HomeState> {
     const { decision, record, status } = await this.decide(COMMERCE_PLATFORM_HOME, domain, now);
-    return this.withCapRaise(await this.describe(decision, record, domain, actions), domain, status);
+    const state = await this.describe(decision, record, domain, actions);
+    const capRaise = await this.capRaise(domain, status);
+    return capRaise ? { ...state, capRaise } : state;
   }
 
   /**
    * While the store's commerce platform waits for its staff to approve a higher capped amount
-   * (Shopify's cap raise), the state says so, with the commissions held until then and the
-   * platform's own page to approve it: wherever the merchant is (the plugin, the app home), as the
-   * dashboard and support do. Only for a store whose app is installed with its plan approved.
+   * (Shopify's cap raise): the commissions held until then and the platform's own page to approve
+   * it, for the merchant wherever they are (the plugin with its store token, the app home), as the
+   * dashboard and support have it. Only for a store whose app is installed with its plan approved.
    */
-  private async withCapRaise(state: EmbedState, domain: string, status: StoreStatus | undefined): Promise<EmbedState> {
+  private async capRaise(domain: string, status: StoreStatus | undefined): Promise<CapRaiseView | null> {
     const adapter = this.deps.adapter;
     // The platform's status says whether anything waits, so a store with nothing to approve costs no read more.
-    if (!adapter || status?.installation !== 'installed' || !status.planApproved || !status.billingApprovalWaits) return state;
+    if (!adapter || status?.installation !== 'installed' || !status.planApproved || !status.billingApprovalWaits) return null;
     const approval = await adapter.pendingBillingApproval(domain);
     // A link out of the service goes to the platform's own https page, and nowhere else.
-    if (!approval || !isHttpsUrl(approval.confirmationUrl)) return state;
+    if (!approval || !isHttpsUrl(approval.confirmationUrl)) return null;
     const { confirmationUrl, cappedMinor, currency, held } = approval;
-    return { ...state, capRaise: { platformName: adapter.platformNameOf(domain), confirmationUrl, cappedMinor, currency, held } };
+    return { platformName: adapter.platformNameOf(domain), confirmationUrl, cappedMinor, currency, held };
   }
 
   private async decide(
@@ -233,6 +247,7 @@ export class Onboarding {
             discountCode: offer?.discountCode ?? null,
           },
           manageUrl: MANAGE_URL,
+          confirm: actions.confirm(),
         };
       }
     }
@@ -243,6 +258,10 @@ export class Onboarding {
     return {
       link: async (action) => {
         const adapter = this.deps.adapter!;
+        // Installed from the platform's own listing, which no frame may hold: a new tab, and no challenge rides it. The
+        // plugin sees the install on its next look; the plan link's challenge is confirmed on the way (routes.ts of Shopify).
+        const listing = action === 'install' ? (this.deps.appListingUrl?.(domain) ?? null) : null;
+        if (listing) return { url: listing, sameTab: false };
         const sameTab = await this.returnFlowHolds(platform, domain);
         const returnTo = sameTab ? `/plugin/v2/return?${new URLSearchParams({ platformId: platform.id, domain }).toString()}` : null;
         const link = { returnTo, state: challenge, platformId: platform.id };
@@ -270,7 +289,7 @@ export class Onboarding {
   }
 
   /** The same consent from the commerce platform's own app home. */
-  async consentAtHome(domain: string, discountPercent: number | undefined, actions: StageActions, now = new Date()): Promise<EmbedState> {
+  async consentAtHome(domain: string, discountPercent: number | undefined, actions: StageActions, now = new Date()): Promise<HomeState> {
     await this.acceptTerms(COMMERCE_PLATFORM_HOME, domain, discountPercent, now);
     return this.homeState(domain, actions, now);
   }
@@ -312,7 +331,7 @@ export class Onboarding {
   }
 
   /** The same from the commerce platform's own app home. */
-  async turnOnAtHome(domain: string, actions: StageActions, now = new Date()): Promise<EmbedState> {
+  async turnOnAtHome(domain: string, actions: StageActions, now = new Date()): Promise<HomeState> {
     await this.showAgain(COMMERCE_PLATFORM_HOME, domain, now);
     return this.homeState(domain, actions, now);
   }

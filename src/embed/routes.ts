@@ -204,6 +204,30 @@ export const pluginRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) 
     },
   );
 
+  app.post(
+    '/plugin/v2/billing',
+    {
+      schema: {
+        summary:
+          "The store's billing: a higher capped amount its commerce platform waits to have approved, with the commissions " +
+          "held until then and the platform's page to approve it (needs the store token)",
+        ...EMBED_APP_CALL,
+        body: StoreBody,
+        response: { 400: errorRef, 401: errorRef, 403: errorRef },
+      },
+      // Polled with the state while the merchant is away at the commerce platform: a line per failure, not per poll.
+      config: { ...NO_CORS, quietRequestLog: true },
+    },
+    async (request, reply) => {
+      requireOwnOrigin(request);
+      const { store } = await storeState(request.body.platformId, request.body.domain);
+      // Money and the approval link are the merchant's: the Origin header any script sets proves nothing (docs/security.md).
+      await requireMerchantToken(db, request, store);
+      reply.header('Cache-Control', 'no-store');
+      return onboarding.billing(store.domain);
+    },
+  );
+
   // Back from the commerce platform in the same tab: on to the page where the plugin lives.
   app.get('/plugin/v2/return', { config: NO_CORS, schema: { hide: true, querystring: StoreQuery } }, async (request, reply) => {
     const assets = await browserAssets();

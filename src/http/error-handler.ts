@@ -5,6 +5,7 @@ import { renderPage } from './page.js';
 import { pagePolicy, policyHeader } from './csp.js';
 import { notFoundPage, wantsHtmlPage } from './not-found-page.js';
 import { ApiError, DATABASE_RETRY_AFTER_SECONDS, serviceUnavailable } from './errors.js';
+import { ONE_LINE_MESSAGE, ONE_LINE_PATTERN } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -102,6 +103,7 @@ export function describeValidationError(error: FastifyError): string {
     return `${where} must be one of ${params.allowedValues.join(', ')}`;
   }
   if (first.keyword === 'maxItems') return `${where} must not have more than ${String(params.limit)} items`;
+  if (first.keyword === 'pattern' && params.pattern === ONE_LINE_PATTERN) return `${where} ${ONE_LINE_MESSAGE}`;
   if (first.keyword === 'maxLength') return `${where} must not be longer than ${String(params.limit)} characters`;
   return `${where} ${first.message ?? 'is invalid'}`;
 }

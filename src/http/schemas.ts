@@ -1,4 +1,4 @@
-import { Type, type TSchema, type TUnsafe } from 'typebox';
+import { Type, type TSchema, type TString, type TStringOptions, type TUnsafe } from 'typebox';
 
 /** An operation's `security`: any one of the requirements admits the caller; none listed means anyone may call. */
 export type SecurityRequirements = Array<Record<string, string[]>>;
@@ -9,6 +9,20 @@ export function StringEnum<const T extends readonly string[]>(
   options: { description?: string; default?: T[number]; examples?: T[number][] } = {},
 ): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/**
+ * Text that must stay on one line: no control character (C0 and C1, so no line break, carriage
+ * return or tab, and no DEL) and no Unicode line or paragraph separator. A name is written into
+ * CSV exports, mails and pages; a second line in it would start a line of its own there (a row a
+ * spreadsheet could read as a formula: docs/security.md, "Names are one line").
+ */
+export const ONE_LINE_PATTERN = '^[^\\p{Cc}\\p{Zl}\\p{Zp}]*$';
+export const ONE_LINE_MESSAGE = 'must be one line: no line breaks, tabs or other control characters';
+
+/** A name or label: a string of one line (ONE_LINE_PATTERN), with the given length limits. */
+export function OneLineText(options: TStringOptions = {}): TString {
+  return Type.String({ ...options, pattern: ONE_LINE_PATTERN });
 }
 
 /** The requestId the reference's examples show (every response carries its own, also as X-Request-Id). */

@@ -159,6 +159,26 @@ function validatorCompilers(): { bodyAjv: Ajv; textAjv: Ajv } {
   return compilers;
 }
 
+/** What a content-type parser calls back with: the error, or the parsed body. */
+export type ParserDone = (error: Error | null, body?: unknown) => void;
+
+/**
+ * The app's reading of a JSON body received as bytes: UTF-8 only, then Fastify's own parser (which
+ * refuses `__proto__` and `constructor.prototype` keys). Routes that read the bytes first (a
+ * signature over them) parse with this too.
+ */
+export function jsonFromBytes(app: FastifyInstance): (request: FastifyRequest, bytes: Buffer, done: ParserDone) => void {
+  const parseJson = app.getDefaultJsonParser(
+    app.initialConfig.onProtoPoisoning ?? 'error',
+    app.initialConfig.onConstructorPoisoning ?? 'error',
+  );
+  return (request, bytes, done) => {
+    // Decoding would quietly turn invalid bytes into U+FFFD, storing something the client never sent.
+    if (!isUtf8(bytes)) return done(badRequest('malformed JSON body: it is not valid UTF-8'), undefined);
+    parseJson(request, bytes.toString('utf8'), done);
+  };
+}
+
 /**
  * JSON bodies are validated as sent (a number is not a domain); query strings and headers are
  * text on the wire, so they are coerced to the schema's types, numbers from decimal digits only.
@@ -171,17 +191,9 @@ export function installValidators(app: FastifyInstance): void {
     httpPart === 'body' ? bodyAjv.compile(schema) : withDecimalNumbers(textAjv.compile(schema), schema),
   );
 
-  const parseJson = app.getDefaultJsonParser(
-    app.initialConfig.onProtoPoisoning ?? 'error',
-    app.initialConfig.onConstructorPoisoning ?? 'error',
-  );
+  const parseJson = jsonFromBytes(app);
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const bytes = body as Buffer;
-    // Decoding would quietly turn invalid bytes into U+FFFD, storing something the client never sent.
-    if (!isUtf8(bytes)) return done(badRequest('malformed JSON body: it is not valid UTF-8'), undefined);
-    parseJson(request, bytes.toString('utf8'), done);
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => parseJson(request, body as Buffer, done));
 
   app.addHook('preValidation', rejectUnacceptableText);
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { ServiceEnv } from '../config.js';
 import { hashSecret, randomToken } from '../shared/keys.js';
+import { lookalikeSkeleton } from '../shared/lookalike.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { companyExists } from '../companies/service.js';
 import type { DataContext } from '../service-context.js';
@@ -129,17 +130,15 @@ function checkNameAndRedirectUris(input: { name: string; redirectUris: string[] 
 
 /**
  * Words a brand's app name may not carry: the service's own name and "official", in any case,
- * spacing, punctuation or compatibility form ("Partner Collaboration (official)", "ＰａｒｔｎｅｒＣｏｌｌａｂ").
+ * spacing, punctuation, compatibility form or look-alike letters ("Partner Collaboration
+ * (official)", "ＰａｒｔｎｅｒＣｏｌｌａｂ", "Pаrtner Collab" with a Cyrillic а, "PartnerCoIIab").
  * Support's registrations (the admin API) may use them.
  */
-const RESERVED_APP_WORDS = ['partnercollab', 'official'];
+const RESERVED_APP_WORDS = ['Partner Collab', 'official'].map(lookalikeSkeleton);
 
 function checkNotReserved(name: string): void {
-  const folded = name
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]/gu, '');
-  if (RESERVED_APP_WORDS.some((word) => folded.includes(word))) {
+  const skeleton = lookalikeSkeleton(name);
+  if (RESERVED_APP_WORDS.some((word) => skeleton.includes(word))) {
     throw badRequest(
       'name must not name Partner Collaboration or say "official": the consent page shows your brand as the app’s registrant',
     );

@@ -1,10 +1,10 @@
 import { Type, type Static } from 'typebox';
-import { described } from '../http/schemas.js';
+import { described, OneLineText } from '../http/schemas.js';
 
 export const RegisterClientBody = Type.Object(
   {
     clientId: Type.Optional(Type.String({ description: 'Generated (oc_…) when omitted' })),
-    name: Type.String({ maxLength: 100, description: 'Shown to brand staff on the consent page' }),
+    name: OneLineText({ maxLength: 100, description: 'Shown to brand staff on the consent page' }),
     redirectUris: Type.Array(Type.String({ maxLength: 2000 }), {
       description: 'Exact-match redirect URIs; https, or http on loopback only',
     }),

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN, describeEachDatabase } from '../../test/support/harness.js';
 import { uniqueId } from '../../test/support/factories.js';
@@ -168,6 +169,36 @@ customer's first order carries 5%; a replay counts once`, async () => {
         'unauthorized',
       ],
       ['malformed JSON', () => deliver(undefined, { raw: '{"orderId":' }), 400, 'invalid_request'],
+      // The signature first, on the raw bytes: an unsigned body is never parsed nor its values walked (issue 44).
+      ['malformed JSON and no signature', () => deliver(undefined, { raw: '{"orderId":', signature: null }), 401, 'unauthorized'],
+      [
+        'a NUL character and a wrong signature',
+        () =>
+          deliver(order({ customerId: 'a\u0000b' }), {
+            signature: signOrderBody('another-secret-0123456789', Math.floor(Date.now() / 1000), '{}'),
+          }),
+        401,
+        'unauthorized',
+      ],
+      [
+        'a body past the limit sent without Content-Length, refused while it streams',
+        () => {
+          const timestamp = Math.floor(Date.now() / 1000);
+          const chunk = 'x'.repeat(64 * 1024);
+          return use().app.inject({
+            method: 'POST',
+            url: '/webhooks/commerce/orders',
+            headers: {
+              'content-type': 'application/json',
+              'x-svc-timestamp': String(timestamp),
+              'x-svc-signature': signOrderBody(SECRET, timestamp, '{}'),
+            },
+            payload: Readable.from(Array.from({ length: 24 }, () => Buffer.from(chunk))),
+          });
+        },
+        400,
+        'invalid_request',
+      ],
       ['a missing order id', () => deliver({ ...order(), orderId: undefined }), 400, 'invalid_request'],
       ['a wrong type', () => deliver(order({ totalCents: '100' })), 400, 'invalid_request'],
       ['a too long order id', () => deliver(order({ orderId: 'x'.repeat(201) })), 400, 'invalid_request'],

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ApiError, badRequest, unauthorized } from '../http/errors.js';
+import { ApiError, unauthorized } from '../http/errors.js';
+import { acceptSignedJson, type SignatureCheck, signedBodyOf } from '../http/signed-body.js';
 import { OrderEventBody, OrderEventOutcome, OrderOutcome, OrderWebhookBody, OrderWebhookHeaders } from './schemas.js';
 import { receiveOrder, recordOrderEvent } from './service.js';
-import { checkOrderSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signature.js';
+import { beginOrderSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signature.js';
 import { described, errorResponse, RATE_LIMITED } from '../http/schemas.js';
 import type { Runtime } from '../composition.js';
-
-const rawBodies = new WeakMap<FastifyRequest, string>();
 
 const SIGNATURE_MESSAGES = {
   missing: `${TIMESTAMP_HEADER} and ${SIGNATURE_HEADER} headers are required`,
@@ -20,33 +19,34 @@ export const orderRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config } = runtime;
 
-  // The signature covers the exact bytes sent, so this scope keeps the raw body beside the parsed one.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = String(body);
-    rawBodies.set(request, text);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(badRequest('body is not valid JSON'), undefined);
-    }
-  });
-
-  const checkSignature = async (request: FastifyRequest) => {
+  /** The signature's check for a request, from its headers: refused at once (401, 503) when they already say so. */
+  const beginCheck = (request: FastifyRequest): SignatureCheck => {
     const secret = config.orders.webhookSecret;
     if (!secret) throw new ApiError(503, 'service_unavailable', 'the order webhook is not configured on this host');
     const header = (name: string) => {
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;
     };
-    const problem = checkOrderSignature(
+    const check = beginOrderSignature(
       secret,
       config.orders.webhookToleranceSeconds,
       { timestamp: header(TIMESTAMP_HEADER), signature: header(SIGNATURE_HEADER) },
-      rawBodies.get(request) ?? '',
       new Date(),
     );
-    if (problem) throw unauthorized(SIGNATURE_MESSAGES[problem]);
+    if (typeof check === 'string') throw unauthorized(SIGNATURE_MESSAGES[check]);
+    return {
+      update: (chunk) => check.update(chunk),
+      verify: () => {
+        const problem = check.problem();
+        if (problem) throw unauthorized(SIGNATURE_MESSAGES[problem]);
+      },
+    };
+  };
+  // The signature covers the exact bytes sent: checked on them before the body is parsed or walked.
+  acceptSignedJson(app, beginCheck);
+  // A request without a body never reached the parser: its signature is checked over no bytes.
+  const checkSignatureOfNoBody = async (request: FastifyRequest) => {
+    if (!signedBodyOf(request)) beginCheck(request).verify();
   };
   const signing =
     'Body signed with HMAC-SHA256 over `<timestamp>.<body>` using the shared secret: ' +
@@ -55,7 +55,7 @@ export const orderRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
   app.post(
     '/webhooks/commerce/orders',
     {
-      preValidation: checkSignature,
+      preValidation: checkSignatureOfNoBody,
       schema: {
         summary: 'Deliver an order (commerce platform webhook)',
         description: `${signing} An order id delivered again is counted once. Attribution: docs/attribution.md.`,
@@ -94,7 +94,7 @@ export const orderRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime) =
   app.post(
     '/webhooks/commerce/order-events',
     {
-      preValidation: checkSignature,
+      preValidation: checkSignatureOfNoBody,
       schema: {
         summary: 'Deliver a cancel or refund of an order (commerce platform webhook)',
         description:

@@ -1,8 +1,8 @@
-import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../db/database.js';
 import { getCompany } from '../companies/service.js';
 import { badRequest } from '../http/errors.js';
 import { majorUnits } from '../shared/currency.js';
+import { spreadsheetCsv } from '../shared/csv.js';
 import * as dal from './statements-dal.js';
 import { isoCurrency } from './service.js';
 import type { ChargeHoldReason } from '../db/schema.js';
@@ -308,8 +308,8 @@ export const UNKNOWN_PLATFORM = 'unknown platform';
  * The statement as CSV: one `entry` line per ledger entry (how it is settled: charged, held and
  * why, or owed), then `commission`, `reversals`, `adjustments`, `net`, `charged`, `held` (its
  * reasons in `heldReason`) and `owed` lines per currency; amounts in minor units and, in
- * `amount`, in major units as ISO 4217 counts them. A text starting like a formula gets a leading
- * `'` (escape_formulas).
+ * `amount`, in major units as ISO 4217 counts them. A text line starting like a formula gets a leading
+ * `'` (spreadsheetCsv).
  */
 export function statementCsv(statement: Statement): string {
   const blank = Object.fromEntries(ENTRY_COLUMNS.map((column) => [column, '']));
@@ -345,5 +345,5 @@ export function statementCsv(statement: Statement): string {
       })),
     ),
   ];
-  return stringify(rows, { header: true, columns: ['line', ...ENTRY_COLUMNS], record_delimiter: 'windows', escape_formulas: true });
+  return spreadsheetCsv(rows, ['line', ...ENTRY_COLUMNS]);
 }

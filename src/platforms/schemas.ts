@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
-import { StringEnum } from '../http/schemas.js';
+import { OneLineText, StringEnum } from '../http/schemas.js';
 
 export const MAX_SYNC_BRANDS = 1000;
 
 export const SyncBrand = Type.Object(
   {
     domain: Type.String({ description: 'Website of the brand; normalized before storing (SPEC 4.2)', maxLength: 2048 }),
-    businessName: Type.Optional(Type.String({ maxLength: 100, description: 'Stored as the brand name when sent' })),
+    businessName: Type.Optional(OneLineText({ maxLength: 100, description: 'Stored as the brand name when sent' })),
     status: Type.Optional(StringEnum(['active', 'closed'] as const, { description: 'Default active' })),
   },
   { title: 'SyncBrand' },

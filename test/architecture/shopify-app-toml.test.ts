@@ -5,7 +5,7 @@ import { WEBHOOK_TOPICS } from '../../src/commerce/shopify/adapter.js';
 import { WEBHOOK_PATH } from '../../src/commerce/shopify/library.js';
 import { CALLBACK_PATH } from '../../src/commerce/shopify/routes.js';
 import { COMPLIANCE_TOPICS, TOPICS } from '../../src/commerce/shopify/webhooks.js';
-import { DEFAULT_SHOPIFY_API_VERSION, DEFAULT_SHOPIFY_SCOPES } from '../../src/config-schema.js';
+import { DEFAULT_SHOPIFY_API_VERSION, DEFAULT_SHOPIFY_SCOPES, SHOPIFY_APP_STORE_LISTING } from '../../src/config-schema.js';
 import { COMPLIANCE_TOPICS as STAND_IN_COMPLIANCE_TOPICS } from '../support/shopify.js';
 import { topicToEnum } from '../shopify-standin/webhooks.js';
 import { APP_PATH } from '../../src/commerce/shopify/home-routes.js';
@@ -27,6 +27,10 @@ describe('shopify.app.toml', () => {
     expect(toml.name).toEqual(expect.any(String));
     expect(toml.embedded).toBe(true);
     expect(table(toml.pos).embedded).toBe(false);
+  });
+
+  it("is listed on the App Store at the default SHOPIFY_APP_LISTING_URL, by the app's handle", () => {
+    expect(SHOPIFY_APP_STORE_LISTING).toBe(`https://apps.shopify.com/${toml.handle as string}`);
   });
 
   it('sends merchants to the App URL route and OAuth back to the callback route', () => {

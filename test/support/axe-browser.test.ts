@@ -50,4 +50,18 @@ describe('the axe check of the browser tests', () => {
     );
     expect(await axeViolations(page)).toEqual([]);
   });
+
+  it('checks the same markup again under print styles: a result is kept per emulated media, not per markup alone', async () => {
+    await page.setContent(`<!doctype html><html lang="en"><head><title>Paper</title>
+      <style>@media print { p { color: #eeeeee; background: #ffffff; } }</style></head>
+      <body><main><h1>Paper</h1><p>Faint only on paper</p></main></body></html>`);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.emulateMedia({ media: 'print' });
+    try {
+      expect((await axeViolations(page)).map((violation) => violation.id)).toEqual(['color-contrast']);
+    } finally {
+      await page.emulateMedia({ media: null });
+    }
+    expect(await axeViolations(page)).toEqual([]);
+  });
 });

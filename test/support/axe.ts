@@ -13,8 +13,9 @@ import type { Frame, Page } from 'playwright-core';
  *   finishRun runs in the page itself: AxeBuilder evaluates the source on every call and opens a
  *   blank page for finishRun (a clean context, which guards against a hostile page, not our own);
  * - a screen already checked is not checked again: the result is kept per worker under the
- *   viewport and the markup of every frame, which is all the result depends on (the stylesheets
- *   and scripts are one build for the whole run);
+ *   viewport, the emulated media (print or screen, colour scheme, motion, forced colours: a page
+ *   printed is laid out and coloured by other rules) and the markup of every frame, which is all
+ *   the result depends on (the stylesheets and scripts are one build for the whole run);
  * - the partial results cross between the frames and Node.js as JSON text: as object trees,
  *   Playwright's protocol validated and copied every element of them on both sides of its
  *   connection (docs/decisions.md, "axe results as text");
@@ -37,8 +38,12 @@ const checkedScreens = new Map<string, Result[]>();
 /** Only violations are read: passes and incomplete results are not gathered, nor carried between frames and Node.js. */
 const AXE_OPTIONS: RunOptions = { resultTypes: ['violations'] };
 
+/** The media features page.emulateMedia sets, as the page's own CSS sees them. */
+const EMULATED_MEDIA = ['print', '(prefers-color-scheme: dark)', '(prefers-reduced-motion: reduce)', '(forced-colors: active)'];
+
 async function screenKey(page: Page): Promise<string> {
-  const hash = crypto.createHash('sha256').update(JSON.stringify(page.viewportSize()));
+  const media = await page.evaluate((queries) => queries.map((query) => window.matchMedia(query).matches), EMULATED_MEDIA);
+  const hash = crypto.createHash('sha256').update(JSON.stringify([page.viewportSize(), media]));
   for (const frame of page.frames()) {
     const markup = await frame.evaluate(() => document.documentElement.outerHTML).catch(() => 'detached');
     hash.update(frame.url()).update('\0').update(markup).update('\0');

@@ -51,12 +51,12 @@ export async function signUpInBrowser(
   await page.getByLabel('Store domain').fill(brand.domain);
   await page.getByLabel('Categories').fill(brand.categories ?? 'home, candles');
   await page.getByLabel('Email').fill(brand.email);
-  await page.getByLabel('Password').fill(DASHBOARD_PASSWORD);
   await check(page, 'sign up');
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
   await check(page, 'check your mail');
   await followSignUpLink(page, baseUrl, brand.email);
+  await page.getByLabel('Password').fill(DASHBOARD_PASSWORD);
   await check(page, 'finish sign-up');
   await page.getByRole('button', { name: 'Create my account' }).click();
 

@@ -85,16 +85,17 @@ export class DashboardClient {
 
   /**
    * Signs up as a person does: the sign-up's answer, then the link from the mail the development
-   * mailbox kept, opened and answered. Returns the finishing answer (201, signed in), or the sign-up's
-   * own refusal; a sign-up of an address that has an account gets no link, so this throws.
+   * mailbox kept, opened and answered with the password chosen there (`password`, never part of the
+   * sign-up itself). Returns the finishing answer (201, signed in), or the sign-up's own refusal; a
+   * sign-up of an address that has an account gets no link, so this throws.
    */
-  async signUp(body: Record<string, unknown>) {
-    const email = String(body.email).trim().toLowerCase();
+  async signUp({ password, ...body }: { email: string; password: string } & Record<string, unknown>) {
+    const email = body.email.trim().toLowerCase();
     const earlier = (await signUpLinksFor(this.app, email)).length;
     const sent = await this.post('/dashboard/api/sign-up', body);
     if (sent.statusCode !== 202) return sent;
     const [token] = await newSignUpLinks(this.app, email, earlier);
-    return this.post('/dashboard/api/sign-up/finish', { token });
+    return this.post('/dashboard/api/sign-up/finish', { token, password });
   }
 
   /** Signs up a brand and has the store's owner confirm the claim; returns the brand's company id. */

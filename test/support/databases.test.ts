@@ -17,7 +17,7 @@ async function everyRow(db: Db): Promise<Record<string, string>> {
   return rows[0]!;
 }
 
-const SEEDED_BY_MIGRATIONS = ['kysely_migration', 'kysely_migration_lock', 'performance_sealed'];
+const SEEDED_BY_MIGRATIONS = ['kysely_migration', 'kysely_migration_lock', 'performance_sealed', 'service_secrets'];
 
 async function writeLedgerEntry(db: Db, orderId: string): Promise<number> {
   const { rows } = await sql<{ id: string }>`

@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { ShopifyCommerce } from '../../src/commerce/shopify/adapter.js';
 import { tokenColumns } from '../../src/commerce/shopify/dal.js';
-import { DEFAULT_SHOPIFY_SCOPES } from '../../src/config.js';
+import { DEFAULT_SHOPIFY_SCOPES, SHOPIFY_APP_STORE_LISTING } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
 import { InvalidationBus } from '../../src/cache/invalidation.js';
 import { hashSecret } from '../../src/shared/keys.js';
@@ -309,6 +309,7 @@ export function adapterOptions(
       bulkConcurrency: 5,
       bulkPollMs: 1000,
       tokenEncryptionKey: Buffer.from(TOKEN_ENCRYPTION_KEY, 'base64'),
+      appListingUrl: SHOPIFY_APP_STORE_LISTING,
       ...config,
     },
     baseUrl: 'https://svc.test',

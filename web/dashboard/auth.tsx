@@ -106,13 +106,11 @@ export function AuthScreens({
           onSubmit={(event) => {
             event.preventDefault();
             const form = event.currentTarget;
-            const account = { email: formValue(form, 'email'), password: formValue(form, 'password') };
-            const body = joining
-              ? { ...account, invitationCode: formValue(form, 'invitationCode') }
-              : { ...account, brand: brandFromForm(form) };
+            const email = formValue(form, 'email');
+            const body = joining ? { email, invitationCode: formValue(form, 'invitationCode') } : { email, brand: brandFromForm(form) };
             void run(async () => {
               await post('sign-up', body);
-              setSentTo(account.email.trim());
+              setSentTo(email.trim());
               setScreen('sent');
             });
           }}
@@ -133,11 +131,8 @@ export function AuthScreens({
           ) : (
             <BrandFields />
           )}
-          <Field label="Email">
+          <Field label="Email" hint="We mail it a link: you choose your password there.">
             <input name="email" type="email" autocomplete="username" required maxLength={254} />
-          </Field>
-          <Field label="Password" hint="At least 12 characters">
-            <input name="password" type="password" autocomplete="new-password" required minLength={12} maxLength={256} />
           </Field>
           <ErrorText error={error} />
           <button type="submit" disabled={busy}>
@@ -150,7 +145,8 @@ export function AuthScreens({
         <section aria-labelledby="sent-heading">
           <h2 id="sent-heading">Check your mail</h2>
           <p>
-            We sent a mail to <strong class="address">{sentTo}</strong>. Open the link in it within 24 hours to finish signing up.
+            We sent a mail to <strong class="address">{sentTo}</strong>. Open the link in it within 24 hours to choose your password and
+            finish signing up.
           </p>
           <p class="muted">If this address already has an account, the mail says so instead: sign in, or reset your password.</p>
           <DevMailboxHint shown={devMailbox} />
@@ -162,8 +158,9 @@ export function AuthScreens({
           aria-labelledby="finish-heading"
           onSubmit={(event) => {
             event.preventDefault();
+            const form = event.currentTarget;
             void run(async () => {
-              await post('sign-up/finish', { token });
+              await post('sign-up/finish', { token, password: formValue(form, 'password') });
               // The link is spent: the address bar no longer carries it.
               history.replaceState(null, '', '/dashboard');
               await onSignedIn();
@@ -171,7 +168,10 @@ export function AuthScreens({
           }}
         >
           <h2 id="finish-heading">Finish signing up</h2>
-          <p>Your address is confirmed by this link. Create your account to sign in; the link works once.</p>
+          <p>Your address is confirmed by this link. Choose your password and create your account; the link works once.</p>
+          <Field label="Password" hint="At least 12 characters">
+            <input name="password" type="password" autocomplete="new-password" required minLength={12} maxLength={256} />
+          </Field>
           <ErrorText error={error} />
           <button type="submit" disabled={busy}>
             Create my account

@@ -1,4 +1,4 @@
-import type { EmbedState } from '../../src/embed/embed-view';
+import type { EmbedState, StoreBilling } from '../../src/embed/embed-view';
 
 export class ServiceError extends Error {
   constructor(
@@ -46,6 +46,11 @@ export async function exchangeSecret(platformId: string, domain: string, secret:
     if (error instanceof ServiceError && error.status === 401) return null;
     throw error;
   }
+}
+
+/** The store's billing (held commissions, an approval its commerce platform waits for): the store token's only. */
+export function fetchBilling(platformId: string, domain: string, token: string): Promise<StoreBilling> {
+  return post('/plugin/v2/billing', { platformId, domain }, token);
 }
 
 export function turnOnCrossPromotion(

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ActionLink, OfferPreview, ProgressStep } from '../../src/embed/embed-contract';
 import type { CapRaiseView, EmbedBoot, EmbedState } from '../../src/embed/embed-view';
 import { currencyAmount } from '../dashboard/money';
-import { exchangeSecret, fetchState, ServiceError, turnBackOn, turnOnCrossPromotion } from './api';
+import { exchangeSecret, fetchBilling, fetchState, ServiceError, turnBackOn, turnOnCrossPromotion } from './api';
 import { createBridge } from './bridge';
 
 type View = EmbedState | { kind: 'notice'; notice: 'unreachable' };
@@ -83,9 +83,12 @@ export function App({ boot }: { boot: EmbedBoot }) {
   );
 }
 
-/** The screens whose action needs the store token: turning cross-promotion on, or back on. */
-function needsStoreToken(state: EmbedState): boolean {
-  return state.kind === 'stage' ? state.stage === 'consent' : state.notice === 'turned_off';
+/**
+ * The screens that need the store token: turning cross-promotion on, or back on, and the live
+ * screen, whose store's billing (held commissions, an approval waiting) only the token reads.
+ */
+function needsStoreToken(state: View): boolean {
+  return state.kind === 'stage' ? state.stage === 'consent' || state.stage === 'live' : state.notice === 'turned_off';
 }
 
 /** The stages and messages of one store, on an approved host: the only page that reads a store's state. */
@@ -100,6 +103,26 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
   const token = useRef<string | null>(null);
   const [canAct, setCanAct] = useState(false);
   const openedLink = useRef(false);
+  // Read with the store token only: the state anyone can ask for holds no money and no approval link.
+  const [capRaise, setCapRaise] = useState<CapRaiseView | null>(null);
+
+  /** The token ran out (or was refused): the merchant confirms again before acting or seeing billing. */
+  const dropToken = () => {
+    token.current = null;
+    setCanAct(false);
+    setCapRaise(null);
+  };
+
+  const readBilling = async () => {
+    const storeToken = token.current;
+    if (storeToken === null) return;
+    try {
+      setCapRaise((await fetchBilling(boot.platformId, boot.domain, storeToken)).capRaise);
+    } catch (error) {
+      if (error instanceof ServiceError && error.status === 401) dropToken();
+      else throw error;
+    }
+  };
 
   // One trade at a time: coming back fires focus and visibilitychange together, and the confirmation
   // is spent by the first trade, so a second one overlapping it is refused and must not undo it.
@@ -119,6 +142,7 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
         if (traded !== null) token.current = traded;
         setCanAct(token.current !== null);
       }
+      await readBilling();
     } catch {
       setView(UNREACHABLE);
     }
@@ -140,12 +164,13 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
   }, [view, refresh]);
 
   // While the merchant works in the commerce platform's tab, look again now and then as well:
-  // some browsers keep a page "visible" while another tab has focus.
+  // some browsers keep a page "visible" while another tab has focus. The install is looked for
+  // whether or not this page's link was followed: a store installs from its platform's own pages
+  // too (Shopify's App Store listing, its admin), and the plugin moves on to the plan by itself.
   useEffect(() => {
-    if (!waitingElsewhere) return;
-    const needsConfirmation = !canAct && (view.kind === 'stage' ? view.stage === 'consent' : view.notice === 'turned_off');
-    const awaiting =
-      needsConfirmation || (view.kind === 'stage' ? view.stage === 'install' || view.stage === 'plan' : view.notice === 'not_installed');
+    const installing = view.kind === 'stage' ? view.stage === 'install' : view.notice === 'not_installed';
+    if (!waitingElsewhere && !installing) return;
+    const awaiting = installing || (!canAct && needsStoreToken(view)) || (view.kind === 'stage' && view.stage === 'plan');
     if (!awaiting) {
       setWaitingElsewhere(false);
       return;
@@ -171,6 +196,11 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
     };
   }, [refresh]);
 
+  const openedElsewhere = () => {
+    openedLink.current = true;
+    setWaitingElsewhere(true);
+  };
+
   const act = async (action: (storeToken: string) => Promise<EmbedState>) => {
     const storeToken = token.current;
     if (storeToken === null) return;
@@ -178,11 +208,11 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
     setActionError(null);
     try {
       setView(await action(storeToken));
+      await readBilling();
     } catch (error) {
       if (error instanceof ServiceError && error.status === 0) setView(UNREACHABLE);
       else if (error instanceof ServiceError && error.status === 401) {
-        token.current = null;
-        setCanAct(false);
+        dropToken();
         setActionError('Your confirmation at your store has run out. Confirm again, then turn it on.');
       } else setActionError(error instanceof Error ? error.message : String(error));
     } finally {
@@ -198,14 +228,12 @@ function Onboarding({ boot, bridge }: { boot: AppBoot; bridge: Bridge }) {
         error={actionError}
         canAct={canAct}
         onRetry={refresh}
-        onOpenedElsewhere={() => {
-          openedLink.current = true;
-          setWaitingElsewhere(true);
-        }}
+        onOpenedElsewhere={openedElsewhere}
         onConsent={(percent) => act((storeToken) => turnOnCrossPromotion(boot.platformId, boot.domain, percent, storeToken))}
         onTurnBackOn={() => act((storeToken) => turnBackOn(boot.platformId, boot.domain, storeToken))}
       />
-      {'capRaise' in view && view.capRaise && <CapRaise raise={view.capRaise} />}
+      {capRaise && <CapRaise raise={capRaise} />}
+      {view.kind === 'stage' && view.stage === 'live' && !canAct && <BillingConfirmFirst link={view.confirm} onOpened={openedElsewhere} />}
     </>
   );
 }
@@ -229,6 +257,23 @@ function CapRaise({ raise }: { raise: CapRaiseView }) {
       <a class="button" href={raise.confirmationUrl} target="_blank" rel="noopener">
         Approve the higher cap at {raise.platformName} <span class="hint">(opens a new tab)</span>
       </a>
+    </section>
+  );
+}
+
+/**
+ * The live screen, without the store token: what the store's commerce platform holds or waits for
+ * (commissions over the plan's cap, a higher cap to approve) is shown once the owner confirms.
+ */
+function BillingConfirmFirst({ link, onOpened }: { link: ActionLink | null; onOpened: () => void }) {
+  return (
+    <section class="billing" aria-labelledby="billing-title">
+      <h2 id="billing-title">Your billing</h2>
+      <p>
+        To see commissions held over your plan's capped amount, and anything your commerce platform asks you to approve, confirm at your
+        commerce platform, signed in as the store's owner, that you manage this store. Then come back here.
+      </p>
+      {link && <Action link={link} label="Confirm at your store" onOpened={onOpened} />}
     </section>
   );
 }

@@ -141,7 +141,7 @@ export class ShopifyCommerce implements CommerceAdapter {
       library: this.library,
       cipher: new TokenCipher(options.config.tokenEncryptionKey),
       log: options.log,
-      onRefused: (shop, reason) => this.disconnect(shop, 'disconnected', reason),
+      onRefused: (shop, reason) => this.tokenRefused(shop, reason),
     });
     this.admin = new AdminClient({ library: this.library, sessions: this.tokens, sleep: options.sleep });
     this.bulkSlots = new BulkSlots(options.config.bulkConcurrency);
@@ -166,17 +166,36 @@ export class ShopifyCommerce implements CommerceAdapter {
 
   /**
    * The store left: uninstalled, or Shopify refused to renew the app's token (`reason`). It leaves
-   * the network at once; the plugin shows install again, and support finds the reason on the
-   * store's row and in the log.
+   * the network at once; the plugin shows install again. An uninstall is the merchant's choice,
+   * logged at info; a store that lost the app's access otherwise is support's (an error, and
+   * `GET /admin/shopify/attention`, with the reason on the store's row).
    */
   async disconnect(shop: string, how: 'uninstalled' | 'disconnected', reason: string | null = null): Promise<void> {
     this.eligibilityCache.delete(shop);
-    if (await dal.disconnectShop(this.options.db, shop, how, new Date(), reason)) {
+    if (await dal.disconnectShop(this.options.db, shop, how, new Date(), how === 'uninstalled' ? 'uninstalled' : reason)) {
       if (how === 'disconnected')
         this.options.log.error({ shop, reason }, 'Shopify store disconnected: the app lost its access; the merchant must install again');
-      else this.options.log.warn({ shop, how }, 'Shopify store left the network');
+      else this.options.log.info({ shop }, 'Shopify store uninstalled the app: it left the network');
       await this.emit({ type: 'app_uninstalled', domain: shop });
     }
+  }
+
+  /**
+   * Shopify refused to renew the store's token. Uninstalling the app revokes it first, then sends
+   * app/uninstalled: a refusal once that delivery is in (its own check meets the revoked token) is
+   * the uninstall; before it, the store is recorded as disconnected, and the delivery, when it
+   * comes, records it as the uninstall it was (`confirmUninstalled`).
+   */
+  private async tokenRefused(shop: string, reason: string): Promise<void> {
+    if (await dal.uninstallDelivered(this.options.db, shop)) await this.disconnect(shop, 'uninstalled');
+    else await this.disconnect(shop, 'disconnected', reason);
+  }
+
+  /** app/uninstalled for a store recorded as disconnected (a call met the revoked token first): recorded as uninstalled. */
+  async uninstalledAfterDisconnect(shop: string): Promise<boolean> {
+    if (!(await dal.recordDisconnectAsUninstall(this.options.db, shop, new Date()))) return false;
+    this.options.log.info({ shop }, 'Shopify store uninstalled the app: its earlier refused token was the uninstall');
+    return true;
   }
 
   async status(domain: string): Promise<StoreStatus> {

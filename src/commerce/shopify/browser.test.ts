@@ -19,6 +19,7 @@ import {
 } from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import type { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
+import { SHOPIFY_APP_STORE_LISTING } from '../../config-schema.js';
 import { findPluginPlatform } from '../../embed/dal.js';
 import { demoHost } from '../../embed/demo-host.js';
 
@@ -52,7 +53,8 @@ describe('a Shopify store through the plugin, in Chromium', () => {
       BASE_URL: service,
       SETUP_POLL_MS: '50',
       STORE_MIN_ORDERS: '1',
-      PLUGIN_RECHECK_MS: '600000',
+      // The plugin looks again by itself this often while the merchant is at Shopify (and it waits for the install).
+      PLUGIN_RECHECK_MS: '1000',
       ...shopifyEnv(standIn),
     });
     await context.app.listen({ port, host: '127.0.0.1' });
@@ -90,34 +92,8 @@ describe('a Shopify store through the plugin, in Chromium', () => {
     ).toEqual([]);
   }
 
-  /**
-   * The merchant follows the plugin's link to Shopify in a new tab, acts there, and comes back;
-   * after an install the service asks on its own page (naming the platform) and they confirm.
-   */
-  async function atShopify(page: Page, frame: FrameLocator, link: string, button: string, doneText: RegExp, confirmAtService = false) {
-    const [tab] = await Promise.all([page.context().waitForEvent('page'), frame.getByRole('link', { name: new RegExp(link) }).click()]);
-    await tab.getByRole('button', { name: button }).waitFor();
-    expect(new URL(tab.url()).hostname).toMatch(/\.myshopify\.com$/);
-    await expectReadable(tab, `Shopify's ${button} page`);
-    await tab.screenshot({ path: `${ARTIFACTS}/shopify-${button.toLowerCase().replace(/\W+/g, '-')}.png` });
-    await tab.getByRole('button', { name: button }).click();
-    if (confirmAtService) {
-      await tab.getByRole('heading', { name: 'Confirm what you asked for' }).waitFor();
-      expect(new URL(tab.url()).origin).toBe(service);
-      await expect(tab.locator('main').textContent()).resolves.toContain(`${platformName} asks to turn on cross-promotion for this store`);
-      await expectReadable(tab, "the service's confirmation page");
-      await tab.screenshot({ path: `${ARTIFACTS}/service-confirm.png` });
-      await tab.getByRole('button', { name: 'Confirm', exact: true }).click();
-    }
-    await tab.getByRole('heading', { name: doneText }).waitFor();
-    expect(new URL(tab.url()).origin).toBe(service);
-    await expectReadable(tab, `the service's page after ${button}`);
-    await tab.close();
-    await page.bringToFront();
-    await frame.locator('body').evaluate(() => window.dispatchEvent(new Event('focus')));
-  }
-
-  it('install → Shopify’s grant page → plan → Shopify’s charge page → setting up → consent → live', async () => {
+  it(`install from the App Store listing → Shopify’s grant page → plan, by itself → Shopify’s charge page → setting up → \
+consent → live`, async () => {
     shop = standIn.createShop({ name: 'maple-and-moss', products: 30, orders: 400, title: 'Maple & Moss' }).domain;
     const browserContext: BrowserContext = await browser.newContext({
       userAgent: BROWSER_USER_AGENT,
@@ -133,12 +109,52 @@ describe('a Shopify store through the plugin, in Chromium', () => {
 
     await frame.locator('[data-screen="install"]').waitFor({ timeout: 60_000 });
     await expectReadable(page, 'install', frame);
-    await atShopify(page, frame, 'Install the app', 'Install app', /The app is installed/, true);
+    // The install is Shopify's: the app's App Store listing, in a new tab, naming no store. The stand-in has no App Store,
+    // so the listing is a page whose Install does what Shopify's does: it opens the app in the merchant's store.
+    const launch = standIn.appLaunchUrl(shop, `${service}/commerce/shopify/app`);
+    await browserContext.route(SHOPIFY_APP_STORE_LISTING, (route) =>
+      route.fulfill({
+        contentType: 'text/html; charset=utf-8',
+        body: `<!doctype html><html lang="en"><title>Shopify App Store</title><main><h1>Brand Partner Collaborations</h1>
+          <a href="${launch.replaceAll('&', '&amp;')}">Install</a></main></html>`,
+      }),
+    );
+    const installLink = frame.getByRole('link', { name: /^Install the app/ });
+    await expect(installLink.getAttribute('href')).resolves.toBe(SHOPIFY_APP_STORE_LISTING);
+    const [listing] = await Promise.all([page.context().waitForEvent('page'), installLink.click()]);
+    await listing.getByRole('link', { name: 'Install', exact: true }).click();
+    // Shopify's grant page, then the app home in the store the merchant installed into.
+    await listing.getByRole('button', { name: 'Install app' }).waitFor();
+    expect(new URL(listing.url()).hostname).toMatch(/\.myshopify\.com$/);
+    await expectReadable(listing, "Shopify's Install app page");
+    await listing.screenshot({ path: `${ARTIFACTS}/shopify-install-app.png` });
+    await listing.getByRole('button', { name: 'Install app' }).click();
+    await listing.waitForURL((url) => url.origin === service && url.pathname === '/commerce/shopify/home');
     expect((await context.runtime.commerce.forStore(shop).status(shop)).installation).toBe('installed');
 
+    // No click, no focus and the listing's tab still in front: the plugin looks again by itself and moves on to the plan.
     await frame.locator('[data-screen="plan"]').waitFor({ timeout: 60_000 });
+    await listing.close();
+    await page.bringToFront();
     await expectReadable(page, 'plan', frame);
-    await atShopify(page, frame, 'Approve plan', 'Approve', /The plan is approved/);
+    // The install carried no proof that this page is the merchant's, so the plan link has the store's staff confirm
+    // it on the way: Shopify signs them in (no grant page, the app holds its scopes), the service asks them.
+    const [tab] = await Promise.all([page.context().waitForEvent('page'), frame.getByRole('link', { name: /^Approve plan/ }).click()]);
+    await tab.getByRole('heading', { name: 'Confirm what you asked for' }).waitFor();
+    expect(new URL(tab.url()).origin).toBe(service);
+    await expect(tab.locator('main').textContent()).resolves.toContain(`${platformName} asks to turn on cross-promotion for this store`);
+    await expectReadable(tab, "the service's confirmation page");
+    await tab.screenshot({ path: `${ARTIFACTS}/service-confirm.png` });
+    await tab.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await tab.getByRole('button', { name: 'Approve' }).waitFor();
+    expect(new URL(tab.url()).hostname).toMatch(/\.myshopify\.com$/);
+    await expectReadable(tab, "Shopify's Approve page");
+    await tab.screenshot({ path: `${ARTIFACTS}/shopify-approve.png` });
+    await tab.getByRole('button', { name: 'Approve' }).click();
+    await tab.getByRole('heading', { name: /The plan is approved/ }).waitFor();
+    expect(new URL(tab.url()).origin).toBe(service);
+    await tab.close();
+    await page.bringToFront();
     expect(standIn.shop(shop).subscriptions.at(-1)!.status).toBe('ACTIVE');
 
     await frame.locator('[data-screen="setting_up"], [data-screen="consent"]').first().waitFor({ timeout: 60_000 });
@@ -244,8 +260,8 @@ describe('a Shopify store through the plugin, in Chromium', () => {
     await browserContext.close();
   });
 
-  it(`a commission over the capped amount: the plugin shows what is held and Shopify's page to approve a higher cap, \
-until it is approved`, async () => {
+  it(`a commission over the capped amount: the plugin shows the merchant, once they confirm at their store, what is held \
+and Shopify's page to approve a higher cap, until it is approved`, async () => {
     // 5% of this order is more than what is left of the plan's capped amount of 500 USD: held, and a higher cap asked for.
     const { heldMinor } = await orderOverTheCap(context, standIn, shop, referral);
 
@@ -254,14 +270,34 @@ until it is approved`, async () => {
       viewport: { width: 1280, height: 900 },
       locale: 'en-US',
     });
+    await standIn.routeBrowser(browserContext, (url) => url.pathname.startsWith('/commerce/shopify/'));
     const page = await browserContext.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     await page.goto(`${demo}/?domain=${shop}`, { waitUntil: 'domcontentloaded' });
     const frame = page.frameLocator('iframe[title="Brand partnerships"]');
     await frame.locator('[data-screen="live"]').waitFor({ timeout: 60_000 });
+    // A page that holds no store token shows nothing of the money: the merchant confirms at their store first.
     const raise = frame.getByRole('region', { name: 'Approve a higher capped amount at Shopify' });
+    const billing = frame.getByRole('region', { name: 'Your billing' });
+    await billing.waitFor();
+    expect(await raise.count()).toBe(0);
+    await expect(frame.locator('body').textContent()).resolves.not.toContain(dollars(heldMinor));
+    await expectReadable(page, 'live, billing behind the confirmation', frame);
+    // Installed already, Shopify signs the staff in without its grant page; the service asks them and they confirm.
+    const [tab] = await Promise.all([
+      page.context().waitForEvent('page'),
+      billing.getByRole('link', { name: /^Confirm at your store/ }).click(),
+    ]);
+    await tab.getByRole('heading', { name: 'Confirm what you asked for' }).waitFor();
+    expect(new URL(tab.url()).origin).toBe(service);
+    await tab.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await tab.getByRole('heading', { name: /The app is installed/ }).waitFor();
+    await tab.close();
+    await page.bringToFront();
+    await frame.locator('body').evaluate(() => window.dispatchEvent(new Event('focus')));
     await raise.waitFor();
+    expect(await billing.count()).toBe(0);
     await expect(raise.textContent()).resolves.toContain(`Commissions of ${dollars(heldMinor)} are held, not charged`);
     await expect(raise.textContent()).resolves.toContain(`a capped amount of ${dollars(100_000)} every 30 days`);
     const approve = raise.getByRole('link', { name: /^Approve the higher cap at Shopify/ });

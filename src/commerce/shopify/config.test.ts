@@ -29,6 +29,22 @@ describe('Shopify settings', () => {
     expect(testConfig({ ...SHOPIFY, TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) }).shopify!.tokenEncryptionKey).toEqual(Buffer.alloc(32, 0xab));
   });
 
+  it("send the plugin's install step to the app's App Store listing, or to a development store's install link given instead", () => {
+    expect(testConfig(SHOPIFY).shopify!.appListingUrl).toBe('https://apps.shopify.com/brand-partner-collaborations');
+    const devStoreLink = 'https://admin.shopify.com/store/dev-store/oauth/install_custom_app?client_id=abc&signature=xyz';
+    expect(testConfig({ ...SHOPIFY, SHOPIFY_APP_LISTING_URL: devStoreLink }).shopify!.appListingUrl).toBe(devStoreLink);
+    for (const refused of [
+      'http://apps.shopify.com/brand-partner-collaborations',
+      '/commerce/shopify/install',
+      'https://',
+      'apps.shopify.com',
+    ]) {
+      expect(problemsOf({ ...SHOPIFY, SHOPIFY_APP_LISTING_URL: refused }), refused).toEqual([
+        expect.stringMatching(/^SHOPIFY_APP_LISTING_URL must be an https URL/),
+      ]);
+    }
+  });
+
   it('refuses some without the others, a key that is not 32 bytes, bad scopes and versions, each with its own message', () => {
     expect(problemsOf({ SHOPIFY_API_KEY: 'k' })).toEqual([
       expect.stringMatching(/^SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY must be set too/),

@@ -198,6 +198,7 @@ export async function connectedShopsAfter(db: Db, after: string, limit: number):
 /** OAuth states are kept by hash: the state itself travels in URLs. */
 export const stateHash = (state: string) => crypto.createHash('sha256').update(state).digest('hex');
 
+/** What an install carries from its start to its callback (in the starting browser's signed cookie, never in a table). */
 export interface OAuthRequest {
   shop: string;
   challenge: string | null;
@@ -209,87 +210,45 @@ export interface OAuthRequest {
   platformId: string | null;
 }
 
-/** Installs in flight kept per shop: an older one nobody came back from gives way to a newer one. */
-export const OAUTH_REQUESTS_PER_SHOP = 10;
-/** Installs in flight over every shop; beyond it a new install waits for old ones to run out. */
-export const OAUTH_REQUESTS_IN_FLIGHT = 10_000;
-
-/**
- * Notes an install this service started, unless `OAUTH_REQUESTS_IN_FLIGHT` started after
- * `expiredBefore` are in flight already (false then, nothing written). Requests started before
- * it are dropped, and the shop keeps its newest `OAUTH_REQUESTS_PER_SHOP`: anonymous installs
- * cannot grow the table.
- */
-export async function insertOAuthRequest(db: Db, state: string, request: OAuthRequest, now: Date, expiredBefore: Date): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('shopify_oauth_requests').where('created_at', '<=', expiredBefore).execute();
-    const inFlight = await trx
-      .selectFrom('shopify_oauth_requests')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .executeTakeFirstOrThrow();
-    if (Number(inFlight.n) >= OAUTH_REQUESTS_IN_FLIGHT) return false;
-    await trx
-      .insertInto('shopify_oauth_requests')
-      .values({
-        state_hash: stateHash(state),
-        shop: request.shop,
-        challenge: request.challenge,
-        return_to: request.returnTo,
-        claim_id: request.claimId,
-        claimant_session_id: request.claimantSessionId,
-        platform_id: request.platformId,
-        created_at: now,
-      })
-      .execute();
-    await sql`
-      delete from shopify_oauth_requests where shop = ${request.shop} and state_hash not in (
-        select state_hash from shopify_oauth_requests where shop = ${request.shop}
-        order by created_at desc, state_hash limit ${OAUTH_REQUESTS_PER_SHOP}
-      )`.execute(trx);
-    return true;
-  });
-}
-
-/** An OAuth request not yet taken, started after `after`, for this shop. */
-export async function findOAuthRequest(db: Db, state: string, shop: string, after: Date): Promise<OAuthRequest | undefined> {
+/** Whether the state of a callback Shopify signed was taken already, since `after`. */
+export async function oauthStateTaken(db: Db, state: string, after: Date): Promise<boolean> {
   const row = await db
-    .selectFrom('shopify_oauth_requests')
-    .select(['shop', 'challenge', 'return_to', 'claim_id', 'claimant_session_id', 'platform_id'])
+    .selectFrom('shopify_oauth_states_taken')
+    .select('state_hash')
     .where('state_hash', '=', stateHash(state))
-    .where('shop', '=', shop)
-    .where('created_at', '>', after)
+    .where('taken_at', '>', after)
     .executeTakeFirst();
-  return (
-    row && {
-      shop: row.shop,
-      challenge: row.challenge,
-      returnTo: row.return_to,
-      claimId: row.claim_id,
-      claimantSessionId: row.claimant_session_id,
-      platformId: row.platform_id,
-    }
-  );
+  return row !== undefined;
 }
 
 /**
- * Takes the OAuth request (once: a replayed callback finds none) and stores the shop's token, in
- * one transaction. False, and nothing written, when the request was already taken. What the
- * request carried (a claim, a plugin's challenge) is not confirmed here: a callback is what any
+ * Takes the state of a callback whose HMAC verified, once: false when it was taken already. States
+ * taken before `expiredBefore` go (Shopify's signature on a callback is good for a few minutes only).
+ */
+export async function takeOAuthState(db: Db, state: string, shop: string, now: Date, expiredBefore: Date): Promise<boolean> {
+  await db.deleteFrom('shopify_oauth_states_taken').where('taken_at', '<=', expiredBefore).execute();
+  const taken = await db
+    .insertInto('shopify_oauth_states_taken')
+    .values({ state_hash: stateHash(state), shop, taken_at: now })
+    .onConflict((oc) => oc.column('state_hash').doNothing())
+    .returning('state_hash')
+    .executeTakeFirst();
+  return taken !== undefined;
+}
+
+/**
+ * Takes the callback's state (once: a replayed callback finds it taken) and stores the shop's
+ * token, in one transaction. False, and nothing stored, when the state was taken already. What
+ * the install carried (a claim, a plugin's challenge) is not confirmed here: a callback is what any
  * page can make a signed-in merchant's browser reach (Shopify sends staff of a store that has the
  * app straight back), so the staff are asked on a page of the service (insertConfirmationRequest).
  */
 export async function completeInstall(
   db: Db,
-  install: StoredTokens & { state: string; shop: string; scopes: string; now: Date },
+  install: StoredTokens & { state: string; shop: string; scopes: string; now: Date; expiredBefore: Date },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const taken = await trx
-      .deleteFrom('shopify_oauth_requests')
-      .where('state_hash', '=', stateHash(install.state))
-      .where('shop', '=', install.shop)
-      .returning('state_hash')
-      .executeTakeFirst();
-    if (!taken) return false;
+    if (!(await takeOAuthState(trx, install.state, install.shop, install.now, install.expiredBefore))) return false;
     const tokens = tokenColumns(install);
     await trx
       .insertInto('shopify_shops')
@@ -444,6 +403,41 @@ export async function disconnectShop(
   return row !== undefined;
 }
 
+/**
+ * Whether Shopify told the service the app was uninstalled from the store (an app/uninstalled
+ * delivery received since its last install): a token refused then is the uninstall, not a
+ * store that lost the app's access otherwise.
+ */
+export async function uninstallDelivered(db: Db, shop: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('shopify_webhook_deliveries as delivery')
+    .innerJoin('shopify_shops as store', 'store.shop', 'delivery.shop')
+    .select('delivery.webhook_id')
+    .where('delivery.shop', '=', shop)
+    .where('delivery.topic', '=', 'app/uninstalled')
+    .where((eb) => eb.or([eb('store.installed_at', 'is', null), eb('delivery.received_at', '>=', eb.ref('store.installed_at'))]))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * app/uninstalled for a store already recorded as having lost the app's access (a call met the
+ * revoked token before the delivery was worked off): it is recorded as the uninstall it was, and
+ * leaves support's list. True when this call changed it.
+ */
+export async function recordDisconnectAsUninstall(db: Db, shop: string, now: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('shopify_shops')
+    .set({ uninstalled_at: now, disconnected_at: null, disconnect_reason: 'uninstalled', updated_at: now })
+    .where('shop', '=', shop)
+    .where('access_token_encrypted', 'is', null)
+    .where('disconnected_at', 'is not', null)
+    .returning('shop')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export interface Subscription {
   id: string;
   status: string;
@@ -519,6 +513,23 @@ export async function setPendingSubscription(
     })
     .where('shop', '=', shop)
     .execute();
+}
+
+/**
+ * Takes the subscription waiting for the merchant's approval when it is the one named (once: the
+ * pending columns are cleared), so the return from Shopify's charge page reads the plan back at
+ * most once per subscription. False when the store has no such pending subscription.
+ */
+export async function takePendingSubscription(db: Db, shop: string, subscriptionId: string, now: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('shopify_shops')
+    .set({ pending_subscription_id: null, pending_confirmation_url: null, pending_return_url: null, updated_at: now })
+    .where('shop', '=', shop)
+    .where('access_token_encrypted', 'is not', null)
+    .where('pending_subscription_id', '=', subscriptionId)
+    .returning('shop')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 // --- webhook deliveries: deduplicated by Shopify's webhook and event ids, worked off as durable jobs ---
@@ -796,7 +807,7 @@ export async function eraseShop(db: Db, shop: string, keepWebhookId: string): Pr
     await trx.deleteFrom('shopify_usage_records').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_order_commissions').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_ownership_confirmations').where('shop', '=', shop).execute();
-    await trx.deleteFrom('shopify_oauth_requests').where('shop', '=', shop).execute();
+    await trx.deleteFrom('shopify_oauth_states_taken').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_confirmation_requests').where('shop', '=', shop).execute();
     await trx.deleteFrom('shopify_webhook_deliveries').where('shop', '=', shop).where('webhook_id', '<>', keepWebhookId).execute();
     await trx.deleteFrom('shopify_shops').where('shop', '=', shop).execute();

@@ -6,6 +6,7 @@ import { BROWSER_USER_AGENT, formFields } from '../../../test/shopify-standin/ex
 import { hostParameter, signQuery } from '../../../test/shopify-standin/oauth.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { WEBHOOK_TOPICS } from './adapter.js';
+import { INSTALL_COOKIE } from './install-cookie.js';
 
 const BASE_URL = 'https://svc.test';
 const APP_URL = `${BASE_URL}/commerce/shopify/app`;
@@ -84,8 +85,9 @@ describeEachDatabase(
     };
     const shopRow = (shop: string) => use().db.selectFrom('shopify_shops').selectAll().where('shop', '=', shop).executeTakeFirst();
     const exchanges = (shop: string) => standIn.tokenRequests(shop).filter((request) => request.grant === 'token_exchange');
+    // An install in flight rides in its browser's cookies: the only row an OAuth round writes is a verified callback's state.
     const oauthRequests = (shop: string) =>
-      use().db.selectFrom('shopify_oauth_requests').select('return_to').where('shop', '=', shop).execute();
+      use().db.selectFrom('shopify_oauth_states_taken').selectAll().where('shop', '=', shop).execute();
     const discounts = (shop: string) => standIn.shop(shop).discounts.size;
     const view = async (shop: string) => {
       const page = await get(`/commerce/shopify/home?shop=${shop}`, { authorization: `Bearer ${standIn.sessionToken(shop)}` });
@@ -273,7 +275,8 @@ describeEachDatabase(
       expect(answer.statusCode, answer.body).toBe(302);
       const authorize = new URL(String(answer.headers.location));
       expect(`${authorize.origin}${authorize.pathname}`).toBe(`https://${shop}/admin/oauth/authorize`);
-      expect((await oauthRequests(shop)).map((row) => row.return_to)).toEqual([`/commerce/shopify/open?shop=${shop}`]);
+      expect(answer.cookies.map((set) => set.name)).toEqual(expect.arrayContaining(['shopify_app_state', INSTALL_COOKIE]));
+      expect(await oauthRequests(shop)).toEqual([]);
       const { callback, cookie } = await installToCallback(use().app, standIn, signedLaunch(shop));
       const back = await followCallback(use().app, callback, cookie);
       expect(back.statusCode, back.body).toBe(303);

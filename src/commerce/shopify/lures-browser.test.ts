@@ -6,7 +6,7 @@ import { launchBrowser } from '../../../test/support/browser.js';
 import { DASHBOARD_PASSWORD, DashboardClient } from '../../../test/support/dashboard-client.js';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
-import { COMPLIANCE_TOPICS, install, shopifyEnv, standInForPort } from '../../../test/support/shopify.js';
+import { COMPLIANCE_TOPICS, install, shopifyEnv, standInForPort, withCookies } from '../../../test/support/shopify.js';
 import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
 import type { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { hashSecret } from '../../shared/keys.js';
@@ -76,7 +76,7 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
   }
 
   const rows = async (
-    table: 'shopify_oauth_requests' | 'shopify_ownership_confirmations' | 'shopify_confirmation_requests',
+    table: 'shopify_oauth_states_taken' | 'shopify_ownership_confirmations' | 'shopify_confirmation_requests',
     shop: string,
   ) => (await context.db.selectFrom(table).select('shop').where('shop', '=', shop).execute()).length;
   const merchantConfirmations = async (shop: string) =>
@@ -98,6 +98,8 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
       const shop = state === 'installed' ? await installedShop('Victim Goods') : newShop('Victim Goods');
       const { attacker, confirmUrl } = await attackerClaims(shop, 'Victim Goods');
       expect(confirmUrl).toMatch(/^\/commerce\/shopify\/install\?/);
+      // The store's own install took its callback's state; the lure takes none.
+      const statesTaken = await rows('shopify_oauth_states_taken', shop);
 
       const { browserContext, page } = await merchantBrowser(confirmUrl);
       const answer = page.waitForResponse((response) => response.url().startsWith(`${service}/commerce/shopify/install`));
@@ -107,7 +109,7 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
       expect(new URL(page.url()).origin).toBe(service);
       await browserContext.close();
 
-      expect(await rows('shopify_oauth_requests', shop), state).toBe(0);
+      expect(await rows('shopify_oauth_states_taken', shop), state).toBe(statesTaken);
       expect(await rows('shopify_ownership_confirmations', shop), state).toBe(0);
       expect(await rows('shopify_confirmation_requests', shop), state).toBe(0);
       const checked = await attacker.post('/dashboard/api/claim/check');
@@ -132,9 +134,28 @@ describe('Shopify lures: a chain of redirects never proves who owns a store (Chr
     const { browserContext, page } = await merchantBrowser('/');
     const callback = page.waitForResponse((response) => response.url().startsWith(`${service}/commerce/shopify/callback`));
     await page.goto(authorize);
-    expect((await callback).status()).toBe(403);
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Sign in as the account that asked');
+    // The merchant's browser holds no install for this state: told in words, nothing installed.
+    const refused = await callback;
+    expect(refused.status()).toBe(400);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Start the install again');
+    await expect(page.getByRole('link', { name: 'Start again' }).getAttribute('href')).resolves.toBe(
+      `/commerce/shopify/install?shop=${shop}`,
+    );
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    }
+    expect((await axeViolations(page)).map((violation) => violation.id)).toEqual([]);
     await browserContext.close();
+    // The callback's address leaks to the attacker, whose browser holds the install's cookies: the refusal spent it.
+    const leaked = new URL(refused.url());
+    const replay = await context.app.inject({
+      method: 'GET',
+      url: `${leaked.pathname}${leaked.search}`,
+      headers: { cookie: withCookies(attacker.cookies, started), 'user-agent': BROWSER_USER_AGENT },
+    });
+    expect(replay.statusCode).toBe(400);
+    expect(replay.json()).toMatchObject({ error: 'invalid_callback' });
     expect(await rows('shopify_ownership_confirmations', shop)).toBe(0);
     expect(await rows('shopify_confirmation_requests', shop)).toBe(0);
     expect((await attacker.post('/dashboard/api/claim/check')).json()).toMatchObject({ companyId: null });

@@ -108,6 +108,31 @@ export function sendRefusalPage(reply: FastifyReply, status: number, heading: st
   );
 }
 
+/**
+ * A callback whose install this browser no longer holds (its state cookie ran out while the
+ * merchant signed in at Shopify, or the install was started in another browser): nothing was
+ * installed, and the link starts the same install again.
+ */
+export function sendStartAgainPage(reply: FastifyReply, shop: string, restartUrl: string): Promise<FastifyReply> {
+  return sendShopifyPage(
+    reply,
+    'Start the install again',
+    <>
+      <h1>Start the install again</h1>
+      <p role="alert">
+        The install of the app on <strong>{shop}</strong> took longer than this browser keeps it, or it was started in another browser.
+        Nothing was installed and nothing was changed.
+      </p>
+      <p>
+        <a class="button" href={restartUrl}>
+          Start again
+        </a>
+      </p>
+    </>,
+    400,
+  );
+}
+
 export const REFUSALS = {
   notClaimant: {
     status: 403,

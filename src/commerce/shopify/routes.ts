@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { CookieNotFound } from '@shopify/shopify-api';
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
@@ -16,6 +17,9 @@ import { StoreDisconnectedError } from './admin-client.js';
 import { isShopDomain, type ShopifyCommerce, StoreNotInstalledError } from './adapter.js';
 import * as shopifyService from './service.js';
 import { securePages } from '../../http/security-headers.js';
+import { acceptSignedJson, signedBodyOf } from '../../http/signed-body.js';
+import { wantsHtmlPage } from '../../http/not-found-page.js';
+import { InstallCookies } from './install-cookie.js';
 import {
   CONFIRMATION_FIELD,
   CSRF_FIELD,
@@ -24,9 +28,10 @@ import {
   sendDeclinedPage,
   sendDonePage,
   sendRefusalPage,
+  sendStartAgainPage,
 } from './pages.js';
-import { InstallQuery, PlanQuery, RetriedDelivery, ShopifyAttention, WebhookIdParams, WebhookReceipt } from './schemas.js';
-import { COMPLIANCE_TOPICS, TOPICS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
+import { InstallQuery, PlanQuery, PlanReturnQuery, RetriedDelivery, ShopifyAttention, WebhookIdParams, WebhookReceipt } from './schemas.js';
+import { COMPLIANCE_TOPICS, shopifySignature, TOPICS, WEBHOOK_BODY_LIMIT_BYTES } from './webhooks.js';
 import { appHomeRoutes } from './home-routes.js';
 import { WEBHOOK_PATH } from './library.js';
 
@@ -91,15 +96,18 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
   await securePages(app, config.baseUrl);
   await app.register(cookie);
   await app.register(formbody);
+  const installCookies = new InstallCookies(shopify.library.config.apiSecretKey, policy, shopifyService.INSTALL_WINDOW_MS, CALLBACK_PATH);
 
   app.get(
     '/commerce/shopify/install',
     {
       schema: {
-        summary: 'Install the app on a Shopify store: a redirect to Shopify OAuth (offline token) with a state bound to this browser',
+        summary:
+          'Install the app on a Shopify store: a redirect to Shopify OAuth (offline token) with a state bound to this browser; ' +
+          'what the install carries rides in a signed cookie of this browser, nothing is written',
         tags: ['commerce'],
         querystring: InstallQuery,
-        response: { 400: errorRef, 429: errorRef },
+        response: { 400: errorRef },
       },
     },
     async (request, reply) => {
@@ -124,7 +132,11 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
     },
   );
 
-  /** OAuth for an offline token: a 302 to Shopify's authorize page, the state bound to this browser by the library's cookie. */
+  /**
+   * OAuth for an offline token: a 302 to Shopify's authorize page, the state bound to this browser by
+   * the library's cookie, what the install carries by the service's (install-cookie.ts). Nothing is
+   * written: a stranger's installs cost the merchant's nothing.
+   */
   const beginInstall = async (request: FastifyRequest, reply: FastifyReply, inFlight: shopifyService.PendingInstall) => {
     const captured = new CapturedResponse();
     await shopify.library.auth.begin({
@@ -139,14 +151,34 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       throw new ApiError(captured.statusCode === 410 ? 410 : 400, 'install_refused', 'Shopify install could not start from this client');
     }
     const state = new URL(location).searchParams.get('state')!;
-    if (!(await shopifyService.startInstall(db, state, inFlight, new Date()))) {
-      reply.header('Retry-After', '60');
-      throw new ApiError(429, 'rate_limited', 'too many installs are in flight: try again in a minute');
-    }
+    installCookies.set(reply, state, inFlight, new Date());
     const cookies = captured.headers['set-cookie'];
     if (cookies) reply.header('set-cookie', cookies);
     reply.header('Cache-Control', 'no-store');
     return reply.redirect(location, 302);
+  };
+
+  /** The install a "start again" link repeats: the one this browser started last for the shop, else a plain install of it. */
+  const restartUrl = (request: FastifyRequest, shop: string, now: Date) => {
+    const query = new URLSearchParams({ shop });
+    const started = installCookies.lastStarted(request, now);
+    if (started?.shop === shop) {
+      if (started.returnTo) query.set('return', started.returnTo);
+      if (started.challenge) query.set('challenge', started.challenge);
+      if (started.claimId) query.set('claim', started.claimId);
+      if (started.platformId) query.set('platform', started.platformId);
+    }
+    return `/commerce/shopify/install?${query.toString()}`;
+  };
+
+  /**
+   * A callback this browser holds no install for, or whose state cookie ran out: a browser gets a
+   * page in words with a link that starts again; anything else the API's error.
+   */
+  const startAgain = (request: FastifyRequest, reply: FastifyReply, shop: string, now: Date) => {
+    reply.header('Cache-Control', 'no-store');
+    if (wantsHtmlPage(request, CALLBACK_PATH)) return sendStartAgainPage(reply, shop, restartUrl(request, shop, now));
+    throw refused('this browser holds no install for this callback (it ran out, or was started elsewhere): start the install again');
   };
 
   app.get(
@@ -164,16 +196,33 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
       const state = query.state ?? '';
       if (!isShopDomain(shop) || state === '') throw refused('the callback names no Shopify store or state');
       const now = new Date();
-      // A replayed callback (or one whose install this service never started) is refused before its code is used.
-      const pending = await shopifyService.pendingInstall(db, state, shop, now);
-      if (!pending) throw refused('this install was completed already or never started here: start the install again');
-      // The claimant's own session, still: checked before the code is spent, so a refusal writes nothing.
+      // A replayed callback (its state taken by an install or a refusal) is refused before its code is used.
+      if (await shopifyService.callbackStateTaken(db, state, now)) {
+        throw refused('this install was completed already or refused: start the install again');
+      }
+      // Signed by Shopify (and within its 90 s): a refusal from here on spends the state, so the callback is of no use elsewhere.
+      const signed = await shopify.library.utils.validateHmac(new URL(request.url, config.baseUrl).searchParams).catch(() => false);
+      const refuseSigned = async () => {
+        if (signed) await shopifyService.spendCallbackState(db, state, shop, now);
+      };
+      const pending = installCookies.read(request, state, shop, now);
+      if (!pending) {
+        await refuseSigned();
+        return startAgain(request, reply, shop, now);
+      }
+      // The claimant's own session, still: checked before the code is exchanged, so a refusal stores nothing.
       const claimant = pending.claimId === null ? undefined : await runtime.claimantOf(request, pending.claimId, shop);
-      if (pending.claimId !== null && claimant?.sessionId !== pending.claimantSessionId) return refuse(reply, REFUSALS.notClaimant);
+      if (pending.claimId !== null && claimant?.sessionId !== pending.claimantSessionId) {
+        await refuseSigned();
+        return refuse(reply, REFUSALS.notClaimant);
+      }
       let session: Awaited<ReturnType<ShopifyCommerce['library']['auth']['callback']>>['session'];
       try {
         ({ session } = await shopify.library.auth.callback({ expiring: true, rawRequest: request.raw, rawResponse: reply.raw }));
       } catch (error) {
+        await refuseSigned();
+        // The library's own state cookie lives 60 s: a merchant who took longer to sign in at Shopify starts again.
+        if (error instanceof CookieNotFound) return startAgain(request, reply, shop, now);
         request.log.warn({ err: error, shop }, 'Shopify OAuth callback refused');
         throw refused('the callback did not verify (signature, state or code): start the install again');
       }
@@ -185,6 +234,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
         now,
       });
       if (!stored) throw refused('this install was completed already: start the install again');
+      installCookies.clear(reply);
       await afterInstall(shopify, session.shop, request.log);
       reply.header('Cache-Control', 'no-store');
       if (claimant || pending.challenge) return askStaff(request, reply, session.shop, pending, claimant ?? null, now);
@@ -304,14 +354,17 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
     },
   );
 
-  app.get('/commerce/shopify/plan/return', { schema: { hide: true, querystring: PlanQuery } }, async (request, reply) => {
+  app.get('/commerce/shopify/plan/return', { schema: { hide: true, querystring: PlanReturnQuery } }, async (request, reply) => {
     const shop = shopOf(request.query.shop);
     const returnTo = returnPathOf(request.query.return);
     reply.header('Cache-Control', 'no-store');
-    // Whatever the return URL carries, the plan is what the installation says, read once.
+    // Whatever the return URL carries, the plan is what the installation says. Only the return naming the subscription the
+    // store waits on asks Shopify, once; any other (a stranger's, a reload) is answered from what the service recorded.
     let planApproved = false;
     try {
-      planApproved = await shopify.refreshSubscription(shop);
+      planApproved = (await shopifyService.takeReturnedSubscription(db, shop, request.query.charge_id, new Date()))
+        ? await shopify.refreshSubscription(shop)
+        : (await shopify.status(shop)).planApproved;
     } catch (error) {
       if (!(error instanceof StoreNotInstalledError || error instanceof StoreDisconnectedError)) throw error;
     }
@@ -382,8 +435,6 @@ async function afterInstall(shopify: ShopifyCommerce, shop: string, log: Fastify
   await shopify.emit({ type: 'app_installed', domain: shop });
 }
 
-const rawBodies = new WeakMap<FastifyRequest, string>();
-
 /**
  * Shopify names the shop in the body of these topics too: where it does, it must be the shop the
  * headers name. Shopify's own example of app/uninstalled has `myshopify_domain: null`, so a body
@@ -398,16 +449,18 @@ function shopInBody(topic: string, payload: unknown): string | null {
 async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: Runtime, shopify: ShopifyCommerce): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = runtime;
-  // The HMAC covers the exact bytes sent, so this scope keeps the raw body.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = String(body);
-    rawBodies.set(request, text);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(badRequest('body is not valid JSON'), undefined);
-    }
+  const unsigned = () => unauthorized('X-Shopify-Hmac-Sha256 does not match the body, or Shopify’s headers are missing');
+  // The HMAC covers the exact bytes sent: checked on them before the body is parsed or walked (issue 44).
+  const secret = shopify.library.config.apiSecretKey;
+  acceptSignedJson(app, (request) => {
+    const signature = shopifySignature(secret, request.headers['x-shopify-hmac-sha256']);
+    if (!signature) throw unsigned();
+    return {
+      update: (chunk) => signature.update(chunk),
+      verify: () => {
+        if (!signature.matches()) throw unsigned();
+      },
+    };
   });
 
   app.post(
@@ -423,9 +476,15 @@ async function webhookRoute(plain: Parameters<FastifyPluginAsync>[0], runtime: R
       },
     },
     async (request, reply) => {
-      const rawBody = rawBodies.get(request) ?? '';
-      const check = await shopify.library.webhooks.validate({ rawBody, rawRequest: request.raw, rawResponse: reply.raw });
-      if (!check.valid) throw unauthorized('X-Shopify-Hmac-Sha256 does not match the body, or Shopify’s headers are missing');
+      const signed = signedBodyOf(request);
+      if (!signed) throw unsigned();
+      // The library checks Shopify's headers (and the HMAC again, over the same bytes: UTF-8, as the parser required).
+      const check = await shopify.library.webhooks.validate({
+        rawBody: signed.toString('utf8'),
+        rawRequest: request.raw,
+        rawResponse: reply.raw,
+      });
+      if (!check.valid) throw unsigned();
       const topic = String(request.headers['x-shopify-topic']).toLowerCase();
       const shop = check.domain.toLowerCase();
       if (!TOPICS.has(topic)) throw badRequest(`the topic ${topic} is not one this app subscribes to`);

@@ -19,6 +19,13 @@ export const PlanQuery = Type.Object({
   platform: Type.Optional(Type.String()),
 });
 
+/** Where Shopify's charge page sends the merchant back: the plan route's query and the subscription Shopify names. */
+export const PlanReturnQuery = Type.Object({
+  shop: Type.String(),
+  return: Type.Optional(Type.String()),
+  charge_id: Type.Optional(Type.String({ description: "The subscription's numeric id, appended by Shopify" })),
+});
+
 /** Shopify opens the App URL with these, signed by `hmac` (and may add more, which the hmac covers too). */
 const HomeNoteSchema = Type.Union(
   [

@@ -2,34 +2,49 @@ import type { Db } from '../../db/database.js';
 import * as dal from './dal.js';
 
 /**
- * What the Shopify routes ask of the platform's tables: an install from the service's redirect to
- * Shopify's callback, the service's question to the store's staff, and the webhook deliveries for
+ * What the Shopify routes ask of the platform's tables: the callback of an install (its state taken
+ * once; the start of an install writes nothing), the service's question to the store's staff, and the webhook deliveries for
  * support. The routes call these, never dal.ts, so every write of the Shopify tables a request makes
  * is named here with its window and its one-time rule.
  */
 
 /** How long an install may take from the service's redirect to Shopify's callback. */
-const INSTALL_WINDOW_MS = 10 * 60_000;
+export const INSTALL_WINDOW_MS = 10 * 60_000;
 
-/** How long the store's staff have to answer the service's question after the callback. */
+/** How long the staff have to answer the service's question after the callback. */
 const CONFIRMATION_WINDOW_MS = 15 * 60_000;
 
 export type PendingInstall = dal.OAuthRequest;
 export type StaffQuestion = dal.ConfirmationRequest;
 
-/** Notes an install the service redirected to Shopify; false when too many are in flight (nothing written). */
-export function startInstall(db: Db, state: string, install: PendingInstall, now: Date): Promise<boolean> {
-  return dal.insertOAuthRequest(db, state, install, now, new Date(now.getTime() - INSTALL_WINDOW_MS));
+const windowStart = (now: Date) => new Date(now.getTime() - INSTALL_WINDOW_MS);
+
+/** Whether a callback's state was taken already (installed, or spent by a refusal): its replay is refused. */
+export function callbackStateTaken(db: Db, state: string, now: Date): Promise<boolean> {
+  return dal.oauthStateTaken(db, state, windowStart(now));
 }
 
-/** The install a callback's state names, while its window is open. */
-export function pendingInstall(db: Db, state: string, shop: string, now: Date): Promise<PendingInstall | undefined> {
-  return dal.findOAuthRequest(db, state, shop, new Date(now.getTime() - INSTALL_WINDOW_MS));
+/**
+ * Spends the state of a callback Shopify signed that the service refused (another browser, another
+ * session, a state cookie run out): the same callback replayed anywhere finds it taken. Its code,
+ * signed with that state, is then of no use to anyone.
+ */
+export async function spendCallbackState(db: Db, state: string, shop: string, now: Date): Promise<void> {
+  await dal.takeOAuthState(db, state, shop, now, windowStart(now));
 }
 
-/** Takes the install (once) and stores the shop's tokens; false, nothing written, when it was taken already. */
-export function completeInstall(db: Db, install: Parameters<typeof dal.completeInstall>[1]): Promise<boolean> {
-  return dal.completeInstall(db, install);
+/** Takes the callback's state (once) and stores the shop's tokens; false, nothing written, when it was taken already. */
+export function completeInstall(db: Db, install: Omit<Parameters<typeof dal.completeInstall>[1], 'expiredBefore'>): Promise<boolean> {
+  return dal.completeInstall(db, { ...install, expiredBefore: windowStart(install.now) });
+}
+
+/**
+ * Whether the return from Shopify's charge page names the subscription the store waits on (by the
+ * `charge_id` Shopify appends): taken once, so only that first return reads the plan back.
+ */
+export function takeReturnedSubscription(db: Db, shop: string, chargeId: string | undefined, now: Date): Promise<boolean> {
+  if (chargeId === undefined || !/^[0-9]{1,20}$/.test(chargeId)) return Promise.resolve(false);
+  return dal.takePendingSubscription(db, shop, `gid://shopify/AppSubscription/${chargeId}`, now);
 }
 
 /** Keeps the question a verified callback shows the store's staff, under the page's token. */

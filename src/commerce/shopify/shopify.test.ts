@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../../../test/support/harness.js';
+import { tableContents } from '../../../test/support/snapshot.js';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import {
   answerPlan,
@@ -16,7 +17,7 @@ import {
   shopifyEnv,
   standInFor,
 } from '../../../test/support/shopify.js';
-import { BROWSER_USER_AGENT } from '../../../test/shopify-standin/example-app.js';
+import { BROWSER_USER_AGENT, formFields } from '../../../test/shopify-standin/example-app.js';
 import { shopifyCollab } from '../../../test/support/shopify-collab.js';
 import { signWebhookBody } from '../../../test/shopify-standin/webhooks.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
@@ -48,7 +49,7 @@ describeEachDatabase(
         .replace(/[^a-z0-9-]/g, '-');
       return standIn.createShop({ name, products: options.products ?? 12, orders: options.orders ?? 40 }).domain;
     };
-    const count = async (table: 'shopify_shops' | 'shopify_oauth_requests' | 'shopify_webhook_deliveries' | 'shopify_usage_records') =>
+    const count = async (table: 'shopify_shops' | 'shopify_oauth_states_taken' | 'shopify_webhook_deliveries' | 'shopify_usage_records') =>
       Number(
         (
           await use()
@@ -85,23 +86,101 @@ describeEachDatabase(
       }
       const foreignReturn = await get(`/commerce/shopify/install?shop=${newShop()}&return=${encodeURIComponent('//evil.example/x')}`);
       expect(foreignReturn.statusCode).toBe(400);
-      expect(await count('shopify_oauth_requests')).toBe(0);
+      expect(await count('shopify_oauth_states_taken')).toBe(0);
     });
 
-    it('bounds anonymous installs: a shop keeps its newest 10 in flight, and those past their window are dropped', async () => {
+    it('a stranger’s anonymous installs for a shop write nothing and leave the merchant’s own install to complete', async () => {
       const shop = newShop();
-      const inFlight = async () =>
-        (await use().db.selectFrom('shopify_oauth_requests').select('state_hash').where('shop', '=', shop).execute()).length;
-      for (let i = 0; i < 15; i += 1) expect((await get(`/commerce/shopify/install?shop=${shop}`)).statusCode).toBe(302);
-      expect(await inFlight()).toBe(10);
-      // Ten minutes on, nobody came back from them: the next install, for any shop, drops them.
-      await use()
-        .db.updateTable('shopify_oauth_requests')
-        .set({ created_at: new Date(Date.now() - 11 * 60_000) })
-        .where('shop', '=', shop)
-        .execute();
-      expect((await get(`/commerce/shopify/install?shop=${newShop()}`)).statusCode).toBe(302);
-      expect(await inFlight()).toBe(0);
+      const { callback, cookie } = await installToCallback(use().app, standIn, `/commerce/shopify/install?shop=${shop}`);
+      // Meanwhile a stranger opens the shop's install link again and again, from browsers of their own.
+      const before = await tableContents(use().db);
+      for (let i = 0; i < 15; i += 1) {
+        const anonymous = await get(`/commerce/shopify/install?shop=${shop}&challenge=${newChallenge()}`);
+        expect(anonymous.statusCode).toBe(302);
+      }
+      expect(await tableContents(use().db)).toEqual(before);
+      const done = await followCallback(use().app, callback, cookie);
+      expect(done.statusCode, done.body).toBe(200);
+      expect(done.body).toContain('The app is installed');
+      expect((await shopRow(shop))?.access_token_encrypted).toMatch(/^v1\./);
+    });
+
+    it('a flood of installs from one address neither writes nor slows another merchant’s install or a signed app launch', async () => {
+      const before = await tableContents(use().db);
+      let limited = false;
+      for (let i = 0; i < 700 && !limited; i += 1) {
+        const flood = await use().app.inject({
+          method: 'GET',
+          url: `/commerce/shopify/install?shop=flood-${i}.myshopify.com`,
+          headers: { 'user-agent': BROWSER_USER_AGENT },
+          remoteAddress: '203.0.113.66',
+        });
+        limited = flood.statusCode === 429;
+        if (!limited) expect(flood.statusCode).toBe(302);
+      }
+      // The flooding address meets its own limit; nothing it sent is kept.
+      expect(limited).toBe(true);
+      expect(await tableContents(use().db)).toEqual(before);
+      const launched = newShop();
+      const launch = new URL(standIn.appLaunchUrl(launched, `${BASE_URL}/commerce/shopify/app`));
+      const answer = await get(`${launch.pathname}${launch.search}`);
+      expect(answer.statusCode, answer.body).toBe(302);
+      expect(new URL(String(answer.headers.location)).hostname).toBe(launched);
+      const merchant = newShop();
+      expect((await install(use().app, standIn, `/commerce/shopify/install?shop=${merchant}`)).statusCode).toBe(200);
+      expect((await shopRow(merchant))?.access_token_encrypted).toMatch(/^v1\./);
+    });
+
+    it('a signed callback refused in another browser is spent: the browser that started the install replays it, gets nothing', async () => {
+      const shop = newShop();
+      const challenge = newChallenge();
+      // Someone else's browser starts the install and walks the merchant, signed in at Shopify, to its authorization.
+      const { callback, cookie: starter } = await installToCallback(
+        use().app,
+        standIn,
+        `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`,
+      );
+      const merchant = await get(`${callback.pathname}${callback.search}`, { accept: 'text/html' });
+      expect(merchant.statusCode).toBe(400);
+      // The leaked callback, replayed by the browser that holds the install's cookies: its state was spent by the refusal.
+      const replay = await followCallback(use().app, callback, starter);
+      expect(replay.statusCode).toBe(400);
+      expect(replay.json()).toMatchObject({ error: 'invalid_callback' });
+      expect(asksStaff(replay)).toBe(false);
+      expect(await shopRow(shop)).toBeUndefined();
+      const questions = await use().db.selectFrom('shopify_confirmation_requests').select('shop').where('shop', '=', shop).execute();
+      expect(questions).toEqual([]);
+      expect(await use().db.selectFrom('merchant_confirmations').select('domain').where('challenge', '=', challenge).execute()).toEqual([]);
+      // The merchant was told in words, and can start their own install from there.
+      expect(merchant.body).toContain('Start the install again');
+    });
+
+    it('a state cookie that ran out while the merchant signed in at Shopify: a page that starts the same install again', async () => {
+      const shop = newShop();
+      const challenge = newChallenge();
+      const path = `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`;
+      const { callback, cookie } = await installToCallback(use().app, standIn, path);
+      // The library's state cookie lives 60 s; signing in at Shopify took longer.
+      const expired = cookie
+        .split('; ')
+        .filter((pair) => !pair.startsWith('shopify_app_state'))
+        .join('; ');
+      const page = await get(`${callback.pathname}${callback.search}`, { cookie: expired, accept: 'text/html' });
+      expect(page.statusCode).toBe(400);
+      expect(page.headers['content-type']).toMatch(/text\/html/);
+      expect(page.body).toContain('Start the install again');
+      expect(page.body).toContain('Nothing was installed');
+      const again = /href="([^"]*commerce\/shopify\/install[^"]*)"/.exec(page.body)![1]!.replaceAll('&amp;', '&');
+      expect(Object.fromEntries(new URL(again, BASE_URL).searchParams)).toEqual({ shop, challenge });
+      expect(await shopRow(shop)).toBeUndefined();
+      // An API client gets the error shape.
+      const api = await followCallback(use().app, callback, expired);
+      expect(api.statusCode).toBe(400);
+      expect(api.json()).toMatchObject({ error: 'invalid_callback' });
+      // The link starts the install again, and it goes through.
+      const restarted = await installToCallback(use().app, standIn, again);
+      const question = await followCallback(use().app, restarted.callback, restarted.cookie);
+      expect(asksStaff(question), question.body).toBe(true);
     });
 
     it('installs through OAuth: the token stored encrypted, webhooks subscribed, the plugin confirmed; a replay is refused', async () => {
@@ -202,6 +281,62 @@ describeEachDatabase(
       // Approved: the setup job was queued by the plan_approved event.
       const job = await use().db.selectFrom('setup_jobs').select('domain').where('domain', '=', shop).executeTakeFirst();
       expect(job?.domain).toBe(shop);
+    });
+
+    it('plan return: a stranger’s returns ask Shopify nothing; the return from the charge page reads the plan back once', async () => {
+      const shop = newShop();
+      const challenge = newChallenge();
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${challenge}`);
+      const calls = () => standIn.apiUsage(shop).adminApiCalls;
+      const strangerReturns = async (expected: string) => {
+        const before = calls();
+        for (const chargeId of [undefined, '1', '999999999', 'gid://shopify/AppSubscription/1', '1'.repeat(30)]) {
+          const query = new URLSearchParams({ shop, ...(chargeId ? { charge_id: chargeId } : {}) });
+          const answer = await get(`/commerce/shopify/plan/return?${query.toString()}`);
+          expect(answer.statusCode, answer.body).toBe(200);
+          expect(answer.body).toContain(expected);
+        }
+        expect(calls()).toBe(before);
+      };
+      await strangerReturns('The plan was not approved');
+
+      /** The merchant answers on Shopify's charge page, which sends them back with the subscription's charge_id. */
+      const chargePage = async (decision: 'approve' | 'decline') => {
+        const plan = await get(`/commerce/shopify/plan?shop=${shop}&challenge=${challenge}`);
+        expect(plan.statusCode, plan.body).toBe(303);
+        const confirmation = String(plan.headers.location);
+        const page = await standIn.fetch(confirmation);
+        const answered = await standIn.fetch(confirmation, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ ...formFields(await page.text()), decision }),
+        });
+        const back = new URL(answered.headers.get('location')!);
+        expect(back.searchParams.get('charge_id')).toMatch(/^[0-9]+$/);
+        // Shopify's app_subscriptions/update, worked off first, so only the return's own reads are counted.
+        await settled(shop);
+        return `${back.pathname}${back.search}`;
+      };
+      // Declined: the return names the subscription the store waited on, and reads the plan back once; a reload asks nothing.
+      const declined = await chargePage('decline');
+      let before = calls();
+      expect((await get(declined)).body).toContain('The plan was not approved');
+      expect(calls() - before).toBe(1);
+      expect((await get(declined)).body).toContain('The plan was not approved');
+      expect(calls() - before).toBe(1);
+      // Approved: Shopify's webhook read the plan back already, so the return is answered from what the service recorded.
+      const approved = await chargePage('approve');
+      // The approval started the store's setup, which reads the store: done first, so only the returns are counted.
+      await expect
+        .poll(async () => (await use().db.selectFrom('setup_jobs').select('step').where('domain', '=', shop).executeTakeFirst())?.step, {
+          timeout: 30_000,
+        })
+        .toBe('done');
+      before = calls();
+      expect((await get(approved)).body).toContain('The plan is approved');
+      expect((await get(approved)).body).toContain('The plan is approved');
+      expect(calls()).toBe(before);
+      await strangerReturns('The plan is approved');
     });
 
     it('plan: only the merchant’s plugin link creates a subscription, and a second click reuses the pending one', async () => {
@@ -463,10 +598,84 @@ describeEachDatabase(
       expect(await hold()).toEqual(afterRetry);
     });
 
-    it(`the cap raise is shown where the merchant is: the plugin's state and the app home carry the held amount and \
-Shopify's page to approve it, until it is approved`, async () => {
-      const { shop, order } = await referredOrderOfAtLeast(1_100_000);
+    /**
+     * The embed app's store token for `shop`: its page's challenge rides the install link, the store's staff
+     * confirm on the service's page after Shopify's OAuth, and the app trades its secret.
+     */
+    const merchantTokenOf = async (platformId: string, shop: string) => {
+      const secret = crypto.randomBytes(16).toString('hex');
+      await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}&challenge=${hashSecret(secret)}`);
+      const traded = await use().app.inject({
+        method: 'POST',
+        url: '/plugin/v2/token',
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+        payload: JSON.stringify({ platformId, domain: shop, secret }),
+      });
+      expect(traded.statusCode, traded.body).toBe(200);
+      return traded.json().token as string;
+    };
+    /** The plugin's calls as a script sends them: any Origin header it likes, the store token when it has one. */
+    const pluginCall = (url: string, platformId: string, shop: string, authorization?: string) =>
+      use().app.inject({
+        method: 'POST',
+        url,
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+        payload: JSON.stringify({ platformId, domain: shop }),
+      });
+
+    it(`the plugin's install step for a Shopify store is the app's App Store listing in a new tab, carrying no store and no \
+challenge; once Shopify reports the install, however it came, the plugin's next look is at the plan`, async () => {
+      // Orders enough to be eligible once installed.
+      const shop = newShop({ orders: 400 });
       const { platformId } = await createPlatform(use().support);
+      const challenge = newChallenge();
+      const state = async () => {
+        const answer = await use().app.inject({
+          method: 'POST',
+          url: '/plugin/v2/state',
+          headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+          payload: JSON.stringify({ platformId, domain: shop, challenge }),
+        });
+        expect(answer.statusCode, answer.body).toBe(200);
+        return answer.json();
+      };
+      // Nothing for anyone to type: Shopify's own listing, opened in a new tab (Shopify's pages refuse frames).
+      expect(await state()).toEqual({
+        kind: 'stage',
+        stage: 'install',
+        install: { url: 'https://apps.shopify.com/brand-partner-collaborations', sameTab: false },
+      });
+      // A sandbox store on the same host keeps the sandbox's own install page, with the challenge.
+      const sandboxStore = `${uniqueId('sandbox').toLowerCase()}.example`;
+      const sandboxState = await use().app.inject({
+        method: 'POST',
+        url: '/plugin/v2/state',
+        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
+        payload: JSON.stringify({ platformId, domain: sandboxStore, challenge }),
+      });
+      expect(sandboxState.json()).toMatchObject({
+        stage: 'install',
+        install: { url: `/sandbox/stores/${sandboxStore}/install?state=${challenge}`, sameTab: false },
+      });
+
+      // The merchant installs from the listing: Shopify opens the app's App URL, the app starts OAuth, the callback
+      // stores the token. No link of the plugin was followed, and the plugin's next look is at the plan.
+      const launch = new URL(standIn.appLaunchUrl(shop, `${BASE_URL}/commerce/shopify/app`));
+      const { callback, cookie } = await installToCallback(use().app, standIn, `${launch.pathname}${launch.search}`);
+      expect((await followCallback(use().app, callback, cookie)).statusCode).toBe(303);
+      expect(standIn.shop(shop).installation.installed).toBe(true);
+      const plan = await state();
+      expect(plan).toMatchObject({ kind: 'stage', stage: 'plan', approve: { sameTab: false } });
+      // The plan link carries the page's challenge: the plan route has the owner confirm it on the way (Shopify signs them in).
+      const approve = new URL(plan.approve.url, BASE_URL);
+      expect(approve.pathname).toBe('/commerce/shopify/plan');
+      expect(approve.searchParams.get('challenge')).toBe(challenge);
+    });
+
+    it(`the cap raise is shown where the merchant is: the plugin holding the store token and the app home get the held \
+amount and Shopify's page to approve it, until it is approved; the state anyone can ask for holds neither`, async () => {
+      const { shop, order } = await referredOrderOfAtLeast(1_100_000);
+      const { platformId } = await createPlatform(use().support, { approvedOrigins: ['https://host.test'] });
       const commission = Number(
         (
           await use()
@@ -482,22 +691,66 @@ Shopify's page to approve it, until it is approved`, async () => {
         await use().db.selectFrom('shopify_shops').select('cap_raise_confirmation_url').where('shop', '=', shop).executeTakeFirstOrThrow()
       ).cap_raise_confirmation_url!;
       expect(confirmationUrl).toMatch(new RegExp(`^https://${shop.replaceAll('.', '\\.')}/admin/charges/`));
-      const pluginState = async () => {
-        const state = await use().app.inject({
-          method: 'POST',
-          url: '/plugin/v2/state',
-          headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
-          payload: JSON.stringify({ platformId, domain: shop }),
-        });
-        expect(state.statusCode, state.body).toBe(200);
-        return state.json();
+      const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
+      /** Whether an answer a stranger can get holds anything of the store's billing. */
+      const expectNoBilling = (body: string, what: string) => {
+        expect(body, what).not.toContain('capRaise');
+        expect(body, what).not.toContain('/admin/charges/');
+        expect(body, what).not.toContain(String(commission));
+        expect(body, what).not.toContain('100000');
+        expect(body, what).not.toContain(dollars(commission));
       };
-      expect((await pluginState()).capRaise).toEqual({
-        platformName: 'Shopify',
-        confirmationUrl,
-        cappedMinor: 100_000,
-        currency: 'USD',
-        held: [{ amountMinor: commission, currency: 'USD' }],
+
+      // A script on any page sends the embed app's Origin, without the store token: the stage, and nothing of the money.
+      const forged = await pluginCall('/plugin/v2/state', platformId, shop);
+      expect(forged.statusCode, forged.body).toBe(200);
+      expect(forged.json()).toMatchObject({ kind: 'stage', stage: 'live' });
+      expectNoBilling(forged.body, 'the state answered to a forged Origin');
+      // The embed page an approved host frames carries the state too: the same, nothing of the money.
+      const page = await get(`/plugin/v2/embed?platformId=${platformId}&domain=${shop}`, {
+        referer: 'https://host.test/merchant',
+        'sec-fetch-dest': 'iframe',
+      });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('"stage":"live"');
+      expectNoBilling(page.body, 'the embed page of an approved host');
+
+      // Without the store token, or with one that is not this store's, the billing call is 401 and writes nothing.
+      const otherShop = newShop();
+      const othersToken = await merchantTokenOf(platformId, otherShop);
+      await settled(shop);
+      await settled(otherShop);
+      const before = await tableContents(use().db);
+      for (const authorization of [
+        undefined,
+        `Bearer svc_store_${'A'.repeat(43)}`,
+        `Bearer ${othersToken}`,
+        othersToken,
+        `Basic ${othersToken}`,
+      ]) {
+        const refused = await pluginCall('/plugin/v2/billing', platformId, shop, authorization);
+        expect(refused.statusCode, String(authorization)).toBe(401);
+        expect(refused.json()).toMatchObject({ error: 'unauthorized' });
+        expectNoBilling(refused.body, 'a refused billing call');
+      }
+      expect(await tableContents(use().db)).toEqual(before);
+
+      // The merchant's plugin, holding the store token, gets the held amount and Shopify's page to approve it.
+      const token = await merchantTokenOf(platformId, shop);
+      const billing = async () => {
+        const answer = await pluginCall('/plugin/v2/billing', platformId, shop, `Bearer ${token}`);
+        expect(answer.statusCode, answer.body).toBe(200);
+        expect(answer.headers['cache-control']).toBe('no-store');
+        return answer.json();
+      };
+      expect(await billing()).toEqual({
+        capRaise: {
+          platformName: 'Shopify',
+          confirmationUrl,
+          cappedMinor: 100_000,
+          currency: 'USD',
+          held: [{ amountMinor: commission, currency: 'USD' }],
+        },
       });
 
       // The app home in the admin's frame, with the staff member's session token.
@@ -506,18 +759,17 @@ Shopify's page to approve it, until it is approved`, async () => {
         expect(page.statusCode, page.body).toBe(200);
         return page.body;
       };
-      const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
-      const page = await home();
-      expect(page).toContain('Approve a higher capped amount at Shopify');
-      expect(page).toContain(`Commissions of ${dollars(commission)} are held, not charged`);
-      expect(page).toContain(`a capped amount of ${dollars(100_000)} every 30 days`);
-      expect(page).toContain(`href="${confirmationUrl.replaceAll('&', '&amp;')}"`);
+      const homePage = await home();
+      expect(homePage).toContain('Approve a higher capped amount at Shopify');
+      expect(homePage).toContain(`Commissions of ${dollars(commission)} are held, not charged`);
+      expect(homePage).toContain(`a capped amount of ${dollars(100_000)} every 30 days`);
+      expect(homePage).toContain(`href="${confirmationUrl.replaceAll('&', '&amp;')}"`);
 
       // Approved at Shopify: the held commission is charged, and neither door shows the raise any more.
       await standIn.approveCappedAmount(shop);
       await settled(shop);
       expect(standIn.usageCharged(shop)).toBe(commission);
-      expect((await pluginState()).capRaise).toBeUndefined();
+      expect(await billing()).toEqual({ capRaise: null });
       expect(await home()).not.toContain('Approve a higher capped amount');
     });
 
@@ -551,20 +803,17 @@ Shopify's page to approve it, until it is approved`, async () => {
       const asked = await capRaise();
       expect(asked.cap_raise_minor).toBe(100_000);
       expect(asked.cap_raise_confirmation_url).toMatch(new RegExp(`^https://${shop.replaceAll('.', '\\.')}/admin/charges/`));
-      // The plugin shows it too, with nothing held yet.
+      // The plugin holding the store token shows it too, with nothing held yet.
       const { platformId } = await createPlatform(use().support);
-      const state = await use().app.inject({
-        method: 'POST',
-        url: '/plugin/v2/state',
-        headers: { origin: 'http://localhost:80', 'content-type': 'application/json' },
-        payload: JSON.stringify({ platformId, domain: shop }),
-      });
-      expect(state.json().capRaise).toEqual({
-        platformName: 'Shopify',
-        confirmationUrl: asked.cap_raise_confirmation_url,
-        cappedMinor: 100_000,
-        currency: 'USD',
-        held: [],
+      const billing = await pluginCall('/plugin/v2/billing', platformId, shop, `Bearer ${await merchantTokenOf(platformId, shop)}`);
+      expect(billing.json()).toEqual({
+        capRaise: {
+          platformName: 'Shopify',
+          confirmationUrl: asked.cap_raise_confirmation_url,
+          cappedMinor: 100_000,
+          currency: 'USD',
+          held: [],
+        },
       });
       await standIn.redeliverWebhook(approaching.at(-1)!.webhookId);
       await settled(shop);

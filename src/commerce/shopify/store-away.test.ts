@@ -1,10 +1,18 @@
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
-import { beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { collabReferral, DashboardClient } from '../../../test/support/dashboard-client.js';
-import { describeEachDatabase } from '../../../test/support/harness.js';
+import { ADMIN_TOKEN, describeEachDatabase } from '../../../test/support/harness.js';
 import { shopifyCollab } from '../../../test/support/shopify-collab.js';
-import { answerPlan, deliveriesWorkedOff, install, newChallenge, shopifyEnv, standInFor } from '../../../test/support/shopify.js';
+import {
+  answerPlan,
+  deliveriesWorkedOff,
+  install,
+  newChallenge,
+  shopifyEnv,
+  signedWebhookHeaders,
+  standInFor,
+} from '../../../test/support/shopify.js';
 import { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { consentToOffer } from '../../embed/merchant-stores.js';
 import { discountCodeFor } from '../../offers/service.js';
@@ -66,9 +74,92 @@ describeEachDatabase(
       await deliveriesWorkedOff(use().db, shop);
     };
 
+    /** Support's list of stores that lost the app's access. */
+    const attention = async () => {
+      const answer = await use().app.inject({
+        method: 'GET',
+        url: '/admin/shopify/attention',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      expect(answer.statusCode, answer.body).toBe(200);
+      return (answer.json().disconnectedStores as Array<{ shop: string; reason: string }>).map(({ shop, reason }) => ({ shop, reason }));
+    };
+    const shopRow = (shop: string) =>
+      use()
+        .db.selectFrom('shopify_shops')
+        .select(['uninstalled_at', 'disconnected_at', 'disconnect_reason', 'access_token_encrypted'])
+        .where('shop', '=', shop)
+        .executeTakeFirstOrThrow();
+    /** The error lines logged about the shop (the service's logger, shared by the routes and the in-process worker). */
+    const errorsAbout = (spy: { mock: { calls: unknown[][] } }, shop: string) =>
+      spy.mock.calls.filter(([fields]) => JSON.stringify(fields ?? null).includes(shop));
+
     beforeAll(() => {
       standIn = standInFor(BASE_URL, () => use().app);
       setAbstractFetchFunc(standIn.fetch);
+    });
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    it('an uninstall is recorded as one: logged at info, not an error, out of support’s list; installed again and the plan \
+approved, the store is live with its offer as it left it', async () => {
+      const { shop, key, platformId } = await shopifyCollab(use(), standIn);
+      const companyId = await companyOf(shop);
+      await setupDone(shop);
+      expect(await served(key, platformId)).toEqual(['15% off']);
+      const errors = vi.spyOn(use().app.log, 'error');
+
+      // Shopify revokes the token, then sends app/uninstalled: the delivery's own check meets the refused token.
+      await leave(shop);
+      expect(await shopRow(shop)).toMatchObject({
+        access_token_encrypted: null,
+        uninstalled_at: expect.any(Date),
+        disconnected_at: null,
+        disconnect_reason: 'uninstalled',
+      });
+      expect(errorsAbout(errors, shop)).toEqual([]);
+      expect((await attention()).map((entry) => entry.shop)).not.toContain(shop);
+      expect(await offerOf(companyId)).toEqual({ title: '15% off', live: false, left_with_store: shop });
+
+      await installAndApprove(shop);
+      expect(await shopRow(shop)).toMatchObject({ uninstalled_at: null, disconnected_at: null, disconnect_reason: null });
+      expect(await offerOf(companyId)).toEqual({ title: '15% off', live: true, left_with_store: null });
+      expect(await served(key, platformId)).toEqual(['15% off']);
+    });
+
+    it('a refused refresh of an installed store stays an error in support’s list, until Shopify says the app was uninstalled', async () => {
+      const { shop } = await shopifyCollab(use(), standIn);
+      await setupDone(shop);
+      const errors = vi.spyOn(use().app.log, 'error');
+      // Shopify ends the app's tokens while the app stays installed: the next call's renewal is refused.
+      standIn.revokeToken(shop);
+      await expect(use().runtime.commerce.forStore(shop).profile(shop)).rejects.toThrow(/revoked|not installed/);
+      expect(await shopRow(shop)).toMatchObject({
+        disconnected_at: expect.any(Date),
+        uninstalled_at: null,
+        disconnect_reason: 'refresh_refused',
+      });
+      expect(errorsAbout(errors, shop)).toHaveLength(1);
+      expect(await attention()).toContainEqual({ shop, reason: 'refresh_refused' });
+
+      // app/uninstalled, late: the refused token was the uninstall. Recorded as one, out of support's list.
+      const body = JSON.stringify({ id: 1, name: 'Shop', myshopify_domain: shop });
+      const delivered = await use().app.inject({
+        method: 'POST',
+        url: '/commerce/shopify/webhooks',
+        headers: signedWebhookHeaders(standIn, shop, 'app/uninstalled', body),
+        payload: body,
+      });
+      expect(delivered.statusCode, delivered.body).toBe(200);
+      await deliveriesWorkedOff(use().db, shop);
+      expect(await shopRow(shop)).toMatchObject({
+        disconnected_at: null,
+        uninstalled_at: expect.any(Date),
+        disconnect_reason: 'uninstalled',
+      });
+      expect((await attention()).map((entry) => entry.shop)).not.toContain(shop);
+      expect(errorsAbout(errors, shop)).toHaveLength(1);
     });
 
     it(`a store that joined through the dashboard leaves with its offer hidden and comes back with it, showing what \

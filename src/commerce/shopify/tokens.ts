@@ -110,7 +110,11 @@ export class ShopTokens {
         return { session };
       } catch (error) {
         if (!isRefusal(error)) throw error;
-        this.options.log.warn({ err: error, shop }, 'Shopify refused to renew the store’s access token');
+        // Not an error by itself: an uninstall revokes the token too. onRefused says which, and logs accordingly.
+        this.options.log.info(
+          { shop, reason: error instanceof Error ? error.message : String(error) },
+          'Shopify refused to renew the store’s access token',
+        );
         return { refused: row.refreshTokenEncrypted ? 'refresh_refused' : 'token_exchange_refused' };
       }
     });

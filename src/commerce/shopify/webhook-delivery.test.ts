@@ -126,6 +126,30 @@ describeEachDatabase(
       expect((await settled(delivery!.webhook_id)).status).toBe('done');
     });
 
+    it('checks the signature on the raw bytes before anything else: an unsigned body is never parsed nor walked (issue 44)', async () => {
+      const shop = newShop();
+      const unsigned = (text: string, hmac?: string) =>
+        use().app.inject({
+          method: 'POST',
+          url: '/commerce/shopify/webhooks',
+          headers: { ...signedWebhookHeaders(standIn, shop, 'customers/redact', text), 'x-shopify-hmac-sha256': hmac ?? '' },
+          payload: text,
+        });
+      const nul = JSON.stringify({ ...example('customers/redact', shop), note: 'a\u0000b' });
+      for (const response of [
+        await unsigned('{"shop_domain":'),
+        await unsigned(nul),
+        await unsigned(nul, crypto.createHmac('sha256', 'not-the-secret').update(nul).digest('base64')),
+      ]) {
+        expect(response.statusCode).toBe(401);
+        expect(response.json()).toMatchObject({ error: 'unauthorized' });
+      }
+      // Signed, the same bodies are read: malformed JSON and text PostgreSQL cannot store are 400.
+      expect((await post(shop, 'customers/redact', '{"shop_domain":')).statusCode).toBe(400);
+      expect((await post(shop, 'customers/redact', nul)).json()).toMatchObject({ error: 'invalid_request' });
+      expect(await rows(shop)).toEqual([]);
+    });
+
     it('takes bodies above the app’s 1 MB on the webhook route only, up to its own limit', async () => {
       const shop = newShop();
       const body = (bytes: number) => {
@@ -138,7 +162,10 @@ describeEachDatabase(
 
       const tooLarge = await post(shop, 'customers/redact', body(WEBHOOK_BODY_LIMIT_BYTES + 1024));
       expect(tooLarge.statusCode).toBe(400);
-      expect(tooLarge.json()).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('10 MB limit') });
+      expect(tooLarge.json()).toMatchObject({
+        error: 'invalid_request',
+        message: expect.stringContaining(`${WEBHOOK_BODY_LIMIT_BYTES / (1024 * 1024)} MB limit`),
+      });
       expect(await rows(shop)).toHaveLength(1);
 
       // Elsewhere, in the same routes, the app's limit holds.

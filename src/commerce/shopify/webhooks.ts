@@ -1,6 +1,8 @@
+import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
 import { ApiError } from '../../http/errors.js';
+import { constantTimeEqual } from '../../shared/keys.js';
 import { DrainingWorker } from '../../jobs/draining-worker.js';
 import { PeriodicJob } from '../../jobs/periodic.js';
 import {
@@ -49,12 +51,31 @@ export const COMPLIANCE_TOPICS = new Set(['customers/data_request', 'customers/r
 
 /**
  * The webhook route's body limit (the app's is 1 MB). Shopify publishes no limit for HTTPS
- * deliveries: its staff say bodies can be "upwards of a megabyte", and it caps EventBridge
- * deliveries at 1,000,000 bytes (larger ones fall back to `{"id": …}` there). An order body repeats
- * its line items in fulfillments, refunds and returns; 500 lines at a few kilobytes each, three
- * times over, is about 5 MB. Twice that leaves room; a body refused here would fail at every retry.
+ * deliveries (its staff say bodies can be "upwards of a megabyte"); it sends at most 1,000,000
+ * bytes through EventBridge, larger bodies falling back to `{"id": …}` there. The largest body of
+ * a topic the app takes is an `orders/cancelled` of an order fulfilled and refunded in full: each
+ * line three times (the order's, the fulfillment's, the refund's). With Shopify's own example
+ * fields that is 1.57 MB for 500 lines (its draft-order limit is 499); 4 MiB leaves room for lines
+ * richer than the example's. Every byte up to it costs a stranger's request one HMAC, nothing
+ * more: the signature is checked before anything is parsed (docs/shopify.md, "Webhooks").
  */
-export const WEBHOOK_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+export const WEBHOOK_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * `X-Shopify-Hmac-Sha256`: base64 of HMAC-SHA256 over the raw body with the app's secret, fed the
+ * body as it arrives and compared in constant time. Null when the request carries no signature.
+ */
+export function shopifySignature(
+  secret: string,
+  header: string | string[] | undefined,
+): { update(chunk: Buffer): void; matches(): boolean } | null {
+  if (typeof header !== 'string' || header === '') return null;
+  const hmac = crypto.createHmac('sha256', secret);
+  return {
+    update: (chunk) => hmac.update(chunk),
+    matches: () => constantTimeEqual(hmac.digest('base64'), header),
+  };
+}
 
 /**
  * How long the raw body of a delivery that stopped is kept for support to send it through again;
@@ -138,7 +159,9 @@ export async function handleDelivery(deps: WebhookDeps, delivery: Delivery): Pro
  * works (or a reinstall that overtook a late delivery) changes nothing.
  */
 async function confirmUninstall(shopify: ShopifyCommerce, shop: string, log: FastifyBaseLogger): Promise<unknown> {
-  if ((await shopify.status(shop)).installation !== 'installed') return { left: false };
+  // Another call met the revoked token first and recorded a lost access: Shopify's word makes it the uninstall it was.
+  if ((await shopify.status(shop)).installation !== 'installed')
+    return { left: false, uninstalled: await shopify.uninstalledAfterDisconnect(shop) };
   try {
     await shopify.request(shop, documents.SHOP_PROFILE);
   } catch (error) {
