@@ -28,6 +28,7 @@ import {
   hiddenFields,
   install,
   installToCallback,
+  legacyClaimInstallPath,
   shopifyEnv,
   standInFor,
   withCookies,
@@ -1590,12 +1591,10 @@ describeEachDatabase(
 form token are refused, writing nothing; the claimant's own answer confirms`, async () => {
       const shop = await installedShop();
       const merchant = await new DashboardClient(use().app).start();
-      const signedUp = await merchant.signUp({
-        email: `${uniqueId('m')}@merchant.example`,
-        password: PASSWORD,
-        brand: { businessName: 'M', domain: shop },
-      });
-      const { callback, cookie } = await installToCallback(use().app, standIn, signedUp.json().claim.confirmUrl, merchant.cookies);
+      const merchantEmail = `${uniqueId('m')}@merchant.example`;
+      await merchant.signUp({ email: merchantEmail, password: PASSWORD, brand: { businessName: 'M', domain: shop } });
+      const claimInstall = await legacyClaimInstallPath(use().db, shop, merchantEmail);
+      const { callback, cookie } = await installToCallback(use().app, standIn, claimInstall, merchant.cookies);
       const question = await followCallback(use().app, callback, cookie);
       expect(asksStaff(question)).toBe(true);
       const jar = withCookies(cookie, question);

@@ -7,7 +7,16 @@ import { seedPartnerOffer, type SeededPartner } from '../durability/seed.js';
 import { createBrand, createPlatform, uniqueId } from '../support/factories.js';
 import { ADMIN_TOKEN, describeEachDatabase, startTestApp, stopTestApp, type TestContext } from '../support/harness.js';
 import { consent, csrfOf, pkce, PASSWORD, REDIRECT_URI, signIn, tokenRequest } from '../support/oauth-flow.js';
-import { asksStaff, followCallback, hiddenFields, install, installToCallback, shopifyEnv, standInFor } from '../support/shopify.js';
+import {
+  asksStaff,
+  followCallback,
+  hiddenFields,
+  install,
+  installToCallback,
+  legacyClaimInstallPath,
+  shopifyEnv,
+  standInFor,
+} from '../support/shopify.js';
 import { ShopifyStandIn } from '../shopify-standin/stand-in.js';
 import { BROWSER_USER_AGENT } from '../shopify-standin/example-app.js';
 import { tableContents } from '../support/snapshot.js';
@@ -374,12 +383,9 @@ describeEachDatabase(
       }).domain;
       expect((await install(use().app, standIn, `/commerce/shopify/install?shop=${shop}`)).statusCode).toBe(200);
       const claimant = await new DashboardClient(use().app).start();
-      const claimed = await claimant.signUp({
-        email: `${uniqueId('c')}@claimant.example`,
-        password: PASSWORD,
-        brand: { businessName: 'C', domain: shop },
-      });
-      const confirmUrl: string = claimed.json().claim.confirmUrl;
+      const claimantEmail = `${uniqueId('c')}@claimant.example`;
+      await claimant.signUp({ email: claimantEmail, password: PASSWORD, brand: { businessName: 'C', domain: shop } });
+      const confirmUrl = await legacyClaimInstallPath(use().db, shop, claimantEmail);
       const intruder = await new DashboardClient(use().app).start();
       await intruder.signUp({
         email: `${uniqueId('i')}@intruder.example`,

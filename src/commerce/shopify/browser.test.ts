@@ -10,9 +10,9 @@ import { createPlatform, uniqueId } from '../../../test/support/factories.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
 import {
   BROWSER_WALK_TOPICS,
+  confirmClaimInAdmin,
   dollars,
   deliveriesWorkedOff,
-  install,
   orderOverTheCap,
   shopifyEnv,
   standInForPort,
@@ -177,7 +177,7 @@ consent → live`, async () => {
   });
 
   it('a referred order at the live store becomes a usage record on its subscription, shown on its statement', async () => {
-    // The store's merchant takes a dashboard account (the claim is confirmed by installing again) and accepts a partner.
+    // The store's merchant takes a dashboard account (the claim is confirmed in the app home) and accepts a partner.
     const merchant = await new DashboardClient(context.app).start();
     const merchantEmail = `${uniqueId('m')}@maple.example`;
     const signUp = await merchant.signUp({
@@ -186,9 +186,7 @@ consent → live`, async () => {
       brand: { businessName: 'Maple & Moss', domain: shop, categories: [] },
     });
     expect(signUp.statusCode, signUp.body).toBe(201);
-    expect((await install(context.app, standIn, signUp.json().claim.confirmUrl, { cookie: merchant.cookies })).statusCode).toBeLessThan(
-      400,
-    );
+    await confirmClaimInAdmin(context.app, standIn, shop, merchantEmail);
     const storeId: string = (await merchant.post('/dashboard/api/claim/check')).json().companyId;
     expect(storeId).toBeTruthy();
     const shower = new DashboardClient(context.app);
