@@ -20,7 +20,16 @@ import type { ShopifyCommerce } from './commerce/shopify/adapter.js';
 import { stoppedBodyEraser, WebhookReconciler, WebhookWorker } from './commerce/shopify/webhooks.js';
 import { OffersCache } from './offers/cache.js';
 import { loadOfferSet } from './offers/offer-set.js';
-import { claimantOf, mailerFor, type Claimant, type Mailer } from './accounts/service.js';
+import {
+  claimantOf,
+  claimAsksStore,
+  claimsAskingStore,
+  declineClaimAtStore,
+  mailerFor,
+  type ClaimAskingStore,
+  type Claimant,
+  type Mailer,
+} from './accounts/service.js';
 import { OwnerGate } from './commerce/sandbox/service.js';
 import { cookiePolicyFor } from './shared/cookies.js';
 
@@ -60,6 +69,15 @@ export interface Runtime extends Infrastructure {
    * confirmation of a claim to the claimant's own session.
    */
   claimantOf(request: FastifyRequest, claimId: string, domain: string): Promise<Claimant | undefined>;
+  /**
+   * Dashboard sign-ups' claims of a store as its staff answer them where the commerce platform
+   * proves who they are (the Shopify app home): the waiting ones, whether one still waits, and a decline.
+   */
+  storeClaims: {
+    asking(domain: string): Promise<ClaimAskingStore[]>;
+    waiting(claimId: string, domain: string): Promise<boolean>;
+    decline(claimId: string, domain: string): Promise<boolean>;
+  };
   jobs: BackgroundJobs;
   /** The brands' offers per platform in process memory, dropped by the bus: the offers endpoint's hot path. */
   offers: OffersCache;
@@ -159,6 +177,11 @@ export async function composeRuntime(options: RuntimeOptions): Promise<Runtime> 
     commerce,
     challengeConfirmed: (domain, challenge) => challengeConfirmed(database.db, domain, challenge),
     claimantOf: (request, claimId, domain) => claimantOf(database.db, request, claimId, domain),
+    storeClaims: {
+      asking: (domain) => claimsAskingStore(database.db, domain),
+      waiting: (claimId, domain) => claimAsksStore(database.db, claimId, domain),
+      decline: (claimId, domain) => declineClaimAtStore(database.db, claimId, domain),
+    },
     jobs,
     offers,
     mailer,

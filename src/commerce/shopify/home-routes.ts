@@ -12,7 +12,6 @@ import { bearerToken, InvalidSessionTokenError, RETRY_HEADER, type StaffSession,
 import { SessionTokenRefusedError } from './tokens.js';
 import { adminAppUrl } from './library.js';
 import * as shopifyService from './service.js';
-import { claimAsksStore, claimsAskingStore, declineClaimAtStore } from '../../accounts/service.js';
 
 /** Shopify's App URL: the admin loads it in its frame, with the staff member's session token as `id_token` (docs/shopify.md). */
 export const APP_PATH = '/commerce/shopify/app';
@@ -59,7 +58,7 @@ export const appHomeRoutes = async (
   afterInstall: AfterInstall,
 ): Promise<void> => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { config, db, onboarding } = runtime;
+  const { config, db, onboarding, storeClaims } = runtime;
   const apiKey = shopify.library.config.apiKey;
   const terms = `${usageTerms(config.orders.commissionBasisPoints)}; charges are capped at ${USAGE_PLAN.cappedAmount.amount} ${
     USAGE_PLAN.cappedAmount.currencyCode
@@ -102,7 +101,7 @@ export const appHomeRoutes = async (
    * only for the claimant's dashboard to notice), and the store's name to ask in.
    */
   const claimsOf = async (shop: string, log: FastifyBaseLogger) => {
-    const waiting = await claimsAskingStore(db, shop);
+    const waiting = await storeClaims.asking(shop);
     const confirmed = await shopifyService.confirmedClaims(
       db,
       shop,
@@ -314,10 +313,10 @@ export const appHomeRoutes = async (
       const { claimId, decision } = request.body;
       const now = new Date();
       if (decision === 'decline') {
-        if (!(await declineClaimAtStore(db, claimId, shop, now))) throw conflict(HOME_REFUSALS.claimAnswered);
+        if (!(await storeClaims.decline(claimId, shop))) throw conflict(HOME_REFUSALS.claimAnswered);
         return { done: 'claim_declined' as const };
       }
-      if (!(await claimAsksStore(db, claimId, shop))) throw conflict(HOME_REFUSALS.claimAnswered);
+      if (!(await storeClaims.waiting(claimId, shop))) throw conflict(HOME_REFUSALS.claimAnswered);
       await shopifyService.confirmClaimAtHome(db, { claimId, shop, staffId, now });
       return { done: 'claim_confirmed' as const };
     },

@@ -6,7 +6,6 @@ import { pagePolicy, SELF } from '../../http/csp.js';
 import { PageShell, sendPage } from '../../http/page.js';
 import type { Runtime } from '../../composition.js';
 import { minorUnitDigits } from '../../shared/currency.js';
-import type { ClaimAskingStore } from '../../accounts/service.js';
 
 /** The service's name as the store's staff read it on its pages. */
 const SERVICE_NAME = 'Partner Collab';
@@ -182,7 +181,7 @@ export interface HomePage {
   /** The usage plan's terms, as the merchant will read them at Shopify. */
   terms: string;
   /** Dashboard sign-ups that claim this store and wait for its staff to confirm them, and the store's name to ask in. */
-  claims: { shopName: string; asking: ClaimAskingStore[] };
+  claims: { shopName: string; asking: Array<{ claimId: string; email: string; businessName: string }> };
 }
 
 /** Shopify's App Bridge, which the admin's frame needs as the page's first script, from Shopify's CDN only. */
