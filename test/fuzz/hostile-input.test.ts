@@ -1666,8 +1666,11 @@ session tokens, are refused, writing nothing and starting no OAuth`, async () =>
               },
             ),
             keepSigned: fc.subarray(['shop', 'hmac', 'timestamp', 'host']),
-            action: fc.constantFrom('plan', 'consent', 'turn-on'),
-            body: fc.dictionary(fc.constantFrom('shop', 'discountPercent', '__proto__'), fc.oneof(hostileString, fc.integer())),
+            action: fc.constantFrom('plan', 'consent', 'turn-on', 'claim'),
+            body: fc.dictionary(
+              fc.constantFrom('shop', 'discountPercent', 'claimId', 'decision', '__proto__'),
+              fc.oneof(hostileString, fc.integer(), fc.constant(crypto.randomUUID()), fc.constant('confirm')),
+            ),
             token: fc.option(badToken),
           }),
           async ({ launch: changed, keepSigned, action, body, token }) => {
