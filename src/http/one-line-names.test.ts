@@ -45,7 +45,6 @@ describeEachDatabase('names are one line', (use) => {
       async () =>
         (await new DashboardClient(use().app).start()).post('/dashboard/api/sign-up', {
           email: `${uniqueId('s')}@evil.example`,
-          password: 'correct horse battery staple',
           brand: { businessName: HOSTILE, domain: `${uniqueId('evil')}.example` },
         }),
       /^brand\.businessName /,

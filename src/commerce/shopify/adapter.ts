@@ -609,11 +609,16 @@ export class ShopifyCommerce implements CommerceAdapter {
     };
   }
 
-  /** Reads the plan back and records it; announces plan_approved once. Returns whether the plan is approved. */
-  async refreshSubscription(domain: string): Promise<boolean> {
+  /**
+   * Reads the plan back and records it; announces plan_approved once. Returns whether the plan is approved.
+   * `ownerReturned`: the merchant is back from Shopify's charge page and waits on the answer. The
+   * approval may have been recorded a moment before by `app_subscriptions/update`, whose setup job is
+   * not queued yet: announced again (queueing is idempotent), so the page shows setup, not the plan.
+   */
+  async refreshSubscription(domain: string, options: { ownerReturned?: boolean } = {}): Promise<boolean> {
     const subscription = await this.readSubscription(domain);
     const recorded = await dal.recordSubscription(this.options.db, domain, subscription, new Date());
-    if (recorded.newlyApproved) await this.emit({ type: 'plan_approved', domain });
+    if (recorded.newlyApproved || (options.ownerReturned && recorded.approved)) await this.emit({ type: 'plan_approved', domain });
     return recorded.approved;
   }
 

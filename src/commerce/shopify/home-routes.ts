@@ -118,7 +118,7 @@ export const appHomeRoutes = async (
 
   const readPlan = async (shop: string, log: FastifyBaseLogger) => {
     try {
-      await shopify.refreshSubscription(shop);
+      await shopify.refreshSubscription(shop, { ownerReturned: true });
     } catch (error) {
       if (!(error instanceof StoreNotInstalledError || error instanceof StoreDisconnectedError)) throw error;
       log.warn({ shop }, 'could not read the plan of a Shopify store that lost the app’s access');

@@ -363,7 +363,7 @@ export const shopifyRoutes: FastifyPluginAsync<Runtime> = async (plain, runtime)
     let planApproved = false;
     try {
       planApproved = (await shopifyService.takeReturnedSubscription(db, shop, request.query.charge_id, new Date()))
-        ? await shopify.refreshSubscription(shop)
+        ? await shopify.refreshSubscription(shop, { ownerReturned: true })
         : (await shopify.status(shop)).planApproved;
     } catch (error) {
       if (!(error instanceof StoreNotInstalledError || error instanceof StoreDisconnectedError)) throw error;
