@@ -1,6 +1,6 @@
 import type net from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../../test/support/browser.js';
 import { createPlatform } from '../../../test/support/factories.js';
@@ -18,7 +18,8 @@ import { demoHost } from '../../embed/demo-host.js';
  * `https://apps.shopify.com/{handle}`) opens the listing in a new tab; the merchant signs in to
  * Shopify, installs (a managed installation) and the app opens in the admin, where its first load
  * exchanges a session token for the store's token. The plugin's own page, untouched, moves on to the
- * plan by itself; then the plan approved, setup, consent, live. (browser.test.ts walks the same
+ * plan by itself; then the plan approved (the service's confirmation, Shopify's charge page), setup,
+ * consent, live. (browser.test.ts walks the same
  * plugin with a listing faked by a route to a signed OAuth launch.)
  */
 describe('a Shopify store through the plugin, installed from the App Store listing, in Chromium', () => {
@@ -29,6 +30,8 @@ describe('a Shopify store through the plugin, installed from the App Store listi
   let demo: string;
   let platformId: string;
   let standIn: ShopifyStandIn;
+  /** The merchant's browser, the platform's page with the plugin, and the store: the second case goes on where the first ends. */
+  let merchant: { browserContext: BrowserContext; page: Page; frame: FrameLocator; problems: string[]; shop: string };
 
   beforeAll(async () => {
     let port: number;
@@ -54,6 +57,7 @@ describe('a Shopify store through the plugin, installed from the App Store listi
   });
 
   afterAll(async () => {
+    await merchant?.browserContext.close();
     await browser?.close();
     await host?.close();
     if (context) await stopTestApp(context);
@@ -102,6 +106,31 @@ admin (token exchange) → the plugin at plan, by itself`, async () => {
     await page.bringToFront();
     await fitsAndPasses(page, 'the plugin at plan', seriousViolations);
     expect(problems).toEqual([]);
-    await browserContext.close();
+    merchant = { browserContext, page, frame, problems, shop };
+  });
+
+  it(`then, from the plugin's plan: the service's confirmation → Shopify's charge page → setting up → consent → live`, async () => {
+    const { browserContext, page, frame, problems, shop } = merchant;
+    // The managed install carried no proof that this page is the merchant's: the plan link has the store's staff confirm it.
+    const [tab] = await Promise.all([browserContext.waitForEvent('page'), frame.getByRole('link', { name: /^Approve plan/ }).click()]);
+    await tab.getByRole('heading', { name: 'Confirm what you asked for' }).waitFor();
+    expect(new URL(tab.url()).origin).toBe(service);
+    await fitsAndPasses(tab, "the service's confirmation page", seriousViolations);
+    await tab.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await tab.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+    expect(new URL(tab.url()).hostname).toMatch(/\.myshopify\.com$|^admin\.shopify\.com$/);
+    await fitsAndPasses(tab, "Shopify's charge page", seriousViolations);
+    await tab.getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect.poll(() => standIn.shop(shop).subscriptions.at(-1)?.status, { timeout: 30_000 }).toBe('ACTIVE');
+    await tab.close();
+    await page.bringToFront();
+
+    await frame.locator('[data-screen="consent"]').waitFor({ timeout: 60_000 });
+    await fitsAndPasses(page, 'the plugin at consent', seriousViolations);
+    await frame.getByLabel('20%').check();
+    await frame.getByRole('button', { name: 'Turn on cross-promotions' }).click();
+    await screen(page, frame, 'live');
+    expect([...standIn.shop(shop).discounts.values()].map((discount) => discount.percentage)).toEqual([0.2]);
+    expect(problems).toEqual([]);
   });
 });
