@@ -1,8 +1,9 @@
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../../test/support/browser.js';
 import { startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
-import { allViolations, fitsAndPasses, seriousViolations } from '../../../test/support/readable.js';
+import { allViolations, fitsAndPasses } from '../../../test/support/readable.js';
+import { approvePlanByKeyboard, appFrame, press } from '../../../test/support/shopify-admin-keyboard.js';
 import {
   BROWSER_WALK_TOPICS,
   dollars,
@@ -67,12 +68,6 @@ describe('a merchant who installs from the App Store goes live inside the Shopif
     return { browserContext, page, problems };
   }
 
-  /** A button or link pressed from the keyboard: focused, then Enter. */
-  async function press(target: Locator) {
-    await target.focus();
-    await target.page().keyboard.press('Enter');
-  }
-
   /** Shopify's sign-in page, typed. */
   async function signIn(page: Page, shop: string) {
     const email = page.getByLabel('Email');
@@ -84,7 +79,7 @@ describe('a merchant who installs from the App Store goes live inside the Shopif
     await page.keyboard.press('Enter');
   }
 
-  const app = (page: Page) => page.frameLocator('#app-iframe');
+  const app = appFrame;
 
   /** The listing's Install, Shopify's sign-in, the admin's install page: the app opens in the admin at the plan. */
   async function installFromListing(page: Page, shop: string) {
@@ -99,16 +94,7 @@ describe('a merchant who installs from the App Store goes live inside the Shopif
     await fitsAndPasses(page, 'the home at the plan, in the admin', allViolations);
   }
 
-  /** The plan approved on Shopify's charge page (the admin's top window), back in the admin at the home, which says so. */
-  async function approvePlan(page: Page) {
-    await press(app(page).getByRole('button', { name: 'Approve the plan at Shopify' }));
-    const approve = page.getByRole('button', { name: 'Approve', exact: true });
-    await approve.waitFor();
-    await fitsAndPasses(page, "Shopify's charge page", seriousViolations);
-    await press(approve);
-    await app(page).getByText('The plan is approved at Shopify.').waitFor();
-    expect(new URL(page.url()).hostname).toBe('admin.shopify.com');
-  }
+  const approvePlan = approvePlanByKeyboard;
 
   /** The home looks at the setup again by itself until the store is at consent. */
   async function untilConsent(page: Page) {

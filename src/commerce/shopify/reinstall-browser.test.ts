@@ -1,9 +1,10 @@
-import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchBrowser } from '../../../test/support/browser.js';
 import { ADMIN_TOKEN, startTestApp, stopTestApp, type TestContext } from '../../../test/support/harness.js';
-import { allViolations, fitsAndPasses, seriousViolations } from '../../../test/support/readable.js';
+import { allViolations, fitsAndPasses } from '../../../test/support/readable.js';
 import { adminBrowser } from '../../../test/support/shopify-admin.js';
+import { approvePlanByKeyboard, appFrame, press } from '../../../test/support/shopify-admin-keyboard.js';
 import { BROWSER_WALK_TOPICS, deliveriesWorkedOff, shopifyEnv, standInForPort } from '../../../test/support/shopify.js';
 import type { ShopifyStandIn } from '../../../test/shopify-standin/stand-in.js';
 import { STAFF_PASSWORD } from '../../../test/shopify-standin/staff.js';
@@ -41,13 +42,7 @@ describe('a store that uninstalls the app from the Shopify admin and installs it
     if (context) await stopTestApp(context);
   });
 
-  /** A button or link pressed from the keyboard: focused, then Enter. */
-  async function press(target: Locator) {
-    await target.focus();
-    await target.page().keyboard.press('Enter');
-  }
-
-  const app = (page: Page): FrameLocator => page.frameLocator('#app-iframe');
+  const app = appFrame;
 
   /** The listing's Install, Shopify's sign-in when not signed in yet, the admin's Install: the app opens in the admin at the plan. */
   async function installFromListing(page: Page, shop: string) {
@@ -71,16 +66,7 @@ describe('a store that uninstalls the app from the Shopify admin and installs it
     await fitsAndPasses(page, 'the home at the plan, in the admin', allViolations);
   }
 
-  /** The plan approved on Shopify's charge page (the admin's top window), back in the admin at the home, which says so. */
-  async function approvePlan(page: Page) {
-    await press(app(page).getByRole('button', { name: 'Approve the plan at Shopify' }));
-    const approve = page.getByRole('button', { name: 'Approve', exact: true });
-    await approve.waitFor();
-    await fitsAndPasses(page, "Shopify's charge page", seriousViolations);
-    await press(approve);
-    await app(page).getByText('The plan is approved at Shopify.').waitFor();
-    expect(new URL(page.url()).hostname).toBe('admin.shopify.com');
-  }
+  const approvePlan = approvePlanByKeyboard;
 
   /** The admin's apps page (Settings › Apps), its Uninstall pressed from the keyboard (as uninstallFromAdmin clicks it). */
   async function uninstallFromAdmin(page: Page, shop: string) {
